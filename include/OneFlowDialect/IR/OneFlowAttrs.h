@@ -1,0 +1,35 @@
+//===- OneFlowAttrs.h - SBP, placement and encodings ------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOWDIALECT_IR_ONEFLOWATTRS_H
+#define ONEFLOWDIALECT_IR_ONEFLOWATTRS_H
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/TensorEncoding.h"
+
+#include "OneFlowDialect/Support/Layout.h"
+
+#include "OneFlowDialect/IR/OneFlowEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "OneFlowDialect/IR/OneFlowAttrs.h.inc"
+
+namespace mlir::oneflow {
+
+/// The #oneflow.global encoding of `type`, or null if it has none.
+GlobalAttr getGlobalEncoding(Type type);
+
+/// The MLIR-free description of a layout that the balanced-split helpers
+/// and the runtime use.
+ofsupport::Sbp toSupportSbp(SbpAttr sbp);
+ofsupport::TensorLayout toSupportLayout(GlobalAttr global);
+
+} // namespace mlir::oneflow
+
+#endif // ONEFLOWDIALECT_IR_ONEFLOWATTRS_H

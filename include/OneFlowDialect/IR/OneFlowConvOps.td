@@ -1,0 +1,84 @@
+//===- OneFlowConvOps.td - Convolution and pooling ---------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOWDIALECT_IR_ONEFLOWCONVOPS_TD
+#define ONEFLOWDIALECT_IR_ONEFLOWCONVOPS_TD
+
+include "OneFlowDialect/IR/OneFlowOpBase.td"
+
+// Spatial attributes are per spatial axis (height, width); `pads` is
+// [top, left, bottom, right].
+def OneFlow_Conv2DOp : OneFlow_InferredOp<"conv2d", [Pure]> {
+  let summary = "2-D convolution, NCHW, with groups and optional bias";
+  let description = [{
+    `x` is (N, C, H, W), `weight` (F, C / groups, KH, KW), `bias` (F).
+
+    ```mlir
+    %y = oneflow.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
+        : (tensor<8x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<8x16x16x16xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_FloatTensor:$x, OneFlow_FloatTensor:$weight,
+                       Optional<OneFlow_FloatTensor>:$bias,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs OneFlow_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+class OneFlow_Pool2DBase<string mnemonic, string desc>
+    : OneFlow_InferredOp<mnemonic, [Pure]> {
+  let summary = desc;
+  let results = (outs OneFlow_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+}
+
+def OneFlow_MaxPool2DOp : OneFlow_Pool2DBase<"max_pool2d", "2-D max pooling, NCHW"> {
+  let description = [{
+    ```mlir
+    %y = oneflow.max_pool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
+        : (tensor<8x64x112x112xf32>) -> tensor<8x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_FloatTensor:$x,
+                       DenseI64ArrayAttr:$kernel_size,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                       UnitAttr:$ceil_mode);
+}
+
+def OneFlow_AvgPool2DOp : OneFlow_Pool2DBase<"avg_pool2d", "2-D average pooling, NCHW"> {
+  let description = [{
+    With `count_include_pad`, padding counts towards each window's divisor.
+
+    ```mlir
+    %y = oneflow.avg_pool2d %x {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+        : (tensor<8x64x8x8xf32>) -> tensor<8x64x4x4xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_FloatTensor:$x,
+                       DenseI64ArrayAttr:$kernel_size,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                       UnitAttr:$ceil_mode, UnitAttr:$count_include_pad);
+}
+
+def OneFlow_GlobalAvgPool2DOp
+    : OneFlow_Pool2DBase<"global_avg_pool2d", "mean over H and W, NCHW"> {
+  let description = [{
+    ```mlir
+    %y = oneflow.global_avg_pool2d %x : (tensor<8x512x7x7xf32>) -> tensor<8x512x1x1xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_FloatTensor:$x);
+}
+
+#endif // ONEFLOWDIALECT_IR_ONEFLOWCONVOPS_TD

@@ -1,0 +1,176 @@
+//===- OneFlowMathOps.td - Element-wise arithmetic ---------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOWDIALECT_IR_ONEFLOWMATHOPS_TD
+#define ONEFLOWDIALECT_IR_ONEFLOWMATHOPS_TD
+
+include "OneFlowDialect/IR/OneFlowOpBase.td"
+
+//===----------------------------------------------------------------------===//
+// Broadcasting binary ops
+//===----------------------------------------------------------------------===//
+
+// Numpy-style broadcasting of two operands of one element type. Comparisons
+// give i1.
+class OneFlow_BinaryOp<string mnemonic, string desc, bit isComparison = 0>
+    : OneFlow_InferredOp<mnemonic, [Pure]> {
+  let summary = desc;
+  let description = [{
+    Element-wise with numpy broadcasting: shapes are aligned at the trailing
+    axis and each pair of dimensions must be equal or one of them 1.
+
+    ```mlir
+    %z = oneflow.}] # mnemonic # [{ %x, %y : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16x}]
+      # !if(isComparison, "i1", "f32") # [{>
+    ```
+  }];
+  let arguments = (ins OneFlow_Tensor:$lhs, OneFlow_Tensor:$rhs);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mlir::oneflow::inferBroadcastBinary(
+          location, getOperationName(), adaptor.getLhs().getType(),
+          adaptor.getRhs().getType(), /*isComparison=*/}] # isComparison # [{, types);
+    }
+  }];
+}
+
+def OneFlow_AddOp : OneFlow_BinaryOp<"add", "element-wise sum", 0>;
+def OneFlow_SubOp : OneFlow_BinaryOp<"sub", "element-wise difference", 0>;
+def OneFlow_MulOp : OneFlow_BinaryOp<"mul", "element-wise product", 0>;
+def OneFlow_DivOp : OneFlow_BinaryOp<"div", "element-wise quotient", 0>;
+def OneFlow_PowOp : OneFlow_BinaryOp<"pow", "element-wise power", 0>;
+def OneFlow_MaximumOp : OneFlow_BinaryOp<"maximum", "element-wise maximum", 0>;
+def OneFlow_MinimumOp : OneFlow_BinaryOp<"minimum", "element-wise minimum", 0>;
+def OneFlow_EqualOp : OneFlow_BinaryOp<"equal", "element-wise ==", 1>;
+def OneFlow_NotEqualOp : OneFlow_BinaryOp<"not_equal", "element-wise !=", 1>;
+def OneFlow_LessOp : OneFlow_BinaryOp<"less", "element-wise <", 1>;
+def OneFlow_LessEqualOp : OneFlow_BinaryOp<"less_equal", "element-wise <=", 1>;
+def OneFlow_GreaterOp : OneFlow_BinaryOp<"greater", "element-wise >", 1>;
+def OneFlow_GreaterEqualOp : OneFlow_BinaryOp<"greater_equal", "element-wise >=", 1>;
+
+//===----------------------------------------------------------------------===//
+// Unary ops
+//===----------------------------------------------------------------------===//
+
+class OneFlow_UnaryOp<string mnemonic, string desc, bit floatOnly = 1>
+    : OneFlow_InferredOp<mnemonic, [Pure]> {
+  let summary = desc;
+  let description = [{
+    ```mlir
+    %y = oneflow.}] # mnemonic # [{ %x : (tensor<8x16xf32>) -> tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins !if(floatOnly, OneFlow_FloatTensor, OneFlow_Tensor):$x);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      types.push_back(::mlir::oneflow::stripEncoding(adaptor.getX().getType()));
+      return ::mlir::success();
+    }
+  }];
+}
+
+def OneFlow_ReluOp : OneFlow_UnaryOp<"relu", "max(x, 0)", 0>;
+def OneFlow_GeluOp : OneFlow_UnaryOp<"gelu", "Gaussian error linear unit (exact, erf form)">;
+def OneFlow_TanhOp : OneFlow_UnaryOp<"tanh", "hyperbolic tangent">;
+def OneFlow_SigmoidOp : OneFlow_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
+def OneFlow_ExpOp : OneFlow_UnaryOp<"exp", "natural exponential">;
+def OneFlow_LogOp : OneFlow_UnaryOp<"log", "natural logarithm">;
+def OneFlow_SqrtOp : OneFlow_UnaryOp<"sqrt", "square root">;
+def OneFlow_RsqrtOp : OneFlow_UnaryOp<"rsqrt", "reciprocal square root">;
+def OneFlow_NegOp : OneFlow_UnaryOp<"neg", "negation", 0>;
+def OneFlow_AbsOp : OneFlow_UnaryOp<"abs", "absolute value", 0>;
+def OneFlow_ErfOp : OneFlow_UnaryOp<"erf", "Gauss error function">;
+
+//===----------------------------------------------------------------------===//
+// Scalar arithmetic
+//===----------------------------------------------------------------------===//
+
+class OneFlow_ScalarOp<string mnemonic, string desc>
+    : OneFlow_InferredOp<mnemonic, [Pure]> {
+  let summary = desc;
+  let description = [{
+    A tensor combined element-wise with a compile-time scalar.
+
+    ```mlir
+    %y = oneflow.}] # mnemonic # [{ %x, 2.0 : (tensor<8xf32>) -> tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_Tensor:$x, F64Attr:$scalar);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = "$x `,` $scalar attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      types.push_back(::mlir::oneflow::stripEncoding(adaptor.getX().getType()));
+      return ::mlir::success();
+    }
+  }];
+}
+
+def OneFlow_ScalarAddOp : OneFlow_ScalarOp<"scalar_add", "x + scalar">;
+def OneFlow_ScalarMulOp : OneFlow_ScalarOp<"scalar_mul", "x * scalar">;
+def OneFlow_ScalarDivOp : OneFlow_ScalarOp<"scalar_div", "x / scalar">;
+def OneFlow_ScalarPowOp : OneFlow_ScalarOp<"scalar_pow", "x ** scalar">;
+
+//===----------------------------------------------------------------------===//
+// Selection and conversion
+//===----------------------------------------------------------------------===//
+
+def OneFlow_WhereOp : OneFlow_InferredOp<"where", [Pure]> {
+  let summary = "cond ? x : y, with broadcasting";
+  let description = [{
+    ```mlir
+    %z = oneflow.where %c, %x, %y
+        : (tensor<4x1xi1>, tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_BoolTensor:$condition, OneFlow_Tensor:$x,
+                       OneFlow_Tensor:$y);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $x `,` $y attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def OneFlow_MaskedFillOp : OneFlow_InferredOp<"masked_fill", [Pure]> {
+  let summary = "x with `value` where the broadcast mask is true";
+  let description = [{
+    ```mlir
+    %y = oneflow.masked_fill %x, %mask, -1.0e9
+        : (tensor<2x4x4xf32>, tensor<4x4xi1>) -> tensor<2x4x4xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_Tensor:$x, OneFlow_BoolTensor:$mask,
+                       F64Attr:$value);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = [{
+    $x `,` $mask `,` $value attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def OneFlow_CastOp : OneFlow_Op<"cast", [Pure]> {
+  let summary = "element-type conversion";
+  let description = [{
+    ```mlir
+    %y = oneflow.cast %x : (tensor<8xi64>) -> tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_Tensor:$x);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+#endif // ONEFLOWDIALECT_IR_ONEFLOWMATHOPS_TD

@@ -1,0 +1,47 @@
+//===- OneFlowMatmulOps.td - Matrix products ---------------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOWDIALECT_IR_ONEFLOWMATMULOPS_TD
+#define ONEFLOWDIALECT_IR_ONEFLOWMATMULOPS_TD
+
+include "OneFlowDialect/IR/OneFlowOpBase.td"
+
+def OneFlow_MatmulOp : OneFlow_InferredOp<"matmul", [Pure]> {
+  let summary = "2-D matrix product, with optional transposes";
+  let description = [{
+    `a` is (m, k), or (k, m) with `transpose_a`; `b` is (k, n), or (n, k)
+    with `transpose_b`; the result is (m, n).
+
+    ```mlir
+    %y = oneflow.matmul %x, %w {transpose_b}
+        : (tensor<64x784xf32>, tensor<128x784xf32>) -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_FloatTensor:$a, OneFlow_FloatTensor:$b,
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+  let results = (outs OneFlow_FloatTensor:$result);
+  let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
+}
+
+def OneFlow_BatchMatmulOp : OneFlow_InferredOp<"batch_matmul", [Pure]> {
+  let summary = "batched matrix product over leading (broadcast) axes";
+  let description = [{
+    The last two axes of each operand are matrices as in `oneflow.matmul`;
+    the leading axes are batch axes, broadcast numpy-style (an operand of
+    rank 2 is shared by every batch).
+
+    ```mlir
+    %s = oneflow.batch_matmul %q, %k {transpose_b}
+        : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x16x16xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_FloatTensor:$a, OneFlow_FloatTensor:$b,
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+  let results = (outs OneFlow_FloatTensor:$result);
+  let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
+}
+
+#endif // ONEFLOWDIALECT_IR_ONEFLOWMATMULOPS_TD

@@ -1,0 +1,131 @@
+//===- OneFlowShapeOps.td - Layout, indexing, reductions ---*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOWDIALECT_IR_ONEFLOWSHAPEOPS_TD
+#define ONEFLOWDIALECT_IR_ONEFLOWSHAPEOPS_TD
+
+include "OneFlowDialect/IR/OneFlowOpBase.td"
+
+def OneFlow_ReshapeOp : OneFlow_Op<"reshape", [Pure]> {
+  let summary = "same elements, row-major, in the result type's shape";
+  let description = [{
+    ```mlir
+    %y = oneflow.reshape %x : (tensor<8x4x4xf32>) -> tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_Tensor:$x);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def OneFlow_TransposeOp : OneFlow_InferredOp<"transpose", [Pure]> {
+  let summary = "permutes axes: result axis i is operand axis perm[i]";
+  let description = [{
+    ```mlir
+    %y = oneflow.transpose %x {perm = array<i64: 0, 2, 1>}
+        : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_Tensor:$x, DenseI64ArrayAttr:$perm);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+}
+
+def OneFlow_FlattenOp : OneFlow_InferredOp<"flatten", [Pure]> {
+  let summary = "merges axes start_dim..end_dim into one";
+  let description = [{
+    ```mlir
+    %y = oneflow.flatten %x {start_dim = 1 : i64}
+        : (tensor<8x512x1x1xf32>) -> tensor<8x512xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_Tensor:$x,
+                       DefaultValuedAttr<I64Attr, "0">:$start_dim,
+                       DefaultValuedAttr<I64Attr, "-1">:$end_dim);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+}
+
+def OneFlow_ConcatOp : OneFlow_InferredOp<"concat", [Pure]> {
+  let summary = "joins tensors along an axis";
+  let description = [{
+    ```mlir
+    %y = oneflow.concat %a, %b {axis = 1 : i64}
+        : (tensor<4x2xf32>, tensor<4x3xf32>) -> tensor<4x5xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<OneFlow_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
+}
+
+def OneFlow_SliceOp : OneFlow_InferredOp<"slice", [Pure]> {
+  let summary = "strided slice, one (start, end, step) per axis";
+  let description = [{
+    Python semantics: negative starts and ends count from the end, both are
+    clamped to the axis, and `step` is positive.
+
+    ```mlir
+    %y = oneflow.slice %x {starts = array<i64: 0, 1>, ends = array<i64: 4, 8>, steps = array<i64: 1, 2>}
+        : (tensor<4x8xf32>) -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_Tensor:$x, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$steps);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+}
+
+def OneFlow_GatherOp : OneFlow_InferredOp<"gather", [Pure]> {
+  let summary = "picks slices of `x` along `axis` by index (embedding lookup)";
+  let description = [{
+    The result's shape is x's shape with axis `axis` replaced by the shape
+    of `indices`. With `axis = 0` and a (vocab, hidden) table this is an
+    embedding lookup.
+
+    ```mlir
+    %e = oneflow.gather %table, %ids {axis = 0 : i64}
+        : (tensor<1000x64xf32>, tensor<8x16xi64>) -> tensor<8x16x64xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_Tensor:$x, OneFlow_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = "$x `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+class OneFlow_ReduceOp<string mnemonic, string desc>
+    : OneFlow_InferredOp<mnemonic, [Pure]> {
+  let summary = desc;
+  let description = [{
+    Reduces over `axes` (negative counts from the end); reduced axes are kept
+    as size 1 with `keepdims`, dropped otherwise.
+
+    ```mlir
+    %s = oneflow.}] # mnemonic # [{ %x {axes = array<i64: 1>} : (tensor<8x16xf32>) -> tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_Tensor:$x, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$keepdims);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mlir::oneflow::inferReduce(location, getOperationName(),
+          adaptor.getX().getType(), adaptor.getAxes(), adaptor.getKeepdims(),
+          types);
+    }
+  }];
+}
+
+def OneFlow_ReduceSumOp : OneFlow_ReduceOp<"reduce_sum", "sum over axes">;
+def OneFlow_ReduceMeanOp : OneFlow_ReduceOp<"reduce_mean", "mean over axes">;
+def OneFlow_ReduceMaxOp : OneFlow_ReduceOp<"reduce_max", "maximum over axes">;
+
+#endif // ONEFLOWDIALECT_IR_ONEFLOWSHAPEOPS_TD

@@ -1,0 +1,33 @@
+//===- CostInterface.td - Compute cost of an op ------------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOWDIALECT_INTERFACES_COSTINTERFACE_TD
+#define ONEFLOWDIALECT_INTERFACES_COSTINTERFACE_TD
+
+include "mlir/IR/OpBase.td"
+
+def OneFlow_CostInterface : OpInterface<"CostInterface"> {
+  let cppNamespace = "::mlir::oneflow";
+  let description = [{
+    What an op costs to compute on one device for its logical shapes: the
+    cost model divides these by how the chosen SBP signature splits the
+    work, and adds communication from the boxing it needs. An op without
+    this interface has no cost rule: the cost model reports it by name.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Floating-point operations to compute the op once on the logical
+        shapes (a multiply-add counts two).
+      }],
+      "double", "getComputeFlops", (ins)>,
+    InterfaceMethod<[{
+        Bytes the op reads and writes on the logical shapes.
+      }],
+      "double", "getMemoryBytes", (ins)>
+  ];
+}
+
+#endif // ONEFLOWDIALECT_INTERFACES_COSTINTERFACE_TD

@@ -1,0 +1,172 @@
+//===- ConvOps.cpp - Convolution and pooling ------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/IR/OneFlowOps.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+namespace {
+/// The spatial attributes of a 2-D window op.
+struct Window {
+  ArrayRef<int64_t> kernel, strides, pads, dilations;
+  bool ceilMode = false;
+};
+} // namespace
+
+/// Checks an attribute's length and that its values are at least `min`.
+static LogicalResult checkList(std::optional<Location> loc, StringRef opName,
+                               StringRef what, ArrayRef<int64_t> values,
+                               size_t size, int64_t min) {
+  if (values.size() != size)
+    return emitInferError(loc, opName) << what << " needs " << size
+                                       << " values, got " << values.size();
+  for (int64_t v : values)
+    if (v < min)
+      return emitInferError(loc, opName)
+             << what << " value " << v << " is below " << min;
+  return success();
+}
+
+/// Infers the output height and width of a window op over (N, C, H, W).
+static LogicalResult inferSpatial(std::optional<Location> loc,
+                                  StringRef opName, RankedTensorType x,
+                                  const Window &w,
+                                  SmallVectorImpl<int64_t> &outHW) {
+  if (failed(checkList(loc, opName, "kernel_size", w.kernel, 2, 1)) ||
+      failed(checkList(loc, opName, "strides", w.strides, 2, 1)) ||
+      failed(checkList(loc, opName, "pads", w.pads, 4, 0)) ||
+      failed(checkList(loc, opName, "dilations", w.dilations, 2, 1)))
+    return failure();
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = x.getDimSize(2 + i);
+    if (ShapedType::isDynamic(in)) {
+      outHW.push_back(ShapedType::kDynamic);
+      continue;
+    }
+    int64_t padded = in + w.pads[i] + w.pads[i + 2];
+    int64_t span = w.dilations[i] * (w.kernel[i] - 1) + 1;
+    if (padded < span)
+      return emitInferError(loc, opName)
+             << "window of " << span << " does not fit the padded input of "
+             << padded << " on spatial axis " << i;
+    int64_t steps = padded - span;
+    int64_t out = (w.ceilMode ? (steps + w.strides[i] - 1) / w.strides[i]
+                              : steps / w.strides[i]) +
+                  1;
+    // With ceil_mode, the last window must start inside the input or the
+    // leading padding.
+    if (w.ceilMode && (out - 1) * w.strides[i] >= in + w.pads[i])
+      --out;
+    outHW.push_back(out);
+  }
+  return success();
+}
+
+static LogicalResult checkNCHW(std::optional<Location> loc, StringRef opName,
+                               RankedTensorType x) {
+  if (x.getRank() != 4)
+    return emitInferError(loc, opName)
+           << "input must be NCHW (rank 4), got rank " << x.getRank();
+  return success();
+}
+
+LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  auto x = cast<RankedTensorType>(adaptor.getX().getType());
+  auto w = cast<RankedTensorType>(adaptor.getWeight().getType());
+  if (failed(checkNCHW(loc, name, x)))
+    return failure();
+  if (w.getRank() != 4)
+    return emitInferError(loc, name)
+           << "weight must be (F, C/groups, KH, KW), got rank " << w.getRank();
+  if (w.getElementType() != x.getElementType())
+    return emitInferError(loc, name)
+           << "weight element type " << w.getElementType()
+           << " differs from input element type " << x.getElementType();
+  int64_t groups = adaptor.getGroups();
+  if (groups < 1)
+    return emitInferError(loc, name) << "groups must be positive, got "
+                                     << groups;
+  int64_t channels = x.getDimSize(1), filters = w.getDimSize(0);
+  if (!ShapedType::isDynamic(channels) && channels % groups != 0)
+    return emitInferError(loc, name) << "input channels " << channels
+                                     << " are not divisible by groups "
+                                     << groups;
+  if (!ShapedType::isDynamic(filters) && filters % groups != 0)
+    return emitInferError(loc, name) << "filters " << filters
+                                     << " are not divisible by groups "
+                                     << groups;
+  if (!ShapedType::isDynamic(channels) && !w.isDynamicDim(1) &&
+      w.getDimSize(1) * groups != channels)
+    return emitInferError(loc, name)
+           << "weight has " << w.getDimSize(1) << " channels per group but "
+           << "the input has " << channels << " channels in " << groups
+           << " groups";
+  if (Value bias = adaptor.getBias()) {
+    auto b = cast<RankedTensorType>(bias.getType());
+    if (b.getRank() != 1 || b.getElementType() != x.getElementType() ||
+        failed(verifyCompatibleShape(b.getShape(), {filters})))
+      return emitInferError(loc, name)
+             << "bias " << b << " must be 1-D with one value per filter ("
+             << filters << ")";
+  }
+  Window window{w.getShape().drop_front(2), adaptor.getStrides(),
+                adaptor.getPads(), adaptor.getDilations(), false};
+  SmallVector<int64_t> shape = {x.getDimSize(0), filters};
+  if (failed(inferSpatial(loc, name, x, window, shape)))
+    return failure();
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult MaxPool2DOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto x = cast<RankedTensorType>(adaptor.getX().getType());
+  if (failed(checkNCHW(loc, getOperationName(), x)))
+    return failure();
+  Window window{adaptor.getKernelSize(), adaptor.getStrides(),
+                adaptor.getPads(), adaptor.getDilations(),
+                adaptor.getCeilMode()};
+  SmallVector<int64_t> shape = {x.getDimSize(0), x.getDimSize(1)};
+  if (failed(inferSpatial(loc, getOperationName(), x, window, shape)))
+    return failure();
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto x = cast<RankedTensorType>(adaptor.getX().getType());
+  if (failed(checkNCHW(loc, getOperationName(), x)))
+    return failure();
+  static const int64_t unitDilations[] = {1, 1};
+  Window window{adaptor.getKernelSize(), adaptor.getStrides(),
+                adaptor.getPads(), unitDilations, adaptor.getCeilMode()};
+  SmallVector<int64_t> shape = {x.getDimSize(0), x.getDimSize(1)};
+  if (failed(inferSpatial(loc, getOperationName(), x, window, shape)))
+    return failure();
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult GlobalAvgPool2DOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  auto x = cast<RankedTensorType>(adaptor.getX().getType());
+  if (failed(checkNCHW(loc, getOperationName(), x)))
+    return failure();
+  types.push_back(RankedTensorType::get({x.getDimSize(0), x.getDimSize(1), 1, 1},
+                                        x.getElementType()));
+  return success();
+}

@@ -1,0 +1,63 @@
+//===- MathOps.cpp - Element-wise ops -------------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Binary, unary and scalar ops infer their types through their TableGen
+// classes (OneFlowMathOps.td); this file holds the ops with their own rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/IR/OneFlowOps.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  auto cond = cast<RankedTensorType>(adaptor.getCondition().getType());
+  auto x = cast<RankedTensorType>(adaptor.getX().getType());
+  auto y = cast<RankedTensorType>(adaptor.getY().getType());
+  if (!cond.getElementType().isInteger(1))
+    return emitInferError(loc, getOperationName())
+           << "condition must be a tensor of i1, got " << cond;
+  if (x.getElementType() != y.getElementType())
+    return emitInferError(loc, getOperationName())
+           << "branches have different element types " << x.getElementType()
+           << " and " << y.getElementType();
+  SmallVector<int64_t> shape;
+  if (failed(broadcastShapes(loc, getOperationName(), {cond, x, y}, shape)))
+    return failure();
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult MaskedFillOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  auto x = cast<RankedTensorType>(adaptor.getX().getType());
+  auto mask = cast<RankedTensorType>(adaptor.getMask().getType());
+  if (!mask.getElementType().isInteger(1))
+    return emitInferError(loc, getOperationName())
+           << "mask must be a tensor of i1, got " << mask;
+  SmallVector<int64_t> shape;
+  if (failed(broadcastShapes(loc, getOperationName(), {x, mask}, shape)))
+    return failure();
+  // The mask broadcasts to x; it may not grow x.
+  if (failed(verifyCompatibleShape(shape, x.getShape())))
+    return emitInferError(loc, getOperationName())
+           << "mask " << mask << " does not broadcast to the shape of " << x;
+  types.push_back(stripEncoding(x));
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  auto in = cast<RankedTensorType>(getX().getType());
+  auto out = cast<RankedTensorType>(getType());
+  if (failed(verifyCompatibleShape(in.getShape(), out.getShape())))
+    return emitOpError() << "changes the shape from " << in << " to " << out;
+  return success();
+}

@@ -1,0 +1,93 @@
+//===- MatmulOps.cpp - Matrix products ------------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/IR/OneFlowOps.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+/// Whether two dimensions may be equal (either dynamic, or both the same).
+static bool dimsAgree(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+/// Infers the (rows, cols) of a matrix product from the last two axes of
+/// `a` and `b`, checking the contraction sizes.
+static LogicalResult inferMatrixDims(std::optional<Location> loc,
+                                     StringRef opName, RankedTensorType a,
+                                     RankedTensorType b, bool transposeA,
+                                     bool transposeB, int64_t &m, int64_t &n) {
+  int64_t ra = a.getRank(), rb = b.getRank();
+  int64_t aRows = a.getDimSize(ra - 2), aCols = a.getDimSize(ra - 1);
+  int64_t bRows = b.getDimSize(rb - 2), bCols = b.getDimSize(rb - 1);
+  m = transposeA ? aCols : aRows;
+  int64_t ka = transposeA ? aRows : aCols;
+  int64_t kb = transposeB ? bCols : bRows;
+  n = transposeB ? bRows : bCols;
+  if (!dimsAgree(ka, kb))
+    return emitInferError(loc, opName)
+           << "contraction sizes differ: " << ka << " (a) and " << kb
+           << " (b)";
+  return success();
+}
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto a = cast<RankedTensorType>(adaptor.getA().getType());
+  auto b = cast<RankedTensorType>(adaptor.getB().getType());
+  if (a.getRank() != 2 || b.getRank() != 2)
+    return emitInferError(loc, getOperationName())
+           << "operands must be matrices, got ranks " << a.getRank()
+           << " and " << b.getRank() << " (use batch_matmul for batches)";
+  if (a.getElementType() != b.getElementType())
+    return emitInferError(loc, getOperationName())
+           << "operands have different element types " << a.getElementType()
+           << " and " << b.getElementType();
+  int64_t m, n;
+  if (failed(inferMatrixDims(loc, getOperationName(), a, b,
+                             adaptor.getTransposeA(), adaptor.getTransposeB(),
+                             m, n)))
+    return failure();
+  types.push_back(RankedTensorType::get({m, n}, a.getElementType()));
+  return success();
+}
+
+LogicalResult BatchMatmulOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  auto a = cast<RankedTensorType>(adaptor.getA().getType());
+  auto b = cast<RankedTensorType>(adaptor.getB().getType());
+  if (a.getRank() < 2 || b.getRank() < 2 ||
+      std::max(a.getRank(), b.getRank()) < 3)
+    return emitInferError(loc, getOperationName())
+           << "needs operands of rank 2 or more, at least one with batch "
+              "axes; got ranks "
+           << a.getRank() << " and " << b.getRank();
+  if (a.getElementType() != b.getElementType())
+    return emitInferError(loc, getOperationName())
+           << "operands have different element types " << a.getElementType()
+           << " and " << b.getElementType();
+  int64_t m, n;
+  if (failed(inferMatrixDims(loc, getOperationName(), a, b,
+                             adaptor.getTransposeA(), adaptor.getTransposeB(),
+                             m, n)))
+    return failure();
+  auto batchOf = [](RankedTensorType t) {
+    return RankedTensorType::get(t.getShape().drop_back(2),
+                                 t.getElementType());
+  };
+  SmallVector<int64_t> shape;
+  if (failed(broadcastShapes(loc, getOperationName(), {batchOf(a), batchOf(b)},
+                             shape)))
+    return failure();
+  shape.push_back(m);
+  shape.push_back(n);
+  types.push_back(RankedTensorType::get(shape, a.getElementType()));
+  return success();
+}

@@ -1,0 +1,125 @@
+//===- NNOps.cpp - Losses, normalization, dropout -------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/IR/OneFlowOps.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+LogicalResult SparseSoftmaxCrossEntropyOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  auto logits = cast<RankedTensorType>(adaptor.getLogits().getType());
+  auto labels = cast<RankedTensorType>(adaptor.getLabels().getType());
+  if (logits.getRank() < 1 || labels.getRank() != logits.getRank() - 1)
+    return emitInferError(loc, getOperationName())
+           << "labels must have one axis fewer than logits (the class "
+              "axis), got ranks "
+           << labels.getRank() << " and " << logits.getRank();
+  if (failed(verifyCompatibleShape(labels.getShape(),
+                                   logits.getShape().drop_back())))
+    return emitInferError(loc, getOperationName())
+           << "labels " << labels << " do not match the batch axes of logits "
+           << logits;
+  types.push_back(stripEncoding(logits));
+  types.push_back(RankedTensorType::get(logits.getShape().drop_back(),
+                                        logits.getElementType()));
+  return success();
+}
+
+/// Checks that a normalization parameter has `shape` and `element` type.
+static LogicalResult checkParam(std::optional<Location> loc, StringRef opName,
+                                StringRef what, Type param,
+                                ArrayRef<int64_t> shape, Type element) {
+  auto type = cast<RankedTensorType>(param);
+  if (type.getElementType() != element ||
+      failed(verifyCompatibleShape(type.getShape(), shape))) {
+    auto diag = emitInferError(loc, opName)
+                << what << " has type " << type << " but needs shape [";
+    llvm::interleaveComma(shape, diag);
+    return diag << "] of " << element;
+  }
+  return success();
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto x = cast<RankedTensorType>(adaptor.getX().getType());
+  int64_t rank = x.getRank();
+  StringRef name = getOperationName();
+  if (failed(checkAxis(loc, name, "begin_norm_axis",
+                       adaptor.getBeginNormAxis(), rank)) ||
+      failed(checkAxis(loc, name, "begin_params_axis",
+                       adaptor.getBeginParamsAxis(), rank)))
+    return failure();
+  int64_t normAxis = normalizeAxis(adaptor.getBeginNormAxis(), rank);
+  int64_t paramsAxis = normalizeAxis(adaptor.getBeginParamsAxis(), rank);
+  ArrayRef<int64_t> paramShape = x.getShape().drop_front(paramsAxis);
+  if (failed(checkParam(loc, name, "gamma", adaptor.getGamma().getType(),
+                        paramShape, x.getElementType())) ||
+      failed(checkParam(loc, name, "beta", adaptor.getBeta().getType(),
+                        paramShape, x.getElementType())))
+    return failure();
+  auto stats = RankedTensorType::get(x.getShape().take_front(normAxis),
+                                     x.getElementType());
+  types.push_back(stripEncoding(x));
+  types.push_back(stats);
+  types.push_back(stats);
+  return success();
+}
+
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto x = cast<RankedTensorType>(adaptor.getX().getType());
+  StringRef name = getOperationName();
+  if (x.getRank() < 2)
+    return emitInferError(loc, name)
+           << "needs an input of rank 2 or more, got rank " << x.getRank();
+  if (failed(checkAxis(loc, name, "axis", adaptor.getAxis(), x.getRank())))
+    return failure();
+  int64_t axis = normalizeAxis(adaptor.getAxis(), x.getRank());
+  SmallVector<int64_t> channels = {x.getDimSize(axis)};
+  Type element = x.getElementType();
+  if (failed(checkParam(loc, name, "gamma", adaptor.getGamma().getType(),
+                        channels, element)) ||
+      failed(checkParam(loc, name, "beta", adaptor.getBeta().getType(),
+                        channels, element)) ||
+      failed(checkParam(loc, name, "moving_mean",
+                        adaptor.getMovingMean().getType(), channels,
+                        element)) ||
+      failed(checkParam(loc, name, "moving_variance",
+                        adaptor.getMovingVariance().getType(), channels,
+                        element)))
+    return failure();
+  double momentum = adaptor.getMomentum().convertToDouble();
+  if (momentum < 0 || momentum > 1)
+    return emitInferError(loc, name)
+           << "momentum " << momentum << " is outside [0, 1]";
+  if (adaptor.getEpsilon().convertToDouble() <= 0)
+    return emitInferError(loc, name) << "epsilon must be positive";
+  types.push_back(stripEncoding(x));
+  types.push_back(RankedTensorType::get(channels, element));
+  types.push_back(RankedTensorType::get(channels, element));
+  return success();
+}
+
+LogicalResult DropoutOp::inferReturnTypes(MLIRContext *ctx,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto x = cast<RankedTensorType>(adaptor.getX().getType());
+  double rate = adaptor.getRate().convertToDouble();
+  if (rate < 0 || rate >= 1)
+    return emitInferError(loc, getOperationName())
+           << "rate " << rate << " is outside [0, 1)";
+  types.push_back(stripEncoding(x));
+  types.push_back(RankedTensorType::get(x.getShape(), IntegerType::get(ctx, 1)));
+  return success();
+}

@@ -1,0 +1,38 @@
+//===- OneFlowDialect.cpp - OneFlow dialect -------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/IR/OneFlowDialect.h"
+#include "OneFlowDialect/IR/OneFlowAttrs.h"
+
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+#include "OneFlowDialect/IR/OneFlowDialect.cpp.inc"
+
+namespace {
+/// Prints placements through short aliases (`#cpu4`, `#cuda2x2`), so that a
+/// program states each device set once.
+struct OneFlowOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    auto placement = dyn_cast<PlacementAttr>(attr);
+    if (!placement)
+      return AliasResult::NoAlias;
+    os << stringifyDeviceKind(placement.getDevice());
+    llvm::interleave(placement.getMesh(), os, "x");
+    return AliasResult::FinalAlias;
+  }
+};
+} // namespace
+
+void OneFlowDialect::initialize() {
+  registerAttributes();
+  registerOps();
+  addInterfaces<OneFlowOpAsmInterface>();
+}

@@ -1,0 +1,34 @@
+# -*- Python -*-
+# lit configuration for the OneFlow-MLIR IR and tool tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "OneFlow"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.oneflow_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
+config.substitutions.append(("%oneflow_libs", config.oneflow_libs_dir))
+config.substitutions.append(("%oneflow_src", config.oneflow_src_root))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# With OF_OPT_VERIFY_ROUNDTRIP=1 in the environment, every of-opt run also
+# checks that its output parses back to the same IR (as CIRCT does).
+of_opt = "of-opt"
+if os.environ.get("OF_OPT_VERIFY_ROUNDTRIP") == "1":
+    of_opt = ToolSubst("of-opt", extra_args=["--verify-roundtrip"])
+
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(
+    [of_opt, "of-translate"], [config.oneflow_tools_dir])
