@@ -94,8 +94,8 @@ namespace {
 struct InferShapesPass
     : public mlir::oneflow::impl::InferShapesPassBase<InferShapesPass> {
   void runOnOperation() override {
-    FunctionOpInterface func = getOperation();
-    WalkResult walk = func.walk([](Operation *op) {
+    func::FuncOp funcOp = getOperation();
+    WalkResult walk = funcOp.walk([](Operation *op) {
       return failed(refineResults(op)) ? WalkResult::interrupt()
                                        : WalkResult::advance();
     });
@@ -103,8 +103,7 @@ struct InferShapesPass
       return signalPassFailure();
 
     // The function's results follow what it returns.
-    auto funcOp = dyn_cast<func::FuncOp>(func.getOperation());
-    if (!funcOp || funcOp.isExternal())
+    if (funcOp.isExternal())
       return;
     auto ret = cast<func::ReturnOp>(funcOp.getBody().back().getTerminator());
     funcOp.setType(FunctionType::get(funcOp.getContext(),

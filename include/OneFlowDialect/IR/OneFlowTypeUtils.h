@@ -18,6 +18,7 @@
 #include "mlir/IR/TypeRange.h"
 
 #include <optional>
+#include <string>
 
 namespace mlir::oneflow {
 
@@ -28,6 +29,9 @@ RankedTensorType stripEncoding(Type type);
 /// equal and shapes agree wherever both dimensions are static. Encodings
 /// (layouts) are not compared.
 bool areCompatibleLogicalTypes(TypeRange inferred, TypeRange declared);
+
+/// `value` in the shortest readable form ("0.5", "1e-05"), for messages.
+std::string formatDouble(double value);
 
 /// Emits "'<opName>' op <message>" at `loc` if a location is given.
 InFlightDiagnostic emitInferError(std::optional<Location> loc,

@@ -7,7 +7,7 @@
 #ifndef ONEFLOWDIALECT_TRANSFORMS_PASSES_H
 #define ONEFLOWDIALECT_TRANSFORMS_PASSES_H
 
-#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::oneflow {

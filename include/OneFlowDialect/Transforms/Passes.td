@@ -18,8 +18,7 @@ include "mlir/Pass/PassBase.td"
 // Shapes
 //===----------------------------------------------------------------------===//
 
-def InferShapesPass : InterfacePass<"oneflow-infer-shapes",
-                                    "mlir::FunctionOpInterface"> {
+def InferShapesPass : Pass<"oneflow-infer-shapes", "::mlir::func::FuncOp"> {
   let summary = "Refine dynamic result dimensions from the ops' shape rules";
   let description = [{
     Walks a function in order and replaces every result dimension written

@@ -20,9 +20,6 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   auto cond = cast<RankedTensorType>(adaptor.getCondition().getType());
   auto x = cast<RankedTensorType>(adaptor.getX().getType());
   auto y = cast<RankedTensorType>(adaptor.getY().getType());
-  if (!cond.getElementType().isInteger(1))
-    return emitInferError(loc, getOperationName())
-           << "condition must be a tensor of i1, got " << cond;
   if (x.getElementType() != y.getElementType())
     return emitInferError(loc, getOperationName())
            << "branches have different element types " << x.getElementType()
@@ -40,9 +37,6 @@ LogicalResult MaskedFillOp::inferReturnTypes(MLIRContext *,
                                              SmallVectorImpl<Type> &types) {
   auto x = cast<RankedTensorType>(adaptor.getX().getType());
   auto mask = cast<RankedTensorType>(adaptor.getMask().getType());
-  if (!mask.getElementType().isInteger(1))
-    return emitInferError(loc, getOperationName())
-           << "mask must be a tensor of i1, got " << mask;
   SmallVector<int64_t> shape;
   if (failed(broadcastShapes(loc, getOperationName(), {x, mask}, shape)))
     return failure();

@@ -101,7 +101,7 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
   double momentum = adaptor.getMomentum().convertToDouble();
   if (momentum < 0 || momentum > 1)
     return emitInferError(loc, name)
-           << "momentum " << momentum << " is outside [0, 1]";
+           << "momentum " << formatDouble(momentum) << " is outside [0, 1]";
   if (adaptor.getEpsilon().convertToDouble() <= 0)
     return emitInferError(loc, name) << "epsilon must be positive";
   types.push_back(stripEncoding(x));
@@ -118,7 +118,7 @@ LogicalResult DropoutOp::inferReturnTypes(MLIRContext *ctx,
   double rate = adaptor.getRate().convertToDouble();
   if (rate < 0 || rate >= 1)
     return emitInferError(loc, getOperationName())
-           << "rate " << rate << " is outside [0, 1)";
+           << "rate " << formatDouble(rate) << " is outside [0, 1)";
   types.push_back(stripEncoding(x));
   types.push_back(RankedTensorType::get(x.getShape(), IntegerType::get(ctx, 1)));
   return success();

@@ -6,6 +6,7 @@
 
 #include "OneFlowDialect/IR/OneFlowAttrs.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
+#include "OneFlowDialect/IR/OneFlowTypeUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -352,10 +353,12 @@ InitializerAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return diag << ", got " << args.size();
   }
   if (kind == InitKind::uniform && args[0] > args[1])
-    return emitError() << "uniform initializer has low " << args[0]
-                       << " above high " << args[1];
+    return emitError() << "uniform initializer has low "
+                       << formatDouble(args[0]) << " above high "
+                       << formatDouble(args[1]);
   if (kind == InitKind::normal && args[1] < 0)
-    return emitError() << "normal initializer has negative std " << args[1];
+    return emitError() << "normal initializer has negative std "
+                       << formatDouble(args[1]);
   return success();
 }
 

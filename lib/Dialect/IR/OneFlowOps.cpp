@@ -103,12 +103,12 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 ParseResult ConstantOp::parse(OpAsmParser &parser, OperationState &result) {
   Attribute attr;
+  SMLoc loc = parser.getCurrentLocation();
   if (parser.parseAttribute(attr))
     return failure();
   auto value = dyn_cast<ElementsAttr>(attr);
   if (!value)
-    return parser.emitError(parser.getCurrentLocation())
-           << "expected an elements attribute";
+    return parser.emitError(loc) << "expected an elements attribute";
   Type type = value.getType();
   if (succeeded(parser.parseOptionalArrow()) && parser.parseType(type))
     return failure();

@@ -9,6 +9,8 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <cstdio>
+
 using namespace mlir;
 using namespace mlir::oneflow;
 
@@ -34,6 +36,12 @@ bool mlir::oneflow::areCompatibleLogicalTypes(TypeRange inferred,
       return false;
   }
   return true;
+}
+
+std::string mlir::oneflow::formatDouble(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%g", value);
+  return buffer;
 }
 
 InFlightDiagnostic mlir::oneflow::emitInferError(std::optional<Location> loc,
