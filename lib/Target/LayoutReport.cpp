@@ -90,7 +90,7 @@ LogicalResult mlir::oneflow::writeLayoutReport(Operation *root,
     }
     tensors.push_back(describe(value, global, state));
   };
-  root->walk([&](Operation *op) {
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     for (Region &region : op->getRegions())
       for (Block &block : region)
         for (BlockArgument arg : block.getArguments())
@@ -100,7 +100,7 @@ LogicalResult mlir::oneflow::writeLayoutReport(Operation *root,
   });
   if (!ok)
     return failure();
-  os << llvm::formatv("{0:2}",
+  os << llvm::formatv("{0}",
                       llvm::json::Value(llvm::json::Object{
                           {"tensors", std::move(tensors)}}))
      << "\n";
