@@ -59,7 +59,7 @@ static llvm::json::Object describe(Value value, GlobalAttr global,
         {"offsets", std::move(offsets)},
         {"shape", std::move(sizes)}});
   }
-  return llvm::json::Object{
+  llvm::json::Object object{
       {"value", name},
       {"op", value.getDefiningOp()
                  ? value.getDefiningOp()->getName().getStringRef().str()
@@ -70,6 +70,11 @@ static llvm::json::Object describe(Value value, GlobalAttr global,
       {"mesh", llvm::json::Array(place.getMesh())},
       {"nd_sbp", "[" + ndSbp + "]"},
       {"ranks", std::move(ranks)}};
+  // Inputs, variables and outputs carry the user's name for the tensor.
+  if (Operation *def = value.getDefiningOp())
+    if (auto userName = def->getAttrOfType<StringAttr>("name"))
+      object["name"] = userName.getValue().str();
+  return object;
 }
 
 LogicalResult mlir::oneflow::writeLayoutReport(Operation *root,

@@ -5,7 +5,7 @@
 // CHECK-SAME: {"coordinate":[1,1],"offsets":[4,3],"rank":3,"shape":[4,3]}
 
 // Balanced splits: 10 over 4 ranks is 3, 3, 2, 2.
-// CHECK: "nd_sbp":"[S(0)]","op":"oneflow.input"
+// CHECK: "mesh":[4],"name":"x","nd_sbp":"[S(0)]","op":"oneflow.input"
 // CHECK-SAME: {"coordinate":[0],"offsets":[0,0],"rank":0,"shape":[3,5]}
 // CHECK-SAME: {"coordinate":[1],"offsets":[3,0],"rank":1,"shape":[3,5]}
 // CHECK-SAME: {"coordinate":[2],"offsets":[6,0],"rank":2,"shape":[2,5]}
@@ -13,7 +13,7 @@
 // CHECK-SAME: "shape":[10,5]
 
 // Nested split on a 2x2 mesh: length 6 under (S(0), S(0)) is 2, 1, 2, 1.
-// CHECK: "mesh":[2,2],"nd_sbp":"[S(0), S(0)]"
+// CHECK: "mesh":[2,2],"name":"y","nd_sbp":"[S(0), S(0)]"
 // CHECK-SAME: {"coordinate":[0,0],"offsets":[0],"rank":4,"shape":[2]}
 // CHECK-SAME: {"coordinate":[0,1],"offsets":[2],"rank":5,"shape":[1]}
 // CHECK-SAME: {"coordinate":[1,0],"offsets":[3],"rank":6,"shape":[2]}

@@ -13,7 +13,8 @@
 namespace mlir::oneflow {
 
 /// Writes, as JSON, every value in `root` whose type carries a
-/// #oneflow.global encoding: where it is defined, its logical shape, its
+/// #oneflow.global encoding: where it is defined (and its name, for inputs
+/// and variables), its logical shape, its
 /// placement and nd-SBP, and for each rank the offsets and shape of the
 /// piece that rank holds (balanced splits, mesh axes applied in order).
 LogicalResult writeLayoutReport(Operation *root, llvm::raw_ostream &os);
