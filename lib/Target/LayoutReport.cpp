@@ -54,8 +54,8 @@ static llvm::json::Object describe(Value value, GlobalAttr global,
     }
     ranks.push_back(llvm::json::Object{
         {"rank", rank},
-        {"coordinate", llvm::json::Array(ofsupport::meshCoordinate(
-                           layout.mesh, parallelId))},
+        {"coordinate",
+         llvm::json::Array(ofsupport::meshCoordinate(layout.mesh, parallelId))},
         {"offsets", std::move(offsets)},
         {"shape", std::move(sizes)}});
   }
@@ -105,9 +105,8 @@ LogicalResult mlir::oneflow::writeLayoutReport(Operation *root,
   });
   if (!ok)
     return failure();
-  os << llvm::formatv("{0}",
-                      llvm::json::Value(llvm::json::Object{
-                          {"tensors", std::move(tensors)}}))
+  os << llvm::formatv("{0}", llvm::json::Value(llvm::json::Object{
+                                 {"tensors", std::move(tensors)}}))
      << "\n";
   return success();
 }
@@ -116,9 +115,7 @@ void mlir::oneflow::registerLayoutReportTranslation() {
   TranslateFromMLIRRegistration registration(
       "export-layouts-json",
       "write, as JSON, which piece of every global tensor each rank holds",
-      [](Operation *op, raw_ostream &os) {
-        return writeLayoutReport(op, os);
-      },
+      [](Operation *op, raw_ostream &os) { return writeLayoutReport(op, os); },
       [](DialectRegistry &registry) {
         registry.insert<OneFlowDialect, func::FuncDialect>();
       });

@@ -49,9 +49,8 @@ static FailureOr<SmallVector<int64_t>> inferReshape(ReshapeOp op) {
     if (!ShapedType::isDynamic(dim))
       known *= dim;
   if (known == 0 || in.getNumElements() % known != 0)
-    return op.emitOpError()
-           << "cannot reshape " << in.getNumElements() << " elements into "
-           << out;
+    return op.emitOpError() << "cannot reshape " << in.getNumElements()
+                            << " elements into " << out;
   for (int64_t &dim : shape)
     if (ShapedType::isDynamic(dim))
       dim = in.getNumElements() / known;
@@ -106,9 +105,8 @@ struct InferShapesPass
     if (funcOp.isExternal())
       return;
     auto ret = cast<func::ReturnOp>(funcOp.getBody().back().getTerminator());
-    funcOp.setType(FunctionType::get(funcOp.getContext(),
-                                     funcOp.getArgumentTypes(),
-                                     ret.getOperandTypes()));
+    funcOp.setType(FunctionType::get(
+        funcOp.getContext(), funcOp.getArgumentTypes(), ret.getOperandTypes()));
   }
 };
 } // namespace

@@ -28,8 +28,7 @@ protected:
   AttrsTest() { context.loadDialect<OneFlowDialect>(); }
 
   /// Runs `build` and returns the message of the error it reports.
-  template <typename Fn>
-  std::string errorOf(Fn build) {
+  template <typename Fn> std::string errorOf(Fn build) {
     std::string message;
     ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
       message = diag.str();
@@ -45,8 +44,8 @@ protected:
 
 TEST_F(AttrsTest, OnlySplitHasAnAxis) {
   std::string message = errorOf([&](auto emit) {
-    EXPECT_FALSE(SbpAttr::getChecked(emit, &context, SbpKind::broadcast,
-                                      int64_t(1)));
+    EXPECT_FALSE(
+        SbpAttr::getChecked(emit, &context, SbpKind::broadcast, int64_t(1)));
   });
   EXPECT_EQ(message, "only a split SBP has an axis");
   EXPECT_TRUE(SbpAttr::getSplit(&context, 1).isSplit());
@@ -55,8 +54,8 @@ TEST_F(AttrsTest, OnlySplitHasAnAxis) {
 
 TEST_F(AttrsTest, GlobalNeedsPlacementAndNdSbp) {
   std::string message = errorOf([&](auto emit) {
-    EXPECT_FALSE(GlobalAttr::getChecked(emit, &context, PlacementAttr(),
-                                        NdSbpAttr()));
+    EXPECT_FALSE(
+        GlobalAttr::getChecked(emit, &context, PlacementAttr(), NdSbpAttr()));
   });
   EXPECT_EQ(message, "global encoding needs a placement and an nd-SBP");
 }
@@ -72,8 +71,8 @@ TEST_F(AttrsTest, ParallelIdIsThePositionInTheRankList) {
 TEST_F(AttrsTest, ConvertsToTheSharedLayout) {
   auto placement =
       PlacementAttr::get(&context, DeviceKind::cpu, {0, 1, 2, 3}, {2, 2});
-  auto ndSbp = NdSbpAttr::get(
-      &context, {SbpAttr::getSplit(&context, 0), SbpAttr::getPartial(&context)});
+  auto ndSbp = NdSbpAttr::get(&context, {SbpAttr::getSplit(&context, 0),
+                                         SbpAttr::getPartial(&context)});
   auto global = GlobalAttr::get(&context, placement, ndSbp);
   ofsupport::TensorLayout layout = toSupportLayout(global);
   EXPECT_EQ(layout.mesh, (std::vector<int64_t>{2, 2}));

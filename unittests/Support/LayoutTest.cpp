@@ -101,7 +101,8 @@ TEST(LocalSlice, BroadcastAndPartialKeepTheWholeTensor) {
 }
 
 TEST(ValidateLayout, NamesTheProblem) {
-  EXPECT_FALSE(validateLayout({4, 4}, {{2, 2}, {Sbp::split(1), Sbp::broadcast()}}));
+  EXPECT_FALSE(
+      validateLayout({4, 4}, {{2, 2}, {Sbp::split(1), Sbp::broadcast()}}));
   std::optional<std::string> error =
       validateLayout({4, 4}, {{4}, {Sbp::split(2)}});
   ASSERT_TRUE(error);

@@ -84,8 +84,7 @@ std::vector<Range> localSlice(const std::vector<int64_t> &shape,
 
 /// The shape of localSlice's piece.
 std::vector<int64_t> localShape(const std::vector<int64_t> &shape,
-                                const TensorLayout &layout,
-                                int64_t parallelId);
+                                const TensorLayout &layout, int64_t parallelId);
 
 } // namespace ofsupport
 

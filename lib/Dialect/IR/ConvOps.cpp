@@ -22,8 +22,8 @@ static LogicalResult checkList(std::optional<Location> loc, StringRef opName,
                                StringRef what, ArrayRef<int64_t> values,
                                size_t size, int64_t min) {
   if (values.size() != size)
-    return emitInferError(loc, opName) << what << " needs " << size
-                                       << " values, got " << values.size();
+    return emitInferError(loc, opName)
+           << what << " needs " << size << " values, got " << values.size();
   for (int64_t v : values)
     if (v < min)
       return emitInferError(loc, opName)
@@ -32,9 +32,8 @@ static LogicalResult checkList(std::optional<Location> loc, StringRef opName,
 }
 
 /// Infers the output height and width of a window op over (N, C, H, W).
-static LogicalResult inferSpatial(std::optional<Location> loc,
-                                  StringRef opName, RankedTensorType x,
-                                  const Window &w,
+static LogicalResult inferSpatial(std::optional<Location> loc, StringRef opName,
+                                  RankedTensorType x, const Window &w,
                                   SmallVectorImpl<int64_t> &outHW) {
   if (failed(checkList(loc, opName, "kernel_size", w.kernel, 2, 1)) ||
       failed(checkList(loc, opName, "strides", w.strides, 2, 1)) ||
@@ -92,17 +91,17 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
            << " differs from input element type " << x.getElementType();
   int64_t groups = adaptor.getGroups();
   if (groups < 1)
-    return emitInferError(loc, name) << "groups must be positive, got "
-                                     << groups;
+    return emitInferError(loc, name)
+           << "groups must be positive, got " << groups;
   int64_t channels = x.getDimSize(1), filters = w.getDimSize(0);
   if (!ShapedType::isDynamic(channels) && channels % groups != 0)
-    return emitInferError(loc, name) << "input channels " << channels
-                                     << " are not divisible by groups "
-                                     << groups;
+    return emitInferError(loc, name)
+           << "input channels " << channels << " are not divisible by groups "
+           << groups;
   if (!ShapedType::isDynamic(filters) && filters % groups != 0)
-    return emitInferError(loc, name) << "filters " << filters
-                                     << " are not divisible by groups "
-                                     << groups;
+    return emitInferError(loc, name)
+           << "filters " << filters << " are not divisible by groups "
+           << groups;
   if (!ShapedType::isDynamic(channels) && !w.isDynamicDim(1) &&
       w.getDimSize(1) * groups != channels)
     return emitInferError(loc, name)
@@ -160,13 +159,14 @@ LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult GlobalAvgPool2DOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &types) {
+LogicalResult
+GlobalAvgPool2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                    Adaptor adaptor,
+                                    SmallVectorImpl<Type> &types) {
   auto x = cast<RankedTensorType>(adaptor.getX().getType());
   if (failed(checkNCHW(loc, getOperationName(), x)))
     return failure();
-  types.push_back(RankedTensorType::get({x.getDimSize(0), x.getDimSize(1), 1, 1},
-                                        x.getElementType()));
+  types.push_back(RankedTensorType::get(
+      {x.getDimSize(0), x.getDimSize(1), 1, 1}, x.getElementType()));
   return success();
 }

@@ -14,7 +14,8 @@
 using namespace mlir;
 using namespace mlir::oneflow;
 
-LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
   auto cond = cast<RankedTensorType>(adaptor.getCondition().getType());

@@ -29,8 +29,7 @@ static LogicalResult inferMatrixDims(std::optional<Location> loc,
   n = transposeB ? bRows : bCols;
   if (!dimsAgree(ka, kb))
     return emitInferError(loc, opName)
-           << "contraction sizes differ: " << ka << " (a) and " << kb
-           << " (b)";
+           << "contraction sizes differ: " << ka << " (a) and " << kb << " (b)";
   return success();
 }
 
@@ -42,8 +41,8 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   auto b = cast<RankedTensorType>(adaptor.getB().getType());
   if (a.getRank() != 2 || b.getRank() != 2)
     return emitInferError(loc, getOperationName())
-           << "operands must be matrices, got ranks " << a.getRank()
-           << " and " << b.getRank() << " (use batch_matmul for batches)";
+           << "operands must be matrices, got ranks " << a.getRank() << " and "
+           << b.getRank() << " (use batch_matmul for batches)";
   if (a.getElementType() != b.getElementType())
     return emitInferError(loc, getOperationName())
            << "operands have different element types " << a.getElementType()
@@ -79,8 +78,7 @@ LogicalResult BatchMatmulOp::inferReturnTypes(MLIRContext *,
                              m, n)))
     return failure();
   auto batchOf = [](RankedTensorType t) {
-    return RankedTensorType::get(t.getShape().drop_back(2),
-                                 t.getElementType());
+    return RankedTensorType::get(t.getShape().drop_back(2), t.getElementType());
   };
   SmallVector<int64_t> shape;
   if (failed(broadcastShapes(loc, getOperationName(), {batchOf(a), batchOf(b)},

@@ -52,8 +52,8 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
   auto x = cast<RankedTensorType>(adaptor.getX().getType());
   int64_t rank = x.getRank();
   StringRef name = getOperationName();
-  if (failed(checkAxis(loc, name, "begin_norm_axis",
-                       adaptor.getBeginNormAxis(), rank)) ||
+  if (failed(checkAxis(loc, name, "begin_norm_axis", adaptor.getBeginNormAxis(),
+                       rank)) ||
       failed(checkAxis(loc, name, "begin_params_axis",
                        adaptor.getBeginParamsAxis(), rank)))
     return failure();
@@ -120,6 +120,7 @@ LogicalResult DropoutOp::inferReturnTypes(MLIRContext *ctx,
     return emitInferError(loc, getOperationName())
            << "rate " << formatDouble(rate) << " is outside [0, 1)";
   types.push_back(stripEncoding(x));
-  types.push_back(RankedTensorType::get(x.getShape(), IntegerType::get(ctx, 1)));
+  types.push_back(
+      RankedTensorType::get(x.getShape(), IntegerType::get(ctx, 1)));
   return success();
 }

@@ -36,14 +36,14 @@ void OneFlowDialect::registerAttributes() {
 /// Parses `[i, j, ...]` into `values`.
 static ParseResult parseIntList(AsmParser &parser,
                                 SmallVectorImpl<int64_t> &values) {
-  return parser.parseCommaSeparatedList(
-      AsmParser::Delimiter::Square, [&]() -> ParseResult {
-        int64_t value;
-        if (parser.parseInteger(value))
-          return failure();
-        values.push_back(value);
-        return success();
-      });
+  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                        [&]() -> ParseResult {
+                                          int64_t value;
+                                          if (parser.parseInteger(value))
+                                            return failure();
+                                          values.push_back(value);
+                                          return success();
+                                        });
 }
 
 static void printIntList(AsmPrinter &printer, ArrayRef<int64_t> values) {
@@ -156,14 +156,14 @@ LogicalResult NdSbpAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 NdSbpAttr NdSbpAttr::parseList(AsmParser &parser) {
   SMLoc loc = parser.getCurrentLocation();
   SmallVector<SbpAttr> sbps;
-  if (parser.parseCommaSeparatedList(
-          AsmParser::Delimiter::Square, [&]() -> ParseResult {
-            SbpAttr sbp = SbpAttr::parseBody(parser);
-            if (!sbp)
-              return failure();
-            sbps.push_back(sbp);
-            return success();
-          }))
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                     [&]() -> ParseResult {
+                                       SbpAttr sbp = SbpAttr::parseBody(parser);
+                                       if (!sbp)
+                                         return failure();
+                                       sbps.push_back(sbp);
+                                       return success();
+                                     }))
     return {};
   return getChecked([&]() { return parser.emitError(loc); },
                     parser.getContext(), sbps);

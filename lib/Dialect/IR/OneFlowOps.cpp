@@ -42,8 +42,8 @@ static LogicalResult verifyValueMatches(Operation *op, StringRef what,
 
 static LogicalResult verifyStaticResult(Operation *op, Type type) {
   if (!cast<RankedTensorType>(type).hasStaticShape())
-    return op->emitOpError() << "result type " << type
-                             << " must have a static shape";
+    return op->emitOpError()
+           << "result type " << type << " must have a static shape";
   return success();
 }
 
@@ -131,6 +131,4 @@ void ConstantOp::print(OpAsmPrinter &printer) {
 // FillOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult FillOp::verify() {
-  return verifyStaticResult(*this, getType());
-}
+LogicalResult FillOp::verify() { return verifyStaticResult(*this, getType()); }

@@ -79,9 +79,10 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
   return s;
 }
 
-LogicalResult mlir::oneflow::broadcastShapes(
-    std::optional<Location> loc, StringRef opName,
-    ArrayRef<RankedTensorType> types, SmallVectorImpl<int64_t> &shape) {
+LogicalResult mlir::oneflow::broadcastShapes(std::optional<Location> loc,
+                                             StringRef opName,
+                                             ArrayRef<RankedTensorType> types,
+                                             SmallVectorImpl<int64_t> &shape) {
   int64_t rank = 0;
   for (RankedTensorType t : types)
     rank = std::max(rank, t.getRank());
@@ -121,8 +122,8 @@ LogicalResult mlir::oneflow::inferBroadcastBinary(
   SmallVector<int64_t> shape;
   if (failed(broadcastShapes(loc, opName, {l, r}, shape)))
     return failure();
-  Type element = isComparison ? IntegerType::get(lhs.getContext(), 1)
-                              : l.getElementType();
+  Type element =
+      isComparison ? IntegerType::get(lhs.getContext(), 1) : l.getElementType();
   types.push_back(RankedTensorType::get(shape, element));
   return success();
 }
