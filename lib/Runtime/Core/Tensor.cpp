@@ -1,0 +1,68 @@
+//===- Tensor.cpp - Element types and tensor descriptions -----------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Runtime/Tensor.h"
+
+using namespace ofrt;
+
+size_t ofrt::dtypeSize(DType dtype) {
+  switch (dtype) {
+  case DType::F64:
+  case DType::I64:
+    return 8;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  case DType::I8:
+  case DType::Bool:
+    return 1;
+  }
+  return 0;
+}
+
+const char *ofrt::dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "f32";
+  case DType::F64:
+    return "f64";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::I8:
+    return "i8";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  case DType::Bool:
+    return "i1";
+  }
+  return "?";
+}
+
+bool ofrt::isFloat(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||
+         dtype == DType::BF16;
+}
+
+int64_t TensorDesc::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string TensorDesc::str() const {
+  std::string s;
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + dtypeName(dtype);
+}
