@@ -1,0 +1,79 @@
+//===- Engine.h - Runs one rank's actors ------------------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The actor engine of the OneFlow paper: one thread per stream, actors that
+// fire when every consumed regst has a readable buffer and every produced
+// regst a free one, regst messages through in-process queues, end-of-data
+// propagated from the sources, and a failing kernel stopping every actor.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOWDIALECT_RUNTIME_ENGINE_H
+#define ONEFLOWDIALECT_RUNTIME_ENGINE_H
+
+#include "OneFlowDialect/Runtime/Program.h"
+
+#include <functional>
+#include <memory>
+
+namespace ofrt {
+
+/// Creates the kernel of an actor. of-run uses the kernel registry plus its
+/// data sources and sinks; tests inject their own kernels.
+using KernelProvider =
+    std::function<absl::StatusOr<std::unique_ptr<Kernel>>(const ActorSpec &)>;
+
+/// One firing of one actor, for traces and tests.
+struct Firing {
+  int64_t actor = 0;
+  int64_t step = 0;
+  double startUs = 0; ///< Microseconds since the run started.
+  double endUs = 0;
+};
+
+struct RunOptions {
+  /// Sources stop after this many steps; -1 runs until a source's kernel
+  /// reports the end of its data (absl::OutOfRangeError).
+  int64_t maxSteps = -1;
+  /// Record every firing (RunResult::firings).
+  bool recordFirings = false;
+};
+
+struct RunResult {
+  int64_t steps = 0; ///< Steps every sink completed.
+  double seconds = 0;
+  std::vector<Firing> firings; ///< In no particular order.
+};
+
+class Engine {
+public:
+  /// Validates `program`, allocates its buffers and creates every kernel.
+  static absl::StatusOr<std::unique_ptr<Engine>>
+  create(RankProgram program, const KernelProvider &provider);
+  ~Engine();
+
+  /// Runs until the sources end (or maxSteps). A kernel error stops every
+  /// actor and is returned naming the actor, its op, its source location
+  /// and the step.
+  absl::StatusOr<RunResult> run(const RunOptions &options);
+
+  const RankProgram &program() const;
+
+private:
+  struct Impl;
+  explicit Engine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+/// Writes `firings` as a Chrome trace (chrome://tracing, Perfetto): one
+/// complete event per firing, one thread row per stream.
+absl::Status writeChromeTrace(const RankProgram &program,
+                              const std::vector<Firing> &firings,
+                              const std::string &path);
+
+} // namespace ofrt
+
+#endif // ONEFLOWDIALECT_RUNTIME_ENGINE_H

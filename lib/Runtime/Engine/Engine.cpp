@@ -1,0 +1,378 @@
+//===- Engine.cpp - The actor engine --------------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Each stream thread owns the protocol state of its actors and changes it
+// only in response to messages, so no lock guards actor state. A thread
+// runs its actors in stream order, step after step; the next actor fires
+// when every input slot has the step readable and every output has a free
+// buffer, and otherwise the thread sleeps on its queue.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Runtime/Engine.h"
+
+#include "MessageQueue.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <thread>
+
+using namespace ofrt;
+using namespace ofrt::engine;
+
+namespace {
+
+/// One distinct regst an actor reads.
+struct InputSlot {
+  int64_t regst = 0;    ///< Index into Impl::regsts.
+  int64_t producer = 0; ///< Actor index.
+  int64_t pair = 0;     ///< The producer's (output, consumer) pair index.
+  int64_t available = 0; ///< Steps the producer has written.
+  bool eord = false;
+};
+
+/// One (output regst, consumer) pair of a producing actor.
+struct OutputPair {
+  int64_t output = 0;    ///< Index into the actor's outputs.
+  int64_t consumer = 0;  ///< Actor index.
+  int64_t slot = 0;      ///< The consumer's input slot.
+  int64_t returned = 0;  ///< Steps the consumer has returned.
+  bool ended = false;
+};
+
+struct ActorState {
+  const ActorSpec *spec = nullptr;
+  std::unique_ptr<Kernel> kernel;
+  int64_t stream = 0;
+  std::vector<int64_t> operandRegsts; ///< Regst index per operand.
+  std::vector<int64_t> resultRegsts;  ///< Regst index per result.
+  std::vector<InputSlot> inputs;
+  std::vector<OutputPair> pairs;
+  int64_t step = 0; ///< The next step to compute.
+  bool ended = false;
+};
+
+struct RegstState {
+  const RegstSpec *spec = nullptr;
+  std::vector<char *> buffers;
+};
+
+} // namespace
+
+struct Engine::Impl {
+  RankProgram program;
+  std::vector<ActorState> actors;
+  std::vector<RegstState> regsts;
+  std::vector<std::vector<int64_t>> streamOrders; ///< Actor indices.
+  std::vector<std::unique_ptr<MessageQueue>> queues;
+  std::vector<void *> allocations;
+
+  // Shared by the stream threads during a run.
+  std::atomic<bool> stopped{false};
+  std::mutex errorMutex;
+  absl::Status error;
+
+  ~Impl() {
+    for (void *p : allocations)
+      std::free(p);
+  }
+
+  absl::Status setUp(const KernelProvider &provider);
+  void runStream(int64_t stream, const RunOptions &options,
+                 std::chrono::steady_clock::time_point start,
+                 std::vector<Firing> &firings);
+  void fail(const ActorState &actor, const absl::Status &status);
+  void send(int64_t actor, Message message) {
+    message.actor = actor;
+    queues[actors[actor].stream]->push(message);
+  }
+  void apply(const Message &message);
+  bool mayFire(const ActorState &actor) const;
+  void endActor(int64_t index);
+  absl::Status fire(int64_t index, std::vector<Firing> *firings,
+                    std::chrono::steady_clock::time_point start);
+};
+
+absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
+  std::map<int64_t, int64_t> actorIndex, regstIndex, streamIndex;
+  for (const ActorSpec &spec : program.actors) {
+    actorIndex[spec.id] = actors.size();
+    actors.emplace_back();
+    actors.back().spec = &spec;
+  }
+  for (const RegstSpec &spec : program.regsts) {
+    regstIndex[spec.id] = regsts.size();
+    regsts.push_back({&spec, {}});
+  }
+  for (const StreamSpec &stream : program.streams) {
+    std::vector<int64_t> order;
+    for (int64_t id : stream.actors) {
+      actors[actorIndex[id]].stream = streamOrders.size();
+      order.push_back(actorIndex[id]);
+    }
+    streamOrders.push_back(std::move(order));
+    queues.push_back(std::make_unique<MessageQueue>());
+  }
+
+  // Buffers: in the planned arena, or one allocation per regst.
+  char *arena = nullptr;
+  if (program.arenaBytes > 0) {
+    arena = static_cast<char *>(std::aligned_alloc(64, program.arenaBytes));
+    if (!arena)
+      return absl::ResourceExhaustedError(
+          "cannot allocate the " + std::to_string(program.arenaBytes) +
+          "-byte arena");
+    allocations.push_back(arena);
+  }
+  for (RegstState &regst : regsts) {
+    int64_t size = alignedBytes(regst.spec->desc);
+    char *base = arena ? arena + regst.spec->offset : nullptr;
+    if (regst.spec->offset < 0) {
+      base = static_cast<char *>(
+          std::aligned_alloc(64, std::max<int64_t>(64, size * regst.spec->count)));
+      if (!base)
+        return absl::ResourceExhaustedError(
+            "cannot allocate regst " + std::to_string(regst.spec->id));
+      allocations.push_back(base);
+    }
+    for (int64_t i = 0; i < regst.spec->count; ++i)
+      regst.buffers.push_back(base + i * size);
+  }
+
+  // Protocol slots: distinct input regsts, and (output, consumer) pairs.
+  for (int64_t a = 0; a < static_cast<int64_t>(actors.size()); ++a) {
+    ActorState &actor = actors[a];
+    for (int64_t id : actor.spec->inputs)
+      actor.operandRegsts.push_back(regstIndex[id]);
+    for (int64_t id : actor.spec->outputs)
+      actor.resultRegsts.push_back(regstIndex[id]);
+  }
+  for (int64_t a = 0; a < static_cast<int64_t>(actors.size()); ++a) {
+    ActorState &actor = actors[a];
+    for (int64_t o = 0; o < static_cast<int64_t>(actor.resultRegsts.size());
+         ++o) {
+      const RegstSpec &regst = *regsts[actor.resultRegsts[o]].spec;
+      for (int64_t consumerId : regst.consumers) {
+        int64_t c = actorIndex[consumerId];
+        ActorState &consumer = actors[c];
+        InputSlot slot;
+        slot.regst = actor.resultRegsts[o];
+        slot.producer = a;
+        slot.pair = actor.pairs.size();
+        actor.pairs.push_back({o, c, (int64_t)consumer.inputs.size(), 0, false});
+        consumer.inputs.push_back(slot);
+      }
+    }
+  }
+
+  for (ActorState &actor : actors) {
+    absl::StatusOr<std::unique_ptr<Kernel>> kernel = provider(*actor.spec);
+    if (!kernel.ok())
+      return absl::Status(kernel.status().code(),
+                          "cannot create the kernel of actor '" +
+                              actor.spec->op.name + "' (" +
+                              actor.spec->op.where() +
+                              "): " + std::string(kernel.status().message()));
+    actor.kernel = std::move(*kernel);
+  }
+  return absl::OkStatus();
+}
+
+void Engine::Impl::fail(const ActorState &actor, const absl::Status &status) {
+  {
+    std::lock_guard<std::mutex> lock(errorMutex);
+    if (error.ok())
+      error = absl::Status(status.code(),
+                           "actor '" + actor.spec->op.name + "' (" +
+                               actor.spec->op.where() + ") failed at step " +
+                               std::to_string(actor.step) + ": " +
+                               std::string(status.message()));
+  }
+  stopped = true;
+  for (auto &queue : queues)
+    queue->push({Message::Kind::Stop, 0, 0, 0});
+}
+
+void Engine::Impl::apply(const Message &message) {
+  ActorState &actor = actors[message.actor];
+  switch (message.kind) {
+  case Message::Kind::Ready:
+    actor.inputs[message.slot].available =
+        std::max(actor.inputs[message.slot].available, message.step + 1);
+    break;
+  case Message::Kind::Eord:
+    actor.inputs[message.slot].eord = true;
+    break;
+  case Message::Kind::Returned:
+    actor.pairs[message.slot].returned =
+        std::max(actor.pairs[message.slot].returned, message.step + 1);
+    break;
+  case Message::Kind::ConsumerEnded:
+    actor.pairs[message.slot].ended = true;
+    break;
+  case Message::Kind::Stop:
+    break;
+  }
+}
+
+bool Engine::Impl::mayFire(const ActorState &actor) const {
+  for (const InputSlot &slot : actor.inputs)
+    if (slot.available <= actor.step)
+      return false;
+  for (const OutputPair &pair : actor.pairs) {
+    int64_t count = regsts[actor.resultRegsts[pair.output]].spec->count;
+    // Buffer step % count is free once this consumer returned step - count.
+    if (!pair.ended && pair.returned < actor.step - count + 1)
+      return false;
+  }
+  return true;
+}
+
+void Engine::Impl::endActor(int64_t index) {
+  ActorState &actor = actors[index];
+  if (actor.ended)
+    return;
+  actor.ended = true;
+  for (const OutputPair &pair : actor.pairs)
+    send(pair.consumer, {Message::Kind::Eord, 0, pair.slot, actor.step});
+  for (const InputSlot &slot : actor.inputs)
+    send(slot.producer, {Message::Kind::ConsumerEnded, 0, slot.pair, 0});
+}
+
+absl::Status Engine::Impl::fire(int64_t index, std::vector<Firing> *firings,
+                                std::chrono::steady_clock::time_point start) {
+  ActorState &actor = actors[index];
+  auto view = [&](int64_t regst) {
+    const RegstState &state = regsts[regst];
+    return TensorView{state.buffers[actor.step % state.spec->count],
+                      state.spec->desc};
+  };
+  std::vector<TensorView> inputs, outputs;
+  for (int64_t r : actor.operandRegsts)
+    inputs.push_back(view(r));
+  for (int64_t r : actor.resultRegsts)
+    outputs.push_back(view(r));
+  auto begin = std::chrono::steady_clock::now();
+  absl::Status status = actor.kernel->compute({actor.step}, inputs, outputs);
+  auto end = std::chrono::steady_clock::now();
+  if (!status.ok())
+    return status;
+  if (firings) {
+    auto us = [&](auto t) {
+      return std::chrono::duration<double, std::micro>(t - start).count();
+    };
+    firings->push_back({actor.spec->id, actor.step, us(begin), us(end)});
+  }
+  for (const OutputPair &pair : actor.pairs)
+    if (!pair.ended)
+      send(pair.consumer, {Message::Kind::Ready, 0, pair.slot, actor.step});
+  for (const InputSlot &slot : actor.inputs)
+    send(slot.producer, {Message::Kind::Returned, 0, slot.pair, actor.step});
+  ++actor.step;
+  return absl::OkStatus();
+}
+
+void Engine::Impl::runStream(int64_t stream, const RunOptions &options,
+                             std::chrono::steady_clock::time_point start,
+                             std::vector<Firing> &firings) {
+  const std::vector<int64_t> &order = streamOrders[stream];
+  MessageQueue &queue = *queues[stream];
+  size_t position = 0, endedCount = 0;
+  for (int64_t a : order)
+    endedCount += actors[a].ended;
+  while (!stopped && endedCount < order.size()) {
+    Message message;
+    while (queue.tryPop(message))
+      apply(message);
+    if (stopped)
+      return;
+    int64_t index = order[position];
+    ActorState &actor = actors[index];
+    if (actor.ended) {
+      position = (position + 1) % order.size();
+      continue;
+    }
+    // End of data: a source at its step limit, an input that will not
+    // deliver this step, or outputs nobody reads any more.
+    bool inputEnded = false;
+    for (const InputSlot &slot : actor.inputs)
+      inputEnded |= slot.eord && slot.available <= actor.step;
+    bool sourceDone = actor.inputs.empty() && options.maxSteps >= 0 &&
+                      actor.step >= options.maxSteps;
+    bool unread = !actor.pairs.empty();
+    for (const OutputPair &pair : actor.pairs)
+      unread &= pair.ended;
+    if (inputEnded || sourceDone || unread) {
+      endActor(index);
+      ++endedCount;
+      position = (position + 1) % order.size();
+      continue;
+    }
+    if (!mayFire(actor)) {
+      apply(queue.pop());
+      continue;
+    }
+    absl::Status status =
+        fire(index, options.recordFirings ? &firings : nullptr, start);
+    if (absl::IsOutOfRange(status) && actor.inputs.empty()) {
+      // A source's kernel reports the end of its data.
+      endActor(index);
+      ++endedCount;
+    } else if (!status.ok()) {
+      fail(actor, status);
+      return;
+    }
+    position = (position + 1) % order.size();
+  }
+}
+
+Engine::Engine(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+Engine::~Engine() = default;
+
+const RankProgram &Engine::program() const { return impl->program; }
+
+absl::StatusOr<std::unique_ptr<Engine>>
+Engine::create(RankProgram program, const KernelProvider &provider) {
+  if (absl::Status status = validateProgram(program); !status.ok())
+    return status;
+  auto impl = std::make_unique<Impl>();
+  impl->program = std::move(program);
+  if (absl::Status status = impl->setUp(provider); !status.ok())
+    return status;
+  return std::unique_ptr<Engine>(new Engine(std::move(impl)));
+}
+
+absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
+  Impl &state = *impl;
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::vector<Firing>> firings(state.streamOrders.size());
+  std::vector<std::thread> threads;
+  for (size_t s = 0; s < state.streamOrders.size(); ++s)
+    threads.emplace_back([&, s] {
+      state.runStream(s, options, start, firings[s]);
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  if (!state.error.ok())
+    return state.error;
+  RunResult result;
+  result.seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  result.steps = -1;
+  for (const ActorState &actor : state.actors)
+    if (actor.pairs.empty())
+      result.steps = result.steps < 0 ? actor.step
+                                      : std::min(result.steps, actor.step);
+  if (result.steps < 0)
+    result.steps = 0;
+  for (auto &stream : firings)
+    result.firings.insert(result.firings.end(), stream.begin(), stream.end());
+  return result;
+}

@@ -1,0 +1,73 @@
+//===- Trace.cpp - Chrome trace of actor firings --------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Runtime/Engine.h"
+
+#include "trace.pb.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+using namespace ofrt;
+
+absl::Status ofrt::writeChromeTrace(const RankProgram &program,
+                                    const std::vector<Firing> &firings,
+                                    const std::string &path) {
+  proto::Trace trace;
+  std::map<int64_t, const ActorSpec *> actors;
+  std::map<std::string, int> streamIds;
+  for (const StreamSpec &stream : program.streams) {
+    int tid = streamIds.size();
+    streamIds[stream.name] = tid;
+    proto::TraceEvent *meta = trace.add_traceevents();
+    meta->set_name("thread_name");
+    meta->set_ph("M");
+    meta->set_pid(program.rank);
+    meta->set_tid(tid);
+    (*meta->mutable_args())["name"] = stream.name;
+  }
+  for (const ActorSpec &actor : program.actors)
+    actors[actor.id] = &actor;
+  for (const Firing &firing : firings) {
+    const ActorSpec &actor = *actors.at(firing.actor);
+    proto::TraceEvent *event = trace.add_traceevents();
+    event->set_name(actor.op.name.empty() ? actor.op.type : actor.op.name);
+    event->set_cat(actor.op.type);
+    event->set_ph("X");
+    event->set_ts(firing.startUs);
+    event->set_dur(firing.endUs - firing.startUs);
+    event->set_pid(program.rank);
+    event->set_tid(streamIds[actor.stream]);
+    (*event->mutable_args())["step"] = std::to_string(firing.step);
+    if (!actor.op.location.empty())
+      (*event->mutable_args())["location"] = actor.op.location;
+  }
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  if (auto status =
+          google::protobuf::util::MessageToJsonString(trace, &json, options);
+      !status.ok())
+    return absl::InternalError("cannot write the trace as JSON: " +
+                               status.ToString());
+  // Write to a temporary file first, so a failure never leaves half a trace.
+  std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out)
+      return absl::NotFoundError("cannot open trace file '" + path +
+                                 "' for writing");
+    out << json << "\n";
+    if (!out.flush())
+      return absl::DataLossError("cannot write trace file '" + path + "'");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0)
+    return absl::DataLossError("cannot move the trace into '" + path + "'");
+  return absl::OkStatus();
+}

@@ -1,0 +1,204 @@
+//===- EngineTest.cpp - Firing rule, back-pressure, end of data, errors ---===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestPrograms.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+
+using namespace ofrt;
+using namespace ofrt::test;
+
+namespace {
+
+/// Firings of `actor`, by step.
+std::vector<Firing> firingsOf(const RunResult &result, int64_t actor) {
+  std::vector<Firing> out;
+  for (const Firing &f : result.firings)
+    if (f.actor == actor)
+      out.push_back(f);
+  std::sort(out.begin(), out.end(),
+            [](const Firing &a, const Firing &b) { return a.step < b.step; });
+  return out;
+}
+
+KernelProvider sums(std::map<int64_t, int64_t> *sink = nullptr,
+                    std::mutex *mutex = nullptr,
+                    std::map<int64_t, int64_t> sleepUs = {}) {
+  return [=](const ActorSpec &actor) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+    bool isSink = actor.outputs.empty();
+    int64_t sleep = sleepUs.count(actor.id) ? sleepUs.at(actor.id) : 0;
+    return std::make_unique<SumKernel>(actor.id, nullptr, sleep,
+                                       isSink ? sink : nullptr, mutex);
+  };
+}
+
+TEST(Engine, ChainOnOneStreamFiresInOrderWithCorrectValues) {
+  ProgramBuilder b;
+  int64_t a = b.actor("a", "compute", {});
+  int64_t c = b.actor("b", "compute", {b.out(a)});
+  b.actor("sink", "compute", {b.out(c)}, 0);
+  std::map<int64_t, int64_t> sink;
+  std::mutex mutex;
+  auto engine = Engine::create(b.program, sums(&sink, &mutex));
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  auto result = (*engine)->run({/*maxSteps=*/4, /*recordFirings=*/true});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->steps, 4);
+  ASSERT_EQ(result->firings.size(), 12u);
+  // One stream: a, b, sink for step 0, then step 1, ...
+  for (size_t i = 0; i < result->firings.size(); ++i) {
+    EXPECT_EQ(result->firings[i].actor, static_cast<int64_t>(i % 3));
+    EXPECT_EQ(result->firings[i].step, static_cast<int64_t>(i / 3));
+  }
+  // sink(s) = 3000s + 2 + (1000s + 1 + (1000s + 0)).
+  for (int64_t s = 0; s < 4; ++s)
+    EXPECT_EQ(sink[s], 3000 * s + 3);
+}
+
+TEST(Engine, CountOneProducerStaysOneStepAhead) {
+  ProgramBuilder b;
+  int64_t p = b.actor("producer", "p", {}, 1, /*count=*/1);
+  int64_t c = b.actor("consumer", "c", {b.out(p)}, 0);
+  auto engine = Engine::create(b.program, sums(nullptr, nullptr, {{c, 2000}}));
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  auto result = (*engine)->run({8, true});
+  ASSERT_TRUE(result.ok()) << result.status();
+  std::vector<Firing> ps = firingsOf(*result, p), cs = firingsOf(*result, c);
+  ASSERT_EQ(ps.size(), 8u);
+  ASSERT_EQ(cs.size(), 8u);
+  // The producer writes step s only after the consumer returned step s - 1.
+  for (size_t s = 1; s < ps.size(); ++s)
+    EXPECT_GE(ps[s].startUs, cs[s - 1].endUs) << "step " << s;
+}
+
+TEST(Engine, CountTwoLetsNeighboursOverlap) {
+  ProgramBuilder b;
+  int64_t p = b.actor("producer", "p", {}, 1, /*count=*/2);
+  int64_t c = b.actor("consumer", "c", {b.out(p)}, 0);
+  auto engine =
+      Engine::create(b.program, sums(nullptr, nullptr, {{p, 3000}, {c, 3000}}));
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  auto result = (*engine)->run({8, true});
+  ASSERT_TRUE(result.ok()) << result.status();
+  std::vector<Firing> ps = firingsOf(*result, p), cs = firingsOf(*result, c);
+  int overlaps = 0;
+  for (size_t s = 1; s < ps.size(); ++s) {
+    // Never more than two steps ahead...
+    if (s >= 2)
+      EXPECT_GE(ps[s].startUs, cs[s - 2].endUs) << "step " << s;
+    // ...and the producer computes step s while the consumer reads s - 1.
+    overlaps += ps[s].startUs < cs[s - 1].endUs;
+  }
+  EXPECT_GE(overlaps, 4);
+}
+
+TEST(Engine, EndOfDataFromASourceStopsEveryActor) {
+  ProgramBuilder b;
+  int64_t data = b.actor("data", "io", {});
+  int64_t weights = b.actor("weights", "compute", {}); // never runs dry
+  int64_t add = b.actor("add", "compute", {b.out(data), b.out(weights)});
+  b.actor("sink", "compute", {b.out(add)}, 0);
+  std::map<int64_t, int64_t> sink;
+  std::mutex mutex;
+  KernelProvider provider =
+      [&](const ActorSpec &actor) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+    SumKernel::Hook hook;
+    if (actor.id == data)
+      hook = [](int64_t step) {
+        return step < 5 ? absl::OkStatus()
+                        : absl::OutOfRangeError("end of data");
+      };
+    return std::make_unique<SumKernel>(
+        actor.id, hook, 0, actor.outputs.empty() ? &sink : nullptr, &mutex);
+  };
+  auto engine = Engine::create(b.program, provider);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  auto result = (*engine)->run({/*maxSteps=*/-1, false});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->steps, 5);
+  EXPECT_EQ(sink.size(), 5u);
+  EXPECT_EQ(sink[4], 4000 * 4 + 0 + 1 + 2 + 3);
+}
+
+TEST(Engine, AFailingKernelStopsEveryStreamAndNamesTheActor) {
+  ProgramBuilder b;
+  int64_t src = b.actor("src", "s0", {}, 1, 2);
+  int64_t mid = b.actor("mid", "s1", {b.out(src)}, 1, 2);
+  int64_t other = b.actor("other", "s2", {}, 1, 1);
+  b.actor("sink", "s3", {b.out(mid), b.out(other)}, 0);
+  std::atomic<int> otherFirings{0};
+  KernelProvider provider =
+      [&](const ActorSpec &actor) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+    SumKernel::Hook hook;
+    if (actor.id == mid)
+      hook = [](int64_t step) {
+        return step == 3 ? absl::InvalidArgumentError("index 7 out of range")
+                         : absl::OkStatus();
+      };
+    if (actor.id == other)
+      hook = [&](int64_t) {
+        ++otherFirings;
+        return absl::OkStatus();
+      };
+    return std::make_unique<SumKernel>(actor.id, hook, 100);
+  };
+  auto engine = Engine::create(b.program, provider);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  auto result = (*engine)->run({/*maxSteps=*/-1, false});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(result.status().message(),
+            "actor 'mid' (test.mid 'mid' at test.mlir:2:1) failed at step 3: "
+            "index 7 out of range");
+  // The unbounded source was stopped too (within a few steps).
+  EXPECT_LT(otherFirings.load(), 10);
+}
+
+TEST(Engine, KernelCreationErrorNamesTheActor) {
+  ProgramBuilder b;
+  b.actor("conv", "compute", {}, 1);
+  auto engine = Engine::create(
+      b.program,
+      [](const ActorSpec &) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+        return absl::InvalidArgumentError("groups must divide channels");
+      });
+  ASSERT_FALSE(engine.ok());
+  EXPECT_EQ(engine.status().message(),
+            "cannot create the kernel of actor 'conv' (test.conv 'conv' at "
+            "test.mlir:1:1): groups must divide channels");
+}
+
+TEST(Engine, ChromeTraceHasOneEventPerFiring) {
+  ProgramBuilder b;
+  int64_t a = b.actor("a", "compute", {});
+  b.actor("sink", "io", {b.out(a)}, 0);
+  auto engine = Engine::create(b.program, sums());
+  ASSERT_TRUE(engine.ok());
+  auto result = (*engine)->run({3, true});
+  ASSERT_TRUE(result.ok());
+  std::string path = ::testing::TempDir() + "/engine-trace.json";
+  ASSERT_TRUE(writeChromeTrace(b.program, result->firings, path).ok());
+  std::FILE *f = std::fopen(path.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string text(1 << 16, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  size_t events = 0;
+  for (size_t at = text.find("\"ph\":\"X\""); at != std::string::npos;
+       at = text.find("\"ph\":\"X\"", at + 1))
+    ++events;
+  EXPECT_EQ(events, 6u);
+  EXPECT_NE(text.find("\"traceEvents\""), std::string::npos);
+  EXPECT_NE(text.find("\"thread_name\""), std::string::npos);
+  EXPECT_FALSE(
+      writeChromeTrace(b.program, result->firings, "/nonexistent/dir/t.json")
+          .ok());
+}
+
+} // namespace
