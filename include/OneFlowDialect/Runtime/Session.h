@@ -1,0 +1,69 @@
+//===- Session.h - Running a program with data in and out -------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// A session binds a rank program's `oneflow.input` actors to data sources
+// and its `oneflow.output` actors to sinks, creates every other kernel from
+// the registry, and runs the engine.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOWDIALECT_RUNTIME_SESSION_H
+#define ONEFLOWDIALECT_RUNTIME_SESSION_H
+
+#include "OneFlowDialect/Runtime/Engine.h"
+
+#include <map>
+
+namespace ofrt {
+
+/// Where an input's batches come from.
+struct InputSource {
+  enum class Kind {
+    Random, ///< Uniform in [low, high) (integers: [low, high)), new each step.
+    Fill,   ///< Every element `value`.
+    File,   ///< Raw little-endian elements; one batch per step, in order.
+  };
+  Kind kind = Kind::Random;
+  double low = 0, high = 1, value = 0;
+  std::string path;
+  uint64_t seed = 0;
+};
+
+/// Parses "random", "random:LOW:HIGH", "fill:V" or "@PATH".
+absl::StatusOr<InputSource> parseInputSource(const std::string &spec);
+
+struct SessionOptions {
+  std::map<std::string, InputSource> inputs; ///< By input name.
+  /// Inputs not listed above get Random in [0, 1) (floats) or [0, 2)
+  /// (integers), seeded by this plus their name.
+  uint64_t seed = 0;
+};
+
+class Session {
+public:
+  /// Creates the kernels and opens the data sources. An input source for a
+  /// name the program does not have is an error, as is a file that cannot be
+  /// read or holds a partial batch.
+  static absl::StatusOr<std::unique_ptr<Session>>
+  create(RankProgram program, const SessionOptions &options);
+
+  absl::StatusOr<RunResult> run(const RunOptions &options);
+
+  /// The value each output had at the last step, by output name.
+  const std::map<std::string, TensorData> &outputs() const;
+  const RankProgram &program() const;
+
+  ~Session();
+
+private:
+  struct Impl;
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace ofrt
+
+#endif // ONEFLOWDIALECT_RUNTIME_SESSION_H

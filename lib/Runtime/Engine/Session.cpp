@@ -1,0 +1,259 @@
+//===- Session.cpp - Running a program with data in and out ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Runtime/Session.h"
+
+#include "OneFlowDialect/Runtime/Random.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+
+using namespace ofrt;
+
+//===----------------------------------------------------------------------===//
+// Utilities
+//===----------------------------------------------------------------------===//
+
+/// Stores `value` as element `index` of a tensor of `dtype` (integer types
+/// truncate; half types are not data-source types).
+static void storeElement(DType dtype, void *data, int64_t index, double value) {
+  switch (dtype) {
+  case DType::F32:
+    static_cast<float *>(data)[index] = static_cast<float>(value);
+    return;
+  case DType::F64:
+    static_cast<double *>(data)[index] = value;
+    return;
+  case DType::I8:
+    static_cast<int8_t *>(data)[index] = static_cast<int8_t>(value);
+    return;
+  case DType::I32:
+    static_cast<int32_t *>(data)[index] = static_cast<int32_t>(value);
+    return;
+  case DType::I64:
+    static_cast<int64_t *>(data)[index] = static_cast<int64_t>(value);
+    return;
+  case DType::Bool:
+    static_cast<uint8_t *>(data)[index] = value != 0;
+    return;
+  case DType::F16:
+  case DType::BF16:
+    return;
+  }
+}
+
+static uint64_t hashName(const std::string &name) {
+  uint64_t h = 1469598103934665603ull; // FNV-1a
+  for (unsigned char c : name)
+    h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+absl::StatusOr<InputSource> ofrt::parseInputSource(const std::string &spec) {
+  InputSource source;
+  auto number = [&](const std::string &text,
+                    double &out) -> absl::Status {
+    char *end = nullptr;
+    out = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0')
+      return absl::InvalidArgumentError("'" + text + "' in input source '" +
+                                        spec + "' is not a number");
+    return absl::OkStatus();
+  };
+  if (!spec.empty() && spec[0] == '@') {
+    source.kind = InputSource::Kind::File;
+    source.path = spec.substr(1);
+    return source;
+  }
+  if (spec.rfind("fill:", 0) == 0) {
+    source.kind = InputSource::Kind::Fill;
+    if (absl::Status s = number(spec.substr(5), source.value); !s.ok())
+      return s;
+    return source;
+  }
+  if (spec == "random")
+    return source;
+  if (spec.rfind("random:", 0) == 0) {
+    std::string rest = spec.substr(7);
+    size_t colon = rest.find(':');
+    if (colon == std::string::npos)
+      return absl::InvalidArgumentError("input source '" + spec +
+                                        "' needs random:LOW:HIGH");
+    if (absl::Status s = number(rest.substr(0, colon), source.low); !s.ok())
+      return s;
+    if (absl::Status s = number(rest.substr(colon + 1), source.high); !s.ok())
+      return s;
+    if (!(source.low < source.high))
+      return absl::InvalidArgumentError("input source '" + spec +
+                                        "' needs LOW below HIGH");
+    return source;
+  }
+  return absl::InvalidArgumentError(
+      "unknown input source '" + spec +
+      "'; use random, random:LOW:HIGH, fill:VALUE or @FILE");
+}
+
+//===----------------------------------------------------------------------===//
+// Data kernels
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// `oneflow.input`: one batch per step from its source.
+class InputKernel : public Kernel {
+public:
+  InputKernel(InputSource source, TensorDesc desc, std::string name)
+      : source(std::move(source)), desc(std::move(desc)),
+        name(std::move(name)) {}
+
+  absl::Status open() {
+    if (source.kind != InputSource::Kind::File)
+      return absl::OkStatus();
+    file.open(source.path, std::ios::binary);
+    if (!file)
+      return absl::NotFoundError("cannot open data file '" + source.path +
+                                 "' for input '" + name +
+                                 "': " + std::strerror(errno));
+    file.seekg(0, std::ios::end);
+    int64_t size = file.tellg();
+    file.seekg(0);
+    if (size == 0 || size % desc.bytes() != 0)
+      return absl::InvalidArgumentError(
+          "data file '" + source.path + "' for input '" + name + "' holds " +
+          std::to_string(size) + " bytes, not a whole number of " +
+          desc.str() + " batches (" + std::to_string(desc.bytes()) +
+          " bytes each)");
+    return absl::OkStatus();
+  }
+
+  absl::Status compute(const KernelContext &context,
+                       const std::vector<TensorView> &,
+                       const std::vector<TensorView> &outputs) override {
+    const TensorView &out = outputs[0];
+    switch (source.kind) {
+    case InputSource::Kind::File:
+      if (!file.read(static_cast<char *>(out.data), desc.bytes()))
+        return absl::OutOfRangeError("end of data");
+      return absl::OkStatus();
+    case InputSource::Kind::Fill:
+      for (int64_t i = 0; i < desc.numel(); ++i)
+        storeElement(desc.dtype, out.data, i, source.value);
+      return absl::OkStatus();
+    case InputSource::Kind::Random:
+      for (int64_t i = 0; i < desc.numel(); ++i) {
+        double u = randomUniform(source.seed, context.step, i);
+        double v = source.low + u * (source.high - source.low);
+        storeElement(desc.dtype, out.data, i,
+                     isFloat(desc.dtype) ? v : std::floor(v));
+      }
+      return absl::OkStatus();
+    }
+    return absl::OkStatus();
+  }
+
+private:
+  InputSource source;
+  TensorDesc desc;
+  std::string name;
+  std::ifstream file;
+};
+
+/// `oneflow.output`: keeps the latest value.
+class OutputKernel : public Kernel {
+public:
+  OutputKernel(TensorData *slot, std::mutex *mutex) : slot(slot), mutex(mutex) {}
+
+  absl::Status compute(const KernelContext &,
+                       const std::vector<TensorView> &inputs,
+                       const std::vector<TensorView> &) override {
+    std::lock_guard<std::mutex> lock(*mutex);
+    const TensorView &in = inputs[0];
+    slot->desc = in.desc;
+    slot->bytes.assign(static_cast<const uint8_t *>(in.data),
+                       static_cast<const uint8_t *>(in.data) + in.desc.bytes());
+    return absl::OkStatus();
+  }
+
+private:
+  TensorData *slot;
+  std::mutex *mutex;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Session
+//===----------------------------------------------------------------------===//
+
+struct Session::Impl {
+  std::unique_ptr<Engine> engine;
+  std::map<std::string, TensorData> outputs;
+  std::mutex outputsMutex;
+};
+
+Session::Session(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+Session::~Session() = default;
+
+absl::StatusOr<std::unique_ptr<Session>>
+Session::create(RankProgram program, const SessionOptions &options) {
+  auto impl = std::make_unique<Impl>();
+  std::map<std::string, bool> used;
+  for (const auto &[name, source] : options.inputs)
+    used[name] = false;
+  for (const ActorSpec &actor : program.actors) {
+    if (actor.op.type == "oneflow.output")
+      impl->outputs[actor.op.get<std::string>("name", actor.op.name)];
+    if (actor.op.type == "oneflow.input")
+      used[actor.op.get<std::string>("name", actor.op.name)] = true;
+  }
+  for (const auto &[name, isUsed] : used)
+    if (!isUsed)
+      return absl::InvalidArgumentError("the program has no input named '" +
+                                        name + "'");
+  Impl *state = impl.get();
+  KernelProvider provider =
+      [&](const ActorSpec &actor) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+    const OpDesc &op = actor.op;
+    if (op.type == "oneflow.input") {
+      std::string name = op.get<std::string>("name", op.name);
+      InputSource source;
+      auto it = options.inputs.find(name);
+      if (it != options.inputs.end()) {
+        source = it->second;
+      } else if (!isFloat(op.outputs[0].dtype)) {
+        source.high = 2;
+      }
+      source.seed = options.seed ^ hashName(name);
+      auto kernel = std::make_unique<InputKernel>(source, op.outputs[0], name);
+      if (absl::Status status = kernel->open(); !status.ok())
+        return status;
+      return std::unique_ptr<Kernel>(std::move(kernel));
+    }
+    if (op.type == "oneflow.output")
+      return std::unique_ptr<Kernel>(std::make_unique<OutputKernel>(
+          &state->outputs[op.get<std::string>("name", op.name)],
+          &state->outputsMutex));
+    return KernelRegistry::global().create(DeviceKind::Cpu, op);
+  };
+  absl::StatusOr<std::unique_ptr<Engine>> engine =
+      Engine::create(std::move(program), provider);
+  if (!engine.ok())
+    return engine.status();
+  impl->engine = std::move(*engine);
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+absl::StatusOr<RunResult> Session::run(const RunOptions &options) {
+  return impl->engine->run(options);
+}
+
+const std::map<std::string, TensorData> &Session::outputs() const {
+  return impl->outputs;
+}
+
+const RankProgram &Session::program() const { return impl->engine->program(); }

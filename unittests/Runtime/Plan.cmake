@@ -1,0 +1,2 @@
+add_oneflow_unittest(OneFlowPlanTests Plan/PlanLoaderTest.cpp)
+target_link_libraries(OneFlowPlanTests PRIVATE OneFlowPlan OneFlowPlanProto)

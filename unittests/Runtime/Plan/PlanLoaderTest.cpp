@@ -1,0 +1,161 @@
+//===- PlanLoaderTest.cpp - Reading plans, and refusing bad ones ----------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Runtime/Plan.h"
+
+#include "plan.pb.h"
+
+#include <google/protobuf/text_format.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+using namespace ofrt;
+
+namespace {
+
+/// A plan of one rank: a constant feeding relu.
+proto::Plan reluPlan() {
+  proto::Plan plan;
+  plan.set_version(proto::CURRENT);
+  plan.set_world_size(1);
+  plan.set_source("relu.mlir");
+  proto::RankPlan *rank = plan.add_ranks();
+  rank->set_rank(0);
+  rank->set_device("cpu");
+  for (int i = 0; i < 2; ++i) {
+    proto::Regst *regst = rank->add_regsts();
+    regst->set_id(i);
+    regst->mutable_desc()->set_dtype(proto::F32);
+    regst->mutable_desc()->add_shape(4);
+    regst->set_count(1);
+    regst->set_producer(i);
+    regst->set_offset(-1);
+    if (i == 0)
+      regst->add_consumers(1);
+  }
+  proto::Actor *constant = rank->add_actors();
+  constant->set_id(0);
+  constant->set_op("oneflow.constant");
+  constant->set_name("c");
+  constant->set_location("relu.mlir:2:8");
+  constant->set_stream("compute");
+  constant->add_outputs(0);
+  proto::Tensor *value = (*constant->mutable_attrs())["value"].mutable_tensor();
+  value->mutable_desc()->set_dtype(proto::F32);
+  value->mutable_desc()->add_shape(4);
+  float data[4] = {-1, 2, -3, 4};
+  value->set_data(std::string(reinterpret_cast<char *>(data), sizeof(data)));
+  proto::Actor *relu = rank->add_actors();
+  relu->set_id(1);
+  relu->set_op("oneflow.relu");
+  relu->set_name("r");
+  relu->set_stream("compute");
+  relu->add_inputs(0);
+  relu->add_outputs(1);
+  (*relu->mutable_attrs())["axes"].mutable_ints()->add_values(3);
+  proto::Stream *stream = rank->add_streams();
+  stream->set_name("compute");
+  stream->add_actors(0);
+  stream->add_actors(1);
+  return plan;
+}
+
+TEST(PlanLoader, ReadsBinaryAndText) {
+  proto::Plan plan = reluPlan();
+  auto loaded = parsePlan(plan.SerializeAsString(), false, "relu.plan");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->ranks.size(), 1u);
+  const RankProgram &program = loaded->ranks[0];
+  EXPECT_EQ(loaded->source, "relu.mlir");
+  ASSERT_EQ(program.actors.size(), 2u);
+  const OpDesc &c = program.actors[0].op;
+  EXPECT_EQ(c.type, "oneflow.constant");
+  EXPECT_EQ(c.location, "relu.mlir:2:8");
+  const TensorData *value = std::get_if<TensorData>(&c.attrs.at("value"));
+  ASSERT_NE(value, nullptr);
+  EXPECT_EQ(value->desc, (TensorDesc{DType::F32, {4}}));
+  EXPECT_EQ(reinterpret_cast<const float *>(value->bytes.data())[3], 4.0f);
+  EXPECT_EQ(program.actors[1].op.get<std::vector<int64_t>>("axes", {}),
+            std::vector<int64_t>{3});
+  EXPECT_EQ(program.actors[1].op.inputs[0], (TensorDesc{DType::F32, {4}}));
+
+  std::string text;
+  ASSERT_TRUE(google::protobuf::TextFormat::PrintToString(plan, &text));
+  auto fromText = parsePlan(text, true, "relu.plantxt");
+  ASSERT_TRUE(fromText.ok()) << fromText.status();
+  EXPECT_EQ(fromText->ranks[0].actors.size(), 2u);
+}
+
+TEST(PlanLoader, RefusesAnotherVersion) {
+  proto::Plan plan = reluPlan();
+  plan.set_version(proto::VERSION_UNSPECIFIED);
+  auto loaded = parsePlan(plan.SerializeAsString(), false, "old.plan");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "plan 'old.plan' has schema version 0 but this runtime reads "
+            "version 1; recompile the model");
+}
+
+TEST(PlanLoader, RefusesCorruptBytes) {
+  std::string bytes = reluPlan().SerializeAsString();
+  bytes.resize(bytes.size() / 2);
+  auto loaded = parsePlan(bytes, false, "cut.plan");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "cannot read plan 'cut.plan': not a valid plan in binary format "
+            "(corrupt or not a plan)");
+  auto text = parsePlan("ranks { rank: oops }", true, "bad.plantxt");
+  ASSERT_FALSE(text.ok());
+  EXPECT_NE(text.status().message().find("not a valid plan in text format"),
+            std::string::npos);
+}
+
+TEST(PlanLoader, RefusesBrokenReferencesByName) {
+  proto::Plan plan = reluPlan();
+  plan.mutable_ranks(0)->mutable_actors(1)->set_inputs(0, 7);
+  auto loaded = parsePlan(plan.SerializeAsString(), false, "x.plan");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "plan 'x.plan', rank 0: regst 0 names consumer actor 1 "
+            "(oneflow.relu 'r'), which does not list it as an input");
+}
+
+TEST(PlanLoader, RefusesShortTensorData) {
+  proto::Plan plan = reluPlan();
+  (*plan.mutable_ranks(0)->mutable_actors(0)->mutable_attrs())["value"]
+      .mutable_tensor()
+      ->set_data("abc");
+  auto loaded = parsePlan(plan.SerializeAsString(), false, "x.plan");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "plan 'x.plan', attribute 'value' of oneflow.constant 'c' at "
+            "relu.mlir:2:8: tensor of 4xf32 needs 16 bytes but holds 3");
+}
+
+TEST(PlanLoader, RefusesUnknownDeviceAndEmptyPlans) {
+  proto::Plan plan = reluPlan();
+  plan.mutable_ranks(0)->set_device("tpu");
+  auto loaded = parsePlan(plan.SerializeAsString(), false, "x.plan");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "plan 'x.plan', rank 0 has unknown device 'tpu'");
+  proto::Plan empty;
+  empty.set_version(proto::CURRENT);
+  auto none = parsePlan(empty.SerializeAsString(), false, "e.plan");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(), "plan 'e.plan' has no ranks");
+}
+
+TEST(PlanLoader, MissingFile) {
+  auto loaded = loadPlanFile("/nonexistent/model.plan");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "cannot open plan file '/nonexistent/model.plan': No such file or "
+            "directory");
+}
+
+} // namespace
