@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OneFlowDialect/Actor/ActorDialect.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
 #include "OneFlowDialect/Transforms/Passes.h"
 
@@ -22,8 +23,9 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::oneflow::OneFlowDialect, mlir::func::FuncDialect,
-                  mlir::arith::ArithDialect>();
+  registry.insert<mlir::oneflow::OneFlowDialect,
+                  mlir::oneflow::actor::OneFlowActorDialect,
+                  mlir::func::FuncDialect, mlir::arith::ArithDialect>();
 
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
@@ -31,6 +33,7 @@ int main(int argc, char **argv) {
   mlir::registerSymbolDCEPass();
   mlir::registerPrintOpStatsPass();
   mlir::oneflow::registerOneFlowPasses();
+  mlir::oneflow::registerOneFlowPipelines();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "OneFlow-MLIR optimizer driver\n", registry));

@@ -5,16 +5,18 @@
 //===----------------------------------------------------------------------===//
 //
 // mlir-translate for the oneflow dialect. Translations register themselves
-// here: the layout report now, the ONNX importer and plan export later.
+// here: the layout report and plan export now, the ONNX importer later.
 //
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/Target/LayoutReport.h"
+#include "OneFlowDialect/Target/PlanExport.h"
 
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 
 int main(int argc, char **argv) {
   mlir::oneflow::registerLayoutReportTranslation();
+  mlir::oneflow::registerPlanExportTranslations();
   return mlir::failed(mlir::mlirTranslateMain(
              argc, argv, "OneFlow-MLIR translation driver\n"))
              ? 1

@@ -36,4 +36,95 @@ def InferShapesPass : Pass<"oneflow-infer-shapes", "::mlir::func::FuncOp"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Lowering to actors
+//===----------------------------------------------------------------------===//
+
+def LowerToActorGraphPass
+    : Pass<"oneflow-lower-to-actor-graph", "::mlir::ModuleOp"> {
+  let summary = "Lower each single-device program to a rank plan of actors";
+  let description = [{
+    Replaces every `func.func` of `oneflow` ops by an
+    `oneflow_actor.rank_plan` for rank 0 on the CPU: one actor per op, all
+    on the stream "compute" in program order, and one regst per op result
+    with the result's tensor type (its encoding dropped) and `regst-count`
+    buffers. Each actor names its op, keeps the op's attributes and
+    location, reads the regsts of the op's operands and writes those of its
+    results. Actors are named `@<op>_<id>` and numbered in program order;
+    regsts are numbered in the order their producers come.
+
+    Programs take data through `oneflow.input` and give results through
+    `oneflow.output`: a function with arguments or returned values is an
+    error, as are ops of other dialects and results with unknown dimensions
+    (run `oneflow-infer-shapes` first).
+
+    ```mlir
+    func.func @f() {
+      %x = oneflow.input "x" : tensor<8x4xf32>
+      %y = oneflow.relu %x : (tensor<8x4xf32>) -> tensor<8x4xf32>
+      oneflow.output "y", %y : tensor<8x4xf32>
+      return
+    }
+    // becomes
+    oneflow_actor.rank_plan rank 0 device cpu {
+      %r0 = oneflow_actor.regst 0 count 1 : tensor<8x4xf32>
+      oneflow_actor.actor 0 @input_0 "oneflow.input"() -> (%r0) {name = "x"} on "compute"
+      %r1 = oneflow_actor.regst 1 count 1 : tensor<8x4xf32>
+      oneflow_actor.actor 1 @relu_1 "oneflow.relu"(%r0) -> (%r1) on "compute"
+      oneflow_actor.actor 2 @output_2 "oneflow.output"(%r1) -> () {name = "y"} on "compute"
+      oneflow_actor.stream "compute" [@input_0, @relu_1, @output_2]
+    }
+    ```
+  }];
+  let options = [
+    Option<"regstCount", "regst-count", "int64_t", /*default=*/"1",
+           "Buffers per regst (at least 1); 2 lets consecutive steps overlap">
+  ];
+  let dependentDialects = ["::mlir::oneflow::actor::OneFlowActorDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+def PlanMemoryPass
+    : Pass<"oneflow-plan-memory", "::mlir::oneflow::actor::RankPlanOp"> {
+  let summary = "Place a rank's regsts in one arena, sharing memory by lifetime";
+  let description = [{
+    Gives every regst of a rank plan an `offset` in one memory arena of the
+    rank, so that regsts that are never live at the same time share bytes,
+    and records on the rank plan the arena's size (`arena`) and the bytes
+    the regsts would take without reuse (`unplanned`).
+
+    A regst's buffers take `count` times its tensor's bytes, each buffer
+    rounded up to 64 bytes; offsets are multiples of 64. A regst is live
+    from the position of its producer to that of its last consumer in their
+    stream's order (a regst nobody reads: at its producer only); two regsts
+    live at one position never overlap. A regst keeps memory of its own,
+    live for the whole step, when:
+
+    * its `count` is above 1 (its buffers rotate across steps);
+    * `oneflow.variable` writes it (parameters persist across steps);
+    * `oneflow.output` reads it (outputs are fetched after the step);
+    * its producer and consumers do not all run on one stream (streams are
+      not ordered with one another).
+
+    Placement is greedy by size with best fit: regsts in decreasing size
+    (then by first position, then id) go into the smallest gap between the
+    already placed regsts whose lifetimes overlap theirs, or after the last.
+
+    ```mlir
+    oneflow_actor.rank_plan rank 0 device cpu {
+      %r0 = oneflow_actor.regst 0 count 1 : tensor<8x4xf32>
+      ...
+    }
+    // becomes
+    oneflow_actor.rank_plan rank 0 device cpu arena 256 unplanned 384 {
+      %r0 = oneflow_actor.regst 0 count 1 offset 0 : tensor<8x4xf32>
+      ...
+    }
+    ```
+  }];
+}
+
 #endif // ONEFLOWDIALECT_TRANSFORMS_PASSES_TD

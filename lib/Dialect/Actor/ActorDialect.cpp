@@ -1,0 +1,44 @@
+//===- ActorDialect.cpp - oneflow_actor dialect and types -----------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Actor/ActorDialect.h"
+#include "OneFlowDialect/Actor/ActorOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using namespace mlir::oneflow::actor;
+
+#include "OneFlowDialect/Actor/ActorDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "OneFlowDialect/Actor/ActorTypes.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "OneFlowDialect/Actor/ActorAttrs.cpp.inc"
+
+void OneFlowActorDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "OneFlowDialect/Actor/ActorTypes.cpp.inc"
+      >();
+}
+
+void OneFlowActorDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "OneFlowDialect/Actor/ActorAttrs.cpp.inc"
+      >();
+}
+
+void OneFlowActorDialect::initialize() {
+  registerTypes();
+  registerAttributes();
+  registerOps();
+}

@@ -1,0 +1,33 @@
+//===- Passes.cpp - OneFlow pipelines -------------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Pipeline registration only; each pass lives in a file of its own.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+void mlir::oneflow::buildOneFlowDefaultPipeline(
+    OpPassManager &pm, const OneFlowPipelineOptions &options) {
+  pm.addNestedPass<func::FuncOp>(createInferShapesPass());
+  pm.addPass(createLowerToActorGraphPass(
+      LowerToActorGraphPassOptions{options.regstCount}));
+  pm.addNestedPass<actor::RankPlanOp>(createPlanMemoryPass());
+}
+
+void mlir::oneflow::registerOneFlowPipelines() {
+  PassPipelineRegistration<OneFlowPipelineOptions>(
+      "oneflow-default-pipeline",
+      "From a program of oneflow ops to rank plans with planned memory: "
+      "infer shapes, lower to actors, plan memory",
+      buildOneFlowDefaultPipeline);
+}

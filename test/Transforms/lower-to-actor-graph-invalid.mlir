@@ -1,0 +1,58 @@
+// RUN: of-opt %s -split-input-file -oneflow-lower-to-actor-graph -verify-diagnostics
+// RUN: of-opt %S/Inputs/empty-module.mlir -oneflow-lower-to-actor-graph=regst-count=0 -verify-diagnostics
+
+// expected-error@+1 {{'func.func' op @negative_arguments takes arguments; programs take data through oneflow.input}}
+func.func @negative_arguments(%x: tensor<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{'func.func' op @negative_external has no body; only defined programs lower to actors}}
+func.func private @negative_external()
+
+// -----
+
+// expected-error@+1 {{'func.func' op @negative_blocks has several blocks; programs have one}}
+func.func @negative_blocks() {
+  return
+^bb1:
+  return
+}
+
+// -----
+
+func.func @negative_returns() -> tensor<4xf32> {
+  %z = oneflow.fill 0.0 : tensor<4xf32>
+  // expected-error@+1 {{'func.return' op returns values from @negative_returns; programs give results through oneflow.output}}
+  return %z : tensor<4xf32>
+}
+
+// -----
+
+func.func @negative_foreign_op() {
+  // expected-error@+1 {{'arith.constant' op is not a oneflow op; only oneflow ops lower to actors}}
+  %c = arith.constant 1.0 : f32
+  return
+}
+
+// -----
+
+func.func @negative_dynamic() {
+  %x = oneflow.input "x" : tensor<8x4xf32>
+  // expected-error@+1 {{'oneflow.relu' op result #0 of type 'tensor<?x4xf32>' has unknown dimensions; run oneflow-infer-shapes first}}
+  %y = oneflow.relu %x : (tensor<8x4xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+// Every function is checked before any is lowered: both errors show.
+// expected-error@+1 {{'func.func' op @negative_first takes arguments}}
+func.func @negative_first(%x: tensor<4xf32>) {
+  return
+}
+// expected-error@+1 {{'func.func' op @negative_second takes arguments}}
+func.func @negative_second(%x: tensor<4xf32>) {
+  return
+}
