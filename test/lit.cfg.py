@@ -19,6 +19,8 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%oneflow_libs", config.oneflow_libs_dir))
 config.substitutions.append(("%oneflow_src", config.oneflow_src_root))
+# The interpreter that sees Debian's python3-* packages.
+config.substitutions.append(("%python", "/usr/bin/python3"))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -31,4 +33,4 @@ if os.environ.get("OF_OPT_VERIFY_ROUNDTRIP") == "1":
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    [of_opt, "of-translate"], [config.oneflow_tools_dir])
+    [of_opt, "of-translate", "of-run"], [config.oneflow_tools_dir])

@@ -10,30 +10,11 @@
 
 using namespace ofrt;
 
-uint64_t ofrt::splitmix64(uint64_t x) {
-  uint64_t z = x + 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-uint64_t ofrt::randomBits(uint64_t seed, uint64_t stream, uint64_t index) {
-  return splitmix64(splitmix64(splitmix64(seed) ^ stream) ^ index);
-}
-
-static double toUnit(uint64_t bits) {
-  return static_cast<double>(bits >> 11) * 0x1.0p-53;
-}
-
-double ofrt::randomUniform(uint64_t seed, uint64_t stream, uint64_t index) {
-  return toUnit(randomBits(seed, stream, index));
-}
-
 double ofrt::randomNormal(uint64_t seed, uint64_t stream, uint64_t index) {
   uint64_t key = randomBits(seed, stream, index);
   // Two independent lanes of the same key; u1 is in (0, 1] so log is finite.
-  double u1 = 1.0 - toUnit(splitmix64(key ^ 0x6A09E667F3BCC909ull));
-  double u2 = toUnit(splitmix64(key ^ 0xBB67AE8584CAA73Bull));
+  double u1 = 1.0 - unitFromBits(splitmix64(key ^ 0x6A09E667F3BCC909ull));
+  double u2 = unitFromBits(splitmix64(key ^ 0xBB67AE8584CAA73Bull));
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
@@ -66,10 +47,10 @@ absl::Status ofrt::checkInitializer(const Initializer &init,
     return absl::InvalidArgumentError("unknown initializer '" + init.kind +
                                       "'");
   if (init.args.size() != kind->numArgs)
-    return absl::InvalidArgumentError(
-        "initializer '" + init.kind + "' takes " +
-        std::to_string(kind->numArgs) + " arguments, got " +
-        std::to_string(init.args.size()));
+    return absl::InvalidArgumentError("initializer '" + init.kind + "' takes " +
+                                      std::to_string(kind->numArgs) +
+                                      " arguments, got " +
+                                      std::to_string(init.args.size()));
   for (double arg : init.args)
     if (!std::isfinite(arg))
       return absl::InvalidArgumentError("initializer '" + init.kind +
@@ -128,8 +109,7 @@ double ofrt::initialValue(const Initializer &init,
   if (kind == "constant")
     return init.args[0];
   if (kind == "normal")
-    return init.args[0] +
-           init.args[1] * randomNormal(seed, kInitStream, index);
+    return init.args[0] + init.args[1] * randomNormal(seed, kInitStream, index);
   double low, high;
   if (kind == "uniform") {
     low = init.args[0];

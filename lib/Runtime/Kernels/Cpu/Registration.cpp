@@ -4,6 +4,21 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/Kernel.h"
+#include "CpuKernels.h"
 
-void ofrt::registerCpuKernels(KernelRegistry &registry) {}
+void ofrt::registerCpuKernels(KernelRegistry &registry) {
+  using namespace ofrt::cpu;
+  registerMatmulKernels(registry);
+  registerBinaryKernels(registry);
+  registerUnaryKernels(registry);
+  registerSelectKernels(registry);
+  registerSoftmaxKernels(registry);
+  registerNormalizationKernels(registry);
+  registerConvKernels(registry);
+  registerPoolingKernels(registry);
+  registerReductionKernels(registry);
+  registerLayoutKernels(registry);
+  registerIndexingKernels(registry);
+  registerSourceKernels(registry);
+  registerDropoutKernels(registry);
+}

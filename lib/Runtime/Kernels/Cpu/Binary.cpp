@@ -1,0 +1,302 @@
+//===- Binary.cpp - Broadcasting arithmetic and comparisons ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// add sub mul div maximum minimum and the six comparisons run on oneDNN's
+// binary primitive for f32 (bf16, f16): it broadcasts size-1 axes and writes
+// comparisons as u8 0/1. pow, and element types oneDNN lacks (f64, i64, and
+// i8/i32/i1 for simplicity), use plain broadcasting loops. Integer division
+// truncates toward zero (C and ONNX semantics); integer overflow wraps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+#include "DnnlUtils.h"
+
+#include <cmath>
+
+using namespace ofrt;
+using namespace ofrt::cpu;
+using dnnl::algorithm;
+
+namespace {
+
+enum class Op { Add, Sub, Mul, Div, Max, Min, Pow, Eq, Ne, Lt, Le, Gt, Ge };
+
+struct OpInfo {
+  const char *name;
+  Op op;
+  bool comparison;
+  algorithm alg; // undef for pow
+};
+
+const OpInfo kOps[] = {
+    {"add", Op::Add, false, algorithm::binary_add},
+    {"sub", Op::Sub, false, algorithm::binary_sub},
+    {"mul", Op::Mul, false, algorithm::binary_mul},
+    {"div", Op::Div, false, algorithm::binary_div},
+    {"maximum", Op::Max, false, algorithm::binary_max},
+    {"minimum", Op::Min, false, algorithm::binary_min},
+    {"pow", Op::Pow, false, algorithm::undef},
+    {"equal", Op::Eq, true, algorithm::binary_eq},
+    {"not_equal", Op::Ne, true, algorithm::binary_ne},
+    {"less", Op::Lt, true, algorithm::binary_lt},
+    {"less_equal", Op::Le, true, algorithm::binary_le},
+    {"greater", Op::Gt, true, algorithm::binary_gt},
+    {"greater_equal", Op::Ge, true, algorithm::binary_ge},
+};
+
+/// The algorithm computing alg(b, a), if there is one.
+algorithm swapped(algorithm alg) {
+  switch (alg) {
+  case algorithm::binary_add:
+  case algorithm::binary_mul:
+  case algorithm::binary_max:
+  case algorithm::binary_min:
+  case algorithm::binary_eq:
+  case algorithm::binary_ne:
+    return alg;
+  case algorithm::binary_lt:
+    return algorithm::binary_gt;
+  case algorithm::binary_gt:
+    return algorithm::binary_lt;
+  case algorithm::binary_le:
+    return algorithm::binary_ge;
+  case algorithm::binary_ge:
+    return algorithm::binary_le;
+  default:
+    return algorithm::undef;
+  }
+}
+
+class DnnlBinaryKernel : public CpuKernel {
+public:
+  DnnlBinaryKernel(const OpDesc &op, algorithm alg, MemDesc a, MemDesc b,
+                   MemDesc c, bool swap)
+      : CpuKernel(op), aDesc(a), bDesc(b), cDesc(c), swap(swap) {
+    dnnl::binary::primitive_desc pd(dnnl::binary::desc(alg, a, b, c),
+                                    cpuEngine());
+    prim = dnnl::binary(pd);
+  }
+
+  /// Broadcasts src0 (the lhs) into a buffer of the result's shape first.
+  void expandLhs(const Shape &lhs, const Shape &out, size_t elemSize) {
+    lhsShape = lhs;
+    outShape = out;
+    this->elemSize = elemSize;
+    expanded.resize(numel(out) * elemSize);
+  }
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    const void *a = in[swap ? 1 : 0].data, *b = in[swap ? 0 : 1].data;
+    if (!expanded.empty()) {
+      broadcastCopy(a, lhsShape, expanded.data(), outShape, elemSize);
+      a = expanded.data();
+    }
+    return execute(where, prim,
+                   {{DNNL_ARG_SRC_0, wrap(aDesc, a)},
+                    {DNNL_ARG_SRC_1, wrap(bDesc, b)},
+                    {DNNL_ARG_DST, wrap(cDesc, out[0].data)}});
+  }
+
+private:
+  MemDesc aDesc, bDesc, cDesc;
+  bool swap;
+  dnnl::binary prim;
+  Shape lhsShape, outShape;
+  size_t elemSize = 0;
+  std::vector<uint8_t> expanded;
+};
+
+template <typename T> T wrapAdd(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) +
+                          static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a + b;
+}
+template <typename T> T wrapSub(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) -
+                          static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a - b;
+}
+template <typename T> T wrapMul(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) *
+                          static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a * b;
+}
+
+/// Integer power, truncated toward zero for negative exponents.
+template <typename T> T intPow(T base, T exp) {
+  if (exp < 0) {
+    if (base == 1)
+      return 1;
+    if (base == static_cast<T>(-1))
+      return (exp % 2 == 0) ? 1 : static_cast<T>(-1);
+    return 0;
+  }
+  T result = 1;
+  while (exp > 0) {
+    if (exp & 1)
+      result = wrapMul(result, base);
+    base = wrapMul(base, base);
+    exp = static_cast<T>(exp >> 1);
+  }
+  return result;
+}
+
+template <typename T> class PlainBinaryKernel : public CpuKernel {
+public:
+  PlainBinaryKernel(const OpDesc &op, Op kind, const Shape &out)
+      : CpuKernel(op), kind(kind), outShape(out),
+        aStrides(broadcastStrides(op.inputs[0].shape, out)),
+        bStrides(broadcastStrides(op.inputs[1].shape, out)) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    const T *a = in[0].as<T>(), *b = in[1].as<T>();
+    switch (kind) {
+    case Op::Add:
+      return run<T>(a, b, out[0], [](T x, T y) { return wrapAdd(x, y); });
+    case Op::Sub:
+      return run<T>(a, b, out[0], [](T x, T y) { return wrapSub(x, y); });
+    case Op::Mul:
+      return run<T>(a, b, out[0], [](T x, T y) { return wrapMul(x, y); });
+    case Op::Div:
+      return divide(a, b, out[0]);
+    case Op::Max:
+      return run<T>(a, b, out[0], [](T x, T y) { return x < y ? y : x; });
+    case Op::Min:
+      return run<T>(a, b, out[0], [](T x, T y) { return y < x ? y : x; });
+    case Op::Pow:
+      if constexpr (std::is_integral_v<T>)
+        return run<T>(a, b, out[0], [](T x, T y) { return intPow(x, y); });
+      else
+        return run<T>(a, b, out[0], [](T x, T y) { return std::pow(x, y); });
+    case Op::Eq:
+      return run<uint8_t>(a, b, out[0], [](T x, T y) { return x == y; });
+    case Op::Ne:
+      return run<uint8_t>(a, b, out[0], [](T x, T y) { return x != y; });
+    case Op::Lt:
+      return run<uint8_t>(a, b, out[0], [](T x, T y) { return x < y; });
+    case Op::Le:
+      return run<uint8_t>(a, b, out[0], [](T x, T y) { return x <= y; });
+    case Op::Gt:
+      return run<uint8_t>(a, b, out[0], [](T x, T y) { return x > y; });
+    case Op::Ge:
+      return run<uint8_t>(a, b, out[0], [](T x, T y) { return x >= y; });
+    }
+    return absl::OkStatus();
+  }
+
+private:
+  template <typename R, typename F>
+  absl::Status run(const T *a, const T *b, const TensorView &out, F f) {
+    R *r = out.as<R>();
+    int64_t i = 0;
+    forEachIndex<2>(outShape, {aStrides, bStrides},
+                    [&](const std::array<int64_t, 2> &o) {
+                      r[i++] = static_cast<R>(f(a[o[0]], b[o[1]]));
+                    });
+    return absl::OkStatus();
+  }
+
+  absl::Status divide(const T *a, const T *b, const TensorView &out) {
+    if constexpr (std::is_integral_v<T>) {
+      bool byZero = false, overflow = false;
+      (void)run<T>(a, b, out, [&](T x, T y) -> T {
+        if (y == 0) {
+          byZero = true;
+          return 0;
+        }
+        if (std::is_signed_v<T> && y == static_cast<T>(-1) &&
+            x == std::numeric_limits<T>::min()) {
+          overflow = true;
+          return x;
+        }
+        return static_cast<T>(x / y);
+      });
+      if (byZero)
+        return absl::InvalidArgumentError(where + ": integer division by zero");
+      if (overflow)
+        return absl::InvalidArgumentError(
+            where + ": integer division overflows (minimum / -1)");
+      return absl::OkStatus();
+    } else {
+      return run<T>(a, b, out, [](T x, T y) { return x / y; });
+    }
+  }
+
+  Op kind;
+  Shape outShape, aStrides, bStrides;
+};
+
+KernelOr createBinary(const OpDesc &op, const OpInfo &info) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
+  const TensorDesc &a = op.inputs[0], &b = op.inputs[1];
+  if (a.dtype != b.dtype)
+    return opError(op, "operands have different element types " + a.str() +
+                           " and " + b.str());
+  std::optional<Shape> shape = broadcastShapes({a.shape, b.shape});
+  if (!shape)
+    return opError(op, "cannot broadcast shapes " + shapeStr(a.shape) +
+                           " and " + shapeStr(b.shape));
+  DType resultType = info.comparison ? DType::Bool : a.dtype;
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, {resultType, *shape}));
+  if (numel(*shape) == 0)
+    return std::make_unique<NoopKernel>(op);
+
+  bool dnnlFloat =
+      a.dtype == DType::F32 || a.dtype == DType::BF16 || a.dtype == DType::F16;
+  if (dnnlFloat && info.op != Op::Pow) {
+    size_t rank = std::max<size_t>(shape->size(), 1);
+    OFRT_RETURN_IF_ERROR(checkDnnlRank(op, rank));
+    Shape out = padShape(*shape, rank);
+    Shape pa = padShape(a.shape, rank), pb = padShape(b.shape, rank);
+    algorithm alg = info.alg;
+    // oneDNN broadcasts src1 on its fast paths; src0 broadcasting falls back
+    // to its reference code (~300x slower). Swap the operands when the op
+    // allows it, otherwise broadcast src0 into a buffer first.
+    bool swap = pa != out && pb == out && swapped(alg) != algorithm::undef;
+    if (swap) {
+      std::swap(pa, pb);
+      alg = swapped(alg);
+    }
+    bool expand = pa != out;
+    dt type = *dnnlType(a.dtype);
+    auto kernel = std::make_unique<DnnlBinaryKernel>(
+        op, alg, plainDesc(out, type), plainDesc(pb, type),
+        plainDesc(out, info.comparison ? dt::u8 : type), swap);
+    if (expand)
+      kernel->expandLhs(pa, out, dtypeSize(a.dtype));
+    return kernel;
+  }
+
+  if (a.dtype == DType::Bool && !info.comparison && info.op != Op::Max &&
+      info.op != Op::Min)
+    return opError(op, "has no arithmetic on i1 operands");
+  std::unique_ptr<Kernel> kernel;
+  bool known = visitPlainType(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    kernel = std::make_unique<PlainBinaryKernel<T>>(op, info.op, *shape);
+  });
+  if (!known)
+    return opError(op, std::string("has no CPU kernel for element type ") +
+                           dtypeName(a.dtype));
+  return kernel;
+}
+
+} // namespace
+
+void cpu::registerBinaryKernels(KernelRegistry &registry) {
+  for (const OpInfo &info : kOps)
+    addKernel(registry, std::string("oneflow.") + info.name,
+              [&info](const OpDesc &op) { return createBinary(op, info); });
+}

@@ -1,0 +1,32 @@
+//===- CpuKernels.h - Registration of each CPU kernel family ----*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_LIB_RUNTIME_KERNELS_CPU_CPUKERNELS_H
+#define ONEFLOW_LIB_RUNTIME_KERNELS_CPU_CPUKERNELS_H
+
+#include "OneFlowDialect/Runtime/Kernel.h"
+
+namespace ofrt {
+namespace cpu {
+
+void registerMatmulKernels(KernelRegistry &registry);
+void registerBinaryKernels(KernelRegistry &registry);
+void registerUnaryKernels(KernelRegistry &registry);
+void registerSelectKernels(KernelRegistry &registry);
+void registerSoftmaxKernels(KernelRegistry &registry);
+void registerNormalizationKernels(KernelRegistry &registry);
+void registerConvKernels(KernelRegistry &registry);
+void registerPoolingKernels(KernelRegistry &registry);
+void registerReductionKernels(KernelRegistry &registry);
+void registerLayoutKernels(KernelRegistry &registry);
+void registerIndexingKernels(KernelRegistry &registry);
+void registerSourceKernels(KernelRegistry &registry);
+void registerDropoutKernels(KernelRegistry &registry);
+
+} // namespace cpu
+} // namespace ofrt
+
+#endif // ONEFLOW_LIB_RUNTIME_KERNELS_CPU_CPUKERNELS_H

@@ -1,0 +1,74 @@
+//===- DnnlUtils.h - oneDNN engine, stream and descriptors ------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// One process-wide CPU engine, one stream per thread, memory descriptors
+// from TensorDescs, and the conversion of dnnl::error into absl errors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_LIB_RUNTIME_KERNELS_CPU_DNNLUTILS_H
+#define ONEFLOW_LIB_RUNTIME_KERNELS_CPU_DNNLUTILS_H
+
+#include "KernelUtils.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <optional>
+#include <unordered_map>
+
+namespace ofrt {
+namespace cpu {
+
+using dt = dnnl::memory::data_type;
+using Dims = dnnl::memory::dims;
+using MemDesc = dnnl::memory::desc;
+
+/// The CPU engine (index 0), created on first use.
+const dnnl::engine &cpuEngine();
+/// This thread's stream on cpuEngine().
+dnnl::stream &cpuStream();
+
+/// The oneDNN type of `dtype`, if it has one (f32, bf16, f16, s8, s32, and
+/// u8 for Bool).
+std::optional<dt> dnnlType(DType dtype);
+
+/// Dims of `shape`; a rank-0 tensor is one element of shape [1].
+Dims dnnlDims(const Shape &shape);
+/// A dense row-major descriptor.
+MemDesc plainDesc(const Shape &shape, dt type);
+/// A descriptor with explicit strides (in elements).
+MemDesc stridedDesc(const Shape &dims, const Shape &strides, dt type);
+
+/// A oneDNN type and a trailing axis of `words` that copies elements of
+/// `dtype` bit for bit (for reorders and concats of any element type, 8-byte
+/// ones included): 4- and 8-byte elements as s32 words, others as bytes.
+struct CopyType {
+  dt type;
+  int64_t words;
+};
+CopyType copyType(DType dtype);
+
+/// Checks that the tensor's rank (plus `extra` axes) fits oneDNN.
+absl::Status checkDnnlRank(const OpDesc &op, int64_t rank, int64_t extra = 0);
+
+/// Wraps `data` (owned by the caller) as a oneDNN memory.
+inline dnnl::memory wrap(const MemDesc &desc, const void *data) {
+  return dnnl::memory(desc, cpuEngine(), const_cast<void *>(data));
+}
+
+/// Runs `prim` with `args` on this thread's stream and waits; a dnnl::error
+/// becomes an Internal error that names the op.
+absl::Status execute(const std::string &where, const dnnl::primitive &prim,
+                     const std::unordered_map<int, dnnl::memory> &args);
+
+/// Whether any shape has a zero dimension (oneDNN is never asked to build a
+/// primitive for an empty tensor: some of them divide by a zero size).
+bool anyEmpty(std::initializer_list<const Shape *> shapes);
+
+} // namespace cpu
+} // namespace ofrt
+
+#endif // ONEFLOW_LIB_RUNTIME_KERNELS_CPU_DNNLUTILS_H

@@ -1,0 +1,83 @@
+//===- Indexing.cpp - gather ----------------------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Plain code (oneDNN has no gather). Indices follow ONNX Gather: valid in
+// [-D, D) where D is the size of `axis`, negative ones counting from the
+// end; anything else makes compute() fail with the index and its position.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+#include "DnnlUtils.h"
+
+using namespace ofrt;
+using namespace ofrt::cpu;
+
+namespace {
+
+class GatherKernel : public CpuKernel {
+public:
+  GatherKernel(const OpDesc &op, int64_t outer, int64_t dim, int64_t inner)
+      : CpuKernel(op), outer(outer), dim(dim),
+        rowBytes(inner * dtypeSize(op.inputs[0].dtype)),
+        count(op.inputs[1].numel()), wide(op.inputs[1].dtype == DType::I64) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    return wide ? run(in[0], in[1].as<int64_t>(), out[0])
+                : run(in[0], in[1].as<int32_t>(), out[0]);
+  }
+
+private:
+  template <typename I>
+  absl::Status run(const TensorView &x, const I *indices, const TensorView &y) {
+    for (int64_t j = 0; j < count; ++j)
+      if (indices[j] < -dim || indices[j] >= dim)
+        return absl::OutOfRangeError(
+            where + ": index " + std::to_string(indices[j]) + " at position " +
+            std::to_string(j) + " is outside [-" + std::to_string(dim) + ", " +
+            std::to_string(dim) + ")");
+    const uint8_t *src = x.as<uint8_t>();
+    uint8_t *dst = y.as<uint8_t>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t j = 0; j < count; ++j) {
+        int64_t index = indices[j] < 0 ? indices[j] + dim : indices[j];
+        std::memcpy(dst + (o * count + j) * rowBytes,
+                    src + (o * dim + index) * rowBytes, rowBytes);
+      }
+    return absl::OkStatus();
+  }
+
+  int64_t outer, dim;
+  size_t rowBytes;
+  int64_t count;
+  bool wide;
+};
+
+KernelOr createGather(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
+  const TensorDesc &x = op.inputs[0], &indices = op.inputs[1];
+  int64_t axisAttr = 0, axis = 0;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axisAttr, {int64_t(0)}));
+  if (x.rank() < 1)
+    return opError(op, "cannot gather from a scalar");
+  OFRT_RETURN_IF_ERROR(normalizeAxis(op, "axis", axisAttr, x.rank(), axis));
+  if (indices.dtype != DType::I32 && indices.dtype != DType::I64)
+    return opError(op, "indices must be i32 or i64, got " + indices.str());
+  Shape outShape(x.shape.begin(), x.shape.begin() + axis);
+  outShape.insert(outShape.end(), indices.shape.begin(), indices.shape.end());
+  outShape.insert(outShape.end(), x.shape.begin() + axis + 1, x.shape.end());
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, {x.dtype, outShape}));
+  int64_t outer = numel(Shape(x.shape.begin(), x.shape.begin() + axis));
+  int64_t inner = numel(Shape(x.shape.begin() + axis + 1, x.shape.end()));
+  return std::make_unique<GatherKernel>(op, outer, x.shape[axis], inner);
+}
+
+} // namespace
+
+void cpu::registerIndexingKernels(KernelRegistry &registry) {
+  addKernel(registry, "oneflow.gather", createGather);
+}

@@ -1,0 +1,305 @@
+//===- Layout.cpp - transpose, concat, reshape, flatten, slice ------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// transpose is a oneDNN reorder from a permuted-strides view; concat is
+// oneDNN's concat. Both move bits, not values: elements are copied as s32
+// words or bytes (copyType) with an extra innermost axis, so every element
+// type works, 8-byte ones included. reshape and flatten are copies; slice
+// is a plain strided copy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+#include "DnnlUtils.h"
+
+using namespace ofrt;
+using namespace ofrt::cpu;
+
+namespace {
+
+/// `shape` with the copy type's word axis appended (when it has one).
+Shape withWords(Shape shape, const CopyType &copy) {
+  if (copy.words > 1)
+    shape.push_back(copy.words);
+  return shape;
+}
+
+class CopyKernel : public CpuKernel {
+public:
+  using CpuKernel::CpuKernel;
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    if (out[0].data != in[0].data)
+      std::memcpy(out[0].data, in[0].data, out[0].desc.bytes());
+    return absl::OkStatus();
+  }
+};
+
+class ReorderKernel : public CpuKernel {
+public:
+  ReorderKernel(const OpDesc &op, MemDesc from, MemDesc to)
+      : CpuKernel(op), from(from), to(to) {
+    prim = dnnl::reorder(
+        dnnl::reorder::primitive_desc(cpuEngine(), from, cpuEngine(), to));
+  }
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    return execute(where, prim,
+                   {{DNNL_ARG_FROM, wrap(from, in[0].data)},
+                    {DNNL_ARG_TO, wrap(to, out[0].data)}});
+  }
+
+private:
+  MemDesc from, to;
+  dnnl::reorder prim;
+};
+
+KernelOr createTranspose(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
+  const TensorDesc &x = op.inputs[0];
+  std::vector<int64_t> perm;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "perm", perm));
+  if (static_cast<int64_t>(perm.size()) != x.rank())
+    return opError(op, "perm has " + std::to_string(perm.size()) +
+                           " entries for a rank-" + std::to_string(x.rank()) +
+                           " operand");
+  std::vector<bool> seen(x.rank(), false);
+  Shape outShape;
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i) {
+    int64_t p = perm[i];
+    if (p < 0 || p >= x.rank() || seen[p])
+      return opError(op, "perm " + shapeStr(perm) +
+                             " is not a permutation of 0.." +
+                             std::to_string(x.rank() - 1));
+    seen[p] = true;
+    identity &= p == static_cast<int64_t>(i);
+    outShape.push_back(x.shape[p]);
+  }
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, {x.dtype, outShape}));
+  if (x.numel() == 0)
+    return std::make_unique<NoopKernel>(op);
+  if (identity)
+    return std::make_unique<CopyKernel>(op);
+  CopyType copy = copyType(x.dtype);
+  OFRT_RETURN_IF_ERROR(checkDnnlRank(op, x.rank(), copy.words > 1));
+  Shape inStrides = rowMajorStrides(x.shape), strides;
+  for (int64_t p : perm)
+    strides.push_back(inStrides[p] * copy.words);
+  if (copy.words > 1)
+    strides.push_back(1);
+  Shape dims = withWords(outShape, copy);
+  return std::make_unique<ReorderKernel>(
+      op, stridedDesc(dims, strides, copy.type), plainDesc(dims, copy.type));
+}
+
+class ConcatKernel : public CpuKernel {
+public:
+  ConcatKernel(const OpDesc &op, const std::vector<size_t> &used,
+               const std::vector<MemDesc> &srcs, const MemDesc &dst, int axis)
+      : CpuKernel(op), used(used), srcs(srcs), dst(dst) {
+    prim = dnnl::concat(
+        dnnl::concat::primitive_desc(dst, axis, srcs, cpuEngine()));
+  }
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    std::unordered_map<int, dnnl::memory> args = {
+        {DNNL_ARG_DST, wrap(dst, out[0].data)}};
+    for (size_t i = 0; i < used.size(); ++i)
+      args[DNNL_ARG_MULTIPLE_SRC + i] = wrap(srcs[i], in[used[i]].data);
+    return execute(where, prim, args);
+  }
+
+private:
+  std::vector<size_t> used; // the non-empty inputs
+  std::vector<MemDesc> srcs;
+  MemDesc dst;
+  dnnl::concat prim;
+};
+
+/// The only non-empty input of a concat, copied whole.
+class ConcatOneKernel : public CpuKernel {
+public:
+  ConcatOneKernel(const OpDesc &op, size_t index)
+      : CpuKernel(op), index(index) {}
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    std::memcpy(out[0].data, in[index].data, out[0].desc.bytes());
+    return absl::OkStatus();
+  }
+
+private:
+  size_t index;
+};
+
+KernelOr createConcat(const OpDesc &op) {
+  if (op.inputs.empty())
+    return opError(op, "needs at least one input");
+  OFRT_RETURN_IF_ERROR(checkArity(op, 1, op.inputs.size(), 1));
+  const TensorDesc &first = op.inputs[0];
+  int64_t axisAttr = 0, axis = 0;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axisAttr));
+  OFRT_RETURN_IF_ERROR(normalizeAxis(op, "axis", axisAttr, first.rank(), axis));
+  Shape outShape = first.shape;
+  outShape[axis] = 0;
+  std::vector<size_t> used;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const TensorDesc &t = op.inputs[i];
+    if (t.rank() != first.rank() || t.dtype != first.dtype)
+      return opError(op, "input " + std::to_string(i) + " " + t.str() +
+                             " does not match the rank and element type of "
+                             "input 0, " +
+                             first.str());
+    for (int64_t d = 0; d < t.rank(); ++d)
+      if (d != axis && t.shape[d] != first.shape[d])
+        return opError(op, "input " + std::to_string(i) + " has size " +
+                               std::to_string(t.shape[d]) + " on axis " +
+                               std::to_string(d) + " where input 0 has " +
+                               std::to_string(first.shape[d]));
+    outShape[axis] += t.shape[axis];
+    if (t.numel() != 0)
+      used.push_back(i);
+  }
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, {first.dtype, outShape}));
+  if (used.empty())
+    return std::make_unique<NoopKernel>(op);
+  if (used.size() == 1)
+    return std::make_unique<ConcatOneKernel>(op, used[0]);
+  CopyType copy = copyType(first.dtype);
+  OFRT_RETURN_IF_ERROR(checkDnnlRank(op, first.rank(), copy.words > 1));
+  std::vector<MemDesc> srcs;
+  for (size_t i : used)
+    srcs.push_back(plainDesc(withWords(op.inputs[i].shape, copy), copy.type));
+  return std::make_unique<ConcatKernel>(
+      op, used, srcs, plainDesc(withWords(outShape, copy), copy.type),
+      static_cast<int>(axis));
+}
+
+KernelOr createReshape(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
+  const TensorDesc &x = op.inputs[0], &y = op.outputs[0];
+  if (x.dtype != y.dtype)
+    return opError(op, std::string("changes the element type from ") +
+                           dtypeName(x.dtype) + " to " + dtypeName(y.dtype));
+  if (x.numel() != y.numel())
+    return opError(op, "cannot reshape " + x.str() + " into " + y.str());
+  return std::make_unique<CopyKernel>(op);
+}
+
+KernelOr createFlatten(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
+  const TensorDesc &x = op.inputs[0];
+  int64_t startAttr = 0, endAttr = 0, start = 0, end = 0;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "start_dim", startAttr, {int64_t(0)}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "end_dim", endAttr, {int64_t(-1)}));
+  int64_t rank = std::max<int64_t>(x.rank(), 1);
+  OFRT_RETURN_IF_ERROR(normalizeAxis(op, "start_dim", startAttr, rank, start));
+  OFRT_RETURN_IF_ERROR(normalizeAxis(op, "end_dim", endAttr, rank, end));
+  if (start > end)
+    return opError(op, "start_dim " + std::to_string(start) +
+                           " is after end_dim " + std::to_string(end));
+  Shape outShape;
+  if (x.rank() == 0) {
+    outShape = {1};
+  } else {
+    outShape.assign(x.shape.begin(), x.shape.begin() + start);
+    outShape.push_back(
+        numel(Shape(x.shape.begin() + start, x.shape.begin() + end + 1)));
+    outShape.insert(outShape.end(), x.shape.begin() + end + 1, x.shape.end());
+  }
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, {x.dtype, outShape}));
+  return std::make_unique<CopyKernel>(op);
+}
+
+template <size_t B> struct Word { uint8_t bytes[B]; };
+
+class SliceKernel : public CpuKernel {
+public:
+  SliceKernel(const OpDesc &op, const Shape &outShape, int64_t base,
+              const Shape &strides)
+      : CpuKernel(op), outShape(outShape), base(base), strides(strides),
+        size(dtypeSize(op.inputs[0].dtype)) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    switch (size) {
+    case 1:
+      return run<1>(in[0], out[0]);
+    case 2:
+      return run<2>(in[0], out[0]);
+    case 4:
+      return run<4>(in[0], out[0]);
+    default:
+      return run<8>(in[0], out[0]);
+    }
+  }
+
+private:
+  template <size_t B>
+  absl::Status run(const TensorView &in, const TensorView &out) {
+    const Word<B> *x = in.as<Word<B>>() + base;
+    Word<B> *y = out.as<Word<B>>();
+    int64_t i = 0;
+    forEachIndex<1>(outShape, {strides},
+                    [&](const std::array<int64_t, 1> &o) { y[i++] = x[o[0]]; });
+    return absl::OkStatus();
+  }
+
+  Shape outShape;
+  int64_t base;
+  Shape strides;
+  size_t size;
+};
+
+KernelOr createSlice(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
+  const TensorDesc &x = op.inputs[0];
+  std::vector<int64_t> starts, ends, steps;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "starts", starts));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "ends", ends));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "steps", steps));
+  size_t rank = x.rank();
+  if (starts.size() != rank || ends.size() != rank || steps.size() != rank)
+    return opError(op, "needs one start, end and step per axis (" +
+                           std::to_string(rank) + "), got " +
+                           std::to_string(starts.size()) + ", " +
+                           std::to_string(ends.size()) + " and " +
+                           std::to_string(steps.size()));
+  Shape inStrides = rowMajorStrides(x.shape), outShape, strides;
+  int64_t base = 0;
+  for (size_t i = 0; i < rank; ++i) {
+    if (steps[i] < 1)
+      return opError(op, "step " + std::to_string(steps[i]) + " on axis " +
+                             std::to_string(i) + " is not positive");
+    int64_t dim = x.shape[i];
+    auto clamp = [&](int64_t v) {
+      if (v < 0)
+        v += dim;
+      return std::min(std::max<int64_t>(v, 0), dim);
+    };
+    int64_t begin = clamp(starts[i]), end = clamp(ends[i]);
+    outShape.push_back(end > begin ? (end - begin + steps[i] - 1) / steps[i]
+                                   : 0);
+    base += begin * inStrides[i];
+    strides.push_back(inStrides[i] * steps[i]);
+  }
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, {x.dtype, outShape}));
+  if (numel(outShape) == 0)
+    return std::make_unique<NoopKernel>(op);
+  return std::make_unique<SliceKernel>(op, outShape, base, strides);
+}
+
+} // namespace
+
+void cpu::registerLayoutKernels(KernelRegistry &registry) {
+  addKernel(registry, "oneflow.transpose", createTranspose);
+  addKernel(registry, "oneflow.concat", createConcat);
+  addKernel(registry, "oneflow.reshape", createReshape);
+  addKernel(registry, "oneflow.flatten", createFlatten);
+  addKernel(registry, "oneflow.slice", createSlice);
+}

@@ -1,0 +1,121 @@
+//===- Matmul.cpp - matmul and batch_matmul (oneDNN matmul) ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Transposes are strided memory descriptors, and broadcast batch axes are
+// size-1 axes of an operand: oneDNN's matmul reads both directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+#include "DnnlUtils.h"
+
+using namespace ofrt;
+using namespace ofrt::cpu;
+
+namespace {
+
+class MatmulKernel : public CpuKernel {
+public:
+  MatmulKernel(const OpDesc &op, MemDesc a, MemDesc b, MemDesc c)
+      : CpuKernel(op), aDesc(a), bDesc(b), cDesc(c) {
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), cpuEngine());
+    prim = dnnl::matmul(pd);
+  }
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    return execute(where, prim,
+                   {{DNNL_ARG_SRC, wrap(aDesc, in[0].data)},
+                    {DNNL_ARG_WEIGHTS, wrap(bDesc, in[1].data)},
+                    {DNNL_ARG_DST, wrap(cDesc, out[0].data)}});
+  }
+
+private:
+  MemDesc aDesc, bDesc, cDesc;
+  dnnl::matmul prim;
+};
+
+/// An empty contraction (k = 0): the product is zero.
+class ZeroKernel : public CpuKernel {
+public:
+  using CpuKernel::CpuKernel;
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &,
+                       const std::vector<TensorView> &out) override {
+    std::memset(out[0].data, 0, out[0].desc.bytes());
+    return absl::OkStatus();
+  }
+};
+
+/// The descriptor of a matrix operand of shape `shape` (row-major in
+/// memory) read as [batch..., rows, cols] of rank `rank`, transposed when
+/// `transpose` (a strided view, no copy).
+MemDesc operandDesc(const Shape &shape, size_t rank, bool transpose, dt type) {
+  Shape dims = padShape(shape, rank);
+  Shape strides = rowMajorStrides(dims);
+  if (transpose) {
+    std::swap(dims[rank - 2], dims[rank - 1]);
+    std::swap(strides[rank - 2], strides[rank - 1]);
+  }
+  return stridedDesc(dims, strides, type);
+}
+
+KernelOr createMatmul(const OpDesc &op, bool batched) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
+  const TensorDesc &a = op.inputs[0], &b = op.inputs[1];
+  bool transposeA = false, transposeB = false;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "transpose_a", transposeA, {false}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "transpose_b", transposeB, {false}));
+  if (a.dtype != b.dtype)
+    return opError(op, "operands have different element types " + a.str() +
+                           " and " + b.str());
+  if (!isFloat(a.dtype) || !dnnlType(a.dtype))
+    return opError(op, std::string("has no CPU kernel for element type ") +
+                           dtypeName(a.dtype) + " (f32, bf16, f16)");
+  int64_t ra = a.rank(), rb = b.rank();
+  if (!batched && (ra != 2 || rb != 2))
+    return opError(op, "operands must be matrices, got ranks " +
+                           std::to_string(ra) + " and " + std::to_string(rb));
+  if (batched && (ra < 2 || rb < 2 || std::max(ra, rb) < 3))
+    return opError(op, "needs operands of rank 2 or more, one with batch "
+                       "axes; got ranks " +
+                           std::to_string(ra) + " and " + std::to_string(rb));
+  int64_t m = transposeA ? a.shape[ra - 1] : a.shape[ra - 2];
+  int64_t ka = transposeA ? a.shape[ra - 2] : a.shape[ra - 1];
+  int64_t kb = transposeB ? b.shape[rb - 1] : b.shape[rb - 2];
+  int64_t n = transposeB ? b.shape[rb - 2] : b.shape[rb - 1];
+  if (ka != kb)
+    return opError(op, "contraction sizes differ: " + std::to_string(ka) +
+                           " (a) and " + std::to_string(kb) + " (b)");
+  std::optional<Shape> batch =
+      broadcastShapes({Shape(a.shape.begin(), a.shape.end() - 2),
+                       Shape(b.shape.begin(), b.shape.end() - 2)});
+  if (!batch)
+    return opError(op, "batch axes of " + a.str() + " and " + b.str() +
+                           " do not broadcast");
+  Shape outShape = *batch;
+  outShape.push_back(m);
+  outShape.push_back(n);
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, {a.dtype, outShape}));
+  OFRT_RETURN_IF_ERROR(checkDnnlRank(op, outShape.size()));
+  if (numel(outShape) == 0)
+    return std::make_unique<NoopKernel>(op);
+  if (ka == 0)
+    return std::make_unique<ZeroKernel>(op);
+  size_t rank = outShape.size();
+  dt type = *dnnlType(a.dtype);
+  return std::make_unique<MatmulKernel>(
+      op, operandDesc(a.shape, rank, transposeA, type),
+      operandDesc(b.shape, rank, transposeB, type), plainDesc(outShape, type));
+}
+
+} // namespace
+
+void cpu::registerMatmulKernels(KernelRegistry &registry) {
+  addKernel(registry, "oneflow.matmul",
+            [](const OpDesc &op) { return createMatmul(op, false); });
+  addKernel(registry, "oneflow.batch_matmul",
+            [](const OpDesc &op) { return createMatmul(op, true); });
+}

@@ -1,0 +1,244 @@
+//===- Normalization.cpp - layer_norm and batch_norm ----------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// oneDNN's layer_normalization on the [outer, inner] view of x (inner = the
+// axes from begin_norm_axis), with gamma/beta as its scale/shift when they
+// cover exactly the normalized axes, otherwise as a broadcasting oneDNN
+// binary (mul, with an add post-op) afterwards. batch_normalization runs on
+// the [outer, C, inner] view, so any `axis` is oneDNN's channel axis 1.
+// Both return the (biased) variance, which becomes 1 / sqrt(var + eps).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+#include "DnnlUtils.h"
+
+#include <cmath>
+
+using namespace ofrt;
+using namespace ofrt::cpu;
+using dnnl::algorithm;
+using dnnl::normalization_flags;
+
+namespace {
+
+/// var -> 1 / sqrt(var + eps), in place.
+void invertVariance(float *v, int64_t n, float eps) {
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = 1.0f / std::sqrt(v[i] + eps);
+}
+
+class LayerNormKernel : public CpuKernel {
+public:
+  LayerNormKernel(const OpDesc &op, int64_t outer, int64_t inner, float eps,
+                  bool fusedAffine, int64_t paramsAxis)
+      : CpuKernel(op), outer(outer), eps(eps), fusedAffine(fusedAffine) {
+    data = plainDesc({outer, inner}, dt::f32);
+    stat = plainDesc({outer}, dt::f32);
+    params = plainDesc({inner}, dt::f32);
+    normalization_flags flags = fusedAffine ? normalization_flags::use_scale |
+                                                  normalization_flags::use_shift
+                                            : normalization_flags::none;
+    dnnl::layer_normalization_forward::primitive_desc pd(
+        dnnl::layer_normalization_forward::desc(
+            dnnl::prop_kind::forward_training, data, stat, eps, flags),
+        cpuEngine());
+    norm = dnnl::layer_normalization_forward(pd);
+    if (fusedAffine)
+      return;
+    // y = y * gamma + beta, gamma and beta broadcast from their axes.
+    const Shape &shape = op.inputs[0].shape;
+    full = plainDesc(shape, dt::f32);
+    Shape paramShape(shape.begin() + paramsAxis, shape.end());
+    affineParams = plainDesc(padShape(paramShape, shape.size()), dt::f32);
+    dnnl::post_ops ops;
+    ops.append_binary(algorithm::binary_add, affineParams);
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(ops);
+    dnnl::binary::primitive_desc affinePd(
+        dnnl::binary::desc(algorithm::binary_mul, full, affineParams, full),
+        attr, cpuEngine());
+    affine = dnnl::binary(affinePd);
+  }
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    std::unordered_map<int, dnnl::memory> args = {
+        {DNNL_ARG_SRC, wrap(data, in[0].data)},
+        {DNNL_ARG_DST, wrap(data, out[0].data)},
+        {DNNL_ARG_MEAN, wrap(stat, out[1].data)},
+        {DNNL_ARG_VARIANCE, wrap(stat, out[2].data)}};
+    if (fusedAffine) {
+      args[DNNL_ARG_SCALE] = wrap(params, in[1].data);
+      args[DNNL_ARG_SHIFT] = wrap(params, in[2].data);
+    }
+    OFRT_RETURN_IF_ERROR(execute(where, norm, args));
+    invertVariance(out[2].as<float>(), outer, eps);
+    if (fusedAffine)
+      return absl::OkStatus();
+    return execute(where, affine,
+                   {{DNNL_ARG_SRC_0, wrap(full, out[0].data)},
+                    {DNNL_ARG_SRC_1, wrap(affineParams, in[1].data)},
+                    {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+                     wrap(affineParams, in[2].data)},
+                    {DNNL_ARG_DST, wrap(full, out[0].data)}});
+  }
+
+private:
+  int64_t outer;
+  float eps;
+  bool fusedAffine;
+  MemDesc data, stat, params, full, affineParams;
+  dnnl::layer_normalization_forward norm;
+  dnnl::binary affine;
+};
+
+absl::Status checkParam(const OpDesc &op, size_t index, const char *what,
+                        const Shape &shape) {
+  const TensorDesc &param = op.inputs[index];
+  if (param.dtype != op.inputs[0].dtype || param.shape != shape)
+    return opError(op, std::string(what) + " is " + param.str() +
+                           " but needs shape " + shapeStr(shape) + " of " +
+                           dtypeName(op.inputs[0].dtype));
+  return absl::OkStatus();
+}
+
+KernelOr createLayerNorm(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 3, 3));
+  const TensorDesc &x = op.inputs[0];
+  int64_t normAttr = 0, paramsAttr = 0, normAxis = 0, paramsAxis = 0;
+  double eps = 0;
+  OFRT_RETURN_IF_ERROR(
+      readAttr(op, "begin_norm_axis", normAttr, {int64_t(-1)}));
+  OFRT_RETURN_IF_ERROR(
+      readAttr(op, "begin_params_axis", paramsAttr, {int64_t(-1)}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "epsilon", eps, {1e-5}));
+  OFRT_RETURN_IF_ERROR(
+      normalizeAxis(op, "begin_norm_axis", normAttr, x.rank(), normAxis));
+  OFRT_RETURN_IF_ERROR(
+      normalizeAxis(op, "begin_params_axis", paramsAttr, x.rank(), paramsAxis));
+  if (!(eps >= 0) || !std::isfinite(eps))
+    return opError(op, "epsilon " + std::to_string(eps) +
+                           " must be finite and not negative");
+  if (x.dtype != DType::F32)
+    return opError(op, std::string("has no CPU kernel for element type ") +
+                           dtypeName(x.dtype) + " (f32 only)");
+  Shape paramShape(x.shape.begin() + paramsAxis, x.shape.end());
+  OFRT_RETURN_IF_ERROR(checkParam(op, 1, "gamma", paramShape));
+  OFRT_RETURN_IF_ERROR(checkParam(op, 2, "beta", paramShape));
+  Shape statShape(x.shape.begin(), x.shape.begin() + normAxis);
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, x));
+  OFRT_RETURN_IF_ERROR(checkResult(op, 1, {x.dtype, statShape}));
+  OFRT_RETURN_IF_ERROR(checkResult(op, 2, {x.dtype, statShape}));
+  OFRT_RETURN_IF_ERROR(checkDnnlRank(op, x.rank()));
+  int64_t outer = numel(statShape);
+  int64_t inner = numel(Shape(x.shape.begin() + normAxis, x.shape.end()));
+  if (outer == 0)
+    return std::make_unique<NoopKernel>(op);
+  if (inner == 0)
+    return opError(op, "normalizes over no elements (" + x.str() + ")");
+  return std::make_unique<LayerNormKernel>(op, outer, inner,
+                                           static_cast<float>(eps),
+                                           paramsAxis == normAxis, paramsAxis);
+}
+
+// Updating moving_mean / moving_variance with `momentum` in training is not
+// done here: the operands are read-only views. The engine (or a separate
+// update op) owns that state and applies
+//   moving = momentum * moving + (1 - momentum) * batch_statistic.
+class BatchNormKernel : public CpuKernel {
+public:
+  BatchNormKernel(const OpDesc &op, int64_t outer, int64_t channels,
+                  int64_t inner, float eps, bool training)
+      : CpuKernel(op), channels(channels), eps(eps), training(training) {
+    data = plainDesc({outer, channels, inner}, dt::f32);
+    stat = plainDesc({channels}, dt::f32);
+    normalization_flags flags =
+        normalization_flags::use_scale | normalization_flags::use_shift;
+    if (!training)
+      flags = flags | normalization_flags::use_global_stats;
+    dnnl::batch_normalization_forward::primitive_desc pd(
+        dnnl::batch_normalization_forward::desc(
+            training ? dnnl::prop_kind::forward_training
+                     : dnnl::prop_kind::forward_inference,
+            data, eps, flags),
+        cpuEngine());
+    prim = dnnl::batch_normalization_forward(pd);
+  }
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    // In training oneDNN writes the batch statistics into the results; in
+    // inference it reads the moving ones.
+    const void *mean = training ? out[1].data : in[3].data;
+    const void *variance = training ? out[2].data : in[4].data;
+    OFRT_RETURN_IF_ERROR(execute(where, prim,
+                                 {{DNNL_ARG_SRC, wrap(data, in[0].data)},
+                                  {DNNL_ARG_DST, wrap(data, out[0].data)},
+                                  {DNNL_ARG_SCALE, wrap(stat, in[1].data)},
+                                  {DNNL_ARG_SHIFT, wrap(stat, in[2].data)},
+                                  {DNNL_ARG_MEAN, wrap(stat, mean)},
+                                  {DNNL_ARG_VARIANCE, wrap(stat, variance)}}));
+    if (!training) {
+      std::memcpy(out[1].data, in[3].data, channels * sizeof(float));
+      std::memcpy(out[2].data, in[4].data, channels * sizeof(float));
+    }
+    invertVariance(out[2].as<float>(), channels, eps);
+    return absl::OkStatus();
+  }
+
+private:
+  int64_t channels;
+  float eps;
+  bool training;
+  MemDesc data, stat;
+  dnnl::batch_normalization_forward prim;
+};
+
+KernelOr createBatchNorm(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 5, 3));
+  const TensorDesc &x = op.inputs[0];
+  int64_t axisAttr = 0, axis = 0;
+  double eps = 0, momentum = 0;
+  bool training = false;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axisAttr, {int64_t(1)}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "epsilon", eps, {1e-5}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "momentum", momentum, {0.9}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "training", training, {false}));
+  if (x.rank() < 2)
+    return opError(op, "needs an input of rank 2 or more, got " + x.str());
+  OFRT_RETURN_IF_ERROR(normalizeAxis(op, "axis", axisAttr, x.rank(), axis));
+  if (!(eps > 0) || !std::isfinite(eps))
+    return opError(op, "epsilon " + std::to_string(eps) + " must be positive");
+  if (!(momentum >= 0 && momentum <= 1))
+    return opError(op, "momentum " + std::to_string(momentum) +
+                           " is outside [0, 1]");
+  if (x.dtype != DType::F32)
+    return opError(op, std::string("has no CPU kernel for element type ") +
+                           dtypeName(x.dtype) + " (f32 only)");
+  int64_t channels = x.shape[axis];
+  const char *names[] = {"gamma", "beta", "moving_mean", "moving_variance"};
+  for (size_t i = 0; i < 4; ++i)
+    OFRT_RETURN_IF_ERROR(checkParam(op, i + 1, names[i], {channels}));
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, x));
+  OFRT_RETURN_IF_ERROR(checkResult(op, 1, {x.dtype, {channels}}));
+  OFRT_RETURN_IF_ERROR(checkResult(op, 2, {x.dtype, {channels}}));
+  int64_t outer = numel(Shape(x.shape.begin(), x.shape.begin() + axis));
+  int64_t inner = numel(Shape(x.shape.begin() + axis + 1, x.shape.end()));
+  if (channels == 0)
+    return std::make_unique<NoopKernel>(op);
+  if (outer * inner == 0)
+    return opError(op, "normalizes over no elements (" + x.str() + ")");
+  return std::make_unique<BatchNormKernel>(op, outer, channels, inner,
+                                           static_cast<float>(eps), training);
+}
+
+} // namespace
+
+void cpu::registerNormalizationKernels(KernelRegistry &registry) {
+  addKernel(registry, "oneflow.layer_norm", createLayerNorm);
+  addKernel(registry, "oneflow.batch_norm", createBatchNorm);
+}

@@ -1,0 +1,221 @@
+//===- Reduction.cpp - reduce_sum, reduce_mean, reduce_max ----------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// oneDNN's reduction for f32 (bf16), on a [kept, reduced] view (see
+// DnnlReduceKernel). Integer and f64 tensors use a plain loop (integer
+// mean truncates toward zero). A reduction that shrinks no axis is a copy;
+// one over no elements gives 0 (sum), NaN (mean) or -inf / the lowest value
+// (max).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+#include "DnnlUtils.h"
+
+#include <cmath>
+
+using namespace ofrt;
+using namespace ofrt::cpu;
+using dnnl::algorithm;
+
+namespace {
+
+enum class Kind { Sum, Mean, Max };
+
+template <typename T> bool isNaN(T v) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(v);
+  else
+    return false;
+}
+
+/// oneDNN 2.6 has a JIT reduction only over the innermost axes (others run
+/// its reference code, ~200x slower): the input is seen as [kept, reduced]
+/// in 2-D, after a reorder that moves the reduced axes last when they are
+/// not already. The kept axes keep their order, so the [kept, 1] result is
+/// the row-major result as it is.
+class DnnlReduceKernel : public CpuKernel {
+public:
+  DnnlReduceKernel(const OpDesc &op, algorithm alg, dt type,
+                   const std::vector<bool> &reduced)
+      : CpuKernel(op) {
+    const Shape &shape = op.inputs[0].shape;
+    Shape inStrides = rowMajorStrides(shape), dims, strides;
+    int64_t kept = 1, folded = 1;
+    bool seenReduced = false, inOrder = true;
+    for (bool pickReduced : {false, true})
+      for (size_t i = 0; i < shape.size(); ++i) {
+        if (reduced[i] != pickReduced)
+          continue;
+        dims.push_back(shape[i]);
+        strides.push_back(inStrides[i]);
+        (pickReduced ? folded : kept) *= shape[i];
+      }
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == 1)
+        continue;
+      seenReduced |= reduced[i];
+      inOrder &= reduced[i] || !seenReduced;
+    }
+    if (!inOrder) {
+      from = stridedDesc(dims, strides, type);
+      to = plainDesc(dims, type);
+      transpose = dnnl::reorder(
+          dnnl::reorder::primitive_desc(cpuEngine(), from, cpuEngine(), to));
+      scratch.resize(to.get_size());
+    }
+    src = plainDesc({kept, folded}, type);
+    dst = plainDesc({kept, 1}, type);
+    dnnl::reduction::primitive_desc pd(
+        dnnl::reduction::desc(alg, src, dst, 0.f, 0.f), cpuEngine());
+    prim = dnnl::reduction(pd);
+  }
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    const void *x = in[0].data;
+    if (!scratch.empty()) {
+      OFRT_RETURN_IF_ERROR(execute(where, transpose,
+                                   {{DNNL_ARG_FROM, wrap(from, x)},
+                                    {DNNL_ARG_TO, wrap(to, scratch.data())}}));
+      x = scratch.data();
+    }
+    return execute(
+        where, prim,
+        {{DNNL_ARG_SRC, wrap(src, x)}, {DNNL_ARG_DST, wrap(dst, out[0].data)}});
+  }
+
+private:
+  MemDesc from, to, src, dst;
+  dnnl::reorder transpose;
+  std::vector<uint8_t> scratch;
+  dnnl::reduction prim;
+};
+
+class CopyKernel : public CpuKernel {
+public:
+  using CpuKernel::CpuKernel;
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    if (out[0].data != in[0].data)
+      std::memcpy(out[0].data, in[0].data, out[0].desc.bytes());
+    return absl::OkStatus();
+  }
+};
+
+template <typename T> class PlainReduceKernel : public CpuKernel {
+public:
+  PlainReduceKernel(const OpDesc &op, Kind kind, const Shape &kept)
+      : CpuKernel(op), kind(kind), inShape(op.inputs[0].shape),
+        inStrides(rowMajorStrides(inShape)),
+        outStrides(broadcastStrides(kept, inShape)),
+        count(numel(inShape) / std::max<int64_t>(numel(kept), 1)) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    const T *x = in[0].as<T>();
+    T *y = out[0].as<T>();
+    int64_t n = out[0].desc.numel();
+    if constexpr (std::is_floating_point_v<T>) {
+      T init = kind == Kind::Max ? -std::numeric_limits<T>::infinity() : T(0);
+      std::fill_n(y, n, init);
+    } else {
+      std::fill_n(y, n,
+                  kind == Kind::Max ? std::numeric_limits<T>::lowest() : T(0));
+    }
+    forEachIndex<2>(
+        inShape, {inStrides, outStrides}, [&](const std::array<int64_t, 2> &o) {
+          T v = x[o[0]];
+          T &acc = y[o[1]];
+          if (kind == Kind::Max)
+            acc = (v > acc || isNaN(v)) ? v : acc;
+          else if constexpr (std::is_integral_v<T>)
+            acc = static_cast<T>(static_cast<std::make_unsigned_t<T>>(acc) +
+                                 static_cast<std::make_unsigned_t<T>>(v));
+          else
+            acc += v;
+        });
+    if (kind == Kind::Mean) {
+      for (int64_t i = 0; i < n; ++i) {
+        if constexpr (std::is_floating_point_v<T>)
+          y[i] = count ? y[i] / T(count) : std::numeric_limits<T>::quiet_NaN();
+        else
+          y[i] = count ? static_cast<T>(y[i] / static_cast<T>(count)) : T(0);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+private:
+  Kind kind;
+  Shape inShape, inStrides, outStrides;
+  int64_t count;
+};
+
+KernelOr createReduce(const OpDesc &op, Kind kind) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
+  const TensorDesc &x = op.inputs[0];
+  std::vector<int64_t> axes;
+  bool keepdims = false;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "axes", axes));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "keepdims", keepdims, {false}));
+  std::vector<bool> reduced(x.rank(), false);
+  for (int64_t axisAttr : axes) {
+    int64_t axis;
+    OFRT_RETURN_IF_ERROR(
+        normalizeAxis(op, "reduction axis", axisAttr, x.rank(), axis));
+    if (reduced[axis])
+      return opError(op, "reduction axis " + std::to_string(axisAttr) +
+                             " is listed twice");
+    reduced[axis] = true;
+  }
+  Shape kept, outShape;
+  bool shrinks = false;
+  for (int64_t i = 0; i < x.rank(); ++i) {
+    kept.push_back(reduced[i] ? 1 : x.shape[i]);
+    if (!reduced[i])
+      outShape.push_back(x.shape[i]);
+    else if (keepdims)
+      outShape.push_back(1);
+    shrinks |= reduced[i] && x.shape[i] != 1;
+  }
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, {x.dtype, outShape}));
+  if (x.dtype == DType::Bool)
+    return opError(op, "has no reduction of i1 tensors");
+  if (numel(outShape) == 0)
+    return std::make_unique<NoopKernel>(op);
+  if (!shrinks)
+    return std::make_unique<CopyKernel>(op);
+  bool dnnlFloat = x.dtype == DType::F32 || x.dtype == DType::BF16;
+  if (dnnlFloat && x.numel() != 0) {
+    OFRT_RETURN_IF_ERROR(checkDnnlRank(op, x.rank()));
+    algorithm alg = kind == Kind::Sum    ? algorithm::reduction_sum
+                    : kind == Kind::Mean ? algorithm::reduction_mean
+                                         : algorithm::reduction_max;
+    return std::make_unique<DnnlReduceKernel>(op, alg, *dnnlType(x.dtype),
+                                              reduced);
+  }
+  std::unique_ptr<Kernel> kernel;
+  bool known = visitPlainType(x.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    kernel = std::make_unique<PlainReduceKernel<T>>(op, kind, kept);
+  });
+  if (!known)
+    return opError(op, std::string("has no CPU kernel for element type ") +
+                           dtypeName(x.dtype));
+  return kernel;
+}
+
+} // namespace
+
+void cpu::registerReductionKernels(KernelRegistry &registry) {
+  addKernel(registry, "oneflow.reduce_sum",
+            [](const OpDesc &op) { return createReduce(op, Kind::Sum); });
+  addKernel(registry, "oneflow.reduce_mean",
+            [](const OpDesc &op) { return createReduce(op, Kind::Mean); });
+  addKernel(registry, "oneflow.reduce_max",
+            [](const OpDesc &op) { return createReduce(op, Kind::Max); });
+}

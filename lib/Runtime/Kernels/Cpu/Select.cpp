@@ -1,0 +1,217 @@
+//===- Select.cpp - where, masked_fill, cast ------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Plain code: oneDNN has no select primitive, and its reorder rounds where
+// a float-to-integer cast must truncate. Float-to-integer casts truncate
+// toward zero and saturate (NaN gives 0); anything to i1 is `x != 0`. Casts
+// between f32, bf16 and f16 are oneDNN reorders.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+#include "DnnlUtils.h"
+
+using namespace ofrt;
+using namespace ofrt::cpu;
+
+namespace {
+
+/// Copies elements of `Bytes` bytes; selection does not look at values.
+template <size_t Bytes> struct Word { uint8_t bytes[Bytes]; };
+
+class WhereKernel : public CpuKernel {
+public:
+  WhereKernel(const OpDesc &op, const Shape &out)
+      : CpuKernel(op), outShape(out),
+        cStrides(broadcastStrides(op.inputs[0].shape, out)),
+        xStrides(broadcastStrides(op.inputs[1].shape, out)),
+        yStrides(broadcastStrides(op.inputs[2].shape, out)),
+        size(dtypeSize(op.inputs[1].dtype)) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    switch (size) {
+    case 1:
+      return run<1>(in, out);
+    case 2:
+      return run<2>(in, out);
+    case 4:
+      return run<4>(in, out);
+    default:
+      return run<8>(in, out);
+    }
+  }
+
+private:
+  template <size_t B>
+  absl::Status run(const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &out) {
+    const uint8_t *c = in[0].as<uint8_t>();
+    const Word<B> *x = in[1].as<Word<B>>(), *y = in[2].as<Word<B>>();
+    Word<B> *r = out[0].as<Word<B>>();
+    int64_t i = 0;
+    forEachIndex<3>(outShape, {cStrides, xStrides, yStrides},
+                    [&](const std::array<int64_t, 3> &o) {
+                      r[i++] = c[o[0]] ? x[o[1]] : y[o[2]];
+                    });
+    return absl::OkStatus();
+  }
+
+  Shape outShape, cStrides, xStrides, yStrides;
+  size_t size;
+};
+
+KernelOr createWhere(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 3, 1));
+  const TensorDesc &c = op.inputs[0], &x = op.inputs[1], &y = op.inputs[2];
+  if (c.dtype != DType::Bool)
+    return opError(op, "condition must be i1, got " + c.str());
+  if (x.dtype != y.dtype)
+    return opError(op, "branches have different element types " + x.str() +
+                           " and " + y.str());
+  std::optional<Shape> shape = broadcastShapes({c.shape, x.shape, y.shape});
+  if (!shape)
+    return opError(op, "cannot broadcast shapes " + shapeStr(c.shape) + " " +
+                           shapeStr(x.shape) + " " + shapeStr(y.shape));
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, {x.dtype, *shape}));
+  return std::make_unique<WhereKernel>(op, *shape);
+}
+
+template <typename T> class MaskedFillKernel : public CpuKernel {
+public:
+  MaskedFillKernel(const OpDesc &op, T value)
+      : CpuKernel(op), shape(op.inputs[0].shape),
+        xStrides(rowMajorStrides(shape)),
+        mStrides(broadcastStrides(op.inputs[1].shape, shape)), value(value) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    const T *x = in[0].as<T>();
+    const uint8_t *m = in[1].as<uint8_t>();
+    T *r = out[0].as<T>();
+    forEachIndex<2>(shape, {xStrides, mStrides},
+                    [&](const std::array<int64_t, 2> &o) {
+                      r[o[0]] = m[o[1]] ? value : x[o[0]];
+                    });
+    return absl::OkStatus();
+  }
+
+private:
+  Shape shape, xStrides, mStrides;
+  T value;
+};
+
+KernelOr createMaskedFill(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
+  const TensorDesc &x = op.inputs[0], &mask = op.inputs[1];
+  double value = 0;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "value", value));
+  if (mask.dtype != DType::Bool)
+    return opError(op, "mask must be i1, got " + mask.str());
+  std::optional<Shape> shape = broadcastShapes({x.shape, mask.shape});
+  if (!shape || *shape != x.shape)
+    return opError(op,
+                   "mask " + mask.str() + " does not broadcast to " + x.str());
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, x));
+  std::unique_ptr<Kernel> kernel;
+  bool known = visitPlainType(x.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    kernel = std::make_unique<MaskedFillKernel<T>>(
+        op, fromDouble<T>(value, x.dtype == DType::Bool));
+  });
+  if (!known)
+    return opError(op, std::string("has no CPU kernel for element type ") +
+                           dtypeName(x.dtype));
+  return kernel;
+}
+
+template <typename From, typename To> class CastKernel : public CpuKernel {
+public:
+  CastKernel(const OpDesc &op, bool toBool) : CpuKernel(op), toBool(toBool) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    const From *x = in[0].as<From>();
+    To *y = out[0].as<To>();
+    int64_t n = in[0].desc.numel();
+    for (int64_t i = 0; i < n; ++i) {
+      if (toBool)
+        y[i] = x[i] != From(0) ? 1 : 0;
+      else if constexpr (std::is_floating_point_v<From> &&
+                         !std::is_floating_point_v<To>)
+        y[i] = fromDouble<To>(static_cast<double>(x[i]));
+      else
+        y[i] = static_cast<To>(x[i]);
+    }
+    return absl::OkStatus();
+  }
+
+private:
+  bool toBool;
+};
+
+/// Between f32, bf16 and f16 a cast rounds to nearest: a oneDNN reorder.
+class ReorderCastKernel : public CpuKernel {
+public:
+  ReorderCastKernel(const OpDesc &op, MemDesc from, MemDesc to)
+      : CpuKernel(op), from(from), to(to) {
+    prim = dnnl::reorder(
+        dnnl::reorder::primitive_desc(cpuEngine(), from, cpuEngine(), to));
+  }
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    return execute(where, prim,
+                   {{DNNL_ARG_FROM, wrap(from, in[0].data)},
+                    {DNNL_ARG_TO, wrap(to, out[0].data)}});
+  }
+
+private:
+  MemDesc from, to;
+  dnnl::reorder prim;
+};
+
+bool isDnnlFloat(DType t) {
+  return t == DType::F32 || t == DType::BF16 || t == DType::F16;
+}
+
+KernelOr createCast(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
+  const TensorDesc &x = op.inputs[0], &y = op.outputs[0];
+  if (x.shape != y.shape)
+    return opError(op, "changes the shape from " + x.str() + " to " + y.str());
+  if (x.numel() == 0)
+    return std::make_unique<NoopKernel>(op);
+  if (isDnnlFloat(x.dtype) && isDnnlFloat(y.dtype) &&
+      (x.dtype != DType::F32 || y.dtype != DType::F32)) {
+    OFRT_RETURN_IF_ERROR(checkDnnlRank(op, x.rank()));
+    return std::make_unique<ReorderCastKernel>(
+        op, plainDesc(x.shape, *dnnlType(x.dtype)),
+        plainDesc(y.shape, *dnnlType(y.dtype)));
+  }
+  std::unique_ptr<Kernel> kernel;
+  bool known = false;
+  visitPlainType(x.dtype, [&](auto from) {
+    known = visitPlainType(y.dtype, [&](auto to) {
+      using From = typename decltype(from)::type;
+      using To = typename decltype(to)::type;
+      kernel =
+          std::make_unique<CastKernel<From, To>>(op, y.dtype == DType::Bool);
+    });
+  });
+  if (!known)
+    return opError(op, std::string("has no CPU kernel from ") +
+                           dtypeName(x.dtype) + " to " + dtypeName(y.dtype));
+  return kernel;
+}
+
+} // namespace
+
+void cpu::registerSelectKernels(KernelRegistry &registry) {
+  addKernel(registry, "oneflow.where", createWhere);
+  addKernel(registry, "oneflow.masked_fill", createMaskedFill);
+  addKernel(registry, "oneflow.cast", createCast);
+}

@@ -1,0 +1,125 @@
+//===- Sources.cpp - constant, fill, variable -----------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Each computes its value once, when it is created, and copies it to the
+// result every step. A variable's generated value is a function of the
+// logical element index only (Random.h), so every layout of it agrees.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+#include "DnnlUtils.h"
+
+#include "OneFlowDialect/Runtime/Random.h"
+
+using namespace ofrt;
+using namespace ofrt::cpu;
+
+namespace {
+
+class ValueKernel : public CpuKernel {
+public:
+  ValueKernel(const OpDesc &op, std::vector<uint8_t> bytes)
+      : CpuKernel(op), bytes(std::move(bytes)) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &,
+                       const std::vector<TensorView> &out) override {
+    if (!bytes.empty())
+      std::memcpy(out[0].data, bytes.data(), bytes.size());
+    return absl::OkStatus();
+  }
+
+private:
+  std::vector<uint8_t> bytes;
+};
+
+/// The bytes of `value` as the op's result: the same type and shape, or a
+/// single element repeated (a splat).
+absl::StatusOr<std::vector<uint8_t>> valueBytes(const OpDesc &op,
+                                                const TensorData &value) {
+  const TensorDesc &result = op.outputs[0];
+  if (value.bytes.size() != value.desc.bytes())
+    return opError(op, "value of type " + value.desc.str() + " has " +
+                           std::to_string(value.bytes.size()) +
+                           " bytes instead of " +
+                           std::to_string(value.desc.bytes()));
+  if (value.desc.dtype != result.dtype ||
+      (value.desc.shape != result.shape && value.desc.numel() != 1))
+    return opError(op, "value of type " + value.desc.str() +
+                           " does not match the result " + result.str());
+  if (value.desc.shape == result.shape)
+    return value.bytes;
+  std::vector<uint8_t> bytes(result.bytes());
+  size_t size = dtypeSize(result.dtype);
+  for (size_t i = 0; i < bytes.size(); i += size)
+    std::memcpy(bytes.data() + i, value.bytes.data(), size);
+  return bytes;
+}
+
+KernelOr createConstant(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 0, 1));
+  TensorData value;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "value", value));
+  absl::StatusOr<std::vector<uint8_t>> bytes = valueBytes(op, value);
+  if (!bytes.ok())
+    return bytes.status();
+  return std::make_unique<ValueKernel>(op, std::move(*bytes));
+}
+
+KernelOr createFill(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 0, 1));
+  double value = 0;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "value", value));
+  const TensorDesc &result = op.outputs[0];
+  std::vector<uint8_t> bytes(result.bytes());
+  absl::Status status = storeValues(std::vector<double>(result.numel(), value),
+                                    result.dtype, bytes.data());
+  if (!status.ok())
+    return opError(op, std::string(status.message()));
+  return std::make_unique<ValueKernel>(op, std::move(bytes));
+}
+
+KernelOr createVariable(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 0, 1));
+  const TensorDesc &result = op.outputs[0];
+  if (op.has("value") == op.has("init"))
+    return opError(op, "needs exactly one of 'init' and 'value'");
+  if (op.has("value")) {
+    TensorData value;
+    OFRT_RETURN_IF_ERROR(readAttr(op, "value", value));
+    absl::StatusOr<std::vector<uint8_t>> bytes = valueBytes(op, value);
+    if (!bytes.ok())
+      return bytes.status();
+    return std::make_unique<ValueKernel>(op, std::move(*bytes));
+  }
+  Initializer init;
+  int64_t seed = 0;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "init", init.kind));
+  OFRT_RETURN_IF_ERROR(
+      readAttr(op, "init_args", init.args, {std::vector<double>()}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "seed", seed, {int64_t(0)}));
+  absl::Status status =
+      checkInitializer(init, result.shape, isFloat(result.dtype));
+  if (!status.ok())
+    return opError(op, std::string(status.message()));
+  std::vector<double> values(result.numel());
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] =
+        initialValue(init, result.shape, static_cast<uint64_t>(seed), i);
+  std::vector<uint8_t> bytes(result.bytes());
+  status = storeValues(values, result.dtype, bytes.data());
+  if (!status.ok())
+    return opError(op, std::string(status.message()));
+  return std::make_unique<ValueKernel>(op, std::move(bytes));
+}
+
+} // namespace
+
+void cpu::registerSourceKernels(KernelRegistry &registry) {
+  addKernel(registry, "oneflow.constant", createConstant);
+  addKernel(registry, "oneflow.fill", createFill);
+  addKernel(registry, "oneflow.variable", createVariable);
+}

@@ -1,0 +1,87 @@
+//===- ModelLoader.cpp - Plans from .plan files or compiled .mlir ---------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The one place of-run touches the compiler: a .mlir program goes through
+// oneflow-default-pipeline and plan export in memory, then is loaded like
+// any plan file. The runtime itself stays MLIR-free.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelLoader.h"
+
+#include "OneFlowDialect/Actor/ActorDialect.h"
+#include "OneFlowDialect/IR/OneFlowDialect.h"
+#include "OneFlowDialect/Target/PlanExport.h"
+#include "OneFlowDialect/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <fstream>
+
+using namespace mlir;
+
+static bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// Compiles `path` to a binary plan, reporting diagnostics on stderr.
+static absl::StatusOr<std::string> compile(const std::string &path) {
+  DialectRegistry registry;
+  registry.insert<oneflow::OneFlowDialect, oneflow::actor::OneFlowActorDialect,
+                  func::FuncDialect>();
+  MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  std::string error;
+  auto file = openInputFile(path, &error);
+  if (!file)
+    return absl::NotFoundError("cannot open model file '" + path +
+                               "': " + error);
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  auto failedWith = [&](const std::string &stage) {
+    return absl::InvalidArgumentError("cannot " + stage + " '" + path +
+                                      "' (the errors above say why)");
+  };
+  if (!module)
+    return failedWith("parse");
+  PassManager pm(&context);
+  oneflow::OneFlowPipelineOptions options;
+  oneflow::buildOneFlowDefaultPipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return failedWith("compile");
+  std::string plan;
+  llvm::raw_string_ostream os(plan);
+  if (failed(oneflow::writePlan(*module, os, oneflow::PlanFormat::Binary)))
+    return failedWith("export a plan for");
+  os.flush();
+  return plan;
+}
+
+absl::StatusOr<ofrt::LoadedPlan> ofrun::loadModel(const std::string &path,
+                                                  const std::string &emitPlan) {
+  if (!endsWith(path, ".mlir")) {
+    if (!emitPlan.empty())
+      return absl::InvalidArgumentError(
+          "--emit_plan needs a .mlir model to compile");
+    return ofrt::loadPlanFile(path);
+  }
+  absl::StatusOr<std::string> plan = compile(path);
+  if (!plan.ok())
+    return plan.status();
+  if (!emitPlan.empty()) {
+    std::ofstream out(emitPlan, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(plan->data(), plan->size()))
+      return absl::NotFoundError("cannot write plan file '" + emitPlan + "'");
+  }
+  return ofrt::parsePlan(*plan, /*text=*/false, path);
+}

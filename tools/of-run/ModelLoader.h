@@ -1,0 +1,22 @@
+//===- ModelLoader.h - Plans from .plan files or compiled .mlir -*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_TOOLS_OFRUN_MODELLOADER_H
+#define ONEFLOW_TOOLS_OFRUN_MODELLOADER_H
+
+#include "OneFlowDialect/Runtime/Plan.h"
+
+namespace ofrun {
+
+/// Loads `path`: a plan (.plan binary, .plantxt text) as it is, or a
+/// `oneflow` program (.mlir) compiled through oneflow-default-pipeline.
+/// When `emitPlan` is not empty, the compiled plan is also written there.
+absl::StatusOr<ofrt::LoadedPlan> loadModel(const std::string &path,
+                                           const std::string &emitPlan);
+
+} // namespace ofrun
+
+#endif // ONEFLOW_TOOLS_OFRUN_MODELLOADER_H

@@ -1,0 +1,26 @@
+##===- Kernels.cmake - CPU kernel unit tests --------------*- cmake -*-===//
+#
+# One binary per kernel family, so that each compiles in a reasonable time.
+# Included from unittests/Runtime/CMakeLists.txt.
+##===----------------------------------------------------------------===//
+set(ONEFLOW_KERNEL_TEST_DIR ${CMAKE_CURRENT_SOURCE_DIR}/Kernels)
+
+add_oneflow_unittest(OneFlowCpuMathKernelsTests
+  ${ONEFLOW_KERNEL_TEST_DIR}/MatmulTest.cpp
+  ${ONEFLOW_KERNEL_TEST_DIR}/ElementwiseTest.cpp)
+target_link_libraries(OneFlowCpuMathKernelsTests PRIVATE OneFlowCpuKernels)
+
+add_oneflow_unittest(OneFlowCpuNNKernelsTests
+  ${ONEFLOW_KERNEL_TEST_DIR}/NNTest.cpp
+  ${ONEFLOW_KERNEL_TEST_DIR}/ConvPoolTest.cpp)
+target_link_libraries(OneFlowCpuNNKernelsTests PRIVATE OneFlowCpuKernels)
+
+add_oneflow_unittest(OneFlowCpuShapeKernelsTests
+  ${ONEFLOW_KERNEL_TEST_DIR}/ShapeTest.cpp
+  ${ONEFLOW_KERNEL_TEST_DIR}/RegistryTest.cpp)
+target_link_libraries(OneFlowCpuShapeKernelsTests PRIVATE OneFlowCpuKernels)
+
+add_oneflow_unittest(OneFlowCpuRandomKernelsTests
+  ${ONEFLOW_KERNEL_TEST_DIR}/RandomTest.cpp
+  ${ONEFLOW_KERNEL_TEST_DIR}/SourcesTest.cpp)
+target_link_libraries(OneFlowCpuRandomKernelsTests PRIVATE OneFlowCpuKernels)
