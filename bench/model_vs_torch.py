@@ -6,7 +6,8 @@ Models (float32, inference):
   resnet  a ResNet basic block: conv3x3-BN-ReLU-conv3x3-BN + identity, ReLU,
           batch 8, 64 channels, 56x56
 
-For each, of-run runs the program written in the oneflow dialect and reports
+For each, of-run runs the program written in the oneflow dialect (input x
+filled with 0.5, copied into place each step) and reports
 its steady-state milliseconds per step (step 0, which pays for thread
 start-up and JIT, is left out); PyTorch runs the same model with
 torch.no_grad() and the median of as many iterations. The ratio is
@@ -115,7 +116,7 @@ def ofrun_ms(of_run, text, threads, steps):
             f.write(text)
         out = subprocess.run(
             [of_run, path, "--steps", str(steps + 1), "--threads", str(threads),
-             "--print_limit", "0"],
+             "--print_limit", "0", "--input", "x=fill:0.5"],
             check=True, capture_output=True, text=True).stdout
     match = re.search(r"steady state \(steps [0-9-]+\): ([0-9.]+) ms/step", out)
     if not match:

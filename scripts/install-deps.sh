@@ -23,6 +23,9 @@ PACKAGES=(
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   # Reference implementations and services used by tests and benchmarks.
   python3-torch python3-onnx python3-numpy python3-sklearn redis-server
+  # A real BLAS for PyTorch, the benchmarks' peer (Debian's torch otherwise
+  # falls back to the reference BLAS and runs its matmuls ~30x slower).
+  libopenblas0-pthread
 )
 
 missing=()

@@ -62,6 +62,11 @@ public:
 
   const RankProgram &program() const;
 
+  /// The buffer that holds `step` of regst `regstId` (buffer step % count);
+  /// valid as long as the engine lives. After a run, the last step a sink
+  /// read is still there unless the regst's memory is shared.
+  const void *buffer(int64_t regstId, int64_t step) const;
+
 private:
   struct Impl;
   explicit Engine(std::unique_ptr<Impl> impl);

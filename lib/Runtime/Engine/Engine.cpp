@@ -337,6 +337,13 @@ Engine::~Engine() = default;
 
 const RankProgram &Engine::program() const { return impl->program; }
 
+const void *Engine::buffer(int64_t regstId, int64_t step) const {
+  for (const RegstState &regst : impl->regsts)
+    if (regst.spec->id == regstId)
+      return regst.buffers[step % regst.spec->count];
+  return nullptr;
+}
+
 absl::StatusOr<std::unique_ptr<Engine>>
 Engine::create(RankProgram program, const KernelProvider &provider) {
   if (absl::Status status = validateProgram(program); !status.ok())

@@ -112,6 +112,12 @@ public:
         name(std::move(name)) {}
 
   absl::Status open() {
+    if (source.kind == InputSource::Kind::Fill) {
+      // The same batch every step: build it once.
+      filled.resize(desc.bytes());
+      for (int64_t i = 0; i < desc.numel(); ++i)
+        storeElement(desc.dtype, filled.data(), i, source.value);
+    }
     if (source.kind != InputSource::Kind::File)
       return absl::OkStatus();
     file.open(source.path, std::ios::binary);
@@ -141,8 +147,7 @@ public:
         return absl::OutOfRangeError("end of data");
       return absl::OkStatus();
     case InputSource::Kind::Fill:
-      for (int64_t i = 0; i < desc.numel(); ++i)
-        storeElement(desc.dtype, out.data, i, source.value);
+      std::memcpy(out.data, filled.data(), filled.size());
       return absl::OkStatus();
     case InputSource::Kind::Random:
       for (int64_t i = 0; i < desc.numel(); ++i) {
@@ -161,27 +166,25 @@ private:
   TensorDesc desc;
   std::string name;
   std::ifstream file;
+  std::vector<uint8_t> filled;
 };
 
-/// `oneflow.output`: keeps the latest value.
+/// `oneflow.output`: notes the last step it read; the session copies that
+/// step's value out of the regst after the run (regsts read by outputs keep
+/// their own memory), so outputs cost nothing per step.
 class OutputKernel : public Kernel {
 public:
-  OutputKernel(TensorData *slot, std::mutex *mutex) : slot(slot), mutex(mutex) {}
+  explicit OutputKernel(int64_t *lastStep) : lastStep(lastStep) {}
 
-  absl::Status compute(const KernelContext &,
-                       const std::vector<TensorView> &inputs,
+  absl::Status compute(const KernelContext &context,
+                       const std::vector<TensorView> &,
                        const std::vector<TensorView> &) override {
-    std::lock_guard<std::mutex> lock(*mutex);
-    const TensorView &in = inputs[0];
-    slot->desc = in.desc;
-    slot->bytes.assign(static_cast<const uint8_t *>(in.data),
-                       static_cast<const uint8_t *>(in.data) + in.desc.bytes());
+    *lastStep = context.step;
     return absl::OkStatus();
   }
 
 private:
-  TensorData *slot;
-  std::mutex *mutex;
+  int64_t *lastStep; ///< Written by the output's stream thread only.
 };
 
 } // namespace
@@ -193,7 +196,13 @@ private:
 struct Session::Impl {
   std::unique_ptr<Engine> engine;
   std::map<std::string, TensorData> outputs;
-  std::mutex outputsMutex;
+  /// Per output actor: its name, input regst and the last step it read.
+  struct Sink {
+    std::string name;
+    int64_t regst = 0;
+    int64_t lastStep = -1;
+  };
+  std::map<int64_t, Sink> sinks;
 };
 
 Session::Session(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
@@ -210,6 +219,27 @@ Session::create(RankProgram program, const SessionOptions &options) {
       impl->outputs[actor.op.get<std::string>("name", actor.op.name)];
     if (actor.op.type == "oneflow.input")
       used[actor.op.get<std::string>("name", actor.op.name)] = true;
+  }
+  // Outputs are read from their regst after the run, so that memory must be
+  // the regst's own (oneflow-plan-memory never shares it).
+  for (const ActorSpec &actor : program.actors) {
+    if (actor.op.type != "oneflow.output" || actor.inputs.empty())
+      continue;
+    const RegstSpec *out = program.findRegst(actor.inputs[0]);
+    if (!out || out->offset < 0)
+      continue;
+    int64_t begin = out->offset, end = begin + out->count * alignedBytes(out->desc);
+    for (const RegstSpec &other : program.regsts) {
+      if (other.id == out->id || other.offset < 0)
+        continue;
+      int64_t b = other.offset, e = b + other.count * alignedBytes(other.desc);
+      if (b < end && begin < e)
+        return absl::InvalidArgumentError(
+            "regst " + std::to_string(out->id) + ", read by output '" +
+            actor.op.get<std::string>("name", actor.op.name) +
+            "', shares memory with regst " + std::to_string(other.id) +
+            "; outputs need their own memory");
+    }
   }
   for (const auto &[name, isUsed] : used)
     if (!isUsed)
@@ -234,10 +264,13 @@ Session::create(RankProgram program, const SessionOptions &options) {
         return status;
       return std::unique_ptr<Kernel>(std::move(kernel));
     }
-    if (op.type == "oneflow.output")
-      return std::unique_ptr<Kernel>(std::make_unique<OutputKernel>(
-          &state->outputs[op.get<std::string>("name", op.name)],
-          &state->outputsMutex));
+    if (op.type == "oneflow.output") {
+      Impl::Sink &sink = state->sinks[actor.id];
+      sink.name = op.get<std::string>("name", op.name);
+      sink.regst = actor.inputs.at(0);
+      return std::unique_ptr<Kernel>(
+          std::make_unique<OutputKernel>(&sink.lastStep));
+    }
     return KernelRegistry::global().create(DeviceKind::Cpu, op);
   };
   absl::StatusOr<std::unique_ptr<Engine>> engine =
@@ -249,7 +282,20 @@ Session::create(RankProgram program, const SessionOptions &options) {
 }
 
 absl::StatusOr<RunResult> Session::run(const RunOptions &options) {
-  return impl->engine->run(options);
+  absl::StatusOr<RunResult> result = impl->engine->run(options);
+  if (!result.ok())
+    return result;
+  for (const auto &[actor, sink] : impl->sinks) {
+    if (sink.lastStep < 0)
+      continue;
+    const RegstSpec *regst = impl->engine->program().findRegst(sink.regst);
+    const auto *data = static_cast<const uint8_t *>(
+        impl->engine->buffer(sink.regst, sink.lastStep));
+    TensorData &value = impl->outputs[sink.name];
+    value.desc = regst->desc;
+    value.bytes.assign(data, data + regst->desc.bytes());
+  }
+  return result;
 }
 
 const std::map<std::string, TensorData> &Session::outputs() const {
