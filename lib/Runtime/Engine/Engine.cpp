@@ -16,9 +16,10 @@
 
 #include "MessageQueue.h"
 
+#include "OneFlowDialect/Runtime/Device.h"
+
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -67,6 +68,7 @@ struct RegstState {
 
 struct Engine::Impl {
   RankProgram program;
+  std::unique_ptr<Device> device;
   std::vector<ActorState> actors;
   std::vector<RegstState> regsts;
   std::vector<std::vector<int64_t>> streamOrders; ///< Actor indices.
@@ -80,7 +82,7 @@ struct Engine::Impl {
 
   ~Impl() {
     for (void *p : allocations)
-      std::free(p);
+      device->deallocate(p);
   }
 
   absl::Status setUp(const KernelProvider &provider);
@@ -121,25 +123,35 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
   }
 
   // Buffers: in the planned arena, or one allocation per regst.
+  auto allocate = [&](int64_t bytes,
+                      const std::string &what) -> absl::StatusOr<char *> {
+    absl::StatusOr<void *> pointer = device->allocate(bytes);
+    if (!pointer.ok())
+      return absl::Status(pointer.status().code(),
+                          "cannot allocate " + what + " on " + device->name() +
+                              ": " + std::string(pointer.status().message()));
+    allocations.push_back(*pointer);
+    return static_cast<char *>(*pointer);
+  };
   char *arena = nullptr;
   if (program.arenaBytes > 0) {
-    arena = static_cast<char *>(std::aligned_alloc(64, program.arenaBytes));
-    if (!arena)
-      return absl::ResourceExhaustedError(
-          "cannot allocate the " + std::to_string(program.arenaBytes) +
-          "-byte arena");
-    allocations.push_back(arena);
+    absl::StatusOr<char *> block = allocate(
+        program.arenaBytes,
+        "the " + std::to_string(program.arenaBytes) + "-byte arena");
+    if (!block.ok())
+      return block.status();
+    arena = *block;
   }
   for (RegstState &regst : regsts) {
     int64_t size = alignedBytes(regst.spec->desc);
     char *base = arena ? arena + regst.spec->offset : nullptr;
     if (regst.spec->offset < 0) {
-      base = static_cast<char *>(
-          std::aligned_alloc(64, std::max<int64_t>(64, size * regst.spec->count)));
-      if (!base)
-        return absl::ResourceExhaustedError(
-            "cannot allocate regst " + std::to_string(regst.spec->id));
-      allocations.push_back(base);
+      absl::StatusOr<char *> block =
+          allocate(size * regst.spec->count,
+                   "regst " + std::to_string(regst.spec->id));
+      if (!block.ok())
+        return block.status();
+      base = *block;
     }
     for (int64_t i = 0; i < regst.spec->count; ++i)
       regst.buffers.push_back(base + i * size);
@@ -187,12 +199,18 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
 void Engine::Impl::fail(const ActorState &actor, const absl::Status &status) {
   {
     std::lock_guard<std::mutex> lock(errorMutex);
-    if (error.ok())
-      error = absl::Status(status.code(),
-                           "actor '" + actor.spec->op.name + "' (" +
-                               actor.spec->op.where() + ") failed at step " +
-                               std::to_string(actor.step) + ": " +
-                               std::string(status.message()));
+    if (error.ok()) {
+      // Kernel messages usually start by naming the op; say it once.
+      std::string where = actor.spec->op.where();
+      std::string message(status.message());
+      if (message.rfind(where + ": ", 0) == 0)
+        message = message.substr(where.size() + 2);
+      error = absl::Status(status.code(), "actor '" + actor.spec->op.name +
+                                              "' (" + where +
+                                              ") failed at step " +
+                                              std::to_string(actor.step) +
+                                              ": " + message);
+    }
   }
   stopped = true;
   for (auto &queue : queues)
@@ -283,6 +301,13 @@ void Engine::Impl::runStream(int64_t stream, const RunOptions &options,
                              std::vector<Firing> &firings) {
   const std::vector<int64_t> &order = streamOrders[stream];
   MessageQueue &queue = *queues[stream];
+  if (absl::Status status =
+          device->bindStreamThread(program.streams[stream].name);
+      !status.ok()) {
+    if (!order.empty())
+      fail(actors[order.front()], status);
+    return;
+  }
   size_t position = 0, endedCount = 0;
   for (int64_t a : order)
     endedCount += actors[a].ended;
@@ -348,7 +373,12 @@ absl::StatusOr<std::unique_ptr<Engine>>
 Engine::create(RankProgram program, const KernelProvider &provider) {
   if (absl::Status status = validateProgram(program); !status.ok())
     return status;
+  absl::StatusOr<std::unique_ptr<Device>> device =
+      createDevice(program.device, 0);
+  if (!device.ok())
+    return device.status();
   auto impl = std::make_unique<Impl>();
+  impl->device = std::move(*device);
   impl->program = std::move(program);
   if (absl::Status status = impl->setUp(provider); !status.ok())
     return status;

@@ -6,6 +6,8 @@
 
 #include "TestPrograms.h"
 
+#include "OneFlowDialect/Runtime/Device.h"
+
 #include <gtest/gtest.h>
 
 using namespace ofrt;
@@ -88,6 +90,36 @@ TEST(ValidateProgram, EngineRefusesInvalidPrograms) {
   ASSERT_FALSE(engine.ok());
   EXPECT_EQ(engine.status().message(),
             "regst 0 names producer 5, which is no actor");
+}
+
+} // namespace
+
+namespace {
+
+TEST(Device, CpuAllocatesAlignedMemory) {
+  std::unique_ptr<Device> cpu = createCpuDevice();
+  EXPECT_EQ(cpu->name(), "cpu:0");
+  absl::StatusOr<void *> p = cpu->allocate(100);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(*p) % 64, 0u);
+  cpu->deallocate(*p);
+  auto second = createDevice(DeviceKind::Cpu, 1);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().message(),
+            "there is one CPU device per rank, not cpu:1");
+}
+
+TEST(Device, CudaPlansNeedACudaBackend) {
+  ProgramBuilder b = chain();
+  b.program.device = DeviceKind::Cuda;
+  auto engine = Engine::create(
+      b.program, [](const ActorSpec &) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+        return absl::InternalError("not reached");
+      });
+  ASSERT_FALSE(engine.ok());
+  EXPECT_EQ(engine.status().message(),
+            "this runtime has no CUDA backend yet; plans for cuda devices "
+            "cannot run");
 }
 
 } // namespace
