@@ -6,7 +6,8 @@
 # The main job, until training lands: an MLP written for one device with
 # hybrid (data + tensor parallel) layouts on a 2x2 mesh of CPU ranks is
 # verified and printed by of-opt, its shapes are inferred, and of-translate
-# reports which piece of every global tensor each rank holds.
+# reports which piece of every global tensor each rank holds. Then the same
+# MLP without layouts is compiled to an actor plan and run on one CPU rank.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -28,6 +29,11 @@ step "of-opt --oneflow-infer-shapes fills in every '?' dimension"
 step "of-translate --export-layouts-json: the piece of each global tensor on each rank"
 "$BUILD_DIR/bin/of-translate" --export-layouts-json "$EXAMPLE" |
   /usr/bin/python3 "$ROOT/scripts/layout_table.py"
+
+step "of-run compiles examples/mlp.mlir to an actor plan and runs 20 steps on one CPU rank"
+"$BUILD_DIR/bin/of-run" "$ROOT/examples/mlp.mlir" --steps 20 \
+  --input labels=random:0:10 --trace "$BUILD_DIR/mlp-trace.json"
+echo "(open $BUILD_DIR/mlp-trace.json in Perfetto or chrome://tracing)"
 
 step "a wrong layout is a clear error at its source location"
 printf '%s\n' \
