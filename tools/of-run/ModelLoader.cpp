@@ -39,6 +39,7 @@ static absl::StatusOr<std::string> compile(const std::string &path) {
   registry.insert<oneflow::OneFlowDialect, oneflow::actor::OneFlowActorDialect,
                   func::FuncDialect>();
   MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   std::string error;

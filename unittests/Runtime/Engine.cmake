@@ -1,5 +1,6 @@
 add_oneflow_unittest(OneFlowEngineTests
   Engine/EngineTest.cpp
   Engine/RandomPlansTest.cpp
-  Engine/ProgramTest.cpp)
+  Engine/ProgramTest.cpp
+  Engine/SessionTest.cpp)
 target_link_libraries(OneFlowEngineTests PRIVATE OneFlowRuntime)

@@ -220,25 +220,28 @@ Session::create(RankProgram program, const SessionOptions &options) {
     if (actor.op.type == "oneflow.input")
       used[actor.op.get<std::string>("name", actor.op.name)] = true;
   }
-  // Outputs are read from their regst after the run, so that memory must be
-  // the regst's own (oneflow-plan-memory never shares it).
+  // Outputs are read from their regst after the run, and variables write
+  // each of their buffers once: that memory must be the regst's own
+  // (oneflow-plan-memory never shares it).
   for (const ActorSpec &actor : program.actors) {
-    if (actor.op.type != "oneflow.output" || actor.inputs.empty())
+    const RegstSpec *own = nullptr;
+    if (actor.op.type == "oneflow.output" && !actor.inputs.empty())
+      own = program.findRegst(actor.inputs[0]);
+    else if (actor.op.type == "oneflow.variable" && !actor.outputs.empty())
+      own = program.findRegst(actor.outputs[0]);
+    if (!own || own->offset < 0)
       continue;
-    const RegstSpec *out = program.findRegst(actor.inputs[0]);
-    if (!out || out->offset < 0)
-      continue;
-    int64_t begin = out->offset, end = begin + out->count * alignedBytes(out->desc);
+    int64_t begin = own->offset,
+            end = begin + own->count * alignedBytes(own->desc);
     for (const RegstSpec &other : program.regsts) {
-      if (other.id == out->id || other.offset < 0)
+      if (other.id == own->id || other.offset < 0)
         continue;
       int64_t b = other.offset, e = b + other.count * alignedBytes(other.desc);
       if (b < end && begin < e)
         return absl::InvalidArgumentError(
-            "regst " + std::to_string(out->id) + ", read by output '" +
-            actor.op.get<std::string>("name", actor.op.name) +
-            "', shares memory with regst " + std::to_string(other.id) +
-            "; outputs need their own memory");
+            "regst " + std::to_string(own->id) + " of " + actor.op.where() +
+            " shares memory with regst " + std::to_string(other.id) +
+            "; variables and outputs need their own memory");
     }
   }
   for (const auto &[name, isUsed] : used)

@@ -5,7 +5,9 @@
 //===----------------------------------------------------------------------===//
 //
 // Each computes its value once, when it is created, and copies it to the
-// result every step. A variable's generated value is a function of the
+// result every step; a variable only into each of its regst's buffers the
+// first time it sees it (its buffers are its own, and will hold its state as
+// training updates it). A variable's generated value is a function of the
 // logical element index only (Random.h), so every layout of it agrees.
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +17,8 @@
 
 #include "OneFlowDialect/Runtime/Random.h"
 
+#include <algorithm>
+
 using namespace ofrt;
 using namespace ofrt::cpu;
 
@@ -22,11 +26,18 @@ namespace {
 
 class ValueKernel : public CpuKernel {
 public:
-  ValueKernel(const OpDesc &op, std::vector<uint8_t> bytes)
-      : CpuKernel(op), bytes(std::move(bytes)) {}
+  ValueKernel(const OpDesc &op, std::vector<uint8_t> bytes,
+              bool writeOnce = false)
+      : CpuKernel(op), bytes(std::move(bytes)), writeOnce(writeOnce) {}
 
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &,
                        const std::vector<TensorView> &out) override {
+    if (writeOnce) {
+      if (std::find(written.begin(), written.end(), out[0].data) !=
+          written.end())
+        return absl::OkStatus();
+      written.push_back(out[0].data);
+    }
     if (!bytes.empty())
       std::memcpy(out[0].data, bytes.data(), bytes.size());
     return absl::OkStatus();
@@ -34,6 +45,8 @@ public:
 
 private:
   std::vector<uint8_t> bytes;
+  bool writeOnce;
+  std::vector<void *> written; ///< Buffers already holding the value.
 };
 
 /// The bytes of `value` as the op's result: the same type and shape, or a
@@ -93,7 +106,8 @@ KernelOr createVariable(const OpDesc &op) {
     absl::StatusOr<std::vector<uint8_t>> bytes = valueBytes(op, value);
     if (!bytes.ok())
       return bytes.status();
-    return std::make_unique<ValueKernel>(op, std::move(*bytes));
+    return std::make_unique<ValueKernel>(op, std::move(*bytes),
+                                         /*writeOnce=*/true);
   }
   Initializer init;
   int64_t seed = 0;
@@ -113,7 +127,8 @@ KernelOr createVariable(const OpDesc &op) {
   status = storeValues(values, result.dtype, bytes.data());
   if (!status.ok())
     return opError(op, std::string(status.message()));
-  return std::make_unique<ValueKernel>(op, std::move(bytes));
+  return std::make_unique<ValueKernel>(op, std::move(bytes),
+                                       /*writeOnce=*/true);
 }
 
 } // namespace

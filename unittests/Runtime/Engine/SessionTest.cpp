@@ -1,0 +1,94 @@
+//===- SessionTest.cpp - Sessions: sources, sinks, and their memory -------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Runtime/Session.h"
+
+#include <gtest/gtest.h>
+
+using namespace ofrt;
+
+namespace {
+
+/// variable "w" (4xf32, ones) -> relu -> output "y", all in one arena.
+RankProgram program(int64_t variableOffset) {
+  RankProgram p;
+  TensorDesc t{DType::F32, {4}};
+  auto actor = [&](int64_t id, const std::string &type,
+                   std::vector<int64_t> in, std::vector<int64_t> out) {
+    ActorSpec a;
+    a.id = id;
+    a.op.type = type;
+    a.op.name = type.substr(8);
+    a.inputs = in;
+    a.outputs = out;
+    a.op.inputs.assign(in.size(), t);
+    a.op.outputs.assign(out.size(), t);
+    p.actors.push_back(a);
+  };
+  actor(0, "oneflow.variable", {}, {0});
+  p.actors[0].op.attrs["init"] = std::string("ones");
+  actor(1, "oneflow.relu", {0}, {1});
+  actor(2, "oneflow.output", {1}, {});
+  p.actors[2].op.attrs["name"] = std::string("y");
+  p.regsts.push_back({0, t, 1, 0, {1}, variableOffset});
+  p.regsts.push_back({1, t, 1, 1, {2}, 64});
+  p.streams.push_back({"compute", {0, 1, 2}});
+  p.arenaBytes = 128;
+  return p;
+}
+
+TEST(Session, RunsAndReadsOutputsAfterTheRun) {
+  auto session = Session::create(program(0), {});
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto result = (*session)->run({3, false});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->steps, 3);
+  const TensorData &y = (*session)->outputs().at("y");
+  ASSERT_EQ(y.desc, (TensorDesc{DType::F32, {4}}));
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(reinterpret_cast<const float *>(y.bytes.data())[i], 1.0f);
+}
+
+TEST(Session, VariablesAndOutputsNeedTheirOwnMemory) {
+  auto session = Session::create(program(/*variableOffset=*/64), {});
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().message(),
+            "regst 0 of oneflow.variable 'variable' shares memory with regst "
+            "1; variables and outputs need their own memory");
+}
+
+TEST(Session, UnknownInputNames) {
+  SessionOptions options;
+  options.inputs["images"] = InputSource();
+  auto session = Session::create(program(0), options);
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().message(),
+            "the program has no input named 'images'");
+}
+
+TEST(Session, ParsesInputSources) {
+  auto fill = parseInputSource("fill:2.5");
+  ASSERT_TRUE(fill.ok());
+  EXPECT_EQ(fill->kind, InputSource::Kind::Fill);
+  EXPECT_EQ(fill->value, 2.5);
+  auto random = parseInputSource("random:-1:1");
+  ASSERT_TRUE(random.ok());
+  EXPECT_EQ(random->low, -1);
+  EXPECT_EQ(random->high, 1);
+  auto file = parseInputSource("@data.bin");
+  ASSERT_TRUE(file.ok());
+  EXPECT_EQ(file->path, "data.bin");
+  auto bad = parseInputSource("fill:x");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "'x' in input source 'fill:x' is not a number");
+  auto partial = parseInputSource("random:3");
+  ASSERT_FALSE(partial.ok());
+  EXPECT_EQ(partial.status().message(),
+            "input source 'random:3' needs random:LOW:HIGH");
+}
+
+} // namespace
