@@ -64,6 +64,28 @@ inline dnnl::memory wrap(const MemDesc &desc, const void *data) {
 absl::Status execute(const std::string &where, const dnnl::primitive &prim,
                      const std::unordered_map<int, dnnl::memory> &args);
 
+/// A oneDNN reorder from one memory description to another (transposes,
+/// casts between float types).
+class ReorderKernel : public CpuKernel {
+public:
+  ReorderKernel(const OpDesc &op, MemDesc from, MemDesc to)
+      : CpuKernel(op), from(from), to(to) {
+    prim = dnnl::reorder(
+        dnnl::reorder::primitive_desc(cpuEngine(), from, cpuEngine(), to));
+  }
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    return execute(where, prim,
+                   {{DNNL_ARG_FROM, wrap(from, in[0].data)},
+                    {DNNL_ARG_TO, wrap(to, out[0].data)}});
+  }
+
+private:
+  MemDesc from, to;
+  dnnl::reorder prim;
+};
+
 /// Whether any shape has a zero dimension (oneDNN is never asked to build a
 /// primitive for an empty tensor: some of them divide by a zero size).
 bool anyEmpty(std::initializer_list<const Shape *> shapes);

@@ -174,6 +174,19 @@ protected:
   std::string where;
 };
 
+/// A kernel that copies its operand's bytes to its result (reshapes, and
+/// ops that leave their operand unchanged).
+class CopyKernel : public CpuKernel {
+public:
+  using CpuKernel::CpuKernel;
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    if (out[0].data != in[0].data)
+      std::memcpy(out[0].data, in[0].data, out[0].desc.bytes());
+    return absl::OkStatus();
+  }
+};
+
 /// A kernel that does nothing (zero-sized results).
 class NoopKernel : public CpuKernel {
 public:

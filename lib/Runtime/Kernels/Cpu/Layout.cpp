@@ -27,37 +27,6 @@ Shape withWords(Shape shape, const CopyType &copy) {
   return shape;
 }
 
-class CopyKernel : public CpuKernel {
-public:
-  using CpuKernel::CpuKernel;
-  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
-                       const std::vector<TensorView> &out) override {
-    if (out[0].data != in[0].data)
-      std::memcpy(out[0].data, in[0].data, out[0].desc.bytes());
-    return absl::OkStatus();
-  }
-};
-
-class ReorderKernel : public CpuKernel {
-public:
-  ReorderKernel(const OpDesc &op, MemDesc from, MemDesc to)
-      : CpuKernel(op), from(from), to(to) {
-    prim = dnnl::reorder(
-        dnnl::reorder::primitive_desc(cpuEngine(), from, cpuEngine(), to));
-  }
-
-  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
-                       const std::vector<TensorView> &out) override {
-    return execute(where, prim,
-                   {{DNNL_ARG_FROM, wrap(from, in[0].data)},
-                    {DNNL_ARG_TO, wrap(to, out[0].data)}});
-  }
-
-private:
-  MemDesc from, to;
-  dnnl::reorder prim;
-};
-
 KernelOr createTranspose(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
   const TensorDesc &x = op.inputs[0];

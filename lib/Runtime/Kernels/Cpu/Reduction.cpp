@@ -95,17 +95,6 @@ private:
   dnnl::reduction prim;
 };
 
-class CopyKernel : public CpuKernel {
-public:
-  using CpuKernel::CpuKernel;
-  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
-                       const std::vector<TensorView> &out) override {
-    if (out[0].data != in[0].data)
-      std::memcpy(out[0].data, in[0].data, out[0].desc.bytes());
-    return absl::OkStatus();
-  }
-};
-
 template <typename T> class PlainReduceKernel : public CpuKernel {
 public:
   PlainReduceKernel(const OpDesc &op, Kind kind, const Shape &kept)

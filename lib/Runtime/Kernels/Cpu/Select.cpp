@@ -153,27 +153,6 @@ private:
   bool toBool;
 };
 
-/// Between f32, bf16 and f16 a cast rounds to nearest: a oneDNN reorder.
-class ReorderCastKernel : public CpuKernel {
-public:
-  ReorderCastKernel(const OpDesc &op, MemDesc from, MemDesc to)
-      : CpuKernel(op), from(from), to(to) {
-    prim = dnnl::reorder(
-        dnnl::reorder::primitive_desc(cpuEngine(), from, cpuEngine(), to));
-  }
-
-  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
-                       const std::vector<TensorView> &out) override {
-    return execute(where, prim,
-                   {{DNNL_ARG_FROM, wrap(from, in[0].data)},
-                    {DNNL_ARG_TO, wrap(to, out[0].data)}});
-  }
-
-private:
-  MemDesc from, to;
-  dnnl::reorder prim;
-};
-
 bool isDnnlFloat(DType t) {
   return t == DType::F32 || t == DType::BF16 || t == DType::F16;
 }
@@ -188,7 +167,8 @@ KernelOr createCast(const OpDesc &op) {
   if (isDnnlFloat(x.dtype) && isDnnlFloat(y.dtype) &&
       (x.dtype != DType::F32 || y.dtype != DType::F32)) {
     OFRT_RETURN_IF_ERROR(checkDnnlRank(op, x.rank()));
-    return std::make_unique<ReorderCastKernel>(
+    // Between f32, bf16 and f16 a cast rounds to nearest: a oneDNN reorder.
+    return std::make_unique<ReorderKernel>(
         op, plainDesc(x.shape, *dnnlType(x.dtype)),
         plainDesc(y.shape, *dnnlType(y.dtype)));
   }
