@@ -114,29 +114,15 @@ private:
   bool hasBias;
 };
 
-absl::Status readList(const OpDesc &op, const std::string &name,
-                      std::vector<int64_t> &out, std::vector<int64_t> fallback,
-                      size_t size, int64_t min) {
-  OFRT_RETURN_IF_ERROR(readAttr(op, name, out, {fallback}));
-  if (out.size() != size)
-    return opError(op, name + " needs " + std::to_string(size) +
-                           " values, got " + std::to_string(out.size()));
-  for (int64_t v : out)
-    if (v < min)
-      return opError(op, name + " value " + std::to_string(v) + " is below " +
-                             std::to_string(min));
-  return absl::OkStatus();
-}
-
 KernelOr createConv(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 2, 3, 1));
   const TensorDesc &x = op.inputs[0], &w = op.inputs[1];
   bool hasBias = op.inputs.size() == 3;
   std::vector<int64_t> strides, pads, dilations;
   int64_t groups = 0;
-  OFRT_RETURN_IF_ERROR(readList(op, "strides", strides, {1, 1}, 2, 1));
-  OFRT_RETURN_IF_ERROR(readList(op, "pads", pads, {0, 0, 0, 0}, 4, 0));
-  OFRT_RETURN_IF_ERROR(readList(op, "dilations", dilations, {1, 1}, 2, 1));
+  OFRT_RETURN_IF_ERROR(readList(op, "strides", strides, {{1, 1}}, 2, 1));
+  OFRT_RETURN_IF_ERROR(readList(op, "pads", pads, {{0, 0, 0, 0}}, 4, 0));
+  OFRT_RETURN_IF_ERROR(readList(op, "dilations", dilations, {{1, 1}}, 2, 1));
   OFRT_RETURN_IF_ERROR(readAttr(op, "groups", groups, {int64_t(1)}));
   if (x.rank() != 4 || w.rank() != 4)
     return opError(op, "needs NCHW input and FCHW weight (rank 4), got " +

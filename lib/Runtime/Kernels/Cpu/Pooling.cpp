@@ -86,21 +86,6 @@ private:
   std::vector<float> rowScale, colScale;
 };
 
-absl::Status readList(const OpDesc &op, const std::string &name,
-                      std::vector<int64_t> &out,
-                      std::optional<std::vector<int64_t>> fallback, size_t size,
-                      int64_t min) {
-  OFRT_RETURN_IF_ERROR(readAttr(op, name, out, fallback));
-  if (out.size() != size)
-    return opError(op, name + " needs " + std::to_string(size) +
-                           " values, got " + std::to_string(out.size()));
-  for (int64_t v : out)
-    if (v < min)
-      return opError(op, name + " value " + std::to_string(v) + " is below " +
-                             std::to_string(min));
-  return absl::OkStatus();
-}
-
 absl::Status checkInput(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
   const TensorDesc &x = op.inputs[0];
