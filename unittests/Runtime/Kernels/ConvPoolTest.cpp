@@ -105,6 +105,13 @@ TEST(Conv2DKernel, StridesPadsDilationsGroups) {
   checkConv(
       {{2, 8, 17, 16}, {16, 4, 3, 3}, {2, 2}, {1, 1, 1, 1}, {3, 3}, 2, true},
       6);
+  // Channels and filters in multiples of 16: the nChw16c path.
+  checkConv(
+      {{2, 16, 9, 7}, {32, 16, 3, 3}, {1, 2}, {1, 1, 0, 1}, {1, 1}, 1, true},
+      7);
+  checkConv(
+      {{1, 32, 6, 6}, {16, 32, 3, 3}, {1, 1}, {1, 1, 1, 1}, {2, 2}, 1, false},
+      8);
 }
 
 TEST(Conv2DKernel, RejectsBadDescriptions) {

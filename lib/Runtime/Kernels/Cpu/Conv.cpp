@@ -174,18 +174,28 @@ KernelOr createConv(const OpDesc &op) {
   auto any = [](const MemDesc &d) {
     return MemDesc(d.dims(), dt::f32, tag::any);
   };
+  // Activations: with channels in multiples of 16, oneDNN 2.6's direct
+  // avx512 convolution on nChw16c and its reorders from and to NCHW beat
+  // the NHWC kernel that `any` picks (measured on a ResNet basic block:
+  // reorders 0.19 ms against 0.37 ms each way). Otherwise let it choose.
+  bool blocked = groups == 1 && channels % 16 == 0 && filters % 16 == 0;
+  auto activation = [&](const MemDesc &d) {
+    return blocked ? MemDesc(d.dims(), dt::f32, tag::nChw16c) : any(d);
+  };
   Dims dnnlStrides = {strides[0], strides[1]};
   Dims dnnlDilations = {dilations[0] - 1, dilations[1] - 1};
   Dims padL = {pads[0], pads[1]}, padR = {pads[2], pads[3]};
   dnnl::convolution_forward::desc desc =
       hasBias ? dnnl::convolution_forward::desc(
                     dnnl::prop_kind::forward_inference,
-                    dnnl::algorithm::convolution_direct, any(src), any(weights),
-                    bias, any(dst), dnnlStrides, dnnlDilations, padL, padR)
+                    dnnl::algorithm::convolution_direct, activation(src),
+                    any(weights), bias, activation(dst), dnnlStrides,
+                    dnnlDilations, padL, padR)
               : dnnl::convolution_forward::desc(
                     dnnl::prop_kind::forward_inference,
-                    dnnl::algorithm::convolution_direct, any(src), any(weights),
-                    any(dst), dnnlStrides, dnnlDilations, padL, padR);
+                    dnnl::algorithm::convolution_direct, activation(src),
+                    any(weights), activation(dst), dnnlStrides, dnnlDilations,
+                    padL, padR);
   return std::make_unique<ConvKernel>(op, desc, src, weights, bias, dst,
                                       hasBias);
 }
