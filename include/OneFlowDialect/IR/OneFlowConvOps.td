@@ -11,7 +11,7 @@ include "OneFlowDialect/IR/OneFlowOpBase.td"
 
 // Spatial attributes are per spatial axis (height, width); `pads` is
 // [top, left, bottom, right].
-def OneFlow_Conv2DOp : OneFlow_InferredOp<"conv2d", [Pure]> {
+def OneFlow_Conv2DOp : OneFlow_InferredOp<"conv2d", [Pure, OneFlow_HasSbp]> {
   let summary = "2-D convolution, NCHW, with groups and optional bias";
   let description = [{
     `x` is (N, C, H, W), `weight` (F, C / groups, KH, KW), `bias` (F).
@@ -34,13 +34,14 @@ def OneFlow_Conv2DOp : OneFlow_InferredOp<"conv2d", [Pure]> {
 }
 
 class OneFlow_Pool2DBase<string mnemonic, string desc>
-    : OneFlow_InferredOp<mnemonic, [Pure]> {
+    : OneFlow_InferredOp<mnemonic, [Pure, OneFlow_HasSbp]> {
   let summary = desc;
   let results = (outs OneFlow_FloatTensor:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
 }
 
-def OneFlow_MaxPool2DOp : OneFlow_Pool2DBase<"max_pool2d", "2-D max pooling, NCHW"> {
+def OneFlow_MaxPool2DOp
+    : OneFlow_Pool2DBase<"max_pool2d", "2-D max pooling, NCHW"> {
   let description = [{
     ```mlir
     %y = oneflow.max_pool2d %x {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
@@ -55,7 +56,8 @@ def OneFlow_MaxPool2DOp : OneFlow_Pool2DBase<"max_pool2d", "2-D max pooling, NCH
                        UnitAttr:$ceil_mode);
 }
 
-def OneFlow_AvgPool2DOp : OneFlow_Pool2DBase<"avg_pool2d", "2-D average pooling, NCHW"> {
+def OneFlow_AvgPool2DOp
+    : OneFlow_Pool2DBase<"avg_pool2d", "2-D average pooling, NCHW"> {
   let description = [{
     With `count_include_pad`, padding counts towards each window's divisor.
 

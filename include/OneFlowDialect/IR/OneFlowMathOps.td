@@ -15,8 +15,10 @@ include "OneFlowDialect/IR/OneFlowOpBase.td"
 
 // Numpy-style broadcasting of two operands of one element type. Comparisons
 // give i1.
-class OneFlow_BinaryOp<string mnemonic, string desc, bit isComparison = 0>
-    : OneFlow_InferredOp<mnemonic, [Pure]> {
+// `partials` are its partial-sum rules (see `OneFlow_ElementwiseSbp`).
+class OneFlow_BinaryOp<string mnemonic, string desc, bit isComparison = 0,
+                       string partials = "">
+    : OneFlow_InferredOp<mnemonic, [Pure, OneFlow_HasSbp]> {
   let summary = desc;
   let description = [{
     Element-wise with numpy broadcasting: shapes are aligned at the trailing
@@ -38,13 +40,13 @@ class OneFlow_BinaryOp<string mnemonic, string desc, bit isComparison = 0>
           location, getOperationName(), adaptor.getLhs().getType(),
           adaptor.getRhs().getType(), /*isComparison=*/}] # isComparison # [{, types);
     }
-  }];
+  }] # OneFlow_ElementwiseSbp<partials>.definition;
 }
 
-def OneFlow_AddOp : OneFlow_BinaryOp<"add", "element-wise sum", 0>;
-def OneFlow_SubOp : OneFlow_BinaryOp<"sub", "element-wise difference", 0>;
-def OneFlow_MulOp : OneFlow_BinaryOp<"mul", "element-wise product", 0>;
-def OneFlow_DivOp : OneFlow_BinaryOp<"div", "element-wise quotient", 0>;
+def OneFlow_AddOp : OneFlow_BinaryOp<"add", "element-wise sum", 0, "PP">;
+def OneFlow_SubOp : OneFlow_BinaryOp<"sub", "element-wise difference", 0, "PP">;
+def OneFlow_MulOp : OneFlow_BinaryOp<"mul", "element-wise product", 0, "PB,BP">;
+def OneFlow_DivOp : OneFlow_BinaryOp<"div", "element-wise quotient", 0, "PB">;
 def OneFlow_PowOp : OneFlow_BinaryOp<"pow", "element-wise power", 0>;
 def OneFlow_MaximumOp : OneFlow_BinaryOp<"maximum", "element-wise maximum", 0>;
 def OneFlow_MinimumOp : OneFlow_BinaryOp<"minimum", "element-wise minimum", 0>;
@@ -59,8 +61,10 @@ def OneFlow_GreaterEqualOp : OneFlow_BinaryOp<"greater_equal", "element-wise >="
 // Unary ops
 //===----------------------------------------------------------------------===//
 
-class OneFlow_UnaryOp<string mnemonic, string desc, bit floatOnly = 1>
-    : OneFlow_InferredOp<mnemonic, [Pure]> {
+// A `linear` op also maps P to P.
+class OneFlow_UnaryOp<string mnemonic, string desc, bit floatOnly = 1,
+                      bit linear = 0>
+    : OneFlow_InferredOp<mnemonic, [Pure, OneFlow_HasSbp]> {
   let summary = desc;
   let description = [{
     ```mlir
@@ -77,7 +81,7 @@ class OneFlow_UnaryOp<string mnemonic, string desc, bit floatOnly = 1>
       types.push_back(::mlir::oneflow::stripEncoding(adaptor.getX().getType()));
       return ::mlir::success();
     }
-  }];
+  }] # OneFlow_ElementwiseSbp<!if(linear, "P", "")>.definition;
 }
 
 def OneFlow_ReluOp : OneFlow_UnaryOp<"relu", "max(x, 0)", 0>;
@@ -88,7 +92,7 @@ def OneFlow_ExpOp : OneFlow_UnaryOp<"exp", "natural exponential">;
 def OneFlow_LogOp : OneFlow_UnaryOp<"log", "natural logarithm">;
 def OneFlow_SqrtOp : OneFlow_UnaryOp<"sqrt", "square root">;
 def OneFlow_RsqrtOp : OneFlow_UnaryOp<"rsqrt", "reciprocal square root">;
-def OneFlow_NegOp : OneFlow_UnaryOp<"neg", "negation", 0>;
+def OneFlow_NegOp : OneFlow_UnaryOp<"neg", "negation", 0, 1>;
 def OneFlow_AbsOp : OneFlow_UnaryOp<"abs", "absolute value", 0>;
 def OneFlow_ErfOp : OneFlow_UnaryOp<"erf", "Gauss error function">;
 
@@ -96,8 +100,9 @@ def OneFlow_ErfOp : OneFlow_UnaryOp<"erf", "Gauss error function">;
 // Scalar arithmetic
 //===----------------------------------------------------------------------===//
 
-class OneFlow_ScalarOp<string mnemonic, string desc>
-    : OneFlow_InferredOp<mnemonic, [Pure]> {
+// A `linear` op (x * scalar, x / scalar) also maps P to P.
+class OneFlow_ScalarOp<string mnemonic, string desc, bit linear = 0>
+    : OneFlow_InferredOp<mnemonic, [Pure, OneFlow_HasSbp]> {
   let summary = desc;
   let description = [{
     A tensor combined element-wise with a compile-time scalar.
@@ -116,19 +121,19 @@ class OneFlow_ScalarOp<string mnemonic, string desc>
       types.push_back(::mlir::oneflow::stripEncoding(adaptor.getX().getType()));
       return ::mlir::success();
     }
-  }];
+  }] # OneFlow_ElementwiseSbp<!if(linear, "P", "")>.definition;
 }
 
 def OneFlow_ScalarAddOp : OneFlow_ScalarOp<"scalar_add", "x + scalar">;
-def OneFlow_ScalarMulOp : OneFlow_ScalarOp<"scalar_mul", "x * scalar">;
-def OneFlow_ScalarDivOp : OneFlow_ScalarOp<"scalar_div", "x / scalar">;
+def OneFlow_ScalarMulOp : OneFlow_ScalarOp<"scalar_mul", "x * scalar", 1>;
+def OneFlow_ScalarDivOp : OneFlow_ScalarOp<"scalar_div", "x / scalar", 1>;
 def OneFlow_ScalarPowOp : OneFlow_ScalarOp<"scalar_pow", "x ** scalar">;
 
 //===----------------------------------------------------------------------===//
 // Selection and conversion
 //===----------------------------------------------------------------------===//
 
-def OneFlow_WhereOp : OneFlow_InferredOp<"where", [Pure]> {
+def OneFlow_WhereOp : OneFlow_InferredOp<"where", [Pure, OneFlow_HasSbp]> {
   let summary = "cond ? x : y, with broadcasting";
   let description = [{
     ```mlir
@@ -142,9 +147,11 @@ def OneFlow_WhereOp : OneFlow_InferredOp<"where", [Pure]> {
   let assemblyFormat = [{
     $condition `,` $x `,` $y attr-dict `:` functional-type(operands, results)
   }];
+  let extraClassDefinition = OneFlow_ElementwiseSbp<>.definition;
 }
 
-def OneFlow_MaskedFillOp : OneFlow_InferredOp<"masked_fill", [Pure]> {
+def OneFlow_MaskedFillOp
+    : OneFlow_InferredOp<"masked_fill", [Pure, OneFlow_HasSbp]> {
   let summary = "x with `value` where the broadcast mask is true";
   let description = [{
     ```mlir
@@ -158,9 +165,10 @@ def OneFlow_MaskedFillOp : OneFlow_InferredOp<"masked_fill", [Pure]> {
   let assemblyFormat = [{
     $x `,` $mask `,` $value attr-dict `:` functional-type(operands, results)
   }];
+  let extraClassDefinition = OneFlow_ElementwiseSbp<>.definition;
 }
 
-def OneFlow_CastOp : OneFlow_Op<"cast", [Pure]> {
+def OneFlow_CastOp : OneFlow_Op<"cast", [Pure, OneFlow_HasSbp]> {
   let summary = "element-type conversion";
   let description = [{
     ```mlir
@@ -171,6 +179,7 @@ def OneFlow_CastOp : OneFlow_Op<"cast", [Pure]> {
   let results = (outs OneFlow_Tensor:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDefinition = OneFlow_ElementwiseSbp<>.definition;
 }
 
 #endif // ONEFLOWDIALECT_IR_ONEFLOWMATHOPS_TD

@@ -9,7 +9,7 @@
 
 include "OneFlowDialect/IR/OneFlowOpBase.td"
 
-def OneFlow_MatmulOp : OneFlow_InferredOp<"matmul", [Pure]> {
+def OneFlow_MatmulOp : OneFlow_InferredOp<"matmul", [Pure, OneFlow_HasSbp]> {
   let summary = "2-D matrix product, with optional transposes";
   let description = [{
     `a` is (m, k), or (k, m) with `transpose_a`; `b` is (k, n), or (n, k)
@@ -26,7 +26,8 @@ def OneFlow_MatmulOp : OneFlow_InferredOp<"matmul", [Pure]> {
   let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
 }
 
-def OneFlow_BatchMatmulOp : OneFlow_InferredOp<"batch_matmul", [Pure]> {
+def OneFlow_BatchMatmulOp
+    : OneFlow_InferredOp<"batch_matmul", [Pure, OneFlow_HasSbp]> {
   let summary = "batched matrix product over leading (broadcast) axes";
   let description = [{
     The last two axes of each operand are matrices as in `oneflow.matmul`;

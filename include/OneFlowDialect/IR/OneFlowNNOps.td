@@ -10,7 +10,7 @@
 include "OneFlowDialect/IR/OneFlowOpBase.td"
 
 class OneFlow_SoftmaxBase<string mnemonic, string desc>
-    : OneFlow_InferredOp<mnemonic, [Pure]> {
+    : OneFlow_InferredOp<mnemonic, [Pure, OneFlow_HasSbp]> {
   let summary = desc;
   let description = [{
     Normalizes along `axis` (default the last; negative counts from the end).
@@ -42,7 +42,8 @@ def OneFlow_LogSoftmaxOp
     : OneFlow_SoftmaxBase<"log_softmax", "log of softmax along an axis">;
 
 def OneFlow_SparseSoftmaxCrossEntropyOp
-    : OneFlow_InferredOp<"sparse_softmax_cross_entropy", [Pure]> {
+    : OneFlow_InferredOp<"sparse_softmax_cross_entropy",
+                         [Pure, OneFlow_HasSbp]> {
   let summary = "softmax of logits and the negative log-likelihood of labels";
   let description = [{
     `logits` is (..., classes) and `labels` (...) holds class indices. The
@@ -59,7 +60,8 @@ def OneFlow_SparseSoftmaxCrossEntropyOp
   let assemblyFormat = "$logits `,` $labels attr-dict `:` functional-type(operands, results)";
 }
 
-def OneFlow_LayerNormOp : OneFlow_InferredOp<"layer_norm", [Pure]> {
+def OneFlow_LayerNormOp
+    : OneFlow_InferredOp<"layer_norm", [Pure, OneFlow_HasSbp]> {
   let summary = "layer normalization with affine parameters";
   let description = [{
     Normalizes `x` over the axes from `begin_norm_axis` on; `gamma` and
@@ -83,7 +85,7 @@ def OneFlow_LayerNormOp : OneFlow_InferredOp<"layer_norm", [Pure]> {
   let assemblyFormat = "$x `,` $gamma `,` $beta attr-dict `:` functional-type(operands, results)";
 }
 
-def OneFlow_BatchNormOp : OneFlow_InferredOp<"batch_norm"> {
+def OneFlow_BatchNormOp : OneFlow_InferredOp<"batch_norm", [OneFlow_HasSbp]> {
   let summary = "batch normalization over all axes but `axis`";
   let description = [{
     `gamma`, `beta`, `moving_mean` and `moving_variance` are 1-D of the size
@@ -114,7 +116,7 @@ def OneFlow_BatchNormOp : OneFlow_InferredOp<"batch_norm"> {
   }];
 }
 
-def OneFlow_DropoutOp : OneFlow_InferredOp<"dropout"> {
+def OneFlow_DropoutOp : OneFlow_InferredOp<"dropout", [OneFlow_HasSbp]> {
   let summary = "zero elements with probability `rate`, scale the rest";
   let description = [{
     Returns the output and the i1 keep-mask for the backward pass. The mask
@@ -130,6 +132,7 @@ def OneFlow_DropoutOp : OneFlow_InferredOp<"dropout"> {
                        DefaultValuedAttr<I64Attr, "0">:$seed);
   let results = (outs OneFlow_FloatTensor:$result, OneFlow_BoolTensor:$mask);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = OneFlow_ElementwiseSbp<>.definition;
 }
 
 #endif // ONEFLOWDIALECT_IR_ONEFLOWNNOPS_TD

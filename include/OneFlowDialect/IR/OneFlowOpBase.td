@@ -8,6 +8,7 @@
 #define ONEFLOWDIALECT_IR_ONEFLOWOPBASE_TD
 
 include "OneFlowDialect/IR/OneFlowAttrs.td"
+include "OneFlowDialect/Interfaces/SbpInterface.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
@@ -42,5 +43,28 @@ def OneFlow_InferLogicalType : InferTypeOpAdaptorBase<[{
 // An op whose result types are inferred; `traits` come first.
 class OneFlow_InferredOp<string mnemonic, list<Trait> traits = []>
     : OneFlow_Op<mnemonic, !listconcat(traits, [OneFlow_InferLogicalType])>;
+
+//===----------------------------------------------------------------------===//
+// SBP signatures
+//===----------------------------------------------------------------------===//
+
+// The op lists its SBP signatures; it defines `getSbpSignatures` in C++ or
+// takes `OneFlow_ElementwiseSbp<...>.definition` as (part of) its
+// `extraClassDefinition`.
+defvar OneFlow_HasSbp = DeclareOpInterfaceMethods<OneFlow_SbpInterface>;
+
+// `getSbpSignatures` of an op that is element-wise with numpy broadcasting
+// (every axis of the result parallel), with the partial rules `partials`
+// (see `SbpDims::addPartials`: "PP" for add, "PB,BP" for mul).
+class OneFlow_ElementwiseSbp<string partials = ""> {
+  code definition = [{
+    void $cppClass::getSbpSignatures(int64_t meshAxisSize,
+        ::llvm::SmallVectorImpl<::mlir::oneflow::SbpSignature> &signatures) {
+      auto dims = ::mlir::oneflow::SbpDims::elementwise(getOperation());
+      dims.addPartials("}] # partials # [{");
+      dims.derive(meshAxisSize, signatures);
+    }
+  }];
+}
 
 #endif // ONEFLOWDIALECT_IR_ONEFLOWOPBASE_TD

@@ -17,6 +17,7 @@
 #include "OneFlowDialect/IR/OneFlowAttrs.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
 #include "OneFlowDialect/IR/OneFlowTypeUtils.h"
+#include "OneFlowDialect/Interfaces/SbpInterface.h"
 
 #define GET_OP_CLASSES
 #include "OneFlowDialect/IR/OneFlowOps.h.inc"

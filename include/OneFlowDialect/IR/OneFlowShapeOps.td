@@ -9,7 +9,7 @@
 
 include "OneFlowDialect/IR/OneFlowOpBase.td"
 
-def OneFlow_ReshapeOp : OneFlow_Op<"reshape", [Pure]> {
+def OneFlow_ReshapeOp : OneFlow_Op<"reshape", [Pure, OneFlow_HasSbp]> {
   let summary = "same elements, row-major, in the result type's shape";
   let description = [{
     ```mlir
@@ -22,7 +22,8 @@ def OneFlow_ReshapeOp : OneFlow_Op<"reshape", [Pure]> {
   let hasVerifier = 1;
 }
 
-def OneFlow_TransposeOp : OneFlow_InferredOp<"transpose", [Pure]> {
+def OneFlow_TransposeOp
+    : OneFlow_InferredOp<"transpose", [Pure, OneFlow_HasSbp]> {
   let summary = "permutes axes: result axis i is operand axis perm[i]";
   let description = [{
     ```mlir
@@ -35,7 +36,7 @@ def OneFlow_TransposeOp : OneFlow_InferredOp<"transpose", [Pure]> {
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
 }
 
-def OneFlow_FlattenOp : OneFlow_InferredOp<"flatten", [Pure]> {
+def OneFlow_FlattenOp : OneFlow_InferredOp<"flatten", [Pure, OneFlow_HasSbp]> {
   let summary = "merges axes start_dim..end_dim into one";
   let description = [{
     ```mlir
@@ -50,7 +51,7 @@ def OneFlow_FlattenOp : OneFlow_InferredOp<"flatten", [Pure]> {
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
 }
 
-def OneFlow_ConcatOp : OneFlow_InferredOp<"concat", [Pure]> {
+def OneFlow_ConcatOp : OneFlow_InferredOp<"concat", [Pure, OneFlow_HasSbp]> {
   let summary = "joins tensors along an axis";
   let description = [{
     ```mlir
@@ -63,7 +64,7 @@ def OneFlow_ConcatOp : OneFlow_InferredOp<"concat", [Pure]> {
   let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
 }
 
-def OneFlow_SliceOp : OneFlow_InferredOp<"slice", [Pure]> {
+def OneFlow_SliceOp : OneFlow_InferredOp<"slice", [Pure, OneFlow_HasSbp]> {
   let summary = "strided slice, one (start, end, step) per axis";
   let description = [{
     Python semantics: negative starts and ends count from the end, both are
@@ -80,7 +81,7 @@ def OneFlow_SliceOp : OneFlow_InferredOp<"slice", [Pure]> {
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
 }
 
-def OneFlow_GatherOp : OneFlow_InferredOp<"gather", [Pure]> {
+def OneFlow_GatherOp : OneFlow_InferredOp<"gather", [Pure, OneFlow_HasSbp]> {
   let summary = "picks slices of `x` along `axis` by index (embedding lookup)";
   let description = [{
     The result's shape is x's shape with axis `axis` replaced by the shape
@@ -99,7 +100,7 @@ def OneFlow_GatherOp : OneFlow_InferredOp<"gather", [Pure]> {
 }
 
 class OneFlow_ReduceOp<string mnemonic, string desc>
-    : OneFlow_InferredOp<mnemonic, [Pure]> {
+    : OneFlow_InferredOp<mnemonic, [Pure, OneFlow_HasSbp]> {
   let summary = desc;
   let description = [{
     Reduces over `axes` (negative counts from the end); reduced axes are kept

@@ -127,4 +127,29 @@ def PlanMemoryPass
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Test passes
+//===----------------------------------------------------------------------===//
+
+def TestPrintSbpSignaturesPass
+    : Pass<"test-oneflow-print-sbp-signatures", "::mlir::func::FuncOp"> {
+  let summary = "Print every op's SBP signatures for one mesh axis (test only)";
+  let description = [{
+    Emits on every op with `SbpInterface` a remark listing the signatures
+    it offers on a mesh axis of `mesh-axis-size` devices, in its order,
+    separated by `|` (the implied all-broadcast one is not listed; an op
+    with no other prints `none`). An op with tensor operands or results
+    and no SBP rule is an error.
+
+    ```mlir
+    %y = oneflow.matmul %x, %w : (tensor<8x4xf32>, tensor<4x6xf32>) -> tensor<8x6xf32>
+    // remark: sbp: S(0), B -> S(0) | B, S(1) -> S(1) | S(1), S(0) -> P | P, B -> P | B, P -> P
+    ```
+  }];
+  let options = [
+    Option<"meshAxisSize", "mesh-axis-size", "int64_t", /*default=*/"2",
+           "Devices on the mesh axis (at least 1)">
+  ];
+}
+
 #endif // ONEFLOWDIALECT_TRANSFORMS_PASSES_TD

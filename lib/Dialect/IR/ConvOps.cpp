@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Interfaces/SbpRules.h"
 
 using namespace mlir;
 using namespace mlir::oneflow;
@@ -169,4 +170,44 @@ GlobalAvgPool2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   types.push_back(RankedTensorType::get(
       {x.getDimSize(0), x.getDimSize(1), 1, 1}, x.getElementType()));
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SBP signatures
+//===----------------------------------------------------------------------===//
+
+void Conv2DOp::getSbpSignatures(int64_t meshAxisSize,
+                                SmallVectorImpl<SbpSignature> &signatures) {
+  // Data parallel only, as in OneFlow: x and the result S(0), weight and
+  // bias B.
+  SbpDims dims(*this);
+  int64_t batch = dims.addDim(SbpDimKind::parallel);
+  dims.mapOperandAxis(0, 0, batch);
+  dims.mapResultAxis(0, 0, batch);
+  dims.derive(meshAxisSize, signatures);
+}
+
+/// N and C are parallel; the pooled axes are never split.
+static void derivePoolSbp(Operation *op, int64_t meshAxisSize,
+                          SmallVectorImpl<SbpSignature> &signatures) {
+  SbpDims dims = SbpDims::elementwise(op);
+  int64_t rank = cast<RankedTensorType>(op->getResult(0).getType()).getRank();
+  for (int64_t axis = 2; axis < rank; ++axis)
+    dims.setKind(axis, SbpDimKind::broadcastOnly);
+  dims.derive(meshAxisSize, signatures);
+}
+
+void MaxPool2DOp::getSbpSignatures(int64_t meshAxisSize,
+                                   SmallVectorImpl<SbpSignature> &signatures) {
+  derivePoolSbp(*this, meshAxisSize, signatures);
+}
+
+void AvgPool2DOp::getSbpSignatures(int64_t meshAxisSize,
+                                   SmallVectorImpl<SbpSignature> &signatures) {
+  derivePoolSbp(*this, meshAxisSize, signatures);
+}
+
+void GlobalAvgPool2DOp::getSbpSignatures(
+    int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
+  derivePoolSbp(*this, meshAxisSize, signatures);
 }

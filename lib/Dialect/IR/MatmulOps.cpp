@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Interfaces/SbpRules.h"
 
 using namespace mlir;
 using namespace mlir::oneflow;
@@ -88,4 +89,64 @@ LogicalResult BatchMatmulOp::inferReturnTypes(MLIRContext *,
   shape.push_back(n);
   types.push_back(RankedTensorType::get(shape, a.getElementType()));
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SBP signatures
+//===----------------------------------------------------------------------===//
+
+/// Maps the last two axes of operand `index` to (rows, cols), swapped when
+/// `transposed`.
+static void mapMatrixAxes(SbpDims &dims, unsigned index, int64_t rank,
+                          int64_t rows, int64_t cols, bool transposed) {
+  dims.mapOperandAxis(index, rank - 2, transposed ? cols : rows);
+  dims.mapOperandAxis(index, rank - 1, transposed ? rows : cols);
+}
+
+/// Adds m, n (parallel) and k (reduction) after the batch dimensions, maps
+/// the matrix axes of both operands and of the result, and lets P pass
+/// through either operand while the other is B (OneFlow's five rows).
+template <typename OpTy>
+static void deriveMatmulSbp(OpTy op, SbpDims &dims, int64_t meshAxisSize,
+                            SmallVectorImpl<SbpSignature> &signatures) {
+  int64_t ra = cast<RankedTensorType>(op.getA().getType()).getRank();
+  int64_t rb = cast<RankedTensorType>(op.getB().getType()).getRank();
+  int64_t rc = cast<RankedTensorType>(op.getType()).getRank();
+  int64_t m = dims.addDim(SbpDimKind::parallel);
+  int64_t n = dims.addDim(SbpDimKind::parallel);
+  int64_t k = dims.addDim(SbpDimKind::reduction);
+  mapMatrixAxes(dims, 0, ra, m, k, op.getTransposeA());
+  mapMatrixAxes(dims, 1, rb, k, n, op.getTransposeB());
+  dims.mapResultAxis(0, rc - 2, m);
+  dims.mapResultAxis(0, rc - 1, n);
+  dims.addPartials("PB,BP");
+  dims.derive(meshAxisSize, signatures);
+}
+
+void MatmulOp::getSbpSignatures(int64_t meshAxisSize,
+                                SmallVectorImpl<SbpSignature> &signatures) {
+  SbpDims dims(*this);
+  deriveMatmulSbp(*this, dims, meshAxisSize, signatures);
+}
+
+void BatchMatmulOp::getSbpSignatures(
+    int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
+  // Batch axes broadcast numpy-style: an operand's size-1 (or missing) batch
+  // axis is B when the result's is split.
+  SbpDims dims(*this);
+  auto result = cast<RankedTensorType>(getType());
+  int64_t batchRank = result.getRank() - 2;
+  for (int64_t axis = 0; axis < batchRank; ++axis) {
+    int64_t dim = dims.addDim(SbpDimKind::parallel);
+    dims.mapResultAxis(0, axis, dim);
+    for (auto [index, value] : llvm::enumerate(getOperands())) {
+      auto type = cast<RankedTensorType>(value.getType());
+      int64_t aligned = axis - (result.getRank() - type.getRank());
+      if (aligned < 0 ||
+          (type.getDimSize(aligned) == 1 && result.getDimSize(axis) != 1))
+        continue;
+      dims.mapOperandAxis(index, aligned, dim);
+    }
+  }
+  deriveMatmulSbp(*this, dims, meshAxisSize, signatures);
 }

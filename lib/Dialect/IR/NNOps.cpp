@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Interfaces/SbpRules.h"
 
 using namespace mlir;
 using namespace mlir::oneflow;
@@ -123,4 +124,85 @@ LogicalResult DropoutOp::inferReturnTypes(MLIRContext *ctx,
   types.push_back(
       RankedTensorType::get(x.getShape(), IntegerType::get(ctx, 1)));
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SBP signatures
+//===----------------------------------------------------------------------===//
+
+/// Every axis is parallel but the normalized one, which is never split.
+static void deriveSoftmaxSbp(Operation *op, int64_t axis, int64_t meshAxisSize,
+                             SmallVectorImpl<SbpSignature> &signatures) {
+  SbpDims dims = SbpDims::elementwise(op);
+  int64_t rank = cast<RankedTensorType>(op->getResult(0).getType()).getRank();
+  axis = normalizeAxis(axis, rank);
+  if (axis >= 0 && axis < rank)
+    dims.setKind(axis, SbpDimKind::broadcastOnly);
+  dims.derive(meshAxisSize, signatures);
+}
+
+void SoftmaxOp::getSbpSignatures(int64_t meshAxisSize,
+                                 SmallVectorImpl<SbpSignature> &signatures) {
+  deriveSoftmaxSbp(*this, getAxis(), meshAxisSize, signatures);
+}
+
+void LogSoftmaxOp::getSbpSignatures(int64_t meshAxisSize,
+                                    SmallVectorImpl<SbpSignature> &signatures) {
+  deriveSoftmaxSbp(*this, getAxis(), meshAxisSize, signatures);
+}
+
+void SparseSoftmaxCrossEntropyOp::getSbpSignatures(
+    int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
+  // Sample axes are parallel. The class axis is OneFlow's model split:
+  // logits S(last) and labels B give prob S(last) and a partial loss.
+  SbpDims dims(*this);
+  int64_t rank = cast<RankedTensorType>(getLogits().getType()).getRank();
+  for (int64_t axis = 0; axis + 1 < rank; ++axis) {
+    int64_t dim = dims.addDim(SbpDimKind::parallel);
+    dims.mapOperandAxis(0, axis, dim);
+    dims.mapOperandAxis(1, axis, dim);
+    dims.mapResultAxis(0, axis, dim);
+    dims.mapResultAxis(1, axis, dim);
+  }
+  int64_t classes = dims.addDim(SbpDimKind::reduction);
+  dims.mapOperandAxis(0, rank - 1, classes);
+  dims.mapResultAxis(0, rank - 1, classes);
+  dims.derive(meshAxisSize, signatures);
+}
+
+void LayerNormOp::getSbpSignatures(int64_t meshAxisSize,
+                                   SmallVectorImpl<SbpSignature> &signatures) {
+  // Axes before both begin axes are parallel; gamma and beta index the axes
+  // from begin_params_axis, mean and inv_variance those before
+  // begin_norm_axis.
+  SbpDims dims(*this);
+  int64_t rank = cast<RankedTensorType>(getX().getType()).getRank();
+  int64_t normAxis = normalizeAxis(getBeginNormAxis(), rank);
+  int64_t paramsAxis = normalizeAxis(getBeginParamsAxis(), rank);
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    bool parallel = axis < normAxis && axis < paramsAxis;
+    int64_t dim = dims.addDim(parallel ? SbpDimKind::parallel
+                                       : SbpDimKind::broadcastOnly);
+    dims.mapOperandAxis(0, axis, dim);
+    dims.mapResultAxis(0, axis, dim);
+    if (axis < normAxis) {
+      dims.mapResultAxis(1, axis, dim);
+      dims.mapResultAxis(2, axis, dim);
+    }
+  }
+  dims.derive(meshAxisSize, signatures);
+}
+
+void BatchNormOp::getSbpSignatures(int64_t meshAxisSize,
+                                   SmallVectorImpl<SbpSignature> &signatures) {
+  // Data parallel only: x and y S(0); parameters, moving and batch
+  // statistics B (each device normalizes by the statistics of its shard).
+  SbpDims dims(*this);
+  int64_t rank = cast<RankedTensorType>(getX().getType()).getRank();
+  if (rank == 0 || normalizeAxis(getAxis(), rank) == 0)
+    return;
+  int64_t batch = dims.addDim(SbpDimKind::parallel);
+  dims.mapOperandAxis(0, 0, batch);
+  dims.mapResultAxis(0, 0, batch);
+  dims.derive(meshAxisSize, signatures);
 }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Interfaces/SbpRules.h"
 
 #include "llvm/ADT/SmallBitVector.h"
 
@@ -175,4 +176,155 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
   llvm::append_range(shape, x.getShape().drop_front(axis + 1));
   types.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SBP signatures
+//===----------------------------------------------------------------------===//
+
+/// A reshape from `in` to `out` of op: the axis pairs of
+/// `getReshapeSplitAxes` are parallel, and P passes through.
+static void deriveReshapeSbp(Operation *op, RankedTensorType in,
+                             RankedTensorType out, int64_t meshAxisSize,
+                             SmallVectorImpl<SbpSignature> &signatures) {
+  SbpDims dims(op);
+  for (auto [inAxis, outAxis] :
+       getReshapeSplitAxes(in.getShape(), out.getShape(), meshAxisSize)) {
+    int64_t dim = dims.addDim(SbpDimKind::parallel);
+    dims.mapOperandAxis(0, inAxis, dim);
+    dims.mapResultAxis(0, outAxis, dim);
+  }
+  dims.addPartials("P");
+  dims.derive(meshAxisSize, signatures);
+}
+
+void ReshapeOp::getSbpSignatures(int64_t meshAxisSize,
+                                 SmallVectorImpl<SbpSignature> &signatures) {
+  deriveReshapeSbp(*this, cast<RankedTensorType>(getX().getType()),
+                   cast<RankedTensorType>(getType()), meshAxisSize, signatures);
+}
+
+void FlattenOp::getSbpSignatures(int64_t meshAxisSize,
+                                 SmallVectorImpl<SbpSignature> &signatures) {
+  deriveReshapeSbp(*this, cast<RankedTensorType>(getX().getType()),
+                   cast<RankedTensorType>(getType()), meshAxisSize, signatures);
+}
+
+void TransposeOp::getSbpSignatures(int64_t meshAxisSize,
+                                   SmallVectorImpl<SbpSignature> &signatures) {
+  // One dimension per result axis i, which is operand axis perm[i].
+  SbpDims dims(*this);
+  for (auto [axis, from] : llvm::enumerate(getPerm())) {
+    int64_t dim = dims.addDim(SbpDimKind::parallel);
+    dims.mapResultAxis(0, axis, dim);
+    dims.mapOperandAxis(0, from, dim);
+  }
+  dims.addPartials("P");
+  dims.derive(meshAxisSize, signatures);
+}
+
+void ConcatOp::getSbpSignatures(int64_t meshAxisSize,
+                                SmallVectorImpl<SbpSignature> &signatures) {
+  // Every axis but the concatenated one is parallel; all P give P.
+  SbpDims dims = SbpDims::elementwise(*this);
+  int64_t rank = cast<RankedTensorType>(getType()).getRank();
+  int64_t axis = normalizeAxis(getAxis(), rank);
+  if (axis >= 0 && axis < rank)
+    dims.setKind(axis, SbpDimKind::broadcastOnly);
+  dims.addPartials(std::string(getInputs().size(), 'P'));
+  dims.derive(meshAxisSize, signatures);
+}
+
+void SliceOp::getSbpSignatures(int64_t meshAxisSize,
+                               SmallVectorImpl<SbpSignature> &signatures) {
+  // An axis taken whole (from 0 to its end, step 1) is parallel; the
+  // others are never split. P passes through.
+  SbpDims dims = SbpDims::elementwise(*this);
+  auto type = cast<RankedTensorType>(getX().getType());
+  for (int64_t axis = 0; axis < type.getRank(); ++axis) {
+    int64_t size = type.getDimSize(axis);
+    int64_t start = getStarts()[axis], end = getEnds()[axis];
+    bool whole =
+        getSteps()[axis] == 1 &&
+        (start == 0 || (!ShapedType::isDynamic(size) && start <= -size)) &&
+        (end == std::numeric_limits<int64_t>::max() ||
+         (!ShapedType::isDynamic(size) && end >= size));
+    if (!whole)
+      dims.setKind(axis, SbpDimKind::broadcastOnly);
+  }
+  dims.addPartials("P");
+  dims.derive(meshAxisSize, signatures);
+}
+
+void GatherOp::getSbpSignatures(int64_t meshAxisSize,
+                                SmallVectorImpl<SbpSignature> &signatures) {
+  // The result is x[:axis] + indices + x[axis + 1:]. Index axes and the
+  // other axes of x are parallel; x's gathered axis is a reduction (a
+  // row-sharded table gives a partial result: out-of-shard rows are zeros).
+  SbpDims dims(*this);
+  int64_t xRank = cast<RankedTensorType>(getX().getType()).getRank();
+  int64_t indexRank = cast<RankedTensorType>(getIndices().getType()).getRank();
+  int64_t axis = normalizeAxis(getAxis(), xRank);
+  for (int64_t i = 0; i < indexRank; ++i) {
+    int64_t dim = dims.addDim(SbpDimKind::parallel);
+    dims.mapOperandAxis(1, i, dim);
+    dims.mapResultAxis(0, axis + i, dim);
+  }
+  for (int64_t j = 0; j < xRank; ++j) {
+    int64_t dim =
+        dims.addDim(j == axis ? SbpDimKind::reduction : SbpDimKind::parallel);
+    dims.mapOperandAxis(0, j, dim);
+    if (j != axis)
+      dims.mapResultAxis(0, j < axis ? j : j + indexRank - 1, dim);
+  }
+  dims.addPartials("PB");
+  dims.derive(meshAxisSize, signatures);
+}
+
+/// Kept axes are parallel (shifted in the result without keepdims). Reduced
+/// axes are reductions, and P passes through, when the op is `linear`;
+/// otherwise they are never split.
+static void deriveReduceSbp(Operation *op, ArrayRef<int64_t> axes,
+                            bool keepdims, bool linear, int64_t meshAxisSize,
+                            SmallVectorImpl<SbpSignature> &signatures) {
+  SbpDims dims(op);
+  int64_t rank = cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
+  llvm::SmallBitVector reduced(rank);
+  for (int64_t axis : axes)
+    if (normalizeAxis(axis, rank) >= 0 && normalizeAxis(axis, rank) < rank)
+      reduced.set(normalizeAxis(axis, rank));
+  int64_t resultAxis = 0;
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    SbpDimKind kind = !reduced.test(axis) ? SbpDimKind::parallel
+                      : linear            ? SbpDimKind::reduction
+                                          : SbpDimKind::broadcastOnly;
+    int64_t dim = dims.addDim(kind);
+    dims.mapOperandAxis(0, axis, dim);
+    if (!reduced.test(axis))
+      dims.mapResultAxis(0, resultAxis, dim);
+    if (!reduced.test(axis) || keepdims)
+      ++resultAxis;
+  }
+  if (linear)
+    dims.addPartials("P");
+  dims.derive(meshAxisSize, signatures);
+}
+
+void ReduceSumOp::getSbpSignatures(int64_t meshAxisSize,
+                                   SmallVectorImpl<SbpSignature> &signatures) {
+  deriveReduceSbp(*this, getAxes(), getKeepdims(), /*linear=*/true,
+                  meshAxisSize, signatures);
+}
+
+void ReduceMeanOp::getSbpSignatures(int64_t meshAxisSize,
+                                    SmallVectorImpl<SbpSignature> &signatures) {
+  // Linear too: the partial means divide by the logical count.
+  deriveReduceSbp(*this, getAxes(), getKeepdims(), /*linear=*/true,
+                  meshAxisSize, signatures);
+}
+
+void ReduceMaxOp::getSbpSignatures(int64_t meshAxisSize,
+                                   SmallVectorImpl<SbpSignature> &signatures) {
+  deriveReduceSbp(*this, getAxes(), getKeepdims(), /*linear=*/false,
+                  meshAxisSize, signatures);
 }
