@@ -5,13 +5,15 @@
 //===----------------------------------------------------------------------===//
 //
 // One actor per op and one regst per op result, for a single device: every
-// func.func becomes the rank plan of rank 0, its actors on the stream
+// func.func becomes the rank plan of rank 0; oneflow.input actors go on an
+// "io" stream with double-buffered regsts, the others on the stream
 // "compute" in program order.
 //
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/Actor/ActorOps.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
+#include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,8 +31,14 @@ using namespace mlir;
 using namespace mlir::oneflow;
 using namespace mlir::oneflow::actor;
 
-/// The stream every actor of a single-device program runs on.
+/// The stream the ops of a single-device program run on.
 static constexpr llvm::StringLiteral kComputeStream = "compute";
+/// The stream data sources run on, so that loading the next batch overlaps
+/// computing on the current one.
+static constexpr llvm::StringLiteral kIoStream = "io";
+/// Buffers of an input's regst: at least two, one being filled while the
+/// other is read.
+static constexpr int64_t kInputRegstCount = 2;
 
 //===----------------------------------------------------------------------===//
 // Checks
@@ -97,17 +105,19 @@ static RankPlanOp lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
   builder.setInsertionPointToStart(plan.getBody());
 
   llvm::DenseMap<Value, Value> regstOf;
-  SmallVector<Attribute> order;
+  SmallVector<Attribute> order, ioOrder;
   int64_t nextRegstId = 0, nextActorId = 0;
   for (Operation &op : funcOp.getBody().front()) {
     if (isa<func::ReturnOp>(op))
       continue;
+    bool isSource = isa<InputOp>(op);
     SmallVector<Value> inputs, outputs;
     for (Value operand : op.getOperands())
       inputs.push_back(regstOf.lookup(operand));
     for (OpResult result : op.getResults()) {
-      Value regst = RegstOp::create(builder, op.getLoc(), nextRegstId++,
-                                    physicalType(result.getType()), regstCount);
+      Value regst = RegstOp::create(
+          builder, op.getLoc(), nextRegstId++, physicalType(result.getType()),
+          isSource ? std::max(regstCount, kInputRegstCount) : regstCount);
       regstOf[result] = regst;
       outputs.push_back(regst);
     }
@@ -117,10 +127,14 @@ static RankPlanOp lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
     ActorOp::create(builder, op.getLoc(), builder.getI64IntegerAttr(id),
                     builder.getStringAttr(name),
                     builder.getStringAttr(op.getName().getStringRef()),
-                    builder.getStringAttr(kComputeStream), inputs, outputs,
-                    attrs.empty() ? DictionaryAttr() : attrs);
-    order.push_back(FlatSymbolRefAttr::get(builder.getContext(), name));
+                    builder.getStringAttr(isSource ? kIoStream : kComputeStream),
+                    inputs, outputs, attrs.empty() ? DictionaryAttr() : attrs);
+    (isSource ? ioOrder : order)
+        .push_back(FlatSymbolRefAttr::get(builder.getContext(), name));
   }
+  if (!ioOrder.empty())
+    StreamOp::create(builder, funcOp.getLoc(), kIoStream,
+                     builder.getArrayAttr(ioOrder));
   StreamOp::create(builder, funcOp.getLoc(), kComputeStream,
                    builder.getArrayAttr(order));
   return plan;

@@ -230,8 +230,8 @@
 // PIPELINE: world_size: 1
 // PIPELINE: name: "matmul_2"
 // PIPELINE-NEXT: location: "{{.*}}default-pipeline.mlir:{{[0-9]+}}:8"
-// PIPELINE: arena_bytes: 1472
-// PIPELINE-NEXT: unplanned_bytes: 2112
+// PIPELINE: arena_bytes: 1792
+// PIPELINE-NEXT: unplanned_bytes: 2304
 
 // Rank 1, first in the module: unplanned (offset -1, no arena).
 oneflow_actor.rank_plan rank 1 device cuda {

@@ -16,7 +16,7 @@
 // memory is planned: the three 8x16xf32 activations of 512 bytes share
 // two slots.
 // CHECK-NOT:   func.func
-// CHECK-LABEL: oneflow_actor.rank_plan rank 0 device cpu arena 1472 unplanned 2112 {
+// CHECK-LABEL: oneflow_actor.rank_plan rank 0 device cpu arena 1792 unplanned 2304 {
 // CHECK:         oneflow_actor.regst 2 count 1 offset 0 : tensor<8x16xf32>
 // CHECK-NEXT:    oneflow_actor.actor 2 @matmul_2 "oneflow.matmul"
 // CHECK:         oneflow_actor.regst 3 count 1 offset 512 : tensor<8x16xf32>
@@ -24,7 +24,8 @@
 // CHECK-NEXT:    oneflow_actor.regst 6 count 1 offset {{[0-9]+}} : tensor<8xf32>
 // CHECK:         oneflow_actor.regst 7 count 1 offset {{[0-9]+}} : tensor<f32>
 // CHECK-NEXT:    oneflow_actor.actor 6 @reduce_mean_6 "oneflow.reduce_mean"
-// CHECK:         oneflow_actor.stream "compute" [@input_0, @variable_1, @matmul_2, @relu_3, @input_4, @sparse_softmax_cross_entropy_5, @reduce_mean_6, @output_7]
+// CHECK:         oneflow_actor.stream "io" [@input_0, @input_4]
+// CHECK-NEXT:    oneflow_actor.stream "compute" [@variable_1, @matmul_2, @relu_3, @sparse_softmax_cross_entropy_5, @reduce_mean_6, @output_7]
 
 // With regst-count=2 every regst keeps two buffers of its own.
 // COUNT2:      oneflow_actor.rank_plan rank 0 device cpu arena [[BYTES:[0-9]+]] unplanned [[BYTES]] {

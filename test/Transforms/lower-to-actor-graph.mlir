@@ -5,9 +5,11 @@
 // One actor per op in program order on "compute", one regst per result with
 // the result's type, operands and results in order, attributes kept
 // (defaults included); the function is gone.
+// Inputs run on an "io" stream with two buffers, so the next batch loads
+// while the current one is computed on; the other ops run on "compute".
 // CHECK-LABEL: oneflow_actor.rank_plan rank 0 device cpu {
-// CHECK-NEXT:    %[[X:.*]] = oneflow_actor.regst 0 count 1 : tensor<8x4xf32>
-// CHECK-NEXT:    oneflow_actor.actor 0 @input_0 "oneflow.input"() -> (%[[X]]) {name = "x"} on "compute"
+// CHECK-NEXT:    %[[X:.*]] = oneflow_actor.regst 0 count 2 : tensor<8x4xf32>
+// CHECK-NEXT:    oneflow_actor.actor 0 @input_0 "oneflow.input"() -> (%[[X]]) {name = "x"} on "io"
 // CHECK-NEXT:    %[[W:.*]] = oneflow_actor.regst 1 count 1 : tensor<4x4xf32>
 // CHECK-NEXT:    oneflow_actor.actor 1 @variable_1 "oneflow.variable"() -> (%[[W]]) {init = #oneflow.init<zeros>, name = "w", seed = 0 : i64} on "compute"
 // CHECK-NEXT:    %[[Y:.*]] = oneflow_actor.regst 2 count 1 : tensor<8x4xf32>
@@ -17,7 +19,8 @@
 // CHECK-NEXT:    %[[SUM:.*]] = oneflow_actor.regst 4 count 1 : tensor<8x4xf32>
 // CHECK-NEXT:    oneflow_actor.actor 4 @add_4 "oneflow.add"(%[[S]], %[[S]]) -> (%[[SUM]]) on "compute"
 // CHECK-NEXT:    oneflow_actor.actor 5 @output_5 "oneflow.output"(%[[SUM]]) -> () {name = "y"} on "compute"
-// CHECK-NEXT:    oneflow_actor.stream "compute" [@input_0, @variable_1, @matmul_2, @softmax_3, @add_4, @output_5]
+// CHECK-NEXT:    oneflow_actor.stream "io" [@input_0]
+// CHECK-NEXT:    oneflow_actor.stream "compute" [@variable_1, @matmul_2, @softmax_3, @add_4, @output_5]
 // CHECK-NEXT:  }
 // CHECK-NOT:   func.func
 
@@ -40,8 +43,8 @@ func.func @mlp() {
 // Several results: one regst each, in result order. Layout encodings are
 // dropped: on one device a regst holds the whole tensor.
 // CHECK-LABEL: oneflow_actor.rank_plan rank 0 device cpu {
-// CHECK:         %[[LOGITS:.*]] = oneflow_actor.regst 0 count 1 : tensor<4x10xf32>
-// CHECK:         %[[LABELS:.*]] = oneflow_actor.regst 1 count 1 : tensor<4xi64>
+// CHECK:         %[[LOGITS:.*]] = oneflow_actor.regst 0 count 2 : tensor<4x10xf32>
+// CHECK:         %[[LABELS:.*]] = oneflow_actor.regst 1 count 2 : tensor<4xi64>
 // CHECK:         %[[PROB:.*]] = oneflow_actor.regst 2 count 1 : tensor<4x10xf32>
 // CHECK-NEXT:    %[[LOSS:.*]] = oneflow_actor.regst 3 count 1 : tensor<4xf32>
 // CHECK-NEXT:    oneflow_actor.actor 2 @sparse_softmax_cross_entropy_2 "oneflow.sparse_softmax_cross_entropy"(%[[LOGITS]], %[[LABELS]]) -> (%[[PROB]], %[[LOSS]]) on "compute"
