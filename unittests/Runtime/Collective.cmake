@@ -1,0 +1,2 @@
+add_oneflow_unittest(OneFlowCollectiveTests Collective/CommunicatorTest.cpp)
+target_link_libraries(OneFlowCollectiveTests PRIVATE OneFlowCollective OneFlowSupport)
