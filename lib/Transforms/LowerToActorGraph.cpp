@@ -4,10 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// One actor per op and one regst per op result, for a single device: every
-// func.func becomes the rank plan of rank 0; oneflow.input actors go on an
-// "io" stream with double-buffered regsts, the others on the stream
-// "compute" in program order.
+// One actor per op per rank and one regst per op result per rank. A
+// single-device program becomes the rank plan of rank 0; a program on global
+// tensors (after oneflow-lower-boxing) one rank plan per rank, with local
+// shapes and the attributes of docs/multi-rank-plans.md. oneflow.input
+// actors go on an "io" stream with double-buffered regsts, collectives and
+// transfers on "collective", the others on "compute", in program order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,10 +17,12 @@
 #include "OneFlowDialect/IR/OneFlowDialect.h"
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Transforms/Passes.h"
+#include "RankLayout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 
 #define DEBUG_TYPE "oneflow-lower-to-actor-graph"
 
@@ -33,6 +37,9 @@ using namespace mlir::oneflow::actor;
 
 /// The stream the ops of a single-device program run on.
 static constexpr llvm::StringLiteral kComputeStream = "compute";
+/// The stream collectives and transfers between ranks run on, in program
+/// order on every rank.
+static constexpr llvm::StringLiteral kCollectiveStream = "collective";
 /// The stream data sources run on, so that loading the next batch overlaps
 /// computing on the current one.
 static constexpr llvm::StringLiteral kIoStream = "io";
@@ -70,6 +77,10 @@ static LogicalResult checkProgram(func::FuncOp funcOp) {
     if (!isa_and_nonnull<OneFlowDialect>(op.getDialect()))
       return op.emitOpError()
              << "is not a oneflow op; only oneflow ops lower to actors";
+    if (op.getName().getStringRef() == "oneflow.boxing")
+      return op.emitOpError()
+             << "is a layout change the runtime cannot run; run "
+                "oneflow-lower-boxing first";
     for (OpResult result : op.getResults()) {
       auto type = dyn_cast<RankedTensorType>(result.getType());
       if (!type || !type.hasStaticShape())
@@ -86,58 +97,109 @@ static LogicalResult checkProgram(func::FuncOp funcOp) {
 // Lowering
 //===----------------------------------------------------------------------===//
 
-/// `type` without its encoding: the buffer type of a single device.
-static RankedTensorType physicalType(Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  return RankedTensorType::get(tensor.getShape(), tensor.getElementType());
-}
-
 /// The actor's name: the op's name within its dialect and the actor's id.
 static std::string actorName(Operation *op, int64_t id) {
   return (op->getName().stripDialect() + "_" + Twine(id)).str();
 }
 
-/// Builds, before `funcOp`, the rank plan that runs its body.
-static RankPlanOp lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
-  OpBuilder builder(funcOp);
-  auto plan =
-      RankPlanOp::create(builder, funcOp.getLoc(), /*rank=*/0, DeviceKind::cpu);
-  builder.setInsertionPointToStart(plan.getBody());
+/// The stream an op's actors run on.
+static StringRef streamOf(Operation *op) {
+  if (isa<InputOp>(op))
+    return kIoStream;
+  StringRef name = op->getName().getStringRef();
+  if (name == "oneflow.all_reduce" || name == "oneflow.reduce_scatter" ||
+      name == "oneflow.all_gather" || name == "oneflow.all_to_all" ||
+      name == "oneflow.transfer")
+    return kCollectiveStream;
+  return kComputeStream;
+}
 
-  llvm::DenseMap<Value, Value> regstOf;
-  SmallVector<Attribute> order, ioOrder;
+namespace {
+/// A rank plan being built: where its ops go and its stream orders.
+struct RankState {
+  RankPlanOp plan;
+  llvm::StringMap<SmallVector<Attribute>> orders;
   int64_t nextRegstId = 0, nextActorId = 0;
+};
+} // namespace
+
+/// Builds, before `funcOp`, one rank plan per rank from 0 to the highest
+/// rank any op runs on.
+static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
+  SmallVector<std::pair<Operation *, SmallVector<int64_t>>> ops;
+  int64_t worldSize = 1;
   for (Operation &op : funcOp.getBody().front()) {
     if (isa<func::ReturnOp>(op))
       continue;
-    bool isSource = isa<InputOp>(op);
-    SmallVector<Value> inputs, outputs;
-    for (Value operand : op.getOperands())
-      inputs.push_back(regstOf.lookup(operand));
-    for (OpResult result : op.getResults()) {
-      Value regst = RegstOp::create(
-          builder, op.getLoc(), nextRegstId++, physicalType(result.getType()),
-          isSource ? std::max(regstCount, kInputRegstCount) : regstCount);
-      regstOf[result] = regst;
-      outputs.push_back(regst);
-    }
-    int64_t id = nextActorId++;
-    std::string name = actorName(&op, id);
-    DictionaryAttr attrs = op.getAttrDictionary();
-    ActorOp::create(builder, op.getLoc(), builder.getI64IntegerAttr(id),
-                    builder.getStringAttr(name),
-                    builder.getStringAttr(op.getName().getStringRef()),
-                    builder.getStringAttr(isSource ? kIoStream : kComputeStream),
-                    inputs, outputs, attrs.empty() ? DictionaryAttr() : attrs);
-    (isSource ? ioOrder : order)
-        .push_back(FlatSymbolRefAttr::get(builder.getContext(), name));
+    FailureOr<SmallVector<int64_t>> ranks = getOpRanks(&op);
+    if (failed(ranks))
+      return failure();
+    worldSize = std::max(worldSize, ranks->back() + 1);
+    ops.emplace_back(&op, std::move(*ranks));
   }
-  if (!ioOrder.empty())
-    StreamOp::create(builder, funcOp.getLoc(), kIoStream,
-                     builder.getArrayAttr(ioOrder));
-  StreamOp::create(builder, funcOp.getLoc(), kComputeStream,
-                   builder.getArrayAttr(order));
-  return plan;
+
+  OpBuilder builder(funcOp);
+  SmallVector<RankState> states(worldSize);
+  for (int64_t rank = 0; rank < worldSize; ++rank)
+    states[rank].plan =
+        RankPlanOp::create(builder, funcOp.getLoc(), rank, DeviceKind::cpu);
+
+  llvm::DenseMap<std::pair<Value, int64_t>, Value> regstOf;
+  for (auto &[op, ranks] : ops) {
+    bool isSource = isa<InputOp>(op);
+    StringRef stream = streamOf(op);
+    SmallVector<int64_t> group;
+    llvm::MapVector<int64_t, TransferRecords> transfers;
+    if (op->getName().getStringRef() == "oneflow.transfer")
+      computeTransfer(op, group, transfers);
+    for (int64_t rank : ranks) {
+      RankState &state = states[rank];
+      builder.setInsertionPointToEnd(state.plan.getBody());
+      // A transfer rank outside one of the placements lacks that side.
+      SmallVector<Value> inputs, outputs;
+      for (Value operand : op->getOperands())
+        if (Value regst = regstOf.lookup({operand, rank}))
+          inputs.push_back(regst);
+      for (OpResult result : op->getResults()) {
+        RankedTensorType local = getLocalType(result.getType(), rank);
+        if (!local)
+          continue;
+        Value regst = RegstOp::create(
+            builder, op->getLoc(), state.nextRegstId++, local,
+            isSource ? std::max(regstCount, kInputRegstCount) : regstCount);
+        regstOf[{result, rank}] = regst;
+        outputs.push_back(regst);
+      }
+      NamedAttrList attrs(op->getAttrDictionary());
+      auto transfer = transfers.find(rank);
+      addRankAttrs(op, rank, group,
+                   transfer == transfers.end() ? nullptr : &transfer->second,
+                   attrs);
+      int64_t id = state.nextActorId++;
+      std::string name = actorName(op, id);
+      DictionaryAttr dict = attrs.getDictionary(op->getContext());
+      ActorOp::create(builder, op->getLoc(), builder.getI64IntegerAttr(id),
+                      builder.getStringAttr(name),
+                      builder.getStringAttr(op->getName().getStringRef()),
+                      builder.getStringAttr(stream), inputs, outputs,
+                      dict.empty() ? DictionaryAttr() : dict);
+      state.orders[stream].push_back(
+          FlatSymbolRefAttr::get(builder.getContext(), name));
+    }
+  }
+
+  for (RankState &state : states) {
+    builder.setInsertionPointToEnd(state.plan.getBody());
+    for (StringRef stream : {kIoStream, kComputeStream, kCollectiveStream}) {
+      auto it = state.orders.find(stream);
+      if (it != state.orders.end() || stream == kComputeStream)
+        StreamOp::create(builder, funcOp.getLoc(), stream,
+                         builder.getArrayAttr(it == state.orders.end()
+                                                  ? ArrayRef<Attribute>()
+                                                  : ArrayRef(it->second)));
+    }
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -164,7 +226,8 @@ struct LowerToActorGraphPass
     if (!ok)
       return signalPassFailure();
     for (func::FuncOp funcOp : programs) {
-      lowerProgram(funcOp, regstCount);
+      if (failed(lowerProgram(funcOp, regstCount)))
+        return signalPassFailure();
       funcOp.erase();
     }
   }

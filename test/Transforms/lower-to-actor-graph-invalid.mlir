@@ -56,3 +56,21 @@ func.func @negative_first(%x: tensor<4xf32>) {
 func.func @negative_second(%x: tensor<4xf32>) {
   return
 }
+
+// -----
+
+func.func @mixed() {
+  %x = oneflow.input "x" : tensor<4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [S(0)]>>
+  // expected-error@+1 {{'oneflow.relu' op mixes single-device and global tensors; run oneflow-sbp-propagation first}}
+  %y = oneflow.relu %x : (tensor<4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [S(0)]>>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @two_placements() {
+  %x = oneflow.input "x" : tensor<4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [S(0)]>>
+  // expected-error@+1 {{'oneflow.relu' op operand #0 is on #oneflow.placement<cpu, ranks = [0, 1]> but the op runs on #oneflow.placement<cpu, ranks = [2, 3]>; run oneflow-insert-boxing and oneflow-lower-boxing first}}
+  %y = oneflow.relu %x : (tensor<4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [S(0)]>>) -> tensor<4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [2, 3]>, [S(0)]>>
+  return
+}

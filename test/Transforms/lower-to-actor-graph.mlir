@@ -40,8 +40,7 @@ func.func @mlp() {
 
 // -----
 
-// Several results: one regst each, in result order. Layout encodings are
-// dropped: on one device a regst holds the whole tensor.
+// Several results: one regst each, in result order.
 // CHECK-LABEL: oneflow_actor.rank_plan rank 0 device cpu {
 // CHECK:         %[[LOGITS:.*]] = oneflow_actor.regst 0 count 2 : tensor<4x10xf32>
 // CHECK:         %[[LABELS:.*]] = oneflow_actor.regst 1 count 2 : tensor<4xi64>
@@ -49,9 +48,9 @@ func.func @mlp() {
 // CHECK-NEXT:    %[[LOSS:.*]] = oneflow_actor.regst 3 count 1 : tensor<4xf32>
 // CHECK-NEXT:    oneflow_actor.actor 2 @sparse_softmax_cross_entropy_2 "oneflow.sparse_softmax_cross_entropy"(%[[LOGITS]], %[[LABELS]]) -> (%[[PROB]], %[[LOSS]]) on "compute"
 func.func @two_results() {
-  %logits = oneflow.input "logits" : tensor<4x10xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [S(0)]>>
+  %logits = oneflow.input "logits" : tensor<4x10xf32>
   %labels = oneflow.input "labels" : tensor<4xi64>
-  %prob, %loss = oneflow.sparse_softmax_cross_entropy %logits, %labels : (tensor<4x10xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [S(0)]>>, tensor<4xi64>) -> (tensor<4x10xf32>, tensor<4xf32>)
+  %prob, %loss = oneflow.sparse_softmax_cross_entropy %logits, %labels : (tensor<4x10xf32>, tensor<4xi64>) -> (tensor<4x10xf32>, tensor<4xf32>)
   oneflow.output "loss", %loss : tensor<4xf32>
   return
 }

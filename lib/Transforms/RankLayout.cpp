@@ -1,0 +1,409 @@
+//===- RankLayout.cpp - Per-rank pieces and actor attributes --------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "RankLayout.h"
+
+#include "OneFlowDialect/Support/Layout.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Operation.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+GlobalAttr mlir::oneflow::getGlobal(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor ? dyn_cast_or_null<GlobalAttr>(tensor.getEncoding())
+                : GlobalAttr();
+}
+
+static std::vector<int64_t> shapeOf(Type type) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(type).getShape();
+  return {shape.begin(), shape.end()};
+}
+
+/// This rank's position in the placement of `global`.
+static int64_t parallelIdOf(GlobalAttr global, int64_t rank) {
+  return global.getPlacement().getParallelId(rank);
+}
+
+/// The piece of `type` that `rank` holds, one range per axis.
+static std::vector<ofsupport::Range> sliceOf(Type type, int64_t rank) {
+  GlobalAttr global = getGlobal(type);
+  return ofsupport::localSlice(shapeOf(type), toSupportLayout(global),
+                               parallelIdOf(global, rank));
+}
+
+static std::vector<int64_t> beginsOf(const std::vector<ofsupport::Range> &r) {
+  std::vector<int64_t> begins;
+  for (const ofsupport::Range &range : r)
+    begins.push_back(range.begin);
+  return begins;
+}
+
+RankedTensorType mlir::oneflow::getLocalType(Type type, int64_t rank) {
+  auto tensor = cast<RankedTensorType>(type);
+  GlobalAttr global = getGlobal(tensor);
+  if (!global)
+    return rank == 0 ? RankedTensorType::get(tensor.getShape(),
+                                             tensor.getElementType())
+                     : RankedTensorType();
+  int64_t parallelId = parallelIdOf(global, rank);
+  if (parallelId < 0)
+    return {};
+  std::vector<int64_t> local = ofsupport::localShape(
+      shapeOf(tensor), toSupportLayout(global), parallelId);
+  return RankedTensorType::get(local, tensor.getElementType());
+}
+
+static bool isTransfer(Operation *op) {
+  return op->getName().getStringRef() == "oneflow.transfer";
+}
+
+FailureOr<SmallVector<int64_t>> mlir::oneflow::getOpRanks(Operation *op) {
+  SmallVector<int64_t> ranks;
+  auto addRanks = [&](PlacementAttr placement) {
+    for (int64_t rank : placement.getRanks())
+      if (!llvm::is_contained(ranks, rank))
+        ranks.push_back(rank);
+  };
+  if (isTransfer(op)) {
+    for (Type type : llvm::concat<Type>(op->getOperandTypes(),
+                                        op->getResultTypes()))
+      if (GlobalAttr global = getGlobal(type))
+        addRanks(global.getPlacement());
+    llvm::sort(ranks);
+    return ranks;
+  }
+  // The op's placement: its results', else its first operand's.
+  PlacementAttr placement;
+  bool singleDevice = false;
+  auto visit = [&](Type type, StringRef what, unsigned index) -> LogicalResult {
+    if (!isa<RankedTensorType>(type))
+      return success();
+    GlobalAttr global = getGlobal(type);
+    if (!global) {
+      singleDevice = true;
+    } else if (!placement) {
+      placement = global.getPlacement();
+    } else if (global.getPlacement() != placement) {
+      return op->emitOpError()
+             << what << " #" << index << " is on " << global.getPlacement()
+             << " but the op runs on " << placement
+             << "; run oneflow-insert-boxing and oneflow-lower-boxing first";
+    }
+    if (singleDevice && placement)
+      return op->emitOpError()
+             << "mixes single-device and global tensors; run "
+                "oneflow-sbp-propagation first";
+    return success();
+  };
+  for (OpResult result : op->getResults())
+    if (failed(visit(result.getType(), "result", result.getResultNumber())))
+      return failure();
+  for (OpOperand &operand : op->getOpOperands())
+    if (failed(visit(operand.get().getType(), "operand",
+                     operand.getOperandNumber())))
+      return failure();
+  if (!placement)
+    return SmallVector<int64_t>{0};
+  addRanks(placement);
+  llvm::sort(ranks);
+  return ranks;
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+/// The first mesh axis whose SBP differs between `from` and `to`.
+static int64_t changedMeshAxis(GlobalAttr from, GlobalAttr to) {
+  NdSbpAttr a = from.getNdSbp(), b = to.getNdSbp();
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i])
+      return i;
+  return 0;
+}
+
+/// Ranks that agree with `parallelId` on every mesh coordinate but
+/// `meshAxis`, in order of their coordinate on it.
+static SmallVector<int64_t> axisGroup(PlacementAttr placement,
+                                      int64_t parallelId, int64_t meshAxis) {
+  std::vector<int64_t> mesh(placement.getMesh().begin(),
+                            placement.getMesh().end());
+  std::vector<int64_t> coord = ofsupport::meshCoordinate(mesh, parallelId);
+  SmallVector<int64_t> group;
+  for (int64_t k = 0; k < mesh[meshAxis]; ++k) {
+    coord[meshAxis] = k;
+    int64_t linear = 0;
+    for (size_t i = 0; i < mesh.size(); ++i)
+      linear = linear * mesh[i] + coord[i];
+    group.push_back(placement.getRanks()[linear]);
+  }
+  return group;
+}
+
+//===----------------------------------------------------------------------===//
+// Transfers
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Source ranks holding the same piece (replicas along B axes).
+struct SourceGroup {
+  std::vector<ofsupport::Range> slice;
+  SmallVector<int64_t> ranks;
+};
+} // namespace
+
+/// Appends `[peer, tag, begins..., sizes...]` for `piece` relative to
+/// `origin` (the slice of the rank's own local tensor).
+static void appendRecord(SmallVectorImpl<int64_t> &records, int64_t peer,
+                         int64_t tag,
+                         const std::vector<ofsupport::Range> &piece,
+                         const std::vector<ofsupport::Range> &origin) {
+  records.push_back(peer);
+  records.push_back(tag);
+  for (size_t i = 0; i < piece.size(); ++i)
+    records.push_back(piece[i].begin - origin[i].begin);
+  for (const ofsupport::Range &range : piece)
+    records.push_back(range.size);
+}
+
+void mlir::oneflow::computeTransfer(
+    Operation *op, SmallVectorImpl<int64_t> &group,
+    llvm::MapVector<int64_t, TransferRecords> &records) {
+  Type srcType = op->getOperand(0).getType();
+  Type dstType = op->getResult(0).getType();
+  GlobalAttr src = getGlobal(srcType), dst = getGlobal(dstType);
+  group.assign(*getOpRanks(op));
+  for (int64_t rank : group)
+    records[rank];
+  auto indexOf = [&](int64_t rank) {
+    return llvm::find(group, rank) - group.begin();
+  };
+
+  // Source ranks grouped by piece; partial sources keep one group per
+  // coordinate on their P axes, since all of those pieces are summed.
+  std::vector<int64_t> srcMesh(src.getPlacement().getMesh().begin(),
+                               src.getPlacement().getMesh().end());
+  SmallVector<SourceGroup> sources;
+  SmallVector<std::vector<int64_t>> sourceKeys;
+  for (auto [parallelId, rank] : llvm::enumerate(src.getPlacement().getRanks())) {
+    std::vector<ofsupport::Range> slice = sliceOf(srcType, rank);
+    std::vector<int64_t> key;
+    std::vector<int64_t> coord = ofsupport::meshCoordinate(srcMesh, parallelId);
+    for (auto [axis, sbp] : llvm::enumerate(src.getNdSbp()))
+      if (sbp.getKind() == SbpKind::partial)
+        key.push_back(coord[axis]);
+    for (const ofsupport::Range &range : slice) {
+      key.push_back(range.begin);
+      key.push_back(range.size);
+    }
+    auto it = llvm::find(sourceKeys, key);
+    if (it == sourceKeys.end()) {
+      sourceKeys.push_back(key);
+      sources.push_back({slice, {rank}});
+    } else {
+      sources[it - sourceKeys.begin()].ranks.push_back(rank);
+    }
+  }
+
+  // Each destination rank receives the intersection of its piece with every
+  // source piece, from the source replica that is itself if it can, else
+  // from replicas in turn; tags number the messages in one global order.
+  int64_t tag = 0;
+  for (auto [dstIndex, rank] : llvm::enumerate(dst.getPlacement().getRanks())) {
+    std::vector<ofsupport::Range> want = sliceOf(dstType, rank);
+    for (const SourceGroup &source : sources) {
+      std::vector<ofsupport::Range> piece;
+      bool empty = false;
+      for (size_t i = 0; i < want.size(); ++i) {
+        int64_t begin = std::max(want[i].begin, source.slice[i].begin);
+        int64_t end = std::min(want[i].begin + want[i].size,
+                               source.slice[i].begin + source.slice[i].size);
+        empty |= end <= begin;
+        piece.push_back({begin, std::max<int64_t>(end - begin, 0)});
+      }
+      if (empty)
+        continue;
+      int64_t sender = llvm::is_contained(source.ranks, rank)
+                           ? rank
+                           : source.ranks[dstIndex % source.ranks.size()];
+      appendRecord(records[sender].sends, indexOf(rank), tag, piece,
+                   source.slice);
+      appendRecord(records[rank].recvs, indexOf(sender), tag, piece, want);
+      ++tag;
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+/// `value` restricted to `rank`'s piece of `type`, or zeros.
+static Attribute localElements(DenseElementsAttr value, Type type,
+                               int64_t rank, bool zero) {
+  RankedTensorType local = getLocalType(type, rank);
+  if (zero)
+    return DenseElementsAttr::get(
+        local, Builder(type.getContext()).getZeroAttr(local.getElementType()));
+  std::vector<ofsupport::Range> slice = sliceOf(type, rank);
+  std::vector<int64_t> shape = shapeOf(type);
+  SmallVector<Attribute> values(value.getValues<Attribute>());
+  SmallVector<Attribute> out;
+  int64_t count = local.getNumElements();
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t linear = 0;
+    for (size_t i = 0; i < shape.size(); ++i)
+      linear = linear * shape[i] + slice[i].begin + index[i];
+    out.push_back(values[value.isSplat() ? 0 : linear]);
+    for (int64_t i = shape.size() - 1; i >= 0; --i) {
+      if (++index[i] < slice[i].size)
+        break;
+      index[i] = 0;
+    }
+  }
+  return DenseElementsAttr::get(local, out);
+}
+
+/// Whether `rank` holds zeros of a P layout: its coordinate on some P axis
+/// is not 0. With `broadcastToo`, also when it is a replica (B axis
+/// coordinate not 0).
+static bool isSecondary(GlobalAttr global, int64_t rank, SbpKind kind) {
+  PlacementAttr placement = global.getPlacement();
+  std::vector<int64_t> mesh(placement.getMesh().begin(),
+                            placement.getMesh().end());
+  std::vector<int64_t> coord =
+      ofsupport::meshCoordinate(mesh, placement.getParallelId(rank));
+  for (auto [axis, sbp] : llvm::enumerate(global.getNdSbp()))
+    if (sbp.getKind() == kind && coord[axis] != 0)
+      return true;
+  return false;
+}
+
+static bool hasPartial(GlobalAttr global) {
+  return llvm::any_of(global.getNdSbp(), [](SbpAttr sbp) {
+    return sbp.getKind() == SbpKind::partial;
+  });
+}
+
+void mlir::oneflow::addRankAttrs(Operation *op, int64_t rank,
+                                 ArrayRef<int64_t> group,
+                                 const TransferRecords *transfer,
+                                 NamedAttrList &attrs) {
+  Builder b(op->getContext());
+  StringRef name = op->getName().getStringRef();
+  auto ints = [&](ArrayRef<int64_t> values) {
+    return b.getDenseI64ArrayAttr(values);
+  };
+  auto vectorInts = [&](const std::vector<int64_t> &values) {
+    return b.getDenseI64ArrayAttr(values);
+  };
+
+  if (name == "oneflow.transfer") {
+    attrs.set("group", ints(group));
+    attrs.set("sends", ints(transfer->sends));
+    attrs.set("recvs", ints(transfer->recvs));
+    attrs.set("reduce",
+              b.getBoolAttr(hasPartial(getGlobal(op->getOperand(0).getType()))));
+    return;
+  }
+
+  // Layout ops on one placement.
+  bool isLayoutOp =
+      llvm::is_contained({"oneflow.all_reduce", "oneflow.reduce_scatter",
+                          "oneflow.all_gather", "oneflow.all_to_all",
+                          "oneflow.local_slice", "oneflow.to_partial"},
+                         name);
+  if (isLayoutOp) {
+    Type inType = op->getOperand(0).getType(),
+         outType = op->getResult(0).getType();
+    GlobalAttr in = getGlobal(inType), out = getGlobal(outType);
+    if (in && out && in.getPlacement() == out.getPlacement() &&
+        in.getNdSbp() != out.getNdSbp()) {
+      int64_t meshAxis = changedMeshAxis(in, out);
+      SbpAttr from = in.getNdSbp()[meshAxis], to = out.getNdSbp()[meshAxis];
+      int64_t parallelId = parallelIdOf(in, rank);
+      SmallVector<int64_t> axisRanks =
+          axisGroup(in.getPlacement(), parallelId, meshAxis);
+      std::vector<int64_t> inBegin = beginsOf(sliceOf(inType, rank));
+      std::vector<int64_t> outBegin = beginsOf(sliceOf(outType, rank));
+      std::vector<int64_t> delta(inBegin.size());
+      if (name == "oneflow.all_reduce") {
+        attrs.set("group", ints(axisRanks));
+      } else if (name == "oneflow.reduce_scatter") {
+        attrs.set("group", ints(axisRanks));
+        attrs.set("axis", b.getI64IntegerAttr(to.getAxis()));
+      } else if (name == "oneflow.all_gather") {
+        attrs.set("group", ints(axisRanks));
+        attrs.set("axis", b.getI64IntegerAttr(from.getAxis()));
+      } else if (name == "oneflow.all_to_all") {
+        attrs.set("group", ints(axisRanks));
+        attrs.set("in_axis", b.getI64IntegerAttr(from.getAxis()));
+        attrs.set("out_axis", b.getI64IntegerAttr(to.getAxis()));
+      } else if (name == "oneflow.local_slice") {
+        for (size_t i = 0; i < delta.size(); ++i)
+          delta[i] = outBegin[i] - inBegin[i];
+        attrs.set("begin", vectorInts(delta));
+      } else if (name == "oneflow.to_partial") {
+        for (size_t i = 0; i < delta.size(); ++i)
+          delta[i] = inBegin[i] - outBegin[i];
+        attrs.set("begin", vectorInts(delta));
+        bool keep = from.getKind() != SbpKind::broadcast ||
+                    axisRanks.front() == rank;
+        attrs.set("keep", b.getBoolAttr(keep));
+      }
+      return;
+    }
+  }
+
+  // Sources and sinks: where the rank's piece sits in the logical tensor.
+  bool isSink = name == "oneflow.output";
+  bool isSource = name == "oneflow.input" || name == "oneflow.variable" ||
+                  name == "oneflow.constant" || name == "oneflow.fill";
+  bool isRandom = name == "oneflow.dropout";
+  if (isSink || isSource || isRandom) {
+    Type type = isSink ? op->getOperand(0).getType() : op->getResult(0).getType();
+    GlobalAttr global = getGlobal(type);
+    if (!global)
+      return;
+    attrs.set("logical_shape", vectorInts(shapeOf(type)));
+    attrs.set("slice_begin", vectorInts(beginsOf(sliceOf(type, rank))));
+    if (isSink) {
+      attrs.set("partial", b.getBoolAttr(hasPartial(global)));
+      attrs.set("primary", b.getBoolAttr(!isSecondary(global, rank,
+                                                      SbpKind::broadcast)));
+    } else if (isSource) {
+      bool zero = isSecondary(global, rank, SbpKind::partial);
+      attrs.set("zero", b.getBoolAttr(zero));
+      if (name == "oneflow.constant") {
+        if (auto dense = dyn_cast<DenseElementsAttr>(attrs.get("value")))
+          attrs.set("value", localElements(dense, type, rank, zero));
+      } else if (name == "oneflow.fill" && zero) {
+        attrs.set("value", b.getF64FloatAttr(0));
+      }
+    }
+    return;
+  }
+
+  // A mean over split axes divides by the logical count.
+  if (name == "oneflow.reduce_mean") {
+    Type type = op->getOperand(0).getType();
+    if (!getGlobal(type))
+      return;
+    int64_t divisor = 1;
+    std::vector<int64_t> shape = shapeOf(type);
+    if (auto axes = dyn_cast_or_null<DenseI64ArrayAttr>(attrs.get("axes")))
+      for (int64_t axis : axes.asArrayRef())
+        divisor *= shape[axis < 0 ? axis + shape.size() : axis];
+    attrs.set("divisor", b.getI64IntegerAttr(divisor));
+  }
+}

@@ -1,0 +1,57 @@
+//===- RankLayout.h - Per-rank pieces and actor attributes ------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// What the lowering to actors needs to turn one op on global tensors into an
+// actor per rank: the ranks an op runs on, each rank's local tensor type,
+// and the attributes the runtime reads (docs/multi-rank-plans.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOWDIALECT_LIB_TRANSFORMS_RANKLAYOUT_H
+#define ONEFLOWDIALECT_LIB_TRANSFORMS_RANKLAYOUT_H
+
+#include "OneFlowDialect/IR/OneFlowAttrs.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::oneflow {
+
+/// The layout of a tensor value, or null for a single-device tensor.
+GlobalAttr getGlobal(Type type);
+
+/// The ranks an op runs on, in increasing order: those of its results'
+/// placement (of its operand's for ops without results); for
+/// oneflow.transfer the union of both placements. Single-device ops run on
+/// rank 0. Fails, at the op, when its tensors sit on different placements.
+FailureOr<SmallVector<int64_t>> getOpRanks(Operation *op);
+
+/// The buffer type of `type` on `rank`: its local piece, no encoding. Null
+/// when `rank` is not in the placement.
+RankedTensorType getLocalType(Type type, int64_t rank);
+
+/// The sends and recvs of one rank in a oneflow.transfer (flat records, see
+/// docs/multi-rank-plans.md).
+struct TransferRecords {
+  SmallVector<int64_t> sends, recvs;
+};
+
+/// The records of every rank taking part in `op` (a oneflow.transfer), by
+/// rank, plus `group`: the sorted ranks of both placements.
+void computeTransfer(Operation *op, SmallVectorImpl<int64_t> &group,
+                     llvm::MapVector<int64_t, TransferRecords> &records);
+
+/// Adds to `attrs` what the runtime needs to run `op` on `rank` beyond the
+/// op's own attributes: groups of collectives, slice positions of sources
+/// and sinks, the divisor of a split mean. `transfer` holds the records of
+/// a oneflow.transfer (ignored for other ops).
+void addRankAttrs(Operation *op, int64_t rank, ArrayRef<int64_t> group,
+                  const TransferRecords *transfer, NamedAttrList &attrs);
+
+} // namespace mlir::oneflow
+
+#endif // ONEFLOWDIALECT_LIB_TRANSFORMS_RANKLAYOUT_H
