@@ -17,12 +17,6 @@
 using namespace mlir;
 using namespace mlir::oneflow;
 
-GlobalAttr mlir::oneflow::getGlobal(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor ? dyn_cast_or_null<GlobalAttr>(tensor.getEncoding())
-                : GlobalAttr();
-}
-
 static std::vector<int64_t> shapeOf(Type type) {
   ArrayRef<int64_t> shape = cast<RankedTensorType>(type).getShape();
   return {shape.begin(), shape.end()};
@@ -35,7 +29,7 @@ static int64_t parallelIdOf(GlobalAttr global, int64_t rank) {
 
 /// The piece of `type` that `rank` holds, one range per axis.
 static std::vector<ofsupport::Range> sliceOf(Type type, int64_t rank) {
-  GlobalAttr global = getGlobal(type);
+  GlobalAttr global = getGlobalEncoding(type);
   return ofsupport::localSlice(shapeOf(type), toSupportLayout(global),
                                parallelIdOf(global, rank));
 }
@@ -49,7 +43,7 @@ static std::vector<int64_t> beginsOf(const std::vector<ofsupport::Range> &r) {
 
 RankedTensorType mlir::oneflow::getLocalType(Type type, int64_t rank) {
   auto tensor = cast<RankedTensorType>(type);
-  GlobalAttr global = getGlobal(tensor);
+  GlobalAttr global = getGlobalEncoding(tensor);
   if (!global)
     return rank == 0 ? RankedTensorType::get(tensor.getShape(),
                                              tensor.getElementType())
@@ -76,7 +70,7 @@ FailureOr<SmallVector<int64_t>> mlir::oneflow::getOpRanks(Operation *op) {
   if (isTransfer(op)) {
     for (Type type : llvm::concat<Type>(op->getOperandTypes(),
                                         op->getResultTypes()))
-      if (GlobalAttr global = getGlobal(type))
+      if (GlobalAttr global = getGlobalEncoding(type))
         addRanks(global.getPlacement());
     llvm::sort(ranks);
     return ranks;
@@ -87,7 +81,7 @@ FailureOr<SmallVector<int64_t>> mlir::oneflow::getOpRanks(Operation *op) {
   auto visit = [&](Type type, StringRef what, unsigned index) -> LogicalResult {
     if (!isa<RankedTensorType>(type))
       return success();
-    GlobalAttr global = getGlobal(type);
+    GlobalAttr global = getGlobalEncoding(type);
     if (!global) {
       singleDevice = true;
     } else if (!placement) {
@@ -180,7 +174,7 @@ void mlir::oneflow::computeTransfer(
     llvm::MapVector<int64_t, TransferRecords> &records) {
   Type srcType = op->getOperand(0).getType();
   Type dstType = op->getResult(0).getType();
-  GlobalAttr src = getGlobal(srcType), dst = getGlobal(dstType);
+  GlobalAttr src = getGlobalEncoding(srcType), dst = getGlobalEncoding(dstType);
   group.assign(*getOpRanks(op));
   for (int64_t rank : group)
     records[rank];
@@ -313,7 +307,7 @@ void mlir::oneflow::addRankAttrs(Operation *op, int64_t rank,
     attrs.set("sends", ints(transfer->sends));
     attrs.set("recvs", ints(transfer->recvs));
     attrs.set("reduce",
-              b.getBoolAttr(hasPartial(getGlobal(op->getOperand(0).getType()))));
+              b.getBoolAttr(hasPartial(getGlobalEncoding(op->getOperand(0).getType()))));
     return;
   }
 
@@ -326,7 +320,7 @@ void mlir::oneflow::addRankAttrs(Operation *op, int64_t rank,
   if (isLayoutOp) {
     Type inType = op->getOperand(0).getType(),
          outType = op->getResult(0).getType();
-    GlobalAttr in = getGlobal(inType), out = getGlobal(outType);
+    GlobalAttr in = getGlobalEncoding(inType), out = getGlobalEncoding(outType);
     if (in && out && in.getPlacement() == out.getPlacement() &&
         in.getNdSbp() != out.getNdSbp()) {
       int64_t meshAxis = changedMeshAxis(in, out);
@@ -372,7 +366,7 @@ void mlir::oneflow::addRankAttrs(Operation *op, int64_t rank,
   bool isRandom = name == "oneflow.dropout";
   if (isSink || isSource || isRandom) {
     Type type = isSink ? op->getOperand(0).getType() : op->getResult(0).getType();
-    GlobalAttr global = getGlobal(type);
+    GlobalAttr global = getGlobalEncoding(type);
     if (!global)
       return;
     attrs.set("logical_shape", vectorInts(shapeOf(type)));
@@ -397,7 +391,7 @@ void mlir::oneflow::addRankAttrs(Operation *op, int64_t rank,
   // A mean over split axes divides by the logical count.
   if (name == "oneflow.reduce_mean") {
     Type type = op->getOperand(0).getType();
-    if (!getGlobal(type))
+    if (!getGlobalEncoding(type))
       return;
     int64_t divisor = 1;
     std::vector<int64_t> shape = shapeOf(type);

@@ -21,9 +21,6 @@
 
 namespace mlir::oneflow {
 
-/// The layout of a tensor value, or null for a single-device tensor.
-GlobalAttr getGlobal(Type type);
-
 /// The ranks an op runs on, in increasing order: those of its results'
 /// placement (of its operand's for ops without results); for
 /// oneflow.transfer the union of both placements. Single-device ops run on
