@@ -12,15 +12,10 @@
 
 #include "ModelLoader.h"
 
-#include "OneFlowDialect/Actor/ActorDialect.h"
-#include "OneFlowDialect/IR/OneFlowDialect.h"
-#include "OneFlowDialect/Target/PlanExport.h"
-#include "OneFlowDialect/Transforms/Passes.h"
+#include "Compile.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -36,8 +31,7 @@ static bool endsWith(const std::string &s, const std::string &suffix) {
 /// Compiles `path` to a binary plan, reporting diagnostics on stderr.
 static absl::StatusOr<std::string> compile(const std::string &path) {
   DialectRegistry registry;
-  registry.insert<oneflow::OneFlowDialect, oneflow::actor::OneFlowActorDialect,
-                  func::FuncDialect>();
+  oftools::registerToolDialects(registry);
   MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
@@ -49,23 +43,10 @@ static absl::StatusOr<std::string> compile(const std::string &path) {
                                "': " + error);
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  auto failedWith = [&](const std::string &stage) {
-    return absl::InvalidArgumentError("cannot " + stage + " '" + path +
-                                      "' (the errors above say why)");
-  };
   if (!module)
-    return failedWith("parse");
-  PassManager pm(&context);
-  oneflow::OneFlowPipelineOptions options;
-  oneflow::buildOneFlowDefaultPipeline(pm, options);
-  if (failed(pm.run(*module)))
-    return failedWith("compile");
-  std::string plan;
-  llvm::raw_string_ostream os(plan);
-  if (failed(oneflow::writePlan(*module, os, oneflow::PlanFormat::Binary)))
-    return failedWith("export a plan for");
-  os.flush();
-  return plan;
+    return absl::InvalidArgumentError("cannot parse '" + path +
+                                      "' (the errors above say why)");
+  return oftools::compileToPlan(*module, path);
 }
 
 absl::StatusOr<ofrt::LoadedPlan> ofrun::loadModel(const std::string &path,

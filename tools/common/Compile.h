@@ -1,0 +1,35 @@
+//===- Compile.h - Programs to plans, for the tools -------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The compile step of of-run and of-check: a `oneflow` program through
+// oneflow-default-pipeline to a binary plan, diagnostics on stderr.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_TOOLS_COMMON_COMPILE_H
+#define ONEFLOW_TOOLS_COMMON_COMPILE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+
+#include "absl/status/statusor.h"
+
+#include <string>
+
+namespace oftools {
+
+/// The dialects a program and its plan use.
+void registerToolDialects(mlir::DialectRegistry &registry);
+
+/// Compiles `module` in place through oneflow-default-pipeline and returns
+/// the binary plan; `what` names the program in errors (the diagnostics
+/// themselves go to the context's handler).
+absl::StatusOr<std::string> compileToPlan(mlir::ModuleOp module,
+                                          const std::string &what);
+
+} // namespace oftools
+
+#endif // ONEFLOW_TOOLS_COMMON_COMPILE_H

@@ -1,0 +1,224 @@
+//===- Variants.cpp - Multi-rank variants of a program --------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "Variants.h"
+
+#include "OneFlowDialect/IR/OneFlowDialect.h"
+#include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Interfaces/SbpRules.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+/// The attribute oneflow-insert-boxing reads (docs/multi-rank-plans.md).
+static constexpr llvm::StringLiteral kOperandLayouts = "oneflow.operand_layouts";
+
+std::string ofcheck::NdSignature::str() const {
+  auto join = [](ArrayRef<NdSbpAttr> list) {
+    std::string s;
+    for (auto [i, ndSbp] : llvm::enumerate(list)) {
+      s += i ? ", " : "";
+      s += "[";
+      for (auto [j, sbp] : llvm::enumerate(ndSbp.getSbps()))
+        s += (j ? ", " : "") + stringifySbp(sbp);
+      s += "]";
+    }
+    return s;
+  };
+  return join(operands) + " -> " + join(results);
+}
+
+bool ofcheck::fits(ArrayRef<int64_t> shape, GlobalAttr global) {
+  std::vector<int64_t> dims(shape.begin(), shape.end());
+  ofsupport::TensorLayout layout = toSupportLayout(global);
+  if (ofsupport::validateLayout(dims, layout))
+    return false;
+  for (int64_t id = 0; id < global.getPlacement().getNumRanks(); ++id)
+    for (int64_t size : ofsupport::localShape(dims, layout, id))
+      if (size == 0)
+        return false;
+  return true;
+}
+
+static ArrayRef<int64_t> shapeOf(Type type) {
+  return cast<RankedTensorType>(type).getShape();
+}
+
+SmallVector<ofcheck::NdSignature>
+ofcheck::getNdSignatures(Operation *op, PlacementAttr placement) {
+  auto sbpOp = dyn_cast<SbpInterface>(op);
+  if (!sbpOp)
+    return {};
+  MLIRContext *ctx = op->getContext();
+  SbpAttr broadcast = SbpAttr::getBroadcast(ctx);
+  // The 1-D candidates of each mesh axis, all-broadcast first.
+  SmallVector<SmallVector<SbpSignature>> perAxis;
+  for (int64_t size : placement.getMesh()) {
+    SmallVector<SbpSignature> list(1);
+    list[0].operands.assign(op->getNumOperands(), broadcast);
+    list[0].results.assign(op->getNumResults(), broadcast);
+    sbpOp.getSbpSignatures(size, list);
+    perAxis.push_back(std::move(list));
+  }
+  // Their product, in odometer order over the axes.
+  SmallVector<NdSignature> result;
+  SmallVector<size_t> index(perAxis.size(), 0);
+  while (true) {
+    NdSignature nd;
+    auto gather = [&](bool operands, unsigned i) {
+      SmallVector<SbpAttr> sbps;
+      for (auto [axis, list] : llvm::enumerate(perAxis))
+        sbps.push_back(operands ? list[index[axis]].operands[i]
+                                : list[index[axis]].results[i]);
+      return NdSbpAttr::get(ctx, sbps);
+    };
+    bool ok = true;
+    for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+      nd.operands.push_back(gather(true, i));
+      ok &= fits(shapeOf(op->getOperand(i).getType()),
+                 GlobalAttr::get(ctx, placement, nd.operands.back()));
+    }
+    for (unsigned i = 0; i < op->getNumResults(); ++i) {
+      nd.results.push_back(gather(false, i));
+      ok &= fits(shapeOf(op->getResult(i).getType()),
+                 GlobalAttr::get(ctx, placement, nd.results.back()));
+    }
+    if (ok)
+      result.push_back(std::move(nd));
+    size_t axis = perAxis.size();
+    while (axis > 0 && ++index[axis - 1] == perAxis[axis - 1].size())
+      index[--axis] = 0;
+    if (axis == 0)
+      break;
+  }
+  return result;
+}
+
+static Type withEncoding(Type type, Attribute encoding) {
+  auto tensor = cast<RankedTensorType>(type);
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
+                               encoding);
+}
+
+/// Every oneflow op of every function of `module`, in walk order.
+static SmallVector<Operation *> oneflowOps(ModuleOp module) {
+  SmallVector<Operation *> ops;
+  module.walk([&](Operation *op) {
+    if (isa_and_nonnull<OneFlowDialect>(op->getDialect()))
+      ops.push_back(op);
+  });
+  return ops;
+}
+
+void ofcheck::stripLayouts(ModuleOp module) {
+  for (Operation *op : oneflowOps(module)) {
+    op->removeAttr(kOperandLayouts);
+    for (OpResult result : op->getResults())
+      result.setType(withEncoding(result.getType(), nullptr));
+  }
+}
+
+void ofcheck::pinSignature(ModuleOp module, PlacementAttr placement,
+                           Operation *target, const NdSignature &signature) {
+  MLIRContext *ctx = module.getContext();
+  NdSbpAttr allBroadcast = NdSbpAttr::get(
+      ctx, SmallVector<SbpAttr>(placement.getMeshRank(),
+                                SbpAttr::getBroadcast(ctx)));
+  GlobalAttr broadcast = GlobalAttr::get(ctx, placement, allBroadcast);
+  for (Operation *op : oneflowOps(module)) {
+    bool pinned = op == target;
+    for (OpResult result : op->getResults())
+      result.setType(withEncoding(
+          result.getType(),
+          pinned ? GlobalAttr::get(ctx, placement,
+                                   signature.results[result.getResultNumber()])
+                 : broadcast));
+    SmallVector<Attribute> layouts;
+    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      layouts.push_back(pinned ? GlobalAttr::get(ctx, placement,
+                                                 signature.operands[i])
+                               : broadcast);
+    if (!layouts.empty())
+      op->setAttr(kOperandLayouts, ArrayAttr::get(ctx, layouts));
+  }
+}
+
+SmallVector<GlobalAttr> ofcheck::enumerateLayouts(PlacementAttr placement,
+                                                  ArrayRef<int64_t> shape) {
+  MLIRContext *ctx = placement.getContext();
+  SmallVector<SbpAttr> choices;
+  for (int64_t axis = 0; axis < static_cast<int64_t>(shape.size()); ++axis)
+    choices.push_back(SbpAttr::getSplit(ctx, axis));
+  choices.push_back(SbpAttr::getBroadcast(ctx));
+  choices.push_back(SbpAttr::getPartial(ctx));
+  SmallVector<GlobalAttr> layouts;
+  SmallVector<size_t> index(placement.getMeshRank(), 0);
+  while (true) {
+    SmallVector<SbpAttr> sbps;
+    for (size_t i : index)
+      sbps.push_back(choices[i]);
+    GlobalAttr global =
+        GlobalAttr::get(ctx, placement, NdSbpAttr::get(ctx, sbps));
+    if (fits(shape, global))
+      layouts.push_back(global);
+    size_t axis = index.size();
+    while (axis > 0 && ++index[axis - 1] == choices.size())
+      index[--axis] = 0;
+    if (axis == 0)
+      break;
+  }
+  return layouts;
+}
+
+std::string ofcheck::randomizeSourceLayouts(ModuleOp module,
+                                            PlacementAttr placement,
+                                            std::mt19937_64 &rng) {
+  std::string chosen;
+  for (Operation *op : oneflowOps(module)) {
+    if (!isa<InputOp, VariableOp>(op))
+      continue;
+    Value result = op->getResult(0);
+    SmallVector<GlobalAttr> layouts =
+        enumerateLayouts(placement, shapeOf(result.getType()));
+    GlobalAttr global = layouts[rng() % layouts.size()];
+    result.setType(withEncoding(result.getType(), global));
+    std::string name = op->getAttrOfType<StringAttr>("name").str();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << name << ": " << global.getNdSbp();
+    chosen += (chosen.empty() ? "" : "; ") + text;
+  }
+  return chosen;
+}
+
+SmallVector<Operation *> ofcheck::getCheckedOps(ModuleOp module) {
+  SmallVector<Operation *> ops;
+  for (Operation *op : oneflowOps(module))
+    if (isa<SbpInterface>(op) &&
+        !isa<InputOp, OutputOp, VariableOp, ConstantOp, FillOp>(op))
+      ops.push_back(op);
+  return ops;
+}
+
+OwningOpRef<ModuleOp> ofcheck::buildBoxingProgram(MLIRContext *context,
+                                                  RankedTensorType type,
+                                                  GlobalAttr from,
+                                                  GlobalAttr to) {
+  OpBuilder b(context);
+  Location loc = b.getUnknownLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(b, loc, "boxing", b.getFunctionType({}, {}));
+  b.setInsertionPointToEnd(func.addEntryBlock());
+  Value x = InputOp::create(b, loc, withEncoding(type, from), "x");
+  auto output = OutputOp::create(b, loc, "y", x);
+  output->setAttr(kOperandLayouts, b.getArrayAttr({to}));
+  func::ReturnOp::create(b, loc);
+  return module;
+}
