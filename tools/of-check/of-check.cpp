@@ -1,0 +1,388 @@
+//===- of-check.cpp - Parallel equals serial ------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+//   of-check model.mlir --devices cpu:4 [--mesh 2,2]
+//       --mode given        the program's own layouts (default)
+//       --mode signatures   every op in each of its nd-SBP signatures
+//       --mode random       random layouts on inputs and variables (--trials)
+//   of-check --mode boxing --devices cpu:4 [--shape 5,6] [--cross]
+//                           every pair of layouts (and of placements)
+//
+// Runs each multi-rank variant of a program on N ranks in this process and
+// the program without layouts on one rank, and compares every output. Prints
+// one line per failing case (every case with --verbose) and a summary;
+// exits non-zero when a case fails.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Compile.h"
+#include "Variants.h"
+
+#include "OneFlowDialect/IR/OneFlowDialect.h"
+#include "OneFlowDialect/Transforms/Passes.h"
+#include "OneFlowDialect/Runtime/MultiRank.h"
+#include "OneFlowDialect/Runtime/Plan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+
+#include <cmath>
+#include <cstdio>
+
+ABSL_FLAG(std::string, devices, "cpu:2", "Ranks of the parallel runs, as cpu:N");
+ABSL_FLAG(std::string, mesh, "", "Mesh of the N ranks, e.g. 2,2 (default: N)");
+ABSL_FLAG(std::string, mode, "given", "given, signatures, random or boxing");
+ABSL_FLAG(int, trials, 5, "Random layouts to try (--mode random)");
+ABSL_FLAG(uint64_t, seed, 0, "Seed of the inputs and of random layouts");
+ABSL_FLAG(std::string, shape, "5,6", "Tensor shape (--mode boxing)");
+ABSL_FLAG(bool, cross, false, "Also box between placements (--mode boxing)");
+ABSL_FLAG(int64_t, steps, 2, "Steps of each run");
+ABSL_FLAG(double, rtol, 1e-4, "Relative tolerance");
+ABSL_FLAG(double, atol, 1e-5, "Absolute tolerance");
+ABSL_FLAG(bool, verbose, false, "Print every case, not only failures");
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+namespace {
+
+using Outputs = std::map<std::string, ofrt::TensorData>;
+
+int fail(const std::string &message) {
+  std::fprintf(stderr, "of-check: error: %s\n", message.c_str());
+  return 2;
+}
+
+/// Parses "a,b,c" into positive integers.
+std::optional<SmallVector<int64_t>> parseInts(const std::string &text) {
+  SmallVector<int64_t> values;
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    int64_t value;
+    if (!absl::SimpleAtoi(part, &value) || value < 1)
+      return std::nullopt;
+    values.push_back(value);
+  }
+  return values;
+}
+
+double elementAt(const ofrt::TensorData &t, int64_t i) {
+  const void *p = t.bytes.data();
+  switch (t.desc.dtype) {
+  case ofrt::DType::F32:
+    return static_cast<const float *>(p)[i];
+  case ofrt::DType::F64:
+    return static_cast<const double *>(p)[i];
+  case ofrt::DType::I32:
+    return static_cast<const int32_t *>(p)[i];
+  case ofrt::DType::I64:
+    return static_cast<const int64_t *>(p)[i];
+  case ofrt::DType::I8:
+  case ofrt::DType::Bool:
+    return static_cast<const uint8_t *>(p)[i];
+  default:
+    return NAN;
+  }
+}
+
+/// Why `got` differs from `want`, or an empty string if it does not.
+std::string compareOutputs(const Outputs &want, const Outputs &got) {
+  double rtol = absl::GetFlag(FLAGS_rtol), atol = absl::GetFlag(FLAGS_atol);
+  for (const auto &[name, expected] : want) {
+    auto it = got.find(name);
+    if (it == got.end())
+      return "output '" + name + "' is missing";
+    const ofrt::TensorData &actual = it->second;
+    if (actual.desc.shape != expected.desc.shape ||
+        actual.desc.dtype != expected.desc.dtype)
+      return "output '" + name + "' is " + actual.desc.str() + ", not " +
+             expected.desc.str();
+    for (int64_t i = 0, n = expected.desc.numel(); i < n; ++i) {
+      double a = elementAt(actual, i), e = elementAt(expected, i);
+      if (!(std::fabs(a - e) <= atol + rtol * std::fabs(e)))
+        return "output '" + name + "' element " + std::to_string(i) + " is " +
+               std::to_string(a) + ", serial gives " + std::to_string(e);
+    }
+  }
+  return "";
+}
+
+/// Compiles and runs `module` (consumed) on all of its ranks.
+absl::StatusOr<Outputs> run(ModuleOp module, const std::string &what) {
+  absl::StatusOr<std::string> bytes = oftools::compileToPlan(module, what);
+  if (!bytes.ok())
+    return bytes.status();
+  absl::StatusOr<ofrt::LoadedPlan> plan =
+      ofrt::parsePlan(*bytes, /*text=*/false, what);
+  if (!plan.ok())
+    return plan.status();
+  ofrt::MultiRankOptions options;
+  options.session.seed = absl::GetFlag(FLAGS_seed);
+  options.run.maxSteps = absl::GetFlag(FLAGS_steps);
+  options.timeout = std::chrono::milliseconds(20000);
+  absl::StatusOr<ofrt::MultiRankResult> result =
+      ofrt::runAllRanks(*plan, options);
+  if (!result.ok())
+    return result.status();
+  return std::move(result->outputs);
+}
+
+/// Counts cases and prints their outcomes.
+struct Tally {
+  int passed = 0, failed = 0;
+
+  /// Runs `variant` and compares it with `serial`; diagnostics of the
+  /// compile are captured into the failure message.
+  void check(const std::string &name, OwningOpRef<ModuleOp> variant,
+             const Outputs &serial) {
+    std::string diagnostics;
+    ScopedDiagnosticHandler handler(variant->getContext(), [&](Diagnostic &d) {
+      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
+      return success();
+    });
+    absl::StatusOr<Outputs> got = run(*variant, name);
+    std::string why = !got.ok() ? std::string(got.status().message()) +
+                                      (diagnostics.empty() ? "" : ": ") +
+                                      diagnostics
+                                : compareOutputs(serial, *got);
+    if (why.empty()) {
+      ++passed;
+      if (absl::GetFlag(FLAGS_verbose))
+        std::printf("PASS %s\n", name.c_str());
+    } else {
+      ++failed;
+      std::printf("FAIL %s: %s\n", name.c_str(), why.c_str());
+    }
+    std::fflush(stdout);
+  }
+};
+
+std::string locationOf(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (auto file = op->getLoc()->findInstanceOf<FileLineColLoc>())
+    os << file.getFilename().getValue() << ":" << file.getLine();
+  else
+    op->getLoc().print(os);
+  return s;
+}
+
+std::string meshString(PlacementAttr placement) {
+  std::string s;
+  for (auto [i, size] : llvm::enumerate(placement.getMesh()))
+    s += (i ? "x" : "") + std::to_string(size);
+  return s;
+}
+
+PlacementAttr makePlacement(MLIRContext *ctx, ArrayRef<int64_t> ranks,
+                            ArrayRef<int64_t> mesh) {
+  return PlacementAttr::get(ctx, DeviceKind::cpu, ranks, mesh);
+}
+
+/// Each op of `module` in each of its signatures.
+void checkSignatures(ModuleOp module, PlacementAttr placement,
+                     const Outputs &serial, Tally &tally) {
+  SmallVector<Operation *> ops = ofcheck::getCheckedOps(module);
+  for (auto [index, op] : llvm::enumerate(ops)) {
+    for (const ofcheck::NdSignature &signature :
+         ofcheck::getNdSignatures(op, placement)) {
+      OwningOpRef<ModuleOp> variant = module.clone();
+      Operation *target = ofcheck::getCheckedOps(*variant)[index];
+      ofcheck::pinSignature(*variant, placement, target, signature);
+      std::string name = op->getName().getStringRef().str() + " at " +
+                         locationOf(op) + " on " + meshString(placement) +
+                         ": " + signature.str();
+      tally.check(name, std::move(variant), serial);
+    }
+  }
+}
+
+} // namespace
+
+namespace {
+
+/// Random layouts on the sources, the rest propagated.
+void checkRandomLayouts(ModuleOp module, PlacementAttr placement,
+                        const Outputs &serial, Tally &tally) {
+  for (int trial = 0; trial < absl::GetFlag(FLAGS_trials); ++trial) {
+    std::mt19937_64 rng(absl::GetFlag(FLAGS_seed) * 1000003 + trial);
+    OwningOpRef<ModuleOp> variant = module.clone();
+    std::string layouts =
+        ofcheck::randomizeSourceLayouts(*variant, placement, rng);
+    tally.check("trial " + std::to_string(trial) + " on " +
+                    meshString(placement) + " (" + layouts + ")",
+                std::move(variant), serial);
+  }
+}
+
+std::string layoutString(GlobalAttr global) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "ranks [";
+  llvm::interleaveComma(global.getPlacement().getRanks(), os);
+  os << "] " << global.getNdSbp();
+  return s;
+}
+
+/// Placements of up to `n` ranks for transfers: all, the first and the
+/// second half (disjoint stages), all but the last.
+SmallVector<PlacementAttr> crossPlacements(MLIRContext *ctx, int64_t n) {
+  SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, n));
+  SmallVector<SmallVector<int64_t>> sets = {all};
+  sets.push_back(SmallVector<int64_t>(all.begin(), all.begin() + n / 2));
+  sets.push_back(SmallVector<int64_t>(all.begin() + n / 2, all.end()));
+  if (n > 2)
+    sets.push_back(SmallVector<int64_t>(all.begin(), all.end() - 1));
+  SmallVector<PlacementAttr> placements;
+  for (ArrayRef<int64_t> ranks : sets)
+    if (!ranks.empty())
+      placements.push_back(
+          makePlacement(ctx, ranks, {static_cast<int64_t>(ranks.size())}));
+  return placements;
+}
+
+/// Every pair of layouts on each placement of `same`, and with `cross`
+/// every pair between different placements of `cross`.
+void checkBoxing(MLIRContext *ctx, ArrayRef<int64_t> shape,
+                 ArrayRef<PlacementAttr> same, ArrayRef<PlacementAttr> cross,
+                 Tally &tally) {
+  auto type = RankedTensorType::get(shape, Float32Type::get(ctx));
+  Outputs serial;
+  {
+    OwningOpRef<ModuleOp> program = ofcheck::buildBoxingProgram(
+        ctx, type, GlobalAttr(), GlobalAttr());
+    ofcheck::stripLayouts(*program);
+    absl::StatusOr<Outputs> outputs = run(*program, "the serial program");
+    if (!outputs.ok()) {
+      ++tally.failed;
+      std::printf("FAIL serial run: %s\n",
+                  std::string(outputs.status().message()).c_str());
+      return;
+    }
+    serial = std::move(*outputs);
+  }
+  auto checkPair = [&](GlobalAttr from, GlobalAttr to) {
+    tally.check(layoutString(from) + " -> " + layoutString(to),
+                ofcheck::buildBoxingProgram(ctx, type, from, to), serial);
+  };
+  for (PlacementAttr placement : same)
+    for (GlobalAttr from : ofcheck::enumerateLayouts(placement, shape))
+      for (GlobalAttr to : ofcheck::enumerateLayouts(placement, shape))
+        checkPair(from, to);
+  for (PlacementAttr src : cross)
+    for (PlacementAttr dst : cross)
+      if (src != dst)
+        for (GlobalAttr from : ofcheck::enumerateLayouts(src, shape))
+          for (GlobalAttr to : ofcheck::enumerateLayouts(dst, shape))
+            checkPair(from, to);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  absl::SetProgramUsageMessage(
+      "of-check [model.mlir] --devices cpu:N [--mesh A,B] "
+      "[--mode given|signatures|random|boxing]: runs multi-rank variants of a "
+      "program and compares every output with one rank's");
+  std::vector<char *> args = absl::ParseCommandLine(argc, argv);
+
+  std::string devices = absl::GetFlag(FLAGS_devices);
+  int64_t numRanks = 0;
+  if (devices.rfind("cpu:", 0) != 0 ||
+      !absl::SimpleAtoi(devices.substr(4), &numRanks) || numRanks < 1)
+    return fail("--devices '" + devices + "' is not cpu:N with N >= 1");
+  SmallVector<int64_t> mesh = {numRanks};
+  if (!absl::GetFlag(FLAGS_mesh).empty()) {
+    auto parsed = parseInts(absl::GetFlag(FLAGS_mesh));
+    int64_t product = 1;
+    for (int64_t size : parsed.value_or(SmallVector<int64_t>{}))
+      product *= size;
+    if (!parsed || product != numRanks)
+      return fail("--mesh '" + absl::GetFlag(FLAGS_mesh) +
+                  "' is not a list of positive sizes whose product is " +
+                  std::to_string(numRanks));
+    mesh = *parsed;
+  }
+  std::string mode = absl::GetFlag(FLAGS_mode);
+  if (mode != "given" && mode != "signatures" && mode != "random" &&
+      mode != "boxing")
+    return fail("--mode '" + mode +
+                "' is not one of given, signatures, random, boxing");
+  if ((mode == "boxing") != (args.size() == 1))
+    return fail(mode == "boxing" ? "--mode boxing takes no model file"
+                                 : "give one model file (.mlir)");
+
+  DialectRegistry registry;
+  oftools::registerToolDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+  SmallVector<int64_t> ranks = llvm::to_vector(llvm::seq<int64_t>(0, numRanks));
+  PlacementAttr placement = makePlacement(&context, ranks, mesh);
+  Tally tally;
+
+  if (mode == "boxing") {
+    auto shape = parseInts(absl::GetFlag(FLAGS_shape));
+    if (!shape)
+      return fail("--shape '" + absl::GetFlag(FLAGS_shape) +
+                  "' is not a list of positive sizes");
+    SmallVector<PlacementAttr> same = {placement};
+    if (mesh.size() > 1)
+      same.push_back(makePlacement(&context, ranks, {numRanks}));
+    SmallVector<PlacementAttr> cross;
+    if (absl::GetFlag(FLAGS_cross))
+      cross = crossPlacements(&context, numRanks);
+    checkBoxing(&context, *shape, same, cross, tally);
+  } else {
+    llvm::SourceMgr sourceMgr;
+    SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+    std::string error;
+    auto file = openInputFile(args[1], &error);
+    if (!file)
+      return fail("cannot open '" + std::string(args[1]) + "': " + error);
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    OwningOpRef<ModuleOp> module =
+        parseSourceFile<ModuleOp>(sourceMgr, &context);
+    if (!module)
+      return fail("cannot parse '" + std::string(args[1]) +
+                  "' (the errors above say why)");
+    // The program without layouts and with inferred shapes: the serial run
+    // and the start of every variant.
+    OwningOpRef<ModuleOp> base = module->clone();
+    ofcheck::stripLayouts(*base);
+    PassManager pm(&context);
+    pm.addNestedPass<func::FuncOp>(createInferShapesPass());
+    if (failed(pm.run(*base)))
+      return fail("cannot infer the shapes of '" + std::string(args[1]) +
+                  "' (the errors above say why)");
+    absl::StatusOr<Outputs> serial = run(base->clone(), args[1]);
+    if (!serial.ok())
+      return fail(std::string(serial.status().message()));
+    if (mode == "given") {
+      tally.check(std::string(args[1]) + " as laid out", module->clone(),
+                  *serial);
+    } else {
+      // Variants start from the program with inferred shapes, no layouts.
+      if (mode == "signatures")
+        checkSignatures(*base, placement, *serial, tally);
+      else
+        checkRandomLayouts(*base, placement, *serial, tally);
+    }
+  }
+  std::printf("of-check: %d cases, %d passed, %d failed\n",
+              tally.passed + tally.failed, tally.passed, tally.failed);
+  return tally.failed ? 1 : 0;
+}
