@@ -42,21 +42,30 @@ def InferShapesPass : Pass<"oneflow-infer-shapes", "::mlir::func::FuncOp"> {
 
 def LowerToActorGraphPass
     : Pass<"oneflow-lower-to-actor-graph", "::mlir::ModuleOp"> {
-  let summary = "Lower each single-device program to a rank plan of actors";
+  let summary = "Lower each program to rank plans of actors";
   let description = [{
-    Replaces every `func.func` of `oneflow` ops by an
-    `oneflow_actor.rank_plan` for rank 0 on the CPU: one actor per op, all
-    on the stream "compute" in program order, and one regst per op result
-    with the result's tensor type (its encoding dropped) and `regst-count`
-    buffers. Each actor names its op, keeps the op's attributes and
+    Replaces every `func.func` of `oneflow` ops by `oneflow_actor.rank_plan`s
+    on the CPU. A single-device program (no layouts) becomes the plan of
+    rank 0: one actor per op, one regst per op result with the result's
+    tensor type and `regst-count` buffers. A program on global tensors
+    (after `oneflow-lower-boxing`) becomes one plan per rank from 0 to the
+    highest rank of any placement: each op gets an actor on every rank of
+    its placement, each regst the rank's local piece, and actors get the
+    attributes the runtime needs (collective groups, transfer records,
+    where sources' and sinks' pieces sit: docs/multi-rank-plans.md).
+    Inputs run on the stream "io" (at least two buffers), collectives and
+    transfers on "collective", everything else on "compute", each in
+    program order. Each actor names its op, keeps the op's attributes and
     location, reads the regsts of the op's operands and writes those of its
-    results. Actors are named `@<op>_<id>` and numbered in program order;
-    regsts are numbered in the order their producers come.
+    results. Actors are named `@<op>_<id>` and numbered per rank in program
+    order; regsts are numbered in the order their producers come.
 
     Programs take data through `oneflow.input` and give results through
     `oneflow.output`: a function with arguments or returned values is an
-    error, as are ops of other dialects and results with unknown dimensions
-    (run `oneflow-infer-shapes` first).
+    error, as are ops of other dialects, results with unknown dimensions
+    (run `oneflow-infer-shapes` first), ops mixing single-device and global
+    tensors or tensors on different placements, and `oneflow.boxing` ops
+    left unlowered.
 
     ```mlir
     func.func @f() {
