@@ -18,7 +18,11 @@
 #include "OneFlowDialect/Analysis/BoxingRoute.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
 
+#include "mlir/IR/Block.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
@@ -285,6 +289,56 @@ TEST_F(BoxingRouteTests, EveryPairAcrossPlacements) {
   EXPECT_EQ(steps[0].to, layout(square, {s(1), b()}));
   EXPECT_EQ(steps[1].kind, BoxingKind::toPartial);
   EXPECT_EQ(steps[1].meshAxis, 1);
+}
+
+/// The ops that lower-boxing would build from every route pass their
+/// verifiers: the planner and the ops' rules agree.
+TEST_F(BoxingRouteTests, EveryStepIsAValidOp) {
+  std::vector<std::pair<PlacementAttr, PlacementAttr>> placements = {
+      {placement({0, 1, 2}, {3}), placement({0, 1, 2}, {3})},
+      {placement({0, 1, 2, 3}, {2, 2}), placement({0, 1, 2, 3}, {2, 2})},
+      {placement({0, 1, 2, 3, 4, 5, 6, 7}, {2, 2, 2}),
+       placement({0, 1, 2, 3, 4, 5, 6, 7}, {2, 2, 2})},
+      {placement({0, 1, 2, 3}, {2, 2}), placement({4, 5}, {2})}};
+  std::string message;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    message = diag.str();
+    return success();
+  });
+  Location loc = UnknownLoc::get(&context);
+  int64_t ops = 0;
+  for (auto [source, dest] : placements) {
+    for (GlobalAttr from : allLayouts(source)) {
+      for (GlobalAttr to : allLayouts(dest)) {
+        std::string why;
+        auto steps = planBoxing(tensor({8, 8}), from, to, why);
+        ASSERT_TRUE(succeeded(steps)) << why;
+        for (const BoxingStep &step : *steps) {
+          Block block;
+          Value input = block.addArgument(
+              RankedTensorType::get({8, 8}, Float32Type::get(&context),
+                                    step.from),
+              loc);
+          OperationState state(
+              loc, ("oneflow." + stringifyBoxingKind(step.kind)).str());
+          state.addOperands(input);
+          state.addTypes(RankedTensorType::get(
+              {8, 8}, Float32Type::get(&context), step.to));
+          if (step.kind != BoxingKind::transfer)
+            state.addAttribute(
+                "mesh_axis",
+                IntegerAttr::get(IntegerType::get(&context, 64),
+                                 step.meshAxis));
+          Operation *op = Operation::create(state);
+          EXPECT_TRUE(op->isRegistered());
+          EXPECT_TRUE(succeeded(verify(op))) << message;
+          op->destroy();
+          ++ops;
+        }
+      }
+    }
+  }
+  std::cout << "verified " << ops << " step ops\n";
 }
 
 TEST_F(BoxingRouteTests, RoutesAreDeterministic) {
