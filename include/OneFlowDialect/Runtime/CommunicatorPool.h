@@ -8,7 +8,7 @@
 // a collective, the sorted union of a transfer's placements. Each rank owns
 // one pool; the pool creates a group's communicator the first time a kernel
 // asks for it, through the job's store under a prefix derived from the rank
-// list ("group:0,2/"), and keeps it for the rest of the job.
+// list ("group_0_2/"), and keeps it for the rest of the job.
 //
 // Deadlock freedom: joining a group blocks until every member has joined.
 // Every rank therefore creates its groups in one global order: a session

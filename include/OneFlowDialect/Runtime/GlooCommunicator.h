@@ -53,12 +53,14 @@ createPrefixRendezvous(std::shared_ptr<Rendezvous> parent,
 /// Rank `rank` of `size` joins the group, listening on `hostname` (the
 /// loopback interface unless ranks run on several machines). Blocks until
 /// every rank has joined, or fails after `timeout`, which also bounds every
-/// later call.
+/// later call; the error names the ranks that did not join, as `names`
+/// (the members' global ranks) when given.
 absl::StatusOr<std::unique_ptr<Communicator>>
 createGlooCommunicator(int rank, int size,
                        std::shared_ptr<Rendezvous> rendezvous,
                        std::chrono::milliseconds timeout,
-                       const std::string &hostname = "127.0.0.1");
+                       const std::string &hostname = "127.0.0.1",
+                       const std::vector<int64_t> *names = nullptr);
 
 /// All `size` ranks of a group in this process, joined from `size` threads;
 /// element i is rank i. Each may then be driven from its own thread.

@@ -104,7 +104,8 @@ absl::StatusOr<OutputPiece> readOutputPiece(const OpDesc &op, int64_t rank);
 /// The logical value of output `name` from its pieces on every rank: primary
 /// pieces are copied (partial ones added) into their box. Pieces that
 /// disagree on the logical type, or primary non-partial pieces that do not
-/// cover the tensor, are an error naming the output.
+/// cover the tensor, are an error naming the output. If a primary piece was
+/// never computed (no bytes), so is the result: the logical type, no bytes.
 absl::StatusOr<TensorData> assemblePieces(const std::string &name,
                                           const std::vector<OutputPiece> &pieces);
 

@@ -62,15 +62,15 @@ CommunicatorPool::get(const std::vector<int64_t> &ranks) {
     return position.status();
   std::string who = "rank " + std::to_string(globalRank) + " of " +
                     std::to_string(world) + ": group " + groupString(ranks);
-  std::string key = "group:";
-  for (size_t i = 0; i < ranks.size(); ++i)
-    key += (i ? "," : "") + std::to_string(ranks[i]);
+  std::string key = "group";
+  for (int64_t r : ranks)
+    key += "_" + std::to_string(r);
   std::shared_ptr<Rendezvous> prefixed = createPrefixRendezvous(store, key);
   if (!prefixed)
     return absl::InvalidArgumentError(who + ": not a Gloo rendezvous");
   absl::StatusOr<std::unique_ptr<Communicator>> communicator =
       createGlooCommunicator(*position, ranks.size(), prefixed, timeoutMs,
-                             hostname);
+                             hostname, &ranks);
   if (!communicator.ok())
     return absl::Status(communicator.status().code(),
                         who + ": " +

@@ -341,7 +341,8 @@ absl::StatusOr<std::unique_ptr<Communicator>>
 ofrt::createGlooCommunicator(int rank, int size,
                              std::shared_ptr<Rendezvous> rendezvous,
                              std::chrono::milliseconds timeout,
-                             const std::string &hostname) {
+                             const std::string &hostname,
+                             const std::vector<int64_t> *names) {
   std::string who =
       "rank " + std::to_string(rank) + " of " + std::to_string(size);
   auto *meeting = dynamic_cast<GlooRendezvous *>(rendezvous.get());
@@ -363,10 +364,28 @@ ofrt::createGlooCommunicator(int rank, int size,
   } catch (const std::exception &error) {
     std::string message = error.what();
     std::string what = who + ": joining the group failed";
-    // The store's keys are ranks: "Wait timeout for key(s): 2, 3".
+    // The store's keys are ranks, under the rendezvous's prefix if any:
+    // "Wait timeout for key(s): group_0_2/1, group_0_2/2".
     std::string missing;
-    if (size_t keys = message.find("key(s): "); keys != std::string::npos)
-      missing = "; missing rank(s) " + message.substr(keys + 8);
+    if (size_t keys = message.find("key(s): "); keys != std::string::npos) {
+      std::string list = message.substr(keys + 8), ranks;
+      size_t start = 0;
+      while (start < list.size()) {
+        size_t end = std::min(list.find(", ", start), list.size());
+        std::string key = list.substr(start, end - start);
+        key = key.substr(key.rfind('/') == std::string::npos
+                             ? 0
+                             : key.rfind('/') + 1);
+        char *rest = nullptr;
+        long index = std::strtol(key.c_str(), &rest, 10);
+        if (!key.empty() && *rest == '\0' && index >= 0 && index < size &&
+            names && static_cast<size_t>(size) == names->size())
+          key = std::to_string((*names)[index]);
+        ranks += (ranks.empty() ? "" : ", ") + key;
+        start = end + 2;
+      }
+      missing = "; missing rank(s) " + ranks;
+    }
     if (isTimeout(message))
       return absl::DeadlineExceededError(
           what + ": not every rank joined within " +

@@ -68,8 +68,11 @@ bool isConsequence(const absl::Status &status) {
 }
 
 /// One error for the job: the first rank that failed on its own (or the
-/// first failure), then what every other failing rank saw.
+/// first failure), then what every other failing rank saw. A single rank's
+/// error is returned as it is.
 absl::Status combineErrors(const std::vector<absl::Status> &statuses) {
+  if (statuses.size() == 1)
+    return statuses[0];
   int root = -1;
   for (size_t r = 0; r < statuses.size() && root < 0; ++r)
     if (!statuses[r].ok() && !isConsequence(statuses[r]))
