@@ -6,15 +6,20 @@
 //
 //   of-run model.plan [--steps N] [--input NAME=SOURCE]... [--trace out.json]
 //   of-run model.mlir ...   (compiled through oneflow-default-pipeline)
+//   of-run model.plan --devices cpu:4          (4 ranks in this process)
+//   of-run model.plan --nproc-per-node 4       (4 processes of of-run)
+//   torchrun/mpirun/srun ... of-run model.plan --store-dir DIR | --redis H:P
 //
 // Runs a program on CPU ranks through the actor runtime, prints its outputs
-// at the last step and a timing summary, and optionally writes a Chrome
-// trace of every actor firing.
+// at the last step (assembled from every rank's piece) and a timing
+// summary, and optionally writes a Chrome trace of every actor firing (of
+// rank 0). With several processes, rank 0 prints; the others stay quiet
+// unless they fail.
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/Plan.h"
-#include "OneFlowDialect/Runtime/Session.h"
+#include "OneFlowDialect/Runtime/MultiRank.h"
+#include "Launch.h"
 #include "ModelLoader.h"
 
 #include "absl/flags/flag.h"
@@ -22,16 +27,36 @@
 #include "absl/flags/usage.h"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 
 ABSL_FLAG(int64_t, steps, 1, "Steps to run (each input delivers one batch per step)");
 ABSL_FLAG(int, threads, 0, "Threads for each kernel (0: the library's default)");
-ABSL_FLAG(std::string, devices, "cpu:1", "Devices to run on, as KIND:COUNT (only cpu:1 so far)");
+ABSL_FLAG(std::string, devices, "cpu:1",
+          "Devices to run on in this process, as cpu:COUNT (one rank each)");
+ABSL_FLAG(int, nproc_per_node, 0,
+          "Run this many processes of of-run on this machine, one rank each, "
+          "meeting through a fresh store directory (--nproc-per-node)");
+ABSL_FLAG(std::string, store_dir, "",
+          "Under torchrun, mpirun or srun: an empty directory every rank "
+          "sees, where ranks meet (--store-dir)");
+ABSL_FLAG(std::string, redis, "",
+          "Under torchrun, mpirun or srun on several machines: meet through "
+          "the Redis server at HOST:PORT (keys under --job-id)");
+ABSL_FLAG(std::string, job_id, "of-run",
+          "Prefix of this job's keys on the Redis server (--job-id)");
+ABSL_FLAG(std::string, hostname, "",
+          "The address this rank listens on (default: 127.0.0.1, or this "
+          "machine's hostname with --redis)");
+ABSL_FLAG(int64_t, timeout_ms, 60000,
+          "How long a rank waits for its peers, in a collective or when "
+          "joining a group, before it fails (--timeout-ms)");
 ABSL_FLAG(std::vector<std::string>, input, {},
           "Data for an input, NAME=SOURCE with SOURCE one of random, "
           "random:LOW:HIGH, fill:VALUE, @FILE (raw little-endian batches); "
@@ -88,11 +113,20 @@ void printOutput(const std::string &name, const ofrt::TensorData &t,
 }
 
 void printTiming(const ofrt::RankProgram &program,
-                 const ofrt::RunResult &result) {
+                 const ofrt::RunResult &result,
+                 const std::vector<ofrt::RunResult> &ranks) {
   std::printf("ran %" PRId64 " steps in %.3f s: %.3f ms/step, %.1f steps/s\n",
               result.steps, result.seconds,
               result.steps ? 1e3 * result.seconds / result.steps : 0.0,
               result.seconds > 0 ? result.steps / result.seconds : 0.0);
+  if (ranks.size() > 1) {
+    std::printf("%zu ranks, ms/step:", ranks.size());
+    for (size_t r = 0; r < ranks.size(); ++r)
+      std::printf(" %.3f", ranks[r].steps
+                                    ? 1e3 * ranks[r].seconds / ranks[r].steps
+                                    : 0.0);
+    std::printf("\n");
+  }
   if (result.firings.empty())
     return;
   // Steady state: from the end of step 0 to the end of the last step, so
@@ -128,30 +162,111 @@ void printTiming(const ofrt::RankProgram &program,
                 total > 0 ? 100 * entry.first / total : 0.0, entry.second);
 }
 
+/// Parses --devices: "cpu:N" with N >= 1.
+absl::StatusOr<int> parseDevices(const std::string &devices) {
+  int count = 0;
+  char tail = 0;
+  if (std::sscanf(devices.c_str(), "cpu:%d%c", &count, &tail) != 1 ||
+      count < 1)
+    return absl::InvalidArgumentError(
+        "--devices '" + devices +
+        "' is not cpu:COUNT with COUNT at least 1 (this runtime runs CPU "
+        "ranks)");
+  return count;
+}
+
+/// The store of a rank started by a launcher: the launcher's directory,
+/// --store-dir or --redis.
+absl::StatusOr<std::shared_ptr<ofrt::Rendezvous>>
+jobStore(const ofrun::ProcessRank &me, std::string &hostname) {
+  std::string redis = absl::GetFlag(FLAGS_redis);
+  std::string dir = absl::GetFlag(FLAGS_store_dir);
+  if (dir.empty())
+    dir = me.storeDir;
+  if (!redis.empty() && !dir.empty())
+    return absl::InvalidArgumentError(
+        "--redis and a store directory are two ways to meet; pick one");
+  if (!redis.empty()) {
+    size_t colon = redis.rfind(':');
+    int port = 0;
+    if (colon == std::string::npos || colon == 0 ||
+        std::sscanf(redis.c_str() + colon + 1, "%d", &port) != 1 || port <= 0)
+      return absl::InvalidArgumentError("--redis '" + redis +
+                                        "' is not HOST:PORT");
+    absl::StatusOr<std::shared_ptr<ofrt::Rendezvous>> store =
+        ofrt::createRedisRendezvous(redis.substr(0, colon), port);
+    if (!store.ok())
+      return store.status();
+    if (hostname.empty()) {
+      char name[256] = {0};
+      gethostname(name, sizeof(name) - 1);
+      hostname = name;
+    }
+    return ofrt::createPrefixRendezvous(*store, absl::GetFlag(FLAGS_job_id));
+  }
+  if (dir.empty())
+    return absl::InvalidArgumentError(
+        "rank " + std::to_string(me.rank) + " of " + std::to_string(me.world) +
+        " (set by " + me.launcher +
+        ") needs --store-dir DIR (an empty directory every rank sees) or "
+        "--redis HOST:PORT to meet the other ranks");
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error)
+    return absl::InvalidArgumentError("cannot create store directory '" + dir +
+                                      "': " + error.message());
+  return ofrt::createFileRendezvous(dir);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   absl::SetProgramUsageMessage(
       "compile (.mlir) or load (.plan, .plantxt) a OneFlow program and run "
       "it.\nUsage: of-run MODEL [flags]");
-  std::vector<char *> args = absl::ParseCommandLine(argc, argv);
+  std::vector<std::string> normalized = ofrun::normalizeFlagNames(argc, argv);
+  std::vector<char *> normalizedArgv;
+  for (std::string &arg : normalized)
+    normalizedArgv.push_back(arg.data());
+  std::vector<char *> args =
+      absl::ParseCommandLine(normalizedArgv.size(), normalizedArgv.data());
   if (args.size() != 2)
     return fail("expected exactly one model file (.mlir, .plan or .plantxt); "
                 "see --help");
   std::string model = args[1];
-  if (absl::GetFlag(FLAGS_devices) != "cpu:1")
-    return fail("--devices '" + absl::GetFlag(FLAGS_devices) +
-                "' is not supported yet: this runtime runs one CPU rank "
-                "(cpu:1)");
+  absl::StatusOr<int> devices = parseDevices(absl::GetFlag(FLAGS_devices));
+  if (!devices.ok())
+    return fail(std::string(devices.status().message()));
   if (absl::GetFlag(FLAGS_steps) < 1)
     return fail("--steps must be at least 1");
   if (absl::GetFlag(FLAGS_threads) < 0)
     return fail("--threads must not be negative");
+  if (absl::GetFlag(FLAGS_timeout_ms) < 1)
+    return fail("--timeout-ms must be positive");
+  int processes = absl::GetFlag(FLAGS_nproc_per_node);
+  if (processes < 0)
+    return fail("--nproc-per-node must not be negative");
+  absl::StatusOr<std::optional<ofrun::ProcessRank>> launched =
+      ofrun::rankFromEnvironment();
+  if (!launched.ok())
+    return fail(std::string(launched.status().message()));
+  if (*launched && *devices != 1)
+    return fail("--devices cpu:" + std::to_string(*devices) +
+                " runs several ranks in one process; under a launcher each "
+                "process is one rank");
+  if (!*launched && processes > 0 && *devices != 1)
+    return fail("--nproc-per-node and --devices cpu:N both set the ranks; "
+                "pick one");
+  if (!*launched && (!absl::GetFlag(FLAGS_store_dir).empty() ||
+                     !absl::GetFlag(FLAGS_redis).empty()))
+    return fail("--store-dir and --redis need a launcher (torchrun, mpirun, "
+                "srun, --nproc-per-node) to set this process's rank");
   if (absl::GetFlag(FLAGS_threads) > 0)
     omp_set_num_threads(absl::GetFlag(FLAGS_threads));
 
-  ofrt::SessionOptions options;
-  options.seed = absl::GetFlag(FLAGS_seed);
+  ofrt::MultiRankOptions options;
+  options.session.seed = absl::GetFlag(FLAGS_seed);
+  options.timeout = std::chrono::milliseconds(absl::GetFlag(FLAGS_timeout_ms));
   for (const std::string &binding : absl::GetFlag(FLAGS_input)) {
     size_t eq = binding.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -160,39 +275,64 @@ int main(int argc, char **argv) {
         ofrt::parseInputSource(binding.substr(eq + 1));
     if (!source.ok())
       return fail(std::string(source.status().message()));
-    options.inputs[binding.substr(0, eq)] = *source;
+    options.session.inputs[binding.substr(0, eq)] = *source;
   }
 
   absl::StatusOr<ofrt::LoadedPlan> plan =
       ofrun::loadModel(model, absl::GetFlag(FLAGS_emit_plan));
   if (!plan.ok())
     return fail(std::string(plan.status().message()));
-  if (plan->ranks.size() != 1)
-    return fail("plan '" + model + "' has " +
-                std::to_string(plan->ranks.size()) +
-                " ranks; this runtime runs one CPU rank");
+  int ranks = plan->ranks.size();
+  int wanted = *launched ? (*launched)->world : processes > 0 ? processes
+                                                              : *devices;
+  if (ranks != wanted)
+    return fail("plan '" + model + "' has " + std::to_string(ranks) +
+                (ranks == 1 ? " rank" : " ranks") + " but " +
+                (*launched ? "the launcher started " + std::to_string(wanted) +
+                                 " processes"
+                 : processes > 0
+                     ? "--nproc-per-node asks for " + std::to_string(wanted)
+                     : "--devices asks for " + std::to_string(wanted)) +
+                "; compile it for " + std::to_string(wanted) +
+                (wanted == 1 ? " device" : " devices"));
+  if (!*launched && processes > 1) {
+    std::vector<std::string> rest(normalized.begin() + 1, normalized.end());
+    return ofrun::launchProcesses(processes, rest);
+  }
 
-  absl::StatusOr<std::unique_ptr<ofrt::Session>> session =
-      ofrt::Session::create(std::move(plan->ranks[0]), options);
-  if (!session.ok())
-    return fail(std::string(session.status().message()));
-  ofrt::RunOptions run;
-  run.maxSteps = absl::GetFlag(FLAGS_steps);
-  run.recordFirings = true;
-  absl::StatusOr<ofrt::RunResult> result = (*session)->run(run);
+  options.run.maxSteps = absl::GetFlag(FLAGS_steps);
+  options.run.recordFirings = true;
+  absl::StatusOr<ofrt::MultiRankResult> result;
+  int rank = 0;
+  if (*launched && (*launched)->world > 1) {
+    rank = (*launched)->rank;
+    options.hostname = absl::GetFlag(FLAGS_hostname);
+    absl::StatusOr<std::shared_ptr<ofrt::Rendezvous>> store =
+        jobStore(**launched, options.hostname);
+    if (!store.ok())
+      return fail(std::string(store.status().message()));
+    if (options.hostname.empty())
+      options.hostname = "127.0.0.1";
+    result = ofrt::runRank(*plan, rank, *store, options);
+  } else {
+    result = ofrt::runAllRanks(*plan, options);
+  }
   if (!result.ok())
     return fail(std::string(result.status().message()));
+  if (rank != 0)
+    return 0;
 
-  for (const auto &[name, value] : (*session)->outputs())
+  for (const auto &[name, value] : result->outputs)
     printOutput(name, value, absl::GetFlag(FLAGS_print_limit));
-  printTiming((*session)->program(), *result);
+  printTiming(plan->ranks[0], result->ranks[0], result->ranks);
   if (!absl::GetFlag(FLAGS_trace).empty()) {
-    if (absl::Status status = ofrt::writeChromeTrace(
-            (*session)->program(), result->firings, absl::GetFlag(FLAGS_trace));
+    if (absl::Status status =
+            ofrt::writeChromeTrace(plan->ranks[0], result->ranks[0].firings,
+                                   absl::GetFlag(FLAGS_trace));
         !status.ok())
       return fail(std::string(status.message()));
     std::printf("trace: %s (%zu firings)\n", absl::GetFlag(FLAGS_trace).c_str(),
-                result->firings.size());
+                result->ranks[0].firings.size());
   }
   return 0;
 }

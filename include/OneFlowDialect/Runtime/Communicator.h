@@ -63,6 +63,13 @@ public:
   /// of input goes to rank j, chunk i of output comes from rank i.
   absl::Status allToAll(DType dtype, const void *input, void *output,
                         int64_t count);
+  /// Uneven all-to-all: input holds size() consecutive chunks, chunk j of
+  /// `sendCounts[j]` elements going to rank j; output receives size()
+  /// consecutive chunks, chunk i of `recvCounts[i]` elements from rank i.
+  /// Rank i's sendCounts[j] must equal rank j's recvCounts[i].
+  absl::Status allToAllV(DType dtype, const void *input,
+                         const std::vector<int64_t> &sendCounts, void *output,
+                         const std::vector<int64_t> &recvCounts);
   /// Every rank's `data` receives root's.
   absl::Status broadcast(DType dtype, void *data, int64_t count, int root);
   /// Point to point; a send matches the recv with the same peer and tag.
@@ -104,6 +111,10 @@ protected:
                                    const std::vector<int64_t> &chunks) = 0;
   virtual absl::Status doAllToAll(DType dtype, const void *input, void *output,
                                   int64_t count) = 0;
+  virtual absl::Status doAllToAllV(DType dtype, const void *input,
+                                   const std::vector<int64_t> &sendCounts,
+                                   void *output,
+                                   const std::vector<int64_t> &recvCounts) = 0;
   virtual absl::Status doBroadcast(DType dtype, void *data, int64_t count,
                                    int root) = 0;
   virtual absl::Status doSend(DType dtype, const void *data, int64_t count,

@@ -38,12 +38,29 @@ std::shared_ptr<Rendezvous> createInProcessRendezvous();
 /// in `directory` (a Gloo FileStore); it must exist and start empty.
 std::shared_ptr<Rendezvous> createFileRendezvous(const std::string &directory);
 
-/// Rank `rank` of `size` joins the group. Blocks until every rank has joined,
-/// or fails after `timeout`, which also bounds every later call.
+/// Ranks on several machines meet through a Redis server (a Gloo
+/// RedisStore); the keys of one job must not be left over from another. An
+/// unreachable server is an error.
+absl::StatusOr<std::shared_ptr<Rendezvous>>
+createRedisRendezvous(const std::string &host, int port);
+
+/// The keys of `parent` under `prefix`: several groups of one job meet
+/// through one store, each under its own prefix.
+std::shared_ptr<Rendezvous>
+createPrefixRendezvous(std::shared_ptr<Rendezvous> parent,
+                       const std::string &prefix);
+
+/// Rank `rank` of `size` joins the group, listening on `hostname` (the
+/// loopback interface unless ranks run on several machines). Blocks until
+/// every rank has joined, or fails after `timeout`, which also bounds every
+/// later call; the error names the ranks that did not join, as `names`
+/// (the members' global ranks) when given.
 absl::StatusOr<std::unique_ptr<Communicator>>
 createGlooCommunicator(int rank, int size,
                        std::shared_ptr<Rendezvous> rendezvous,
-                       std::chrono::milliseconds timeout);
+                       std::chrono::milliseconds timeout,
+                       const std::string &hostname = "127.0.0.1",
+                       const std::vector<int64_t> *names = nullptr);
 
 /// All `size` ranks of a group in this process, joined from `size` threads;
 /// element i is rank i. Each may then be driven from its own thread.

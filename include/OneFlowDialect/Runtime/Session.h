@@ -15,9 +15,13 @@
 
 #include "OneFlowDialect/Runtime/Engine.h"
 
+#include <chrono>
+
 #include <map>
 
 namespace ofrt {
+
+class CommunicatorPool;
 
 /// Where an input's batches come from.
 struct InputSource {
@@ -40,6 +44,10 @@ struct SessionOptions {
   /// Inputs not listed above get Random in [0, 1) (floats) or [0, 2)
   /// (integers), seeded by this plus their name.
   uint64_t seed = 0;
+  /// The rank's groups, for collective and transfer actors
+  /// (CollectiveKernels.h); a program with such actors needs one. Not owned;
+  /// it must outlive the session.
+  CommunicatorPool *communicators = nullptr;
 };
 
 class Session {

@@ -111,6 +111,25 @@ absl::Status Communicator::allToAll(DType dtype, const void *input,
   return doAllToAll(dtype, input, output, count);
 }
 
+absl::Status Communicator::allToAllV(DType dtype, const void *input,
+                                     const std::vector<int64_t> &sendCounts,
+                                     void *output,
+                                     const std::vector<int64_t> &recvCounts) {
+  if (sendCounts.size() != static_cast<size_t>(size()) ||
+      recvCounts.size() != static_cast<size_t>(size()))
+    return absl::InvalidArgumentError(
+        who() + ": all_to_all_v needs one count per rank, got " +
+        std::to_string(sendCounts.size()) + " and " +
+        std::to_string(recvCounts.size()));
+  for (size_t i = 0; i < sendCounts.size(); ++i) {
+    RETURN_IF_ERROR(
+        checkCount(who(), "all_to_all_v", dtype, sendCounts[i], false));
+    RETURN_IF_ERROR(
+        checkCount(who(), "all_to_all_v", dtype, recvCounts[i], false));
+  }
+  return doAllToAllV(dtype, input, sendCounts, output, recvCounts);
+}
+
 absl::Status Communicator::broadcast(DType dtype, void *data, int64_t count,
                                      int root) {
   RETURN_IF_ERROR(checkCount(who(), "broadcast", dtype, count, false));

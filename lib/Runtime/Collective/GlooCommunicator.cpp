@@ -28,6 +28,8 @@
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/rendezvous/hash_store.h>
+#include <gloo/rendezvous/prefix_store.h>
+#include <gloo/rendezvous/redis_store.h>
 #include <gloo/transport/tcp/device.h>
 #include <gloo/transport/unbound_buffer.h>
 #include <gloo/types.h>
@@ -45,9 +47,12 @@ constexpr uint8_t kPointToPointSlotPrefix = 0x10;
 
 class GlooRendezvous : public Rendezvous {
 public:
-  explicit GlooRendezvous(std::shared_ptr<gloo::rendezvous::Store> store)
-      : store(std::move(store)) {}
+  explicit GlooRendezvous(std::shared_ptr<gloo::rendezvous::Store> store,
+                          std::shared_ptr<Rendezvous> parent = nullptr)
+      : store(std::move(store)), parent(std::move(parent)) {}
   std::shared_ptr<gloo::rendezvous::Store> store;
+  /// What `store` refers to (a PrefixStore keeps a reference only).
+  std::shared_ptr<Rendezvous> parent;
 };
 
 /// Calls fn(T()) with an unsigned type of `bytes` bytes: Gloo's data
@@ -182,6 +187,29 @@ protected:
     });
   }
 
+  absl::Status doAllToAllV(DType dtype, const void *input,
+                           const std::vector<int64_t> &sendCounts, void *output,
+                           const std::vector<int64_t> &recvCounts) override {
+    int64_t total = 0;
+    for (int64_t count : sendCounts)
+      total += count;
+    return guard(describe("all_to_all_v", dtype, total), [&] {
+      withElementOfSize(dtypeSize(dtype), [&](auto zero) {
+        using T = decltype(zero);
+        // Gloo wants non-null buffers even when every count is zero.
+        T dummy[1];
+        gloo::AlltoallvOptions options(context);
+        options.setInput(input ? static_cast<T *>(const_cast<void *>(input))
+                               : dummy,
+                         sendCounts);
+        options.setOutput(output ? static_cast<T *>(output) : dummy,
+                          recvCounts);
+        options.setTag(nextTag++);
+        gloo::alltoallv(options);
+      });
+    });
+  }
+
   absl::Status doBroadcast(DType dtype, void *data, int64_t count,
                            int root) override {
     return guard(describe("broadcast", dtype, count) + " from rank " +
@@ -286,10 +314,35 @@ ofrt::createFileRendezvous(const std::string &directory) {
       std::make_shared<gloo::rendezvous::FileStore>(directory));
 }
 
+absl::StatusOr<std::shared_ptr<Rendezvous>>
+ofrt::createRedisRendezvous(const std::string &host, int port) {
+  try {
+    return std::shared_ptr<Rendezvous>(std::make_shared<GlooRendezvous>(
+        std::make_shared<gloo::rendezvous::RedisStore>(host, port)));
+  } catch (const std::exception &error) {
+    return absl::UnavailableError("cannot reach the Redis server at " + host +
+                                  ":" + std::to_string(port) +
+                                  " (gloo: " + error.what() + ")");
+  }
+}
+
+std::shared_ptr<Rendezvous>
+ofrt::createPrefixRendezvous(std::shared_ptr<Rendezvous> parent,
+                             const std::string &prefix) {
+  auto *meeting = dynamic_cast<GlooRendezvous *>(parent.get());
+  if (!meeting)
+    return nullptr;
+  return std::make_shared<GlooRendezvous>(
+      std::make_shared<gloo::rendezvous::PrefixStore>(prefix, *meeting->store),
+      std::move(parent));
+}
+
 absl::StatusOr<std::unique_ptr<Communicator>>
 ofrt::createGlooCommunicator(int rank, int size,
                              std::shared_ptr<Rendezvous> rendezvous,
-                             std::chrono::milliseconds timeout) {
+                             std::chrono::milliseconds timeout,
+                             const std::string &hostname,
+                             const std::vector<int64_t> *names) {
   std::string who =
       "rank " + std::to_string(rank) + " of " + std::to_string(size);
   auto *meeting = dynamic_cast<GlooRendezvous *>(rendezvous.get());
@@ -301,7 +354,7 @@ ofrt::createGlooCommunicator(int rank, int size,
     return absl::InvalidArgumentError(who + ": timeout must be positive");
   try {
     gloo::transport::tcp::attr attr;
-    attr.hostname = "127.0.0.1";
+    attr.hostname = hostname;
     auto device = gloo::transport::tcp::CreateDevice(attr);
     auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);
     context->setTimeout(timeout);
@@ -311,10 +364,28 @@ ofrt::createGlooCommunicator(int rank, int size,
   } catch (const std::exception &error) {
     std::string message = error.what();
     std::string what = who + ": joining the group failed";
-    // The store's keys are ranks: "Wait timeout for key(s): 2, 3".
+    // The store's keys are ranks, under the rendezvous's prefix if any:
+    // "Wait timeout for key(s): group_0_2/1, group_0_2/2".
     std::string missing;
-    if (size_t keys = message.find("key(s): "); keys != std::string::npos)
-      missing = "; missing rank(s) " + message.substr(keys + 8);
+    if (size_t keys = message.find("key(s): "); keys != std::string::npos) {
+      std::string list = message.substr(keys + 8), ranks;
+      size_t start = 0;
+      while (start < list.size()) {
+        size_t end = std::min(list.find(", ", start), list.size());
+        std::string key = list.substr(start, end - start);
+        key = key.substr(key.rfind('/') == std::string::npos
+                             ? 0
+                             : key.rfind('/') + 1);
+        char *rest = nullptr;
+        long index = std::strtol(key.c_str(), &rest, 10);
+        if (!key.empty() && *rest == '\0' && index >= 0 && index < size &&
+            names && static_cast<size_t>(size) == names->size())
+          key = std::to_string((*names)[index]);
+        ranks += (ranks.empty() ? "" : ", ") + key;
+        start = end + 2;
+      }
+      missing = "; missing rank(s) " + ranks;
+    }
     if (isTimeout(message))
       return absl::DeadlineExceededError(
           what + ": not every rank joined within " +

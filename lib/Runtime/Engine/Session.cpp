@@ -6,6 +6,8 @@
 
 #include "OneFlowDialect/Runtime/Session.h"
 
+#include "OneFlowDialect/Runtime/CollectiveKernels.h"
+#include "OneFlowDialect/Runtime/Pieces.h"
 #include "OneFlowDialect/Runtime/Random.h"
 
 #include <cmath>
@@ -104,18 +106,21 @@ absl::StatusOr<InputSource> ofrt::parseInputSource(const std::string &spec) {
 
 namespace {
 
-/// `oneflow.input`: one batch per step from its source.
+/// `oneflow.input`: one batch per step from its source; on several ranks,
+/// this rank's piece of the logical batch.
 class InputKernel : public Kernel {
 public:
-  InputKernel(InputSource source, TensorDesc desc, std::string name)
+  InputKernel(InputSource source, TensorDesc desc, PieceLayout layout,
+              std::string name)
       : source(std::move(source)), desc(std::move(desc)),
-        name(std::move(name)) {}
+        layout(std::move(layout)), name(std::move(name)),
+        logical{this->desc.dtype, this->layout.logicalShape} {}
 
   absl::Status open() {
-    if (source.kind == InputSource::Kind::Fill) {
+    if (source.kind == InputSource::Kind::Fill || layout.zero) {
       // The same batch every step: build it once.
       filled.resize(desc.bytes());
-      for (int64_t i = 0; i < desc.numel(); ++i)
+      for (int64_t i = 0; !layout.zero && i < desc.numel(); ++i)
         storeElement(desc.dtype, filled.data(), i, source.value);
     }
     if (source.kind != InputSource::Kind::File)
@@ -128,12 +133,14 @@ public:
     file.seekg(0, std::ios::end);
     int64_t size = file.tellg();
     file.seekg(0);
-    if (size == 0 || size % desc.bytes() != 0)
+    if (size == 0 || size % logical.bytes() != 0)
       return absl::InvalidArgumentError(
           "data file '" + source.path + "' for input '" + name + "' holds " +
           std::to_string(size) + " bytes, not a whole number of " +
-          desc.str() + " batches (" + std::to_string(desc.bytes()) +
+          logical.str() + " batches (" + std::to_string(logical.bytes()) +
           " bytes each)");
+    if (!layout.whole(desc.shape))
+      batch.resize(logical.bytes());
     return absl::OkStatus();
   }
 
@@ -141,32 +148,43 @@ public:
                        const std::vector<TensorView> &,
                        const std::vector<TensorView> &outputs) override {
     const TensorView &out = outputs[0];
-    switch (source.kind) {
-    case InputSource::Kind::File:
-      if (!file.read(static_cast<char *>(out.data), desc.bytes()))
+    if (source.kind == InputSource::Kind::File) {
+      // Every rank reads each logical batch, so all end together.
+      char *target = batch.empty() ? static_cast<char *>(out.data)
+                                   : reinterpret_cast<char *>(batch.data());
+      if (!file.read(target, logical.bytes()))
         return absl::OutOfRangeError("end of data");
-      return absl::OkStatus();
-    case InputSource::Kind::Fill:
-      std::memcpy(out.data, filled.data(), filled.size());
-      return absl::OkStatus();
-    case InputSource::Kind::Random:
-      for (int64_t i = 0; i < desc.numel(); ++i) {
-        double u = randomUniform(source.seed, context.step, i);
-        double v = source.low + u * (source.high - source.low);
-        storeElement(desc.dtype, out.data, i,
-                     isFloat(desc.dtype) ? v : std::floor(v));
-      }
+      if (layout.zero)
+        std::memset(out.data, 0, desc.bytes());
+      else if (!batch.empty())
+        copyBox({batch.data(), logical}, layout.begin, out,
+                std::vector<int64_t>(desc.shape.size(), 0), desc.shape);
       return absl::OkStatus();
     }
+    if (!filled.empty() || desc.numel() == 0) {
+      std::memcpy(out.data, filled.data(), filled.size());
+      return absl::OkStatus();
+    }
+    forEachLogicalIndex(
+        desc.shape, layout.begin, layout.logicalShape,
+        [&](int64_t local, int64_t index) {
+          double u = randomUniform(source.seed, context.step, index);
+          double v = source.low + u * (source.high - source.low);
+          storeElement(desc.dtype, out.data, local,
+                       isFloat(desc.dtype) ? v : std::floor(v));
+        });
     return absl::OkStatus();
   }
 
 private:
   InputSource source;
   TensorDesc desc;
+  PieceLayout layout;
   std::string name;
+  TensorDesc logical;
   std::ifstream file;
   std::vector<uint8_t> filled;
+  std::vector<uint8_t> batch; ///< One logical batch, when this is a piece.
 };
 
 /// `oneflow.output`: notes the last step it read; the session copies that
@@ -262,7 +280,12 @@ Session::create(RankProgram program, const SessionOptions &options) {
         source.high = 2;
       }
       source.seed = options.seed ^ hashName(name);
-      auto kernel = std::make_unique<InputKernel>(source, op.outputs[0], name);
+      absl::StatusOr<PieceLayout> layout =
+          readPieceLayout(op, op.outputs[0].shape);
+      if (!layout.ok())
+        return layout.status();
+      auto kernel = std::make_unique<InputKernel>(source, op.outputs[0],
+                                                  std::move(*layout), name);
       if (absl::Status status = kernel->open(); !status.ok())
         return status;
       return std::unique_ptr<Kernel>(std::move(kernel));
@@ -273,6 +296,13 @@ Session::create(RankProgram program, const SessionOptions &options) {
       sink.regst = actor.inputs.at(0);
       return std::unique_ptr<Kernel>(
           std::make_unique<OutputKernel>(&sink.lastStep));
+    }
+    if (isCollectiveOp(op.type)) {
+      if (!options.communicators)
+        return absl::FailedPreconditionError(
+            op.where() + " talks to other ranks but the session has no "
+                         "communicators (run the plan on all its ranks)");
+      return createCollectiveKernel(op, *options.communicators);
     }
     return KernelRegistry::global().create(DeviceKind::Cpu, op);
   };

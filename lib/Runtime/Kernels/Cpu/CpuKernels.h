@@ -25,6 +25,8 @@ void registerLayoutKernels(KernelRegistry &registry);
 void registerIndexingKernels(KernelRegistry &registry);
 void registerSourceKernels(KernelRegistry &registry);
 void registerDropoutKernels(KernelRegistry &registry);
+/// local_slice and to_partial: the boxing steps that stay on one rank.
+void registerLocalBoxingKernels(KernelRegistry &registry);
 
 } // namespace cpu
 } // namespace ofrt

@@ -10,6 +10,10 @@
 // one over no elements gives 0 (sum), NaN (mean) or -inf / the lowest value
 // (max).
 //
+// On several ranks a mean over a split axis has a `divisor`: the logical
+// element count. Each rank then sums its piece and divides by the divisor,
+// so that the partial results add up to the logical mean.
+//
 //===----------------------------------------------------------------------===//
 
 #include "CpuKernels.h"
@@ -144,7 +148,7 @@ private:
   int64_t count;
 };
 
-KernelOr createReduce(const OpDesc &op, Kind kind) {
+KernelOr createLocalReduce(const OpDesc &op, Kind kind) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
   const TensorDesc &x = op.inputs[0];
   std::vector<int64_t> axes;
@@ -196,6 +200,50 @@ KernelOr createReduce(const OpDesc &op, Kind kind) {
     return opError(op, std::string("has no CPU kernel for element type ") +
                            dtypeName(x.dtype));
   return kernel;
+}
+
+/// A sum followed by a division by the logical element count (`divisor`).
+class DividedSumKernel : public CpuKernel {
+public:
+  DividedSumKernel(const OpDesc &op, std::unique_ptr<Kernel> sum,
+                   int64_t divisor)
+      : CpuKernel(op), sum(std::move(sum)), divisor(divisor) {}
+
+  absl::Status compute(const KernelContext &context,
+                       const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    OFRT_RETURN_IF_ERROR(sum->compute(context, in, out));
+    int64_t n = out[0].desc.numel();
+    visitPlainType(out[0].desc.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T *y = out[0].as<T>();
+      for (int64_t i = 0; i < n; ++i)
+        y[i] = static_cast<T>(y[i] / static_cast<T>(divisor));
+    });
+    return absl::OkStatus();
+  }
+
+private:
+  std::unique_ptr<Kernel> sum;
+  int64_t divisor;
+};
+
+KernelOr createReduce(const OpDesc &op, Kind kind) {
+  if (kind != Kind::Mean || !op.has("divisor"))
+    return createLocalReduce(op, kind);
+  int64_t divisor = 0;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "divisor", divisor));
+  if (divisor < 1)
+    return opError(op, "divisor " + std::to_string(divisor) +
+                           " is not positive");
+  DType dtype = op.inputs.empty() ? DType::F32 : op.inputs[0].dtype;
+  if (dtype == DType::F16 || dtype == DType::BF16)
+    return opError(op, std::string("has no divided mean of ") +
+                           dtypeName(dtype) + " tensors");
+  KernelOr sum = createLocalReduce(op, Kind::Sum);
+  if (!sum.ok())
+    return sum;
+  return std::make_unique<DividedSumKernel>(op, std::move(*sum), divisor);
 }
 
 } // namespace

@@ -21,4 +21,5 @@ void ofrt::registerCpuKernels(KernelRegistry &registry) {
   registerIndexingKernels(registry);
   registerSourceKernels(registry);
   registerDropoutKernels(registry);
+  registerLocalBoxingKernels(registry);
 }

@@ -8,13 +8,17 @@
 // result every step; a variable only into each of its regst's buffers the
 // first time it sees it (its buffers are its own, and will hold its state as
 // training updates it). A variable's generated value is a function of the
-// logical element index only (Random.h), so every layout of it agrees.
+// logical element index only (Random.h), so every layout of it agrees: on
+// several ranks a variable with `logical_shape` and `slice_begin` holds its
+// piece of the logical value (a `value` of the logical type is sliced), and
+// one with `zero` holds zeros (a partial axis).
 //
 //===----------------------------------------------------------------------===//
 
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
 
+#include "OneFlowDialect/Runtime/Pieces.h"
 #include "OneFlowDialect/Runtime/Random.h"
 
 #include <algorithm>
@@ -100,13 +104,27 @@ KernelOr createVariable(const OpDesc &op) {
   const TensorDesc &result = op.outputs[0];
   if (op.has("value") == op.has("init"))
     return opError(op, "needs exactly one of 'init' and 'value'");
+  absl::StatusOr<PieceLayout> layout = readPieceLayout(op, result.shape);
+  if (!layout.ok())
+    return layout.status();
+  TensorDesc logical{result.dtype, layout->logicalShape};
+  std::vector<uint8_t> bytes(result.bytes());
+  if (layout->zero)
+    return std::make_unique<ValueKernel>(op, std::move(bytes),
+                                         /*writeOnce=*/true);
   if (op.has("value")) {
     TensorData value;
     OFRT_RETURN_IF_ERROR(readAttr(op, "value", value));
-    absl::StatusOr<std::vector<uint8_t>> bytes = valueBytes(op, value);
-    if (!bytes.ok())
-      return bytes.status();
-    return std::make_unique<ValueKernel>(op, std::move(*bytes),
+    if (layout->whole(result.shape) || value.desc != logical) {
+      absl::StatusOr<std::vector<uint8_t>> whole = valueBytes(op, value);
+      if (!whole.ok())
+        return whole.status();
+      bytes = std::move(*whole);
+    } else {
+      copyBox(value.view(), layout->begin, {bytes.data(), result},
+              std::vector<int64_t>(result.rank(), 0), result.shape);
+    }
+    return std::make_unique<ValueKernel>(op, std::move(bytes),
                                          /*writeOnce=*/true);
   }
   Initializer init;
@@ -116,14 +134,16 @@ KernelOr createVariable(const OpDesc &op) {
       readAttr(op, "init_args", init.args, {std::vector<double>()}));
   OFRT_RETURN_IF_ERROR(readAttr(op, "seed", seed, {int64_t(0)}));
   absl::Status status =
-      checkInitializer(init, result.shape, isFloat(result.dtype));
+      checkInitializer(init, logical.shape, isFloat(result.dtype));
   if (!status.ok())
     return opError(op, std::string(status.message()));
   std::vector<double> values(result.numel());
-  for (size_t i = 0; i < values.size(); ++i)
-    values[i] =
-        initialValue(init, result.shape, static_cast<uint64_t>(seed), i);
-  std::vector<uint8_t> bytes(result.bytes());
+  forEachLogicalIndex(result.shape, layout->begin, logical.shape,
+                      [&](int64_t local, int64_t index) {
+                        values[local] = initialValue(
+                            init, logical.shape, static_cast<uint64_t>(seed),
+                            static_cast<uint64_t>(index));
+                      });
   status = storeValues(values, result.dtype, bytes.data());
   if (!status.ok())
     return opError(op, std::string(status.message()));

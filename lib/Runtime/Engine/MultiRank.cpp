@@ -1,0 +1,275 @@
+//===- MultiRank.cpp - Running every rank of a plan -----------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Runtime/MultiRank.h"
+
+#include "OneFlowDialect/Runtime/CommunicatorPool.h"
+#include "OneFlowDialect/Runtime/Pieces.h"
+
+#include "pieces.pb.h"
+
+#include <thread>
+
+using namespace ofrt;
+
+namespace {
+
+/// Tags of the report every rank sends rank 0 after its run; far above the
+/// tags transfers use.
+constexpr uint32_t kReportSizeTag = 0xFFFF0000u;
+constexpr uint32_t kReportTag = 0xFFFF0001u;
+
+/// What one rank's run leaves behind.
+struct RankState {
+  absl::Status status;
+  RunResult result;
+  std::vector<std::pair<std::string, OutputPiece>> pieces;
+};
+
+/// Runs `program` with `pool` and collects its output pieces. The session
+/// (and with it every kernel) is gone when this returns.
+absl::Status runProgram(const RankProgram &program, CommunicatorPool &pool,
+                        const MultiRankOptions &options, RankState &state) {
+  SessionOptions sessionOptions = options.session;
+  sessionOptions.communicators = &pool;
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::create(program, sessionOptions);
+  if (!session.ok())
+    return session.status();
+  absl::StatusOr<RunResult> result = (*session)->run(options.run);
+  if (!result.ok())
+    return result.status();
+  state.result = std::move(*result);
+  for (const ActorSpec &actor : program.actors) {
+    if (actor.op.type != "oneflow.output")
+      continue;
+    std::string name = actor.op.get<std::string>("name", actor.op.name);
+    absl::StatusOr<OutputPiece> piece = readOutputPiece(actor.op, program.rank);
+    if (!piece.ok())
+      return piece.status();
+    auto it = (*session)->outputs().find(name);
+    if (it != (*session)->outputs().end())
+      piece->value = it->second;
+    if (piece->value.bytes.empty() && !actor.op.inputs.empty())
+      piece->value.desc = actor.op.inputs[0];
+    state.pieces.push_back({name, std::move(*piece)});
+  }
+  return absl::OkStatus();
+}
+
+/// Errors a rank gets because a peer failed, rather than its own.
+bool isConsequence(const absl::Status &status) {
+  return absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status) ||
+         (absl::IsFailedPrecondition(status) &&
+          status.message().find("broken by") != std::string::npos);
+}
+
+/// One error for the job: the first rank that failed on its own (or the
+/// first failure), then what every other failing rank saw. A single rank's
+/// error is returned as it is.
+absl::Status combineErrors(const std::vector<absl::Status> &statuses) {
+  if (statuses.size() == 1)
+    return statuses[0];
+  int root = -1;
+  for (size_t r = 0; r < statuses.size() && root < 0; ++r)
+    if (!statuses[r].ok() && !isConsequence(statuses[r]))
+      root = r;
+  for (size_t r = 0; r < statuses.size() && root < 0; ++r)
+    if (!statuses[r].ok())
+      root = r;
+  if (root < 0)
+    return absl::OkStatus();
+  std::string message = "rank " + std::to_string(root) + " failed: " +
+                        std::string(statuses[root].message());
+  for (size_t r = 0; r < statuses.size(); ++r)
+    if (static_cast<int>(r) != root && !statuses[r].ok())
+      message += "\nrank " + std::to_string(r) +
+                 " stopped: " + std::string(statuses[r].message());
+  return absl::Status(statuses[root].code(), message);
+}
+
+/// Assembles every output from the pieces of all ranks.
+absl::StatusOr<std::map<std::string, TensorData>>
+assembleAll(const std::vector<std::pair<std::string, OutputPiece>> &pieces) {
+  std::map<std::string, std::vector<OutputPiece>> byName;
+  for (const auto &[name, piece] : pieces)
+    byName[name].push_back(piece);
+  std::map<std::string, TensorData> outputs;
+  for (const auto &[name, list] : byName) {
+    absl::StatusOr<TensorData> value = assemblePieces(name, list);
+    if (!value.ok())
+      return value.status();
+    outputs[name] = std::move(*value);
+  }
+  return outputs;
+}
+
+proto::RankReport makeReport(int rank, const RankState &state) {
+  proto::RankReport report;
+  report.set_rank(rank);
+  report.set_steps(state.result.steps);
+  report.set_seconds(state.result.seconds);
+  for (const auto &[name, piece] : state.pieces) {
+    proto::OutputPiece *out = report.add_pieces();
+    out->set_name(name);
+    out->set_dtype(static_cast<int>(piece.value.desc.dtype));
+    for (int64_t dim : piece.value.desc.shape)
+      out->add_shape(dim);
+    for (int64_t dim : piece.layout.logicalShape)
+      out->add_logical_shape(dim);
+    for (int64_t begin : piece.layout.begin)
+      out->add_slice_begin(begin);
+    out->set_partial(piece.partial);
+    out->set_primary(piece.primary);
+    out->set_data(piece.value.bytes.data(), piece.value.bytes.size());
+  }
+  return report;
+}
+
+void readReport(const proto::RankReport &report, RankState &state) {
+  state.result.steps = report.steps();
+  state.result.seconds = report.seconds();
+  for (const proto::OutputPiece &in : report.pieces()) {
+    OutputPiece piece;
+    piece.value.desc.dtype = static_cast<DType>(in.dtype());
+    piece.value.desc.shape.assign(in.shape().begin(), in.shape().end());
+    piece.value.bytes.assign(in.data().begin(), in.data().end());
+    piece.layout.logicalShape.assign(in.logical_shape().begin(),
+                                     in.logical_shape().end());
+    piece.layout.begin.assign(in.slice_begin().begin(),
+                              in.slice_begin().end());
+    piece.partial = in.partial();
+    piece.primary = in.primary();
+    state.pieces.push_back({in.name(), std::move(piece)});
+  }
+}
+
+/// Sends this rank's report to rank 0 (rank != 0) or receives every other
+/// rank's into `states` (rank 0), over the world group.
+absl::Status exchangeReports(CommunicatorPool &pool,
+                             std::vector<RankState> &states) {
+  int world = pool.worldSize(), rank = pool.rank();
+  std::vector<int64_t> everyone;
+  for (int r = 0; r < world; ++r)
+    everyone.push_back(r);
+  absl::StatusOr<Communicator *> comm = pool.get(everyone);
+  if (!comm.ok())
+    return comm.status();
+  if (rank != 0) {
+    std::string bytes = makeReport(rank, states[rank]).SerializeAsString();
+    int64_t size = bytes.size();
+    if (absl::Status s = (*comm)->send(DType::I64, &size, 1, 0, kReportSizeTag);
+        !s.ok())
+      return s;
+    return (*comm)->send(DType::I8, bytes.data(), size, 0, kReportTag);
+  }
+  for (int r = 1; r < world; ++r) {
+    int64_t size = 0;
+    if (absl::Status s = (*comm)->recv(DType::I64, &size, 1, r, kReportSizeTag);
+        !s.ok())
+      return s;
+    std::string bytes(size, '\0');
+    if (absl::Status s = (*comm)->recv(DType::I8, bytes.data(), size, r,
+                                       kReportTag);
+        !s.ok())
+      return s;
+    proto::RankReport report;
+    if (!report.ParseFromString(bytes))
+      return absl::DataLossError("rank " + std::to_string(r) +
+                                 " sent a corrupt report");
+    readReport(report, states[r]);
+  }
+  return absl::OkStatus();
+}
+
+} // namespace
+
+absl::Status ofrt::checkRankNumbers(const LoadedPlan &plan) {
+  if (plan.worldSize != static_cast<int64_t>(plan.ranks.size()))
+    return absl::InvalidArgumentError(
+        "the plan's world size is " + std::to_string(plan.worldSize) +
+        " but it has " + std::to_string(plan.ranks.size()) + " rank plans");
+  for (size_t r = 0; r < plan.ranks.size(); ++r)
+    if (plan.ranks[r].rank != static_cast<int64_t>(r))
+      return absl::InvalidArgumentError(
+          "rank plan " + std::to_string(r) + " is for rank " +
+          std::to_string(plan.ranks[r].rank) +
+          "; ranks must be listed as 0 .. world size - 1");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<MultiRankResult>
+ofrt::runAllRanks(const LoadedPlan &plan, const MultiRankOptions &options) {
+  if (absl::Status status = checkRankNumbers(plan); !status.ok())
+    return status;
+  int world = plan.ranks.size();
+  std::shared_ptr<Rendezvous> store = createInProcessRendezvous();
+  std::vector<RankState> states(world);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < world; ++r)
+    threads.emplace_back([&, r] {
+      CommunicatorPool pool(r, world, store, options.timeout, options.hostname);
+      states[r].status = runProgram(plan.ranks[r], pool, options, states[r]);
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  std::vector<absl::Status> statuses;
+  std::vector<std::pair<std::string, OutputPiece>> pieces;
+  MultiRankResult result;
+  for (RankState &state : states) {
+    statuses.push_back(state.status);
+    result.ranks.push_back(std::move(state.result));
+    for (auto &piece : state.pieces)
+      pieces.push_back(std::move(piece));
+  }
+  if (absl::Status status = combineErrors(statuses); !status.ok())
+    return status;
+  absl::StatusOr<std::map<std::string, TensorData>> outputs =
+      assembleAll(pieces);
+  if (!outputs.ok())
+    return outputs.status();
+  result.outputs = std::move(*outputs);
+  return result;
+}
+
+absl::StatusOr<MultiRankResult>
+ofrt::runRank(const LoadedPlan &plan, int rank,
+              std::shared_ptr<Rendezvous> store,
+              const MultiRankOptions &options) {
+  if (absl::Status status = checkRankNumbers(plan); !status.ok())
+    return status;
+  int world = plan.ranks.size();
+  if (rank < 0 || rank >= world)
+    return absl::InvalidArgumentError("rank " + std::to_string(rank) +
+                                      " is not in the plan's " +
+                                      std::to_string(world) + " ranks");
+  std::vector<RankState> states(world);
+  CommunicatorPool pool(rank, world, std::move(store), options.timeout,
+                        options.hostname);
+  absl::Status status = runProgram(plan.ranks[rank], pool, options,
+                                   states[rank]);
+  if (status.ok() && world > 1)
+    status = exchangeReports(pool, states);
+  if (!status.ok())
+    return absl::Status(status.code(), "rank " + std::to_string(rank) +
+                                           " failed: " +
+                                           std::string(status.message()));
+  MultiRankResult result;
+  for (RankState &state : states)
+    result.ranks.push_back(state.result);
+  if (rank != 0)
+    return result;
+  std::vector<std::pair<std::string, OutputPiece>> pieces;
+  for (RankState &state : states)
+    for (auto &piece : state.pieces)
+      pieces.push_back(std::move(piece));
+  absl::StatusOr<std::map<std::string, TensorData>> outputs =
+      assembleAll(pieces);
+  if (!outputs.ok())
+    return outputs.status();
+  result.outputs = std::move(*outputs);
+  return result;
+}

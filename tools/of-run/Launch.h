@@ -1,0 +1,55 @@
+//===- Launch.h - Ranks of a multi-process of-run job -----------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// How of-run finds its place in a job of several processes: the rank and
+// world size that a launcher put in the environment (of-run's own
+// --nproc-per-node, torchrun, mpirun or srun), and how of-run launches N
+// copies of itself on this machine.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_TOOLS_OF_RUN_LAUNCH_H
+#define ONEFLOW_TOOLS_OF_RUN_LAUNCH_H
+
+#include "absl/status/statusor.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ofrun {
+
+/// This process's place in a job.
+struct ProcessRank {
+  int rank = 0;
+  int world = 1;
+  /// Which launcher set it: "of-run", "torchrun", "mpirun" or "srun".
+  std::string launcher;
+  /// The store directory the launcher chose (OF_STORE_DIR), if any.
+  std::string storeDir;
+};
+
+/// The rank and world size from OF_RANK/OF_WORLD_SIZE (and OF_STORE_DIR),
+/// RANK/WORLD_SIZE (torchrun; LOCAL_RANK is the rank on this node),
+/// OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE (mpirun) or
+/// SLURM_PROCID/SLURM_NTASKS (srun), looked for in that order; nullopt when
+/// none is set. Malformed or inconsistent values are an error.
+absl::StatusOr<std::optional<ProcessRank>> rankFromEnvironment();
+
+/// Runs `processes` copies of this executable with `args` (argv without
+/// the program name), rank i with OF_RANK=i, OF_WORLD_SIZE and OF_STORE_DIR
+/// set to a fresh temporary directory (removed afterwards). Waits for all;
+/// returns 0 if every rank succeeded, else 1 after saying which ranks
+/// failed.
+int launchProcesses(int processes, const std::vector<std::string> &args);
+
+/// `argv` with every "--flag-name" spelled "--flag_name" (the part before
+/// any '='), so that --nproc-per-node and --store-dir work as written.
+std::vector<std::string> normalizeFlagNames(int argc, char **argv);
+
+} // namespace ofrun
+
+#endif // ONEFLOW_TOOLS_OF_RUN_LAUNCH_H

@@ -1,0 +1,201 @@
+//===- LayoutSourcesTest.cpp - Sources and sinks with layouts -------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Inputs (random and file) and variables laid out S(0), S(1), B or P over 1-4
+// ranks produce pieces that assemble into exactly the values one rank
+// produces; a mean over a split axis with `divisor` gives the logical mean.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ProgramBuilder.h"
+#include "RankThreads.h"
+
+#include "OneFlowDialect/Runtime/MultiRank.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+using namespace ofrt;
+using namespace oftest;
+
+namespace {
+
+enum class Layout { S0, S1, B, P };
+
+/// The layout attributes of rank r's piece of `logical` under `layout` on n
+/// ranks (for sources), plus whether its output is partial and primary.
+std::map<std::string, AttrValue> pieceAttrs(Layout layout, int n, int r,
+                                            const Shape &logical,
+                                            bool output, Shape &local) {
+  Shape begin(logical.size(), 0);
+  local = logical;
+  if (layout == Layout::S0 || layout == Layout::S1) {
+    int axis = layout == Layout::S0 ? 0 : 1;
+    auto [b, s] = part(logical[axis], n, r);
+    begin[axis] = b;
+    local[axis] = s;
+  }
+  std::map<std::string, AttrValue> attrs{{"logical_shape", logical},
+                                         {"slice_begin", begin}};
+  if (!output && layout == Layout::P && r != 0)
+    attrs["zero"] = true;
+  if (output && layout == Layout::P)
+    attrs["partial"] = true;
+  if (output && (layout != Layout::B || r == 0))
+    attrs["primary"] = true;
+  return attrs;
+}
+
+/// input "x" and (with `variable`) variable "w", each straight to an output
+/// of the same name, on every rank. A variable never ends, so plans that run
+/// to the end of a file have none.
+LoadedPlan sourcesPlan(Layout layout, int n, const Shape &logical,
+                       bool variable = true) {
+  LoadedPlan plan;
+  plan.worldSize = n;
+  for (int r = 0; r < n; ++r) {
+    ProgramBuilder b(r);
+    Shape local;
+    auto attrs = pieceAttrs(layout, n, r, logical, false, local);
+    TensorDesc desc{DType::F32, local};
+    auto inputAttrs = attrs;
+    inputAttrs["name"] = std::string("x");
+    int64_t x = b.add("oneflow.input", "x", inputAttrs, {}, {desc})[0];
+    auto out = pieceAttrs(layout, n, r, logical, true, local);
+    out["name"] = std::string("x");
+    b.add("oneflow.output", "out_x", out, {x}, {});
+    if (variable) {
+      auto wAttrs = attrs;
+      wAttrs["init"] = std::string("xavier_uniform");
+      wAttrs["seed"] = int64_t(7);
+      int64_t w = b.add("oneflow.variable", "w", wAttrs, {}, {desc})[0];
+      out["name"] = std::string("w");
+      b.add("oneflow.output", "out_w", out, {w}, {});
+    }
+    plan.ranks.push_back(b.finish());
+  }
+  return plan;
+}
+
+MultiRankResult runPlan(const LoadedPlan &plan, const SessionOptions &session,
+                        int64_t steps) {
+  MultiRankOptions options;
+  options.session = session;
+  options.run.maxSteps = steps;
+  options.timeout = std::chrono::milliseconds(5000);
+  absl::StatusOr<MultiRankResult> result;
+  withWatchdog([&] { result = runAllRanks(plan, options); });
+  EXPECT_TRUE(result.ok()) << result.status();
+  return result.ok() ? *result : MultiRankResult();
+}
+
+TEST(LayoutSources, RandomInputsAndVariablesAgreeOnOneToFourRanks) {
+  Shape logical{5, 7};
+  SessionOptions session;
+  session.seed = 11;
+  MultiRankResult one = runPlan(sourcesPlan(Layout::B, 1, logical),
+                                session, 3);
+  ASSERT_EQ(one.outputs.count("x"), 1u);
+  ASSERT_EQ(one.outputs.at("x").desc, (TensorDesc{DType::F32, logical}));
+  for (Layout layout : {Layout::S0, Layout::S1, Layout::B, Layout::P})
+    for (int n = 1; n <= 4; ++n) {
+      SCOPED_TRACE("layout " + std::to_string(static_cast<int>(layout)) +
+                   " on " + std::to_string(n) + " ranks");
+      MultiRankResult many =
+          runPlan(sourcesPlan(layout, n, logical), session, 3);
+      ASSERT_EQ(many.ranks.size(), static_cast<size_t>(n));
+      for (const char *name : {"x", "w"}) {
+        ASSERT_EQ(many.outputs.count(name), 1u) << name;
+        EXPECT_EQ(many.outputs.at(name).desc, one.outputs.at(name).desc);
+        EXPECT_EQ(values(many.outputs.at(name)), values(one.outputs.at(name)))
+            << name;
+      }
+    }
+}
+
+TEST(LayoutSources, FileInputsReadTheirSliceOfEachLogicalBatch) {
+  Shape logical{3, 4};
+  std::string path =
+      (std::filesystem::temp_directory_path() / "layout-sources-batches.bin")
+          .string();
+  {
+    std::ofstream file(path, std::ios::binary);
+    for (int batch = 0; batch < 3; ++batch) {
+      TensorData t = iota(logical, 1, 100 * batch);
+      file.write(reinterpret_cast<const char *>(t.bytes.data()),
+                 t.bytes.size());
+    }
+  }
+  SessionOptions session;
+  session.inputs["x"] = InputSource{InputSource::Kind::File, 0, 0, 0, path};
+  for (Layout layout : {Layout::S0, Layout::S1, Layout::P})
+    for (int n : {1, 2, 3}) {
+      MultiRankResult result =
+          runPlan(sourcesPlan(layout, n, logical, false), session, -1);
+      // Every rank ran to the end of the file: three steps, the last batch.
+      for (const RunResult &rank : result.ranks)
+        EXPECT_EQ(rank.steps, 3);
+      EXPECT_EQ(values(result.outputs["x"]), values(iota(logical, 1, 200)));
+    }
+  std::filesystem::remove(path);
+}
+
+TEST(LayoutSources, MeanOverASplitAxisDividesByTheLogicalCount) {
+  Shape logical{2, 6};
+  SessionOptions session;
+  for (int n : {1, 2, 4}) {
+    LoadedPlan plan;
+    plan.worldSize = n;
+    for (int r = 0; r < n; ++r) {
+      ProgramBuilder b(r);
+      Shape local;
+      auto attrs = pieceAttrs(Layout::S1, n, r, logical, false, local);
+      attrs["name"] = std::string("x");
+      int64_t x = b.add("oneflow.input", "x", attrs, {},
+                        {{DType::F32, local}})[0];
+      int64_t mean =
+          b.add("oneflow.reduce_mean", "mean",
+                {{"axes", Shape{1}}, {"divisor", int64_t(6)}}, {x},
+                {{DType::F32, {2}}})[0];
+      auto out = pieceAttrs(Layout::P, n, r, {2}, true, local);
+      out["name"] = std::string("mean");
+      b.add("oneflow.output", "out", out, {mean}, {});
+      auto whole = pieceAttrs(Layout::S1, n, r, logical, true, local);
+      whole["name"] = std::string("x");
+      b.add("oneflow.output", "out_x", whole, {x}, {});
+      plan.ranks.push_back(b.finish());
+    }
+    MultiRankResult result = runPlan(plan, session, 2);
+    std::vector<float> x = values(result.outputs["x"]);
+    std::vector<float> mean = values(result.outputs["mean"]);
+    ASSERT_EQ(mean.size(), 2u);
+    for (int row = 0; row < 2; ++row) {
+      double sum = 0;
+      for (int c = 0; c < 6; ++c)
+        sum += x[row * 6 + c];
+      EXPECT_NEAR(mean[row], sum / 6, 1e-6) << n << " ranks, row " << row;
+    }
+  }
+}
+
+TEST(LayoutSources, PiecesOutsideTheLogicalTensorAreErrors) {
+  ProgramBuilder b(0);
+  b.add("oneflow.input", "x",
+        {{"name", std::string("x")},
+         {"logical_shape", Shape{4}},
+         {"slice_begin", Shape{3}}},
+        {}, {{DType::F32, {2}}});
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::create(b.finish(), {});
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().message(),
+            "cannot create the kernel of actor 'x' (oneflow.input 'x'): "
+            "oneflow.input 'x': its [2] piece at slice_begin [3] does not "
+            "fit in logical_shape [4]");
+}
+
+} // namespace

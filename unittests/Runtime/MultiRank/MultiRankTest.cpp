@@ -1,0 +1,236 @@
+//===- MultiRankTest.cpp - Whole plans on several in-process ranks --------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// A data-parallel matmul with an all-reduce gives on 2-4 ranks what it
+// gives on one; runRank on every rank gives rank 0 the same outputs; a rank
+// whose kernel fails at step 3, and a rank that never starts, make the
+// others stop within the timeout with errors that name the ranks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ProgramBuilder.h"
+#include "RankThreads.h"
+
+#include "OneFlowDialect/Runtime/MultiRank.h"
+
+#include <filesystem>
+#include <fstream>
+
+using namespace ofrt;
+using namespace oftest;
+
+namespace {
+
+std::vector<int64_t> everyRank(int n) {
+  std::vector<int64_t> ranks;
+  for (int r = 0; r < n; ++r)
+    ranks.push_back(r);
+  return ranks;
+}
+
+/// x: 6x3 S(0) input, w: 3x2 B variable, y = x @ w (S(0)), and
+/// s = reduce_sum(y, 0) made B by an all-reduce.
+LoadedPlan dataParallelPlan(int n) {
+  LoadedPlan plan;
+  plan.worldSize = n;
+  for (int r = 0; r < n; ++r) {
+    ProgramBuilder b(r);
+    auto [begin, rows] = part(6, n, r);
+    int64_t x = b.add("oneflow.input", "x",
+                      {{"name", std::string("x")},
+                       {"logical_shape", Shape{6, 3}},
+                       {"slice_begin", Shape{begin, 0}}},
+                      {}, {{DType::F32, {rows, 3}}})[0];
+    int64_t w = b.add("oneflow.variable", "w",
+                      {{"init", std::string("uniform")},
+                       {"init_args", std::vector<double>{-1, 1}},
+                       {"logical_shape", Shape{3, 2}},
+                       {"slice_begin", Shape{0, 0}}},
+                      {}, {{DType::F32, {3, 2}}})[0];
+    int64_t y = b.add("oneflow.matmul", "mm", {}, {x, w},
+                      {{DType::F32, {rows, 2}}})[0];
+    int64_t partial = b.add("oneflow.reduce_sum", "sum", {{"axes", Shape{0}}},
+                            {y}, {{DType::F32, {2}}})[0];
+    int64_t s = b.add("oneflow.all_reduce", "ar", {{"group", everyRank(n)}},
+                      {partial}, {{DType::F32, {2}}})[0];
+    std::map<std::string, AttrValue> yOut{{"name", std::string("y")},
+                                          {"logical_shape", Shape{6, 2}},
+                                          {"slice_begin", Shape{begin, 0}},
+                                          {"primary", true}};
+    b.add("oneflow.output", "out_y", yOut, {y}, {});
+    std::map<std::string, AttrValue> sOut{{"name", std::string("s")},
+                                          {"logical_shape", Shape{2}},
+                                          {"slice_begin", Shape{0}}};
+    if (r == 0)
+      sOut["primary"] = true;
+    b.add("oneflow.output", "out_s", sOut, {s}, {});
+    plan.ranks.push_back(b.finish());
+  }
+  return plan;
+}
+
+MultiRankOptions options(int64_t steps, std::chrono::milliseconds timeout) {
+  MultiRankOptions o;
+  o.session.seed = 3;
+  o.run.maxSteps = steps;
+  o.timeout = timeout;
+  return o;
+}
+
+void expectNear(const TensorData &a, const TensorData &b) {
+  ASSERT_EQ(a.desc, b.desc);
+  std::vector<float> x = values(a), y = values(b);
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_NEAR(x[i], y[i], 1e-5) << "element " << i;
+}
+
+TEST(MultiRank, DataParallelMatmulAndAllReduceMatchOneRank) {
+  absl::StatusOr<MultiRankResult> one, many;
+  withWatchdog([&] { one = runAllRanks(dataParallelPlan(1), options(2, 5s)); });
+  ASSERT_TRUE(one.ok()) << one.status();
+  for (int n = 2; n <= 4; ++n) {
+    withWatchdog(
+        [&] { many = runAllRanks(dataParallelPlan(n), options(2, 5s)); });
+    ASSERT_TRUE(many.ok()) << many.status();
+    ASSERT_EQ(many->ranks.size(), static_cast<size_t>(n));
+    for (const RunResult &rank : many->ranks)
+      EXPECT_EQ(rank.steps, 2);
+    expectNear(many->outputs.at("y"), one->outputs.at("y"));
+    expectNear(many->outputs.at("s"), one->outputs.at("s"));
+  }
+}
+
+TEST(MultiRank, RunRankOnEveryRankGivesRankZeroTheOutputs) {
+  LoadedPlan plan = dataParallelPlan(3);
+  absl::StatusOr<MultiRankResult> all;
+  withWatchdog([&] { all = runAllRanks(plan, options(2, 5s)); });
+  ASSERT_TRUE(all.ok()) << all.status();
+  std::shared_ptr<Rendezvous> store = createInProcessRendezvous();
+  std::vector<absl::StatusOr<MultiRankResult>> results(3);
+  withWatchdog([&] {
+    std::vector<std::thread> threads;
+    for (int r = 0; r < 3; ++r)
+      threads.emplace_back(
+          [&, r] { results[r] = runRank(plan, r, store, options(2, 5s)); });
+    for (std::thread &t : threads)
+      t.join();
+  });
+  for (int r = 0; r < 3; ++r)
+    ASSERT_TRUE(results[r].ok()) << results[r].status();
+  EXPECT_EQ(values(results[0]->outputs.at("y")), values(all->outputs.at("y")));
+  EXPECT_EQ(values(results[0]->outputs.at("s")), values(all->outputs.at("s")));
+  ASSERT_EQ(results[0]->ranks.size(), 3u);
+  for (const RunResult &rank : results[0]->ranks)
+    EXPECT_EQ(rank.steps, 2);
+  EXPECT_TRUE(results[1]->outputs.empty());
+  EXPECT_TRUE(results[2]->outputs.empty());
+}
+
+/// Rank r gathers row idx[r] of a 4x3 table, then all ranks all-reduce it.
+/// The index file's fourth batch puts 9 on rank 1: its gather fails at
+/// step 3 while rank 0 waits in the all-reduce.
+TEST(MultiRank, KernelFailureAtStepThreeStopsEveryRank) {
+  std::string path =
+      (std::filesystem::temp_directory_path() / "multirank-indices.bin")
+          .string();
+  {
+    std::vector<int64_t> batches{0, 1, 1, 2, 2, 3, 0, 9};
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char *>(batches.data()),
+               batches.size() * sizeof(int64_t));
+  }
+  LoadedPlan plan;
+  plan.worldSize = 2;
+  for (int r = 0; r < 2; ++r) {
+    ProgramBuilder b(r);
+    int64_t idx = b.add("oneflow.input", "idx",
+                        {{"name", std::string("idx")},
+                         {"logical_shape", Shape{2}},
+                         {"slice_begin", Shape{r}}},
+                        {}, {{DType::I64, {1}}})[0];
+    int64_t table = b.add("oneflow.variable", "table",
+                          {{"init", std::string("ones")}}, {},
+                          {{DType::F32, {4, 3}}})[0];
+    int64_t row = b.add("oneflow.gather", "gather", {}, {table, idx},
+                        {{DType::F32, {1, 3}}})[0];
+    int64_t sum = b.add("oneflow.all_reduce", "ar", {{"group", everyRank(2)}},
+                        {row}, {{DType::F32, {1, 3}}})[0];
+    b.add("oneflow.output", "out", {{"name", std::string("y")}}, {sum}, {});
+    plan.ranks.push_back(b.finish());
+  }
+  MultiRankOptions o = options(-1, 2s);
+  o.session.inputs["idx"] =
+      InputSource{InputSource::Kind::File, 0, 0, 0, path};
+  absl::StatusOr<MultiRankResult> result;
+  auto start = std::chrono::steady_clock::now();
+  withWatchdog([&] { result = runAllRanks(plan, o); });
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  std::filesystem::remove(path);
+  ASSERT_FALSE(result.ok());
+  std::string message(result.status().message());
+  EXPECT_EQ(message.rfind("rank 1 failed: actor 'gather' (oneflow.gather "
+                          "'gather') failed at step 3",
+                          0),
+            0u)
+      << message;
+  EXPECT_NE(message.find("\nrank 0 stopped: actor 'ar' (oneflow.all_reduce "
+                         "'ar') failed at step 3"),
+            std::string::npos)
+      << message;
+  EXPECT_LT(elapsed, std::chrono::milliseconds(2500)) << message;
+}
+
+TEST(MultiRank, RankThatNeverStartsFailsTheOthersWithinTheTimeout) {
+  LoadedPlan plan = dataParallelPlan(3);
+  std::shared_ptr<Rendezvous> store = createInProcessRendezvous();
+  std::vector<absl::StatusOr<MultiRankResult>> results(2);
+  withWatchdog([&] {
+    std::vector<std::thread> threads;
+    for (int r = 0; r < 2; ++r)
+      threads.emplace_back([&, r] {
+        results[r] = runRank(plan, r, store, options(2, 300ms));
+      });
+    for (std::thread &t : threads)
+      t.join();
+  });
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_FALSE(results[r].ok());
+    EXPECT_TRUE(absl::IsDeadlineExceeded(results[r].status()));
+    std::string message(results[r].status().message());
+    EXPECT_EQ(message.rfind("rank " + std::to_string(r) +
+                                " failed: cannot create the kernel of actor "
+                                "'ar' (oneflow.all_reduce 'ar'): "
+                                "oneflow.all_reduce 'ar': rank " +
+                                std::to_string(r) + " of 3: group [0, 1, 2]",
+                            0),
+              0u)
+        << message;
+    EXPECT_NE(message.find("not every rank joined within 300 ms"),
+              std::string::npos)
+        << message;
+  }
+}
+
+TEST(MultiRank, PlansMustListRanksInOrderAndCollectivesNeedAPool) {
+  LoadedPlan plan = dataParallelPlan(2);
+  plan.worldSize = 3;
+  EXPECT_EQ(runAllRanks(plan, options(1, 1s)).status().message(),
+            "the plan's world size is 3 but it has 2 rank plans");
+  plan.worldSize = 2;
+  std::swap(plan.ranks[0], plan.ranks[1]);
+  EXPECT_EQ(runAllRanks(plan, options(1, 1s)).status().message(),
+            "rank plan 0 is for rank 1; ranks must be listed as 0 .. world "
+            "size - 1");
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::create(dataParallelPlan(1).ranks[0], {});
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().message(),
+            "cannot create the kernel of actor 'ar' (oneflow.all_reduce "
+            "'ar'): oneflow.all_reduce 'ar' talks to other ranks but the "
+            "session has no communicators (run the plan on all its ranks)");
+}
+
+} // namespace
