@@ -166,11 +166,14 @@ convertAttr(StringRef name, Attribute attr,
   } else if (auto str = dyn_cast<StringAttr>(attr)) {
     value.set_s(str.str());
   } else if (auto ints = dyn_cast<DenseI64ArrayAttr>(attr)) {
+    // Set even when empty: an empty list is a value.
+    proto::Ints &list = *value.mutable_ints();
     for (int64_t i : ints.asArrayRef())
-      value.mutable_ints()->add_values(i);
+      list.add_values(i);
   } else if (auto floats = dyn_cast<DenseF64ArrayAttr>(attr)) {
+    proto::Floats &list = *value.mutable_floats();
     for (double f : floats.asArrayRef())
-      value.mutable_floats()->add_values(f);
+      list.add_values(f);
   } else if (auto elements = dyn_cast<ElementsAttr>(attr)) {
     FailureOr<proto::Tensor> tensor = convertElements(elements, why);
     if (failed(tensor))

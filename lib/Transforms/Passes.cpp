@@ -19,6 +19,8 @@ using namespace mlir::oneflow;
 void mlir::oneflow::buildOneFlowDefaultPipeline(
     OpPassManager &pm, const OneFlowPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createInferShapesPass());
+  pm.addNestedPass<func::FuncOp>(createInsertBoxingPass());
+  pm.addNestedPass<func::FuncOp>(createLowerBoxingPass());
   pm.addPass(createLowerToActorGraphPass(
       LowerToActorGraphPassOptions{options.regstCount}));
   pm.addNestedPass<actor::RankPlanOp>(createPlanMemoryPass());
@@ -28,6 +30,6 @@ void mlir::oneflow::registerOneFlowPipelines() {
   PassPipelineRegistration<OneFlowPipelineOptions>(
       "oneflow-default-pipeline",
       "From a program of oneflow ops to rank plans with planned memory: "
-      "infer shapes, lower to actors, plan memory",
+      "infer shapes, insert and lower boxing, lower to actors, plan memory",
       buildOneFlowDefaultPipeline);
 }
