@@ -13,5 +13,6 @@ include "OneFlowDialect/IR/OneFlowMatmulOps.td"
 include "OneFlowDialect/IR/OneFlowNNOps.td"
 include "OneFlowDialect/IR/OneFlowConvOps.td"
 include "OneFlowDialect/IR/OneFlowShapeOps.td"
+include "OneFlowDialect/IR/OneFlowBoxingOps.td"
 
 #endif // ONEFLOWDIALECT_IR_ONEFLOWOPS_TD

@@ -203,6 +203,62 @@ def PlanMemoryPass
 }
 
 //===----------------------------------------------------------------------===//
+// Boxing
+//===----------------------------------------------------------------------===//
+
+def InsertBoxingPass : Pass<"oneflow-insert-boxing", "::mlir::func::FuncOp"> {
+  let summary = "Insert oneflow.boxing where an operand's layout differs from "
+                "the one its consumer needs";
+  let description = [{
+    Consumes the discardable attribute `oneflow.operand_layouts` (an array
+    with one `#oneflow.global` per operand, set by `oneflow-sbp-propagation`)
+    of every op that has it: each operand whose type's encoding differs from
+    its entry is replaced by an `oneflow.boxing` to that layout, inserted
+    before the op; one boxing per value and layout is reused by every
+    consumer it dominates. The attribute is then removed. An attribute that
+    is not such an array, has the wrong length or names a layout the
+    operand cannot have is an error at the op, as is an operand without a
+    layout that needs one.
+
+    ```mlir
+    %y = oneflow.relu %x {oneflow.operand_layouts = [#oneflow.global<#cpu2, [S(0)]>]}
+        : (tensor<8x4xf32, #oneflow.global<#cpu2, [B]>>) -> tensor<8x4xf32, ...>
+    // becomes
+    %b = oneflow.boxing %x : tensor<8x4xf32, #oneflow.global<#cpu2, [B]>>
+                          -> tensor<8x4xf32, #oneflow.global<#cpu2, [S(0)]>>
+    %y = oneflow.relu %b : (tensor<8x4xf32, #oneflow.global<#cpu2, [S(0)]>>) -> ...
+    ```
+  }];
+}
+
+def LowerBoxingPass : Pass<"oneflow-lower-boxing", "::mlir::func::FuncOp"> {
+  let summary = "Replace each oneflow.boxing by its route of collectives, "
+                "slices and transfers";
+  let description = [{
+    Replaces every `oneflow.boxing` by the chain of step ops `planBoxing`
+    (include/OneFlowDialect/Analysis/BoxingRoute.h) gives, typed with the
+    route's intermediate layouts: `oneflow.all_reduce`, `reduce_scatter`,
+    `all_gather`, `all_to_all`, `local_slice`, `to_partial` (each with its
+    `mesh_axis`) and `oneflow.transfer`. A boxing between equal layouts
+    disappears. A boxing with no route (a layout that leaves some rank an
+    empty piece, a dynamic shape) is an error at the boxing naming both
+    layouts; the pass then fails without rewriting it.
+
+    ```mlir
+    %y = oneflow.boxing %x : tensor<8x8xf32, #oneflow.global<#cpu2x2, [P, S(0)]>>
+                          -> tensor<8x8xf32, #oneflow.global<#cpu2x2, [B, B]>>
+    // becomes
+    %0 = oneflow.all_reduce %x {mesh_axis = 0 : i64}
+        : tensor<8x8xf32, #oneflow.global<#cpu2x2, [P, S(0)]>>
+        -> tensor<8x8xf32, #oneflow.global<#cpu2x2, [B, S(0)]>>
+    %y = oneflow.all_gather %0 {mesh_axis = 1 : i64}
+        : tensor<8x8xf32, #oneflow.global<#cpu2x2, [B, S(0)]>>
+        -> tensor<8x8xf32, #oneflow.global<#cpu2x2, [B, B]>>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Test passes
 //===----------------------------------------------------------------------===//
 

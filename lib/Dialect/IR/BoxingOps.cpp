@@ -1,0 +1,138 @@
+//===- BoxingOps.cpp - Layout changes and collectives ---------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Verifiers of oneflow.boxing, the one-axis step ops and oneflow.transfer:
+// the table of docs/multi-rank-plans.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/IR/OneFlowOps.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+//===----------------------------------------------------------------------===//
+// Utilities
+//===----------------------------------------------------------------------===//
+
+/// "S(i)", "B" or "P".
+static std::string str(SbpAttr sbp) { return toSupportSbp(sbp).str(); }
+
+/// Checks that operand and result have one logical type and both carry a
+/// #oneflow.global layout, and returns the layouts.
+static LogicalResult verifyLayouts(Operation *op, GlobalAttr &from,
+                                   GlobalAttr &to) {
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto out = cast<RankedTensorType>(op->getResult(0).getType());
+  if (in.getShape() != out.getShape() ||
+      in.getElementType() != out.getElementType())
+    return op->emitOpError()
+           << "changes the logical type from "
+           << RankedTensorType::get(in.getShape(), in.getElementType())
+           << " to "
+           << RankedTensorType::get(out.getShape(), out.getElementType());
+  from = getGlobalEncoding(in);
+  to = getGlobalEncoding(out);
+  if (!from)
+    return op->emitOpError() << "operand needs a #oneflow.global layout";
+  if (!to)
+    return op->emitOpError() << "result needs a #oneflow.global layout";
+  return success();
+}
+
+/// Checks a step that changes mesh axis `meshAxis` only, on one placement,
+/// from an SBP that `fromOk` accepts to one that `toOk` accepts; `expected`
+/// describes them for the error.
+static LogicalResult verifyStep(Operation *op, int64_t meshAxis,
+                                function_ref<bool(SbpAttr)> fromOk,
+                                function_ref<bool(SbpAttr)> toOk,
+                                StringRef expected) {
+  GlobalAttr from, to;
+  if (failed(verifyLayouts(op, from, to)))
+    return failure();
+  if (from.getPlacement() != to.getPlacement())
+    return op->emitOpError()
+           << "changes the placement; only oneflow.transfer does";
+  int64_t meshRank = from.getPlacement().getMeshRank();
+  if (meshAxis < 0 || meshAxis >= meshRank)
+    return op->emitOpError() << "mesh_axis " << meshAxis
+                             << " is out of range for a rank-" << meshRank
+                             << " mesh";
+  NdSbpAttr x = from.getNdSbp(), y = to.getNdSbp();
+  for (int64_t axis = 0; axis < meshRank; ++axis)
+    if (axis != meshAxis && x[axis] != y[axis])
+      return op->emitOpError()
+             << "changes mesh axis " << axis << " (" << str(x[axis]) << " -> "
+             << str(y[axis]) << "), not only mesh_axis " << meshAxis;
+  SbpAttr before = x[meshAxis], after = y[meshAxis];
+  if (!fromOk(before) || !toOk(after) || before == after)
+    return op->emitOpError() << "turns " << str(before) << " into "
+                             << str(after) << " on mesh axis " << meshAxis
+                             << ", expected " << expected;
+  for (SbpAttr sbp : {before, after}) {
+    if (!sbp.isSplit())
+      continue;
+    for (int64_t later = meshAxis + 1; later < meshRank; ++later)
+      if (x[later] == sbp)
+        return op->emitOpError()
+               << "splits or gathers tensor axis " << sbp.getAxis()
+               << " on mesh axis " << meshAxis << " while the later mesh axis "
+               << later << " splits it too";
+  }
+  return success();
+}
+
+static bool isSplit(SbpAttr sbp) { return sbp.isSplit(); }
+static bool isBroadcast(SbpAttr sbp) { return sbp.isBroadcast(); }
+static bool isPartial(SbpAttr sbp) { return sbp.isPartial(); }
+
+//===----------------------------------------------------------------------===//
+// Verifiers
+//===----------------------------------------------------------------------===//
+
+LogicalResult BoxingOp::verify() {
+  GlobalAttr from, to;
+  return verifyLayouts(*this, from, to);
+}
+
+LogicalResult AllReduceOp::verify() {
+  return verifyStep(*this, getMeshAxis(), isPartial, isBroadcast, "P -> B");
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  return verifyStep(*this, getMeshAxis(), isPartial, isSplit, "P -> S(i)");
+}
+
+LogicalResult AllGatherOp::verify() {
+  return verifyStep(*this, getMeshAxis(), isSplit, isBroadcast, "S(i) -> B");
+}
+
+LogicalResult AllToAllOp::verify() {
+  return verifyStep(*this, getMeshAxis(), isSplit, isSplit,
+                    "S(i) -> S(j) with i != j");
+}
+
+LogicalResult LocalSliceOp::verify() {
+  return verifyStep(*this, getMeshAxis(), isBroadcast, isSplit, "B -> S(i)");
+}
+
+LogicalResult ToPartialOp::verify() {
+  return verifyStep(
+      *this, getMeshAxis(), [](SbpAttr sbp) { return !sbp.isPartial(); },
+      isPartial, "B -> P or S(i) -> P");
+}
+
+LogicalResult TransferOp::verify() {
+  GlobalAttr from, to;
+  if (failed(verifyLayouts(*this, from, to)))
+    return failure();
+  for (auto [axis, sbp] : llvm::enumerate(to.getNdSbp()))
+    if (sbp.isPartial())
+      return emitOpError() << "cannot produce P (mesh axis " << axis
+                           << " of the result); transfer to B, then "
+                              "oneflow.to_partial";
+  return success();
+}
