@@ -7,7 +7,6 @@
 #include "OneFlowDialect/Analysis/CostModel.h"
 #include "OneFlowDialect/Interfaces/CostInterface.h"
 
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -23,13 +22,16 @@ using namespace mlir::oneflow;
 //===----------------------------------------------------------------------===//
 
 // Measured on the 2-core build machine with `bench-collective-alpha-beta`
-// (2 ranks as threads, Gloo over loopback TCP): an 8-byte all-reduce takes
-// about 2 * alpha, a 64 MiB one about 2 * (1/2) * n / beta. Memory bandwidth
-// is a single-threaded memcpy of 64 MiB; flops a 1024^3 oneDNN matmul on one
-// core (bench/README.md, "Cost model constants").
-static constexpr double kLoopbackAlpha = 40e-6;
-static constexpr double kLoopbackBeta = 1.0e9;
-static constexpr double kMemoryBandwidth = 5.0e9;
+// (2 ranks as threads, Gloo over loopback TCP), best of three runs while
+// other builds shared the cores: an 8-byte all-reduce took 265 to 540 us
+// (2 alpha), a 64 MiB one 85 to 108 ms (2 alpha + n / beta); the fitted
+// model then predicts a 64 MiB all-gather within 3 to 15%. Memory bandwidth
+// is a single-thread memcpy of 64 MiB (1.0e10 to 1.7e10 B/s); flops are half
+// the 370 GFLOP/s two-thread oneDNN matmul of bench/README.md (two ranks
+// share the two cores).
+static constexpr double kLoopbackAlpha = 1.3e-4;
+static constexpr double kLoopbackBeta = 8.0e8;
+static constexpr double kMemoryBandwidth = 1.7e10;
 static constexpr double kFlops = 1.8e11;
 
 ClusterDesc ClusterDesc::getDefault() {

@@ -161,12 +161,12 @@ struct ReportBoxingCostPass
       return signalPassFailure();
 
     llvm::raw_ostream &os = llvm::outs();
-    os << llvm::formatv("{0,-24} {1,-40} {2,-36} {3,12} {4,12}\n", "location",
+    os << llvm::formatv("{0,-24} {1,-48} {2,-36} {3,12} {4,12}\n", "location",
                         "from -> to", "route", "bytes/rank", "us");
     int64_t totalBytes = 0;
     double totalMicros = 0;
     for (const Row &row : rows) {
-      os << llvm::formatv("{0,-24} {1,-40} {2,-36} {3,12} {4,12:f2}\n",
+      os << llvm::formatv("{0,-24} {1,-48} {2,-36} {3,12} {4,12:f2}\n",
                           row.location, row.change, row.route, row.bytes,
                           row.micros);
       totalBytes += row.bytes;

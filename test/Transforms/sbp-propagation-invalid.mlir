@@ -19,7 +19,7 @@ func.func @negative_no_signature_gives() {
 func.func @negative_stated_layouts_clash() {
   %x = oneflow.input "x" : tensor<8x4xf32, #oneflow.global<#p4, [S(0)]>>
   %l = oneflow.input "labels" : tensor<8xi64, #oneflow.global<#p4, [S(0)]>>
-  // expected-error@+1 {{stated layouts of 'oneflow.sparse_softmax_cross_entropy' clash: result 0 is on #oneflow.placement<cpu, ranks = [0, 1, 2, 3], mesh = [4]> but result 1 on #oneflow.placement<cpu, ranks = [4, 5], mesh = [2]>}}
+  // expected-error@+1 {{stated layouts of 'oneflow.sparse_softmax_cross_entropy' clash: result 0 is on #oneflow.placement<cpu, ranks = [0, 1, 2, 3]> but result 1 on #oneflow.placement<cpu, ranks = [4, 5]>}}
   %p, %loss = oneflow.sparse_softmax_cross_entropy %x, %l : (tensor<8x4xf32, #oneflow.global<#p4, [S(0)]>>, tensor<8xi64, #oneflow.global<#p4, [S(0)]>>) -> (tensor<8x4xf32, #oneflow.global<#p4, [S(0)]>>, tensor<8xf32, #oneflow.global<#q2, [S(0)]>>)
   return
 }
@@ -40,13 +40,14 @@ func.func @negative_no_sbp_rule() {
 
 // -----
 
-#p4 = #oneflow.placement<cpu, ranks = [0, 1, 2, 3]>
+#p22 = #oneflow.placement<cpu, ranks = [0, 1, 2, 3], mesh = [2, 2]>
 
-// The only signature giving the stated layout splits 2 rows over 4 devices.
+// Each mesh axis alone may split 3 rows, but [S(0), S(0)] leaves the second
+// axis 1 row for 2 devices.
 func.func @negative_no_candidate_fits() {
-  %x = oneflow.input "x" : tensor<2x4xf32, #oneflow.global<#p4, [B]>>
-  // expected-error@+1 {{no signature of oneflow.relu that gives [S(0)] fits the shapes: every one leaves some device an empty piece}}
-  %y = oneflow.relu %x : (tensor<2x4xf32, #oneflow.global<#p4, [B]>>) -> tensor<2x4xf32, #oneflow.global<#p4, [S(0)]>>
+  %x = oneflow.input "x" : tensor<3x4xf32, #oneflow.global<#p22, [B, B]>>
+  // expected-error@+1 {{no signature of oneflow.relu that gives [S(0), S(0)] fits the shapes: every one leaves some device an empty piece}}
+  %y = oneflow.relu %x : (tensor<3x4xf32, #oneflow.global<#p22, [B, B]>>) -> tensor<3x4xf32, #oneflow.global<#p22, [S(0), S(0)]>>
   return
 }
 
@@ -56,7 +57,7 @@ func.func @negative_no_candidate_fits() {
 
 // A stated source layout that leaves a device nothing.
 func.func @negative_source_does_not_fit() {
-  // expected-error@+1 {{layout [S(0)] of 'tensor<2x4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1, 2, 3], mesh = [4]>, [S(0)]>>' leaves some device an empty piece}}
+  // expected-error@+1 {{layout [S(0)] of 'tensor<2x4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1, 2, 3]>, [S(0)]>>' leaves some device an empty piece}}
   %w = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<2x4xf32, #oneflow.global<#p4, [S(0)]>>
   return
 }
