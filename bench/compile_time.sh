@@ -23,8 +23,9 @@ TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 
 PASSES="oneflow-infer-shapes,oneflow-sbp-propagation"
+HELP="$("$OPT" --help)"
 for extra in oneflow-insert-boxing oneflow-lower-boxing; do
-  if "$OPT" --help | grep -q -- "--$extra\b"; then
+  if grep -q -- "--$extra\b" <<< "$HELP"; then
     PASSES="$PASSES,$extra"
   fi
 done
