@@ -37,6 +37,81 @@ def InferShapesPass : Pass<"oneflow-infer-shapes", "::mlir::func::FuncOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// SBP
+//===----------------------------------------------------------------------===//
+
+def SbpPropagationPass
+    : Pass<"oneflow-sbp-propagation", "::mlir::func::FuncOp"> {
+  let summary = "Give every tensor a placement and nd-SBP, the cheapest per op";
+  let description = [{
+    In a function that states a layout (`#oneflow.global`) on any tensor,
+    gives every tensor one. Ops are visited in program order:
+
+    * a source without a stated layout is placed on the function's first
+      placement: `oneflow.input` is split on axis 0 (`S(0)`) over every
+      mesh axis whose remaining batch still gives each device a row, `B`
+      elsewhere (OneFlow's data sources); variables, constants and fills
+      are `B`;
+    * `oneflow.output` keeps its operand's layout;
+    * any other op runs on its first stated result's placement, else on
+      its first operand's. Its candidates are the Cartesian product over
+      the mesh axes of its 1-D signatures plus all-`B`, kept when they give
+      the stated result layouts and leave no device an empty piece. As in
+      OneFlow, the first candidate whose operands all arrive in the layout
+      it needs wins; otherwise the cheapest by the cost model (boxing of
+      each operand along `planBoxing`'s route, plus compute divided over
+      the devices sharing it), ties going to the earlier candidate. As
+      OneFlow penalizes partial inputs, an operand the candidate needs `P`
+      on a mesh axis where it is not also costs an all-reduce of it on that
+      axis: the partial sum it starts must be reduced later.
+
+    Each result type gets its layout as encoding, and each op with operands
+    records what the chosen signature needs of them in
+    `oneflow.operand_layouts` (one `#oneflow.global` per operand), which
+    `oneflow-insert-boxing` consumes. A function that states no layout is
+    left alone. `cluster` names a JSON cluster description (see
+    `ClusterDesc`); without it, this machine's measured defaults are used.
+
+    ```mlir
+    %x = oneflow.input "x" : tensor<8x4xf32, #oneflow.global<#cpu2, [S(0)]>>
+    %w = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<4x6xf32>
+    %y = oneflow.matmul %x, %w : (...) -> tensor<8x6xf32>
+    // becomes: %w is [B] on #cpu2, %y is [S(0)] with
+    //   {oneflow.operand_layouts = [#oneflow.global<#cpu2, [S(0)]>,
+    //                               #oneflow.global<#cpu2, [B]>]}
+    ```
+  }];
+  let options = [
+    Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
+           "JSON file describing the cluster (default: this machine)">
+  ];
+}
+
+def ReportBoxingCostPass
+    : Pass<"oneflow-report-boxing-cost", "::mlir::ModuleOp"> {
+  let summary = "Print what the cost model predicts for each boxing";
+  let description = [{
+    Prints to stdout one row per `oneflow.boxing` op (left by
+    `oneflow-insert-boxing`) and per lowered step (`oneflow.all_reduce`,
+    `reduce_scatter`, `all_gather`, `all_to_all`, `local_slice`,
+    `to_partial`, `transfer`): its location, its layouts from -> to, the
+    route of steps, the bytes the busiest rank moves and the predicted
+    microseconds, then the totals. The IR is not changed. `cluster` is as
+    for `oneflow-sbp-propagation`.
+
+    ```
+    location            from -> to           route                    bytes/rank  us
+    mlp.mlir:12:8       [P] -> [B] on cpu4   all_reduce@0             6144        52.1
+    total: 1 boxing, 6144 bytes/rank, 52.1 us
+    ```
+  }];
+  let options = [
+    Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
+           "JSON file describing the cluster (default: this machine)">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Lowering to actors
 //===----------------------------------------------------------------------===//
 

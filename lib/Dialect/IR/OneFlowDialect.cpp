@@ -6,6 +6,7 @@
 
 #include "OneFlowDialect/IR/OneFlowDialect.h"
 #include "OneFlowDialect/IR/OneFlowAttrs.h"
+#include "OneFlowDialect/Interfaces/CostInterface.h"
 
 #include "mlir/IR/OpImplementation.h"
 
@@ -34,5 +35,6 @@ struct OneFlowOpAsmInterface : public OpAsmDialectInterface {
 void OneFlowDialect::initialize() {
   registerAttributes();
   registerOps();
+  attachCostInterfaceModels(*getContext());
   addInterfaces<OneFlowOpAsmInterface>();
 }

@@ -1,0 +1,111 @@
+//===- CostModel.h - Alpha-beta cost of boxing and compute ------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// One cost model for propagation tie-breaks, the auto-parallel search and
+// the boxing cost report. Communication follows the alpha-beta model: a
+// message of n bytes over a link costs alpha + n / beta seconds; collectives
+// in a group of p ranks cost
+//
+//   all-reduce                          2(p-1) alpha + 2(p-1)/p * n / beta
+//   reduce-scatter, all-gather, a2a      (p-1) alpha +  (p-1)/p * n / beta
+//
+// where n is the bytes of the tensor the group holds together. A group uses
+// the inter-node link as soon as it spans two nodes. Local steps (slice, to
+// partial) are memory-bandwidth copies; transfers between placements cost the
+// most any rank receives. Compute is roofline: max(flops / flops-per-second,
+// bytes / memory bandwidth), divided over the ranks that share the work.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOWDIALECT_ANALYSIS_COSTMODEL_H
+#define ONEFLOWDIALECT_ANALYSIS_COSTMODEL_H
+
+#include "OneFlowDialect/Analysis/BoxingRoute.h"
+#include "OneFlowDialect/IR/OneFlowAttrs.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir::oneflow {
+
+/// Latency and bandwidth of one kind of link.
+struct LinkDesc {
+  /// Seconds per message.
+  double alpha = 0;
+  /// Bytes per second.
+  double beta = 1;
+};
+
+/// The machines a program runs on, as the cost model sees them. Ranks
+/// `k * ranksPerNode` to `(k + 1) * ranksPerNode - 1` share node `k`.
+struct ClusterDesc {
+  /// Ranks per node; a group whose ranks lie on two nodes uses `interNode`.
+  int64_t ranksPerNode;
+  LinkDesc intraNode;
+  LinkDesc interNode;
+  /// Bytes per second one rank copies in memory.
+  double memoryBandwidth;
+  /// Floating-point operations per second of one rank.
+  double flops;
+
+  /// This machine: 2 cores, Gloo over loopback TCP, all ranks on one node.
+  /// The figures were measured with `bench-collective-alpha-beta`
+  /// (bench/README.md).
+  static ClusterDesc getDefault();
+
+  /// Parses a JSON object whose keys override the defaults:
+  /// `{"ranks_per_node": 8, "intra_node": {"alpha": 5e-6, "beta": 1e11},
+  ///   "inter_node": {...}, "memory_bandwidth": 2e11, "flops": 1e14}`.
+  /// On failure, `error` names `source` and the offending key.
+  static FailureOr<ClusterDesc> parse(StringRef json, StringRef source,
+                                      std::string &error);
+  /// Reads and parses the file at `path`.
+  static FailureOr<ClusterDesc> load(StringRef path, std::string &error);
+
+  /// The link a group of `ranks` (global ranks) communicates over.
+  const LinkDesc &linkFor(ArrayRef<int64_t> ranks) const;
+};
+
+/// What one boxing step costs.
+struct StepCost {
+  double seconds = 0;
+  /// Bytes the busiest rank sends or receives over links (0 for local
+  /// steps).
+  int64_t bytesPerRank = 0;
+};
+
+/// Prices `step` of a boxing of a logical tensor of `type` (static shape).
+StepCost priceBoxingStep(RankedTensorType type, const BoxingStep &step,
+                         const ClusterDesc &cluster);
+
+/// One priced step of a route.
+struct PricedStep {
+  BoxingStep step;
+  StepCost cost;
+};
+
+/// The route `planBoxing` gives from `from` to `to`, each step priced;
+/// fails with `why` when no route exists.
+FailureOr<SmallVector<PricedStep>> priceBoxing(RankedTensorType type,
+                                               GlobalAttr from, GlobalAttr to,
+                                               const ClusterDesc &cluster,
+                                               std::string &why);
+
+/// Seconds to turn `from` into `to`: 0 when equal, infinity when no route
+/// exists.
+double boxingCost(RankedTensorType type, GlobalAttr from, GlobalAttr to,
+                  const ClusterDesc &cluster);
+
+/// Seconds `op` takes on one rank when the work is split into `pieces`
+/// (from its CostInterface; 0 for an op without one).
+double computeCost(Operation *op, int64_t pieces, const ClusterDesc &cluster);
+
+} // namespace mlir::oneflow
+
+#endif // ONEFLOWDIALECT_ANALYSIS_COSTMODEL_H

@@ -1,0 +1,50 @@
+//===- SbpCandidates.h - nd-SBP signatures of an op on a mesh ---*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The ways an op can run on a device mesh: OneFlow's Cartesian product of
+// the op's 1-D signatures (plus all-broadcast) over the mesh axes, and the
+// checks that a layout leaves no device an empty piece.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOWDIALECT_ANALYSIS_SBPCANDIDATES_H
+#define ONEFLOWDIALECT_ANALYSIS_SBPCANDIDATES_H
+
+#include "OneFlowDialect/IR/OneFlowAttrs.h"
+#include "OneFlowDialect/Interfaces/SbpInterface.h"
+
+#include <string>
+
+namespace mlir::oneflow {
+
+/// One way to run an op on a mesh: an nd-SBP per operand and per result.
+struct NdSbpSignature {
+  SmallVector<NdSbpAttr> operands;
+  SmallVector<NdSbpAttr> results;
+
+  /// The devices that share the op's work: the product of the sizes of the
+  /// mesh axes on which some operand or result is not `B`.
+  int64_t countPieces(ArrayRef<int64_t> mesh) const;
+};
+
+/// The candidates of `op` on `mesh`: for each mesh axis, the op's 1-D
+/// signatures for that axis' size followed by all-broadcast; then their
+/// Cartesian product with mesh axis 0 varying slowest. No duplicates.
+SmallVector<NdSbpSignature> getNdSbpCandidates(SbpInterface op,
+                                               ArrayRef<int64_t> mesh);
+
+/// Whether `ndSbp` on `mesh` gives every device a non-empty piece of a
+/// tensor of `type`: each split, applied in mesh-axis order to what the
+/// axes before it left, divides a length at least as large as its axis.
+/// Unknown dimensions fit.
+bool fitsShape(RankedTensorType type, NdSbpAttr ndSbp, ArrayRef<int64_t> mesh);
+
+/// Prints `[S(0), B]`.
+std::string stringifyNdSbp(NdSbpAttr ndSbp);
+
+} // namespace mlir::oneflow
+
+#endif // ONEFLOWDIALECT_ANALYSIS_SBPCANDIDATES_H

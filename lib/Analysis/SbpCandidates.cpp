@@ -1,0 +1,113 @@
+//===- SbpCandidates.cpp - nd-SBP signatures of an op on a mesh -----------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Analysis/SbpCandidates.h"
+#include "OneFlowDialect/Interfaces/SbpRules.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+int64_t NdSbpSignature::countPieces(ArrayRef<int64_t> mesh) const {
+  int64_t pieces = 1;
+  for (auto [axis, size] : llvm::enumerate(mesh)) {
+    auto notBroadcast = [axis = axis](NdSbpAttr ndSbp) {
+      return !ndSbp[axis].isBroadcast();
+    };
+    if (llvm::any_of(operands, notBroadcast) ||
+        llvm::any_of(results, notBroadcast))
+      pieces *= size;
+  }
+  return pieces;
+}
+
+static bool sameSignature(const SbpSignature &a, const SbpSignature &b) {
+  return a.operands == b.operands && a.results == b.results;
+}
+
+SmallVector<NdSbpSignature>
+mlir::oneflow::getNdSbpCandidates(SbpInterface op, ArrayRef<int64_t> mesh) {
+  MLIRContext *context = op->getContext();
+  SbpAttr broadcast = SbpAttr::getBroadcast(context);
+  SbpSignature allBroadcast;
+  allBroadcast.operands.assign(op->getNumOperands(), broadcast);
+  allBroadcast.results.assign(op->getNumResults(), broadcast);
+
+  // The 1-D lists, one per mesh axis.
+  SmallVector<SmallVector<SbpSignature>> perAxis;
+  for (int64_t size : mesh) {
+    SmallVector<SbpSignature> list;
+    op.getSbpSignatures(size, list);
+    SmallVector<SbpSignature> unique;
+    for (SbpSignature &signature : list)
+      if (!llvm::any_of(unique, [&](const SbpSignature &seen) {
+            return sameSignature(seen, signature);
+          }) &&
+          !sameSignature(signature, allBroadcast))
+        unique.push_back(std::move(signature));
+    unique.push_back(allBroadcast);
+    perAxis.push_back(std::move(unique));
+  }
+
+  // The product, as an odometer whose last digit turns fastest.
+  SmallVector<NdSbpSignature> candidates;
+  SmallVector<size_t> digits(mesh.size(), 0);
+  SmallVector<SbpAttr> sbps;
+  while (true) {
+    NdSbpSignature candidate;
+    for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i) {
+      sbps.clear();
+      for (auto [axis, digit] : llvm::enumerate(digits))
+        sbps.push_back(perAxis[axis][digit].operands[i]);
+      candidate.operands.push_back(NdSbpAttr::get(context, sbps));
+    }
+    for (unsigned i = 0, e = op->getNumResults(); i < e; ++i) {
+      sbps.clear();
+      for (auto [axis, digit] : llvm::enumerate(digits))
+        sbps.push_back(perAxis[axis][digit].results[i]);
+      candidate.results.push_back(NdSbpAttr::get(context, sbps));
+    }
+    candidates.push_back(std::move(candidate));
+    int64_t axis = static_cast<int64_t>(mesh.size()) - 1;
+    for (; axis >= 0; --axis) {
+      if (++digits[axis] < perAxis[axis].size())
+        break;
+      digits[axis] = 0;
+    }
+    if (axis < 0)
+      break;
+  }
+  return candidates;
+}
+
+bool mlir::oneflow::fitsShape(RankedTensorType type, NdSbpAttr ndSbp,
+                              ArrayRef<int64_t> mesh) {
+  SmallVector<int64_t> lengths(type.getShape());
+  for (auto [sbp, size] : llvm::zip(ndSbp, mesh)) {
+    if (!sbp.isSplit())
+      continue;
+    int64_t axis = sbp.getAxis();
+    if (axis >= type.getRank())
+      return false;
+    if (ShapedType::isDynamic(lengths[axis]))
+      continue;
+    // The smallest balanced part must hold an element.
+    if (lengths[axis] < size)
+      return false;
+    lengths[axis] /= size;
+  }
+  return true;
+}
+
+std::string mlir::oneflow::stringifyNdSbp(NdSbpAttr ndSbp) {
+  return "[" +
+         llvm::join(llvm::map_range(ndSbp, [](SbpAttr sbp) {
+                      return stringifySbp(sbp);
+                    }),
+                    ", ") +
+         "]";
+}

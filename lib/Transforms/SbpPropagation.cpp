@@ -1,0 +1,354 @@
+//===- SbpPropagation.cpp - Give every tensor a layout --------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Analysis/CostModel.h"
+#include "OneFlowDialect/Analysis/SbpCandidates.h"
+#include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <limits>
+#include <tuple>
+
+#define DEBUG_TYPE "oneflow-sbp-propagation"
+
+namespace mlir::oneflow {
+#define GEN_PASS_DEF_SBPPROPAGATIONPASS
+#include "OneFlowDialect/Transforms/Passes.h.inc"
+} // namespace mlir::oneflow
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+static std::string formatInt(int64_t value) { return std::to_string(value); }
+
+/// The name of the attribute that records the layouts an op's chosen
+/// signature needs of its operands (docs/multi-rank-plans.md).
+static constexpr StringLiteral kOperandLayouts = "oneflow.operand_layouts";
+
+/// Whether `op` handles tensors, and so needs an SBP rule.
+static bool hasTensors(Operation *op) {
+  auto isTensor = [](Type type) { return isa<TensorType>(type); };
+  return llvm::any_of(op->getOperandTypes(), isTensor) ||
+         llvm::any_of(op->getResultTypes(), isTensor);
+}
+
+/// The first placement a layout in `func` states, in program order
+/// (arguments first), or null if it states none.
+static PlacementAttr findFirstPlacement(func::FuncOp func) {
+  for (Type type : func.getArgumentTypes())
+    if (GlobalAttr global = getGlobalEncoding(type))
+      return global.getPlacement();
+  PlacementAttr found;
+  func.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (GlobalAttr global = getGlobalEncoding(type)) {
+        found = global.getPlacement();
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+/// `value`'s type with the encoding `layout`.
+static void setLayout(Value value, GlobalAttr layout) {
+  auto type = cast<RankedTensorType>(value.getType());
+  value.setType(RankedTensorType::get(type.getShape(), type.getElementType(),
+                                      layout));
+}
+
+/// A data source's layout: `S(0)` on every mesh axis where the batch left
+/// by the axes before still gives each device a row, `B` elsewhere.
+static NdSbpAttr batchSplit(RankedTensorType type, ArrayRef<int64_t> mesh) {
+  MLIRContext *context = type.getContext();
+  SmallVector<SbpAttr> sbps;
+  int64_t rows = type.getRank() > 0 ? type.getDimSize(0) : 0;
+  for (int64_t size : mesh) {
+    if (type.getRank() > 0 && (ShapedType::isDynamic(rows) || rows >= size)) {
+      sbps.push_back(SbpAttr::getSplit(context, 0));
+      if (!ShapedType::isDynamic(rows))
+        rows /= size;
+    } else {
+      sbps.push_back(SbpAttr::getBroadcast(context));
+    }
+  }
+  return NdSbpAttr::get(context, sbps);
+}
+
+static NdSbpAttr allBroadcast(MLIRContext *context, size_t meshRank) {
+  return NdSbpAttr::get(context, SmallVector<SbpAttr>(
+                                     meshRank, SbpAttr::getBroadcast(context)));
+}
+
+/// The results' nd-SBPs of `candidate`, as `[S(0), B]` or `([P], [B])`.
+static std::string stringifyResults(const NdSbpSignature &candidate) {
+  std::string text = llvm::join(
+      llvm::map_range(candidate.results, stringifyNdSbp), ", ");
+  return candidate.results.size() == 1 ? text : "(" + text + ")";
+}
+
+namespace {
+
+struct SbpPropagationPass
+    : public mlir::oneflow::impl::SbpPropagationPassBase<SbpPropagationPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  LogicalResult propagate(Operation *op, PlacementAttr defaultPlacement);
+  LogicalResult placeSource(Operation *op, PlacementAttr defaultPlacement);
+  double cachedBoxingCost(RankedTensorType type, GlobalAttr from,
+                          GlobalAttr to);
+  /// What making an operand partial that was not costs later: as in
+  /// OneFlow (`Penalty4PartialInConsumer`), a partial the op creates must
+  /// be reduced again, priced as an all-reduce of the operand on each mesh
+  /// axis where `to` is P and `from` is not.
+  double partialPenalty(RankedTensorType type, GlobalAttr from,
+                        GlobalAttr to);
+
+  ClusterDesc clusterDesc;
+  /// Boxing costs already computed, by (logical type, from, to).
+  DenseMap<std::tuple<Type, Attribute, Attribute>, double> boxingCosts;
+};
+
+} // namespace
+
+double SbpPropagationPass::cachedBoxingCost(RankedTensorType type,
+                                            GlobalAttr from, GlobalAttr to) {
+  if (from == to)
+    return 0;
+  auto logical = RankedTensorType::get(type.getShape(), type.getElementType());
+  auto [it, inserted] =
+      boxingCosts.try_emplace(std::make_tuple(Type(logical), from, to), 0.0);
+  if (inserted)
+    it->second = boxingCost(logical, from, to, clusterDesc);
+  return it->second;
+}
+
+double SbpPropagationPass::partialPenalty(RankedTensorType type,
+                                          GlobalAttr from, GlobalAttr to) {
+  double penalty = 0;
+  NdSbpAttr need = to.getNdSbp();
+  for (int64_t axis = 0, e = need.size(); axis < e; ++axis) {
+    if (!need[axis].isPartial())
+      continue;
+    if (from.getPlacement() == to.getPlacement() &&
+        from.getNdSbp()[axis].isPartial())
+      continue;
+    SmallVector<SbpAttr> reduced(need.getSbps());
+    reduced[axis] = SbpAttr::getBroadcast(type.getContext());
+    BoxingStep allReduce{
+        BoxingKind::allReduce, axis, to,
+        GlobalAttr::get(type.getContext(), to.getPlacement(),
+                        NdSbpAttr::get(type.getContext(), reduced))};
+    penalty += priceBoxingStep(type, allReduce, clusterDesc).seconds;
+  }
+  return penalty;
+}
+
+LogicalResult SbpPropagationPass::placeSource(Operation *op,
+                                              PlacementAttr defaultPlacement) {
+  for (Value result : op->getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    if (GlobalAttr stated = getGlobalEncoding(type)) {
+      if (!fitsShape(type, stated.getNdSbp(), stated.getPlacement().getMesh()))
+        return op->emitError()
+               << "layout " << stringifyNdSbp(stated.getNdSbp()) << " of "
+               << type << " leaves some device an empty piece";
+      continue;
+    }
+    ArrayRef<int64_t> mesh = defaultPlacement.getMesh();
+    NdSbpAttr ndSbp = isa<InputOp>(op)
+                          ? batchSplit(type, mesh)
+                          : allBroadcast(op->getContext(), mesh.size());
+    setLayout(result, GlobalAttr::get(op->getContext(), defaultPlacement,
+                                      ndSbp));
+  }
+  return success();
+}
+
+LogicalResult SbpPropagationPass::propagate(Operation *op,
+                                            PlacementAttr defaultPlacement) {
+  MLIRContext *context = op->getContext();
+  auto sbpOp = dyn_cast<SbpInterface>(op);
+  if (!sbpOp)
+    return op->emitError() << "op '" << op->getName()
+                           << "' has no SBP rule (SbpInterface)";
+  if (op->getNumOperands() == 0)
+    return placeSource(op, defaultPlacement);
+
+  SmallVector<GlobalAttr> producers;
+  for (Value operand : op->getOperands())
+    producers.push_back(getGlobalEncoding(operand.getType()));
+
+  // An output keeps what it is given.
+  if (isa<OutputOp>(op)) {
+    op->setAttr(kOperandLayouts,
+                ArrayAttr::get(context, SmallVector<Attribute>(
+                                            producers.begin(), producers.end())));
+    return success();
+  }
+
+  // The placement: the first stated result's, else the first operand's.
+  PlacementAttr placement;
+  for (OpResult result : op->getResults()) {
+    GlobalAttr stated = getGlobalEncoding(result.getType());
+    if (!stated)
+      continue;
+    if (!placement) {
+      placement = stated.getPlacement();
+      continue;
+    }
+    if (stated.getPlacement() != placement)
+      return op->emitError()
+             << "stated layouts of '" << op->getName()
+             << "' clash: result 0 is on " << placement << " but result "
+             << result.getResultNumber() << " on " << stated.getPlacement();
+  }
+  if (!placement)
+    placement = producers.front().getPlacement();
+  ArrayRef<int64_t> mesh = placement.getMesh();
+
+  // Candidates that give the stated result layouts, then those that fit.
+  SmallVector<NdSbpSignature> all = getNdSbpCandidates(sbpOp, mesh);
+  SmallVector<NdSbpSignature> stated;
+  for (NdSbpSignature &candidate : all) {
+    bool gives = true;
+    for (auto [result, ndSbp] :
+         llvm::zip(op->getResults(), candidate.results)) {
+      GlobalAttr layout = getGlobalEncoding(result.getType());
+      gives &= !layout || layout.getNdSbp() == ndSbp;
+    }
+    if (gives)
+      stated.push_back(candidate);
+  }
+  auto statedText = [&] {
+    SmallVector<std::string> parts;
+    for (Value result : op->getResults()) {
+      GlobalAttr layout = getGlobalEncoding(result.getType());
+      parts.push_back(layout ? stringifyNdSbp(layout.getNdSbp()) : "_");
+    }
+    std::string text = llvm::join(parts, ", ");
+    return parts.size() == 1 ? text : "(" + text + ")";
+  };
+  if (stated.empty()) {
+    SmallVector<std::string> gives;
+    for (const NdSbpSignature &candidate : all) {
+      std::string text = stringifyResults(candidate);
+      if (!llvm::is_contained(gives, text))
+        gives.push_back(text);
+    }
+    return op->emitError() << "no signature of " << op->getName() << " gives "
+                           << statedText() << " on mesh ["
+                           << llvm::join(llvm::map_range(mesh, formatInt), ", ")
+                           << "]; it can give: " << llvm::join(gives, " | ");
+  }
+  SmallVector<NdSbpSignature> candidates;
+  for (NdSbpSignature &candidate : stated) {
+    bool fits = true;
+    for (auto [value, ndSbp] : llvm::zip(op->getOperands(), candidate.operands))
+      fits &= fitsShape(cast<RankedTensorType>(value.getType()), ndSbp, mesh);
+    for (auto [value, ndSbp] : llvm::zip(op->getResults(), candidate.results))
+      fits &= fitsShape(cast<RankedTensorType>(value.getType()), ndSbp, mesh);
+    if (fits)
+      candidates.push_back(candidate);
+  }
+  if (candidates.empty())
+    return op->emitError() << "no signature of " << op->getName()
+                           << " that gives " << statedText()
+                           << " fits the shapes: every one leaves some device "
+                              "an empty piece";
+
+  auto required = [&](const NdSbpSignature &candidate, unsigned i) {
+    return GlobalAttr::get(context, placement, candidate.operands[i]);
+  };
+  // OneFlow's rule: the first candidate whose operands all match...
+  const NdSbpSignature *chosen = nullptr;
+  for (const NdSbpSignature &candidate : candidates) {
+    bool matches = true;
+    for (unsigned i = 0, e = producers.size(); i < e && matches; ++i)
+      matches = producers[i] == required(candidate, i);
+    if (matches) {
+      chosen = &candidate;
+      break;
+    }
+  }
+  // ...else the cheapest, the earlier one on ties.
+  if (!chosen) {
+    double best = std::numeric_limits<double>::infinity();
+    for (const NdSbpSignature &candidate : candidates) {
+      double cost = computeCost(op, candidate.countPieces(mesh), clusterDesc);
+      for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+        auto type = cast<RankedTensorType>(operand.getType());
+        GlobalAttr need = required(candidate, i);
+        cost += cachedBoxingCost(type, producers[i], need) +
+                partialPenalty(type, producers[i], need);
+      }
+      if (!chosen || cost < best) {
+        best = cost;
+        chosen = &candidate;
+      }
+    }
+  }
+
+  for (auto [result, ndSbp] : llvm::zip(op->getResults(), chosen->results))
+    setLayout(result, GlobalAttr::get(context, placement, ndSbp));
+  SmallVector<Attribute> layouts;
+  for (unsigned i = 0, e = producers.size(); i < e; ++i)
+    layouts.push_back(required(*chosen, i));
+  op->setAttr(kOperandLayouts, ArrayAttr::get(context, layouts));
+  return success();
+}
+
+void SbpPropagationPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  PlacementAttr defaultPlacement = findFirstPlacement(func);
+  if (!defaultPlacement)
+    return;
+
+  if (cluster.empty()) {
+    clusterDesc = ClusterDesc::getDefault();
+  } else {
+    std::string error;
+    FailureOr<ClusterDesc> loaded = ClusterDesc::load(cluster, error);
+    if (failed(loaded)) {
+      func.emitError() << error;
+      return signalPassFailure();
+    }
+    clusterDesc = *loaded;
+  }
+  boxingCosts.clear();
+
+  // Arguments without a layout are data, like inputs.
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (type && !getGlobalEncoding(type))
+      setLayout(arg, GlobalAttr::get(&getContext(), defaultPlacement,
+                                     batchSplit(type, defaultPlacement.getMesh())));
+  }
+
+  for (Block &block : func.getBody()) {
+    for (Operation &op : block) {
+      if (isa<func::ReturnOp>(op) || !hasTensors(&op))
+        continue;
+      if (failed(propagate(&op, defaultPlacement)))
+        return signalPassFailure();
+    }
+  }
+
+  SmallVector<Type> results;
+  if (!func.getBody().empty())
+    llvm::append_range(results,
+                       func.getBody().back().getTerminator()->getOperandTypes());
+  func.setFunctionType(FunctionType::get(
+      &getContext(), func.getBody().getArgumentTypes(), results));
+}

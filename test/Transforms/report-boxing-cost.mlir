@@ -1,0 +1,37 @@
+// The predicted cost of every boxing, before and after lowering, with the
+// default cluster and with one read from a file.
+// RUN: of-opt %s --pass-pipeline='builtin.module(func.func(oneflow-sbp-propagation,oneflow-insert-boxing),oneflow-report-boxing-cost)' -o /dev/null | FileCheck %s --check-prefix=BOXING
+// RUN: of-opt %s --pass-pipeline='builtin.module(func.func(oneflow-sbp-propagation,oneflow-insert-boxing,oneflow-lower-boxing),oneflow-report-boxing-cost)' -o /dev/null | FileCheck %s --check-prefix=LOWERED
+// RUN: echo '{"intra_node": {"alpha": 1e-5, "beta": 1e9}}' > %t.json
+// RUN: of-opt %s --pass-pipeline='builtin.module(func.func(oneflow-sbp-propagation,oneflow-insert-boxing),oneflow-report-boxing-cost{cluster=%t.json})' -o /dev/null | FileCheck %s --check-prefix=FILE
+
+#p4 = #oneflow.placement<cpu, ranks = [0, 1, 2, 3]>
+#q2 = #oneflow.placement<cpu, ranks = [4, 5]>
+
+func.func @megatron_then_stage() {
+  %x = oneflow.input "x" : tensor<16x8xf32, #oneflow.global<#p4, [B]>>
+  %w1 = oneflow.variable "w1" {init = #oneflow.init<zeros>} : tensor<8x32xf32, #oneflow.global<#p4, [S(1)]>>
+  %w2 = oneflow.variable "w2" {init = #oneflow.init<zeros>} : tensor<32x8xf32, #oneflow.global<#p4, [S(0)]>>
+  %h = oneflow.matmul %x, %w1 : (tensor<16x8xf32, #oneflow.global<#p4, [B]>>, tensor<8x32xf32, #oneflow.global<#p4, [S(1)]>>) -> tensor<16x32xf32>
+  %o = oneflow.matmul %h, %w2 : (tensor<16x32xf32>, tensor<32x8xf32, #oneflow.global<#p4, [S(0)]>>) -> tensor<16x8xf32>
+  %y = oneflow.add %o, %x : (tensor<16x8xf32>, tensor<16x8xf32, #oneflow.global<#p4, [B]>>) -> tensor<16x8xf32, #oneflow.global<#p4, [B]>>
+  %z = oneflow.relu %y : (tensor<16x8xf32, #oneflow.global<#p4, [B]>>) -> tensor<16x8xf32, #oneflow.global<#q2, [S(0)]>>
+  oneflow.output "z", %z : tensor<16x8xf32, #oneflow.global<#q2, [S(0)]>>
+  return
+}
+
+// A P -> B all-reduce of 512 bytes over 4 ranks: 6 alpha + 1.5 * 512 / beta,
+// 768 bytes per rank: 780.96 us with the defaults (alpha 130 us, beta
+// 0.8 GB/s), 60.77 us with the file's alpha 10 us and beta 1 GB/s.
+// Then the transfer of the broadcast result to the second stage: each of
+// its ranks receives its 256 bytes in one message: alpha + 256 / beta.
+// BOXING: location from -> to route bytes/rank us
+// BOXING-NEXT: report-boxing-cost.mlir:17:8 [P] -> [B] on cpu{0,1,2,3}:4 all_reduce@0 768 780.96
+// BOXING-NEXT: report-boxing-cost.mlir:18:8 [B] on cpu{0,1,2,3}:4 -> [S(0)] on cpu{4,5}:2 transfer 256 130.32
+// BOXING-NEXT: total: 2 boxing ops, 2 steps, 1024 bytes/rank, 911.28 us
+// LOWERED: report-boxing-cost.mlir:17:8 [P] -> [B] on cpu{0,1,2,3}:4 all_reduce@0 768 780.96
+// LOWERED-NEXT: report-boxing-cost.mlir:18:8 [B] on cpu{0,1,2,3}:4 -> [S(0)] on cpu{4,5}:2 transfer 256 130.32
+// LOWERED-NEXT: total: 2 boxing ops, 2 steps, 1024 bytes/rank, 911.28 us
+// FILE: report-boxing-cost.mlir:17:8 [P] -> [B] on cpu{0,1,2,3}:4 all_reduce@0 768 60.77
+// FILE-NEXT: report-boxing-cost.mlir:18:8 [B] on cpu{0,1,2,3}:4 -> [S(0)] on cpu{4,5}:2 transfer 256 10.26
+// FILE-NEXT: total: 2 boxing ops, 2 steps, 1024 bytes/rank, 71.02 us

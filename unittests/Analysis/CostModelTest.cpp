@@ -1,0 +1,274 @@
+//===- CostModelTest.cpp - Cluster descriptions and alpha-beta prices -----===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The cluster description's JSON reader (every malformed key is reported
+// with the file and the key), and the prices of boxing steps and compute
+// against the formulas of include/OneFlowDialect/Analysis/CostModel.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Analysis/CostModel.h"
+#include "OneFlowDialect/IR/OneFlowDialect.h"
+#include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Interfaces/CostInterface.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// ClusterDesc
+//===----------------------------------------------------------------------===//
+
+/// The error `parse` reports for `json`, or "" if it succeeds.
+std::string parseError(StringRef json) {
+  std::string error;
+  if (succeeded(ClusterDesc::parse(json, "c.json", error)))
+    return "";
+  return error;
+}
+
+TEST(ClusterDescTest, ParseOverridesEveryKey) {
+  std::string error;
+  FailureOr<ClusterDesc> desc = ClusterDesc::parse(
+      R"({"ranks_per_node": 8, "intra_node": {"alpha": 1e-6, "beta": 1e11},
+          "inter_node": {"alpha": 2e-5, "beta": 1.25e10},
+          "memory_bandwidth": 2e11, "flops": 3e14})",
+      "c.json", error);
+  ASSERT_TRUE(succeeded(desc)) << error;
+  EXPECT_EQ(desc->ranksPerNode, 8);
+  EXPECT_DOUBLE_EQ(desc->intraNode.alpha, 1e-6);
+  EXPECT_DOUBLE_EQ(desc->intraNode.beta, 1e11);
+  EXPECT_DOUBLE_EQ(desc->interNode.alpha, 2e-5);
+  EXPECT_DOUBLE_EQ(desc->interNode.beta, 1.25e10);
+  EXPECT_DOUBLE_EQ(desc->memoryBandwidth, 2e11);
+  EXPECT_DOUBLE_EQ(desc->flops, 3e14);
+}
+
+TEST(ClusterDescTest, MissingKeysKeepTheDefaults) {
+  std::string error;
+  FailureOr<ClusterDesc> desc =
+      ClusterDesc::parse(R"({"intra_node": {"beta": 5e9}})", "c.json", error);
+  ASSERT_TRUE(succeeded(desc)) << error;
+  ClusterDesc defaults = ClusterDesc::getDefault();
+  EXPECT_DOUBLE_EQ(desc->intraNode.beta, 5e9);
+  EXPECT_DOUBLE_EQ(desc->intraNode.alpha, defaults.intraNode.alpha);
+  EXPECT_EQ(desc->ranksPerNode, defaults.ranksPerNode);
+  EXPECT_DOUBLE_EQ(desc->flops, defaults.flops);
+}
+
+TEST(ClusterDescTest, MalformedInputNamesFileAndKey) {
+  EXPECT_EQ(parseError("{\"flops\": 1e12,").substr(0, 21),
+            "c.json: invalid JSON:");
+  EXPECT_EQ(parseError("[1, 2]"),
+            "c.json: the cluster description must be a JSON object");
+  EXPECT_EQ(parseError(R"({"ranks_per_node": 0})"),
+            "c.json: key 'ranks_per_node' must be an integer at least 1");
+  EXPECT_EQ(parseError(R"({"ranks_per_node": 1.5})"),
+            "c.json: key 'ranks_per_node' must be an integer at least 1");
+  EXPECT_EQ(parseError(R"({"intra_node": 3})"),
+            "c.json: key 'intra_node' must be an object with 'alpha' and "
+            "'beta'");
+  EXPECT_EQ(parseError(R"({"intra_node": {"beta": 0}})"),
+            "c.json: key 'intra_node.beta' must be a positive number");
+  EXPECT_EQ(parseError(R"({"inter_node": {"alpha": -1}})"),
+            "c.json: key 'inter_node.alpha' must be a number at least 0");
+  EXPECT_EQ(parseError(R"({"inter_node": {"gamma": 1}})"),
+            "c.json: key 'inter_node.gamma' is unknown (expected 'alpha' or "
+            "'beta')");
+  EXPECT_EQ(parseError(R"({"memory_bandwidth": "fast"})"),
+            "c.json: key 'memory_bandwidth' must be a positive number");
+  EXPECT_EQ(parseError(R"({"flops": 0})"),
+            "c.json: key 'flops' must be a positive number");
+  EXPECT_EQ(parseError(R"({"latency": 1})"),
+            "c.json: key 'latency' is unknown (expected ranks_per_node, "
+            "intra_node, inter_node, memory_bandwidth, flops)");
+}
+
+TEST(ClusterDescTest, LoadNamesAMissingFile) {
+  std::string error;
+  EXPECT_TRUE(failed(ClusterDesc::load("/nonexistent/cluster.json", error)));
+  EXPECT_EQ(error.substr(0, 39), "/nonexistent/cluster.json: cannot read:");
+}
+
+TEST(ClusterDescTest, GroupsSpanningNodesUseTheInterNodeLink) {
+  ClusterDesc desc = ClusterDesc::getDefault();
+  desc.ranksPerNode = 2;
+  EXPECT_EQ(&desc.linkFor({0, 1}), &desc.intraNode);
+  EXPECT_EQ(&desc.linkFor({2, 3}), &desc.intraNode);
+  EXPECT_EQ(&desc.linkFor({1, 2}), &desc.interNode);
+}
+
+//===----------------------------------------------------------------------===//
+// Prices
+//===----------------------------------------------------------------------===//
+
+class CostModelTest : public ::testing::Test {
+protected:
+  CostModelTest() {
+    context.loadDialect<OneFlowDialect, func::FuncDialect>();
+    cluster = ClusterDesc::getDefault();
+    cluster.intraNode = {1e-5, 1e9};
+    cluster.interNode = {1e-4, 1e8};
+    cluster.memoryBandwidth = 1e10;
+    cluster.flops = 1e11;
+  }
+
+  PlacementAttr placement(ArrayRef<int64_t> ranks, ArrayRef<int64_t> mesh) {
+    return PlacementAttr::get(&context, DeviceKind::cpu, ranks, mesh);
+  }
+  SbpAttr s(int64_t axis) { return SbpAttr::getSplit(&context, axis); }
+  SbpAttr b() { return SbpAttr::getBroadcast(&context); }
+  SbpAttr p() { return SbpAttr::getPartial(&context); }
+  GlobalAttr global(PlacementAttr on, ArrayRef<SbpAttr> sbps) {
+    return GlobalAttr::get(&context, on, NdSbpAttr::get(&context, sbps));
+  }
+  RankedTensorType f32(ArrayRef<int64_t> shape) {
+    return RankedTensorType::get(shape, Float32Type::get(&context));
+  }
+
+  MLIRContext context;
+  ClusterDesc cluster;
+};
+
+TEST_F(CostModelTest, AllReduceFollowsTheRingFormula) {
+  PlacementAttr p4 = placement({0, 1, 2, 3}, {4});
+  BoxingStep step{BoxingKind::allReduce, 0, global(p4, {p()}),
+                  global(p4, {b()})};
+  StepCost cost = priceBoxingStep(f32({1024}), step, cluster);
+  double n = 4096;
+  EXPECT_DOUBLE_EQ(cost.seconds, 6 * 1e-5 + 2 * 0.75 * n / 1e9);
+  EXPECT_EQ(cost.bytesPerRank, 6144);
+}
+
+TEST_F(CostModelTest, GroupTensorIsCutByTheOtherAxes) {
+  // All-gather on mesh axis 1 of a 2x2 mesh: each group holds half of the
+  // tensor (axis 0 splits rows), 2048 of 4096 bytes.
+  PlacementAttr p22 = placement({0, 1, 2, 3}, {2, 2});
+  BoxingStep step{BoxingKind::allGather, 1, global(p22, {s(0), s(1)}),
+                  global(p22, {s(0), b()})};
+  StepCost cost = priceBoxingStep(f32({32, 32}), step, cluster);
+  EXPECT_DOUBLE_EQ(cost.seconds, 1e-5 + 0.5 * 2048 / 1e9);
+  EXPECT_EQ(cost.bytesPerRank, 1024);
+}
+
+TEST_F(CostModelTest, GroupsAcrossNodesPayTheInterNodeLink) {
+  cluster.ranksPerNode = 2;
+  PlacementAttr p22 = placement({0, 1, 2, 3}, {2, 2});
+  // Mesh axis 0 groups {0, 2} and {1, 3} span both nodes; axis 1 groups
+  // {0, 1} and {2, 3} stay on one.
+  BoxingStep across{BoxingKind::allReduce, 0, global(p22, {p(), b()}),
+                    global(p22, {b(), b()})};
+  BoxingStep within{BoxingKind::allReduce, 1, global(p22, {b(), p()}),
+                    global(p22, {b(), b()})};
+  double n = 4096;
+  EXPECT_DOUBLE_EQ(priceBoxingStep(f32({1024}), across, cluster).seconds,
+                   2 * 1e-4 + n / 1e8);
+  EXPECT_DOUBLE_EQ(priceBoxingStep(f32({1024}), within, cluster).seconds,
+                   2 * 1e-5 + n / 1e9);
+}
+
+TEST_F(CostModelTest, LocalStepsAreMemoryCopies) {
+  PlacementAttr p4 = placement({0, 1, 2, 3}, {4});
+  BoxingStep slice{BoxingKind::localSlice, 0, global(p4, {b()}),
+                   global(p4, {s(0)})};
+  BoxingStep partial{BoxingKind::toPartial, 0, global(p4, {b()}),
+                     global(p4, {p()})};
+  StepCost sliceCost = priceBoxingStep(f32({1024}), slice, cluster);
+  EXPECT_DOUBLE_EQ(sliceCost.seconds, 1024.0 / 1e10);
+  EXPECT_EQ(sliceCost.bytesPerRank, 0);
+  EXPECT_DOUBLE_EQ(priceBoxingStep(f32({1024}), partial, cluster).seconds,
+                   4096.0 / 1e10);
+}
+
+TEST_F(CostModelTest, TransferCostsTheBusiestReceiver) {
+  // [S(0)] on ranks 0, 1 -> [B] on ranks 2, 3: each receiver gets both
+  // halves (64 bytes each) in two messages.
+  PlacementAttr from = placement({0, 1}, {2}), to = placement({2, 3}, {2});
+  BoxingStep step{BoxingKind::transfer, -1, global(from, {s(0)}),
+                  global(to, {b()})};
+  StepCost cost = priceBoxingStep(f32({8, 4}), step, cluster);
+  EXPECT_DOUBLE_EQ(cost.seconds, 2 * 1e-5 + 128 / 1e9);
+  EXPECT_EQ(cost.bytesPerRank, 128);
+
+  // [B] on ranks 0, 1 -> [S(0)] on ranks 1, 2: rank 1 holds its half
+  // already; rank 2 receives its 64 bytes from one replica.
+  PlacementAttr shifted = placement({1, 2}, {2});
+  BoxingStep overlap{BoxingKind::transfer, -1, global(from, {b()}),
+                     global(shifted, {s(0)})};
+  StepCost overlapCost = priceBoxingStep(f32({8, 4}), overlap, cluster);
+  EXPECT_DOUBLE_EQ(overlapCost.seconds, 1e-5 + 64 / 1e9);
+  EXPECT_EQ(overlapCost.bytesPerRank, 64);
+}
+
+TEST_F(CostModelTest, BoxingCostSumsTheRoute) {
+  PlacementAttr p4 = placement({0, 1, 2, 3}, {4});
+  GlobalAttr partial = global(p4, {p()}), broadcast = global(p4, {b()});
+  EXPECT_EQ(boxingCost(f32({1024}), partial, partial, cluster), 0);
+
+  std::string why;
+  FailureOr<SmallVector<PricedStep>> route =
+      priceBoxing(f32({1024}), partial, broadcast, cluster, why);
+  ASSERT_TRUE(succeeded(route)) << why;
+  double sum = 0;
+  for (const PricedStep &step : *route)
+    sum += step.cost.seconds;
+  EXPECT_GT(sum, 0);
+  EXPECT_DOUBLE_EQ(boxingCost(f32({1024}), partial, broadcast, cluster), sum);
+}
+
+TEST_F(CostModelTest, ImpossibleBoxingCostsInfinity) {
+  // A dynamic shape has no route.
+  PlacementAttr p4 = placement({0, 1, 2, 3}, {4});
+  double cost = boxingCost(f32({ShapedType::kDynamic}), global(p4, {p()}),
+                           global(p4, {b()}), cluster);
+  EXPECT_TRUE(std::isinf(cost));
+}
+
+TEST_F(CostModelTest, ComputeCostFromTheCostInterface) {
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      R"mlir(
+      func.func @f(%x: tensor<8x4xf32>, %w: tensor<4x6xf32>,
+                   %img: tensor<2x3x8x8xf32>, %k: tensor<5x3x3x3xf32>) {
+        %y = oneflow.matmul %x, %w : (tensor<8x4xf32>, tensor<4x6xf32>) -> tensor<8x6xf32>
+        %r = oneflow.relu %y : (tensor<8x6xf32>) -> tensor<8x6xf32>
+        %c = oneflow.conv2d %img, %k : (tensor<2x3x8x8xf32>, tensor<5x3x3x3xf32>) -> tensor<2x5x6x6xf32>
+        return
+      })mlir",
+      &context);
+  ASSERT_TRUE(module);
+  SmallVector<Operation *> ops;
+  module->walk([&](Operation *op) {
+    if (isa<CostInterface>(op))
+      ops.push_back(op);
+  });
+  ASSERT_EQ(ops.size(), 3u);
+  auto matmul = cast<CostInterface>(ops[0]);
+  auto relu = cast<CostInterface>(ops[1]);
+  auto conv = cast<CostInterface>(ops[2]);
+  EXPECT_DOUBLE_EQ(matmul.getComputeFlops(), 2 * 8 * 6 * 4);
+  EXPECT_DOUBLE_EQ(matmul.getMemoryBytes(), (32 + 24 + 48) * 4);
+  EXPECT_DOUBLE_EQ(relu.getComputeFlops(), 48);
+  EXPECT_DOUBLE_EQ(relu.getMemoryBytes(), 2 * 48 * 4);
+  EXPECT_DOUBLE_EQ(conv.getComputeFlops(), 2.0 * (2 * 5 * 6 * 6) * 27);
+
+  // Roofline, divided over the devices that share the work.
+  double matmulSeconds = std::max(2 * 8 * 6 * 4 / 1e11, 104 * 4 / 1e10);
+  EXPECT_DOUBLE_EQ(computeCost(ops[0], 1, cluster), matmulSeconds);
+  EXPECT_DOUBLE_EQ(computeCost(ops[0], 4, cluster), matmulSeconds / 4);
+}
+
+} // namespace
