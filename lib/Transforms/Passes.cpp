@@ -19,6 +19,7 @@ using namespace mlir::oneflow;
 void mlir::oneflow::buildOneFlowDefaultPipeline(
     OpPassManager &pm, const OneFlowPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createInferShapesPass());
+  pm.addNestedPass<func::FuncOp>(createSbpPropagationPass());
   pm.addNestedPass<func::FuncOp>(createInsertBoxingPass());
   pm.addNestedPass<func::FuncOp>(createLowerBoxingPass());
   pm.addPass(createLowerToActorGraphPass(
@@ -30,6 +31,6 @@ void mlir::oneflow::registerOneFlowPipelines() {
   PassPipelineRegistration<OneFlowPipelineOptions>(
       "oneflow-default-pipeline",
       "From a program of oneflow ops to rank plans with planned memory: "
-      "infer shapes, insert and lower boxing, lower to actors, plan memory",
+      "infer shapes, propagate SBP, insert and lower boxing, lower to actors, plan memory",
       buildOneFlowDefaultPipeline);
 }

@@ -37,18 +37,23 @@ static constexpr int64_t kAlignment = 64;
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// One regst to place: its bytes and the positions in its stream's order
-/// where it is live, [first, last].
+/// One regst to place: its bytes, and the stream whose actors alone use it
+/// with the positions in that stream's order where it is live, [first,
+/// last].
 struct Interval {
   RegstOp regst;
   int64_t id;
   int64_t bytes;
   int64_t first;
   int64_t last;
+  StringRef stream;
   int64_t offset = 0;
 
+  /// Positions of different streams say nothing about time: streams run
+  /// concurrently, so their regsts never share memory.
   bool overlaps(const Interval &other) const {
-    return first <= other.last && other.first <= last;
+    return stream != other.stream ||
+           (first <= other.last && other.first <= last);
   }
 };
 
@@ -92,6 +97,7 @@ static Interval lifetime(RegstOp regst,
   }
   interval.first = def.position;
   interval.last = last;
+  interval.stream = def.stream;
   return interval;
 }
 

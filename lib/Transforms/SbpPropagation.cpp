@@ -180,11 +180,23 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
                                             PlacementAttr defaultPlacement) {
   MLIRContext *context = op->getContext();
   auto sbpOp = dyn_cast<SbpInterface>(op);
+  // Layout ops (boxing and its lowered steps) state every layout already.
+  auto laidOut = [](Type type) { return bool(getGlobalEncoding(type)); };
+  if (!sbpOp && llvm::all_of(op->getOperandTypes(), laidOut) &&
+      llvm::all_of(op->getResultTypes(), laidOut))
+    return success();
   if (!sbpOp)
     return op->emitError() << "op '" << op->getName()
                            << "' has no SBP rule (SbpInterface)";
   if (op->getNumOperands() == 0)
     return placeSource(op, defaultPlacement);
+
+  // A signature pinned by hand (operand layouts stated, every result laid
+  // out) is kept as it is; oneflow-insert-boxing checks the attribute.
+  if (op->hasAttr(kOperandLayouts) &&
+      llvm::all_of(op->getResultTypes(),
+                   [](Type type) { return getGlobalEncoding(type); }))
+    return success();
 
   SmallVector<GlobalAttr> producers;
   for (Value operand : op->getOperands())

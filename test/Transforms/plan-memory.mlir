@@ -151,3 +151,26 @@ oneflow_actor.rank_plan rank 0 device cpu {
   oneflow_actor.actor 16 @output_16 "oneflow.output"(%r15) -> () {name = "p"} on "compute"
   oneflow_actor.stream "compute" [@input_0, @variable_1, @variable_2, @variable_3, @variable_4, @variable_5, @variable_6, @matmul_7, @add_8, @relu_9, @matmul_10, @add_11, @relu_12, @matmul_13, @add_14, @softmax_15, @output_16]
 }
+
+// -----
+
+// Streams run concurrently: a regst used only on "collective" (0, live at
+// positions 0-1 there) and one used only on "compute" (2, live at 2-3
+// there) never share bytes, though their positions do not overlap.
+// CHECK-LABEL: oneflow_actor.rank_plan rank 0 device cpu arena 384 unplanned 384 {
+// CHECK:         oneflow_actor.regst 0 count 1 offset 0 : tensor<32xf32>
+// CHECK:         oneflow_actor.regst 1 count 1 offset 128 : tensor<32xf32>
+// CHECK:         oneflow_actor.regst 2 count 1 offset 256 : tensor<32xf32>
+oneflow_actor.rank_plan rank 0 device cpu {
+  %c0 = oneflow_actor.regst 0 count 1 : tensor<32xf32>
+  oneflow_actor.actor 0 @c0 "test.a"() -> (%c0) on "collective"
+  %c1 = oneflow_actor.regst 1 count 1 : tensor<32xf32>
+  oneflow_actor.actor 1 @c1 "test.a"(%c0) -> (%c1) on "collective"
+  %m0 = oneflow_actor.regst 2 count 1 : tensor<32xf32>
+  oneflow_actor.actor 2 @m0 "test.a"() -> (%m0) on "compute"
+  oneflow_actor.actor 3 @m1 "test.a"(%m0, %c1) -> () on "compute"
+  oneflow_actor.actor 4 @n0 "test.a"() -> () on "compute"
+  oneflow_actor.actor 5 @n1 "test.a"() -> () on "compute"
+  oneflow_actor.stream "collective" [@c0, @c1]
+  oneflow_actor.stream "compute" [@n0, @n1, @m0, @m1]
+}

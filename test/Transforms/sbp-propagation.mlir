@@ -118,3 +118,16 @@ func.func @no_layout() {
   %y = oneflow.relu %x : (tensor<8x4xf32>) -> tensor<8x4xf32>
   return
 }
+
+// -----
+
+// A signature pinned by hand (operand layouts and result layouts stated) is
+// kept, even where another would be cheaper.
+// CHECK-LABEL: func.func @pinned
+// CHECK:         oneflow.relu %{{.*}} {oneflow.operand_layouts = [#oneflow.global<#{{.*}}, [B]>]}
+func.func @pinned() {
+  %x = oneflow.input "x" : tensor<4x4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [S(0)]>>
+  %y = oneflow.relu %x {oneflow.operand_layouts = [#oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [B]>]} : (tensor<4x4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [S(0)]>>) -> tensor<4x4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [B]>>
+  oneflow.output "y", %y : tensor<4x4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [B]>>
+  return
+}

@@ -68,8 +68,10 @@ def SbpPropagationPass
     Each result type gets its layout as encoding, and each op with operands
     records what the chosen signature needs of them in
     `oneflow.operand_layouts` (one `#oneflow.global` per operand), which
-    `oneflow-insert-boxing` consumes. A function that states no layout is
-    left alone. `cluster` names a JSON cluster description (see
+    `oneflow-insert-boxing` consumes. An op that already carries
+    `oneflow.operand_layouts` and has every result laid out keeps its
+    signature as stated (a signature pinned by hand). A function that
+    states no layout is left alone. `cluster` names a JSON cluster description (see
     `ClusterDesc`); without it, this machine's measured defaults are used.
 
     ```mlir

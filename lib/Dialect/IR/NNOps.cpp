@@ -153,8 +153,9 @@ void LogSoftmaxOp::getSbpSignatures(int64_t meshAxisSize,
 
 void SparseSoftmaxCrossEntropyOp::getSbpSignatures(
     int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
-  // Sample axes are parallel. The class axis is OneFlow's model split:
-  // logits S(last) and labels B give prob S(last) and a partial loss.
+  // Sample axes are parallel. The class axis is never split: the softmax
+  // over it needs the whole row (OneFlow's model-split variant runs
+  // collectives inside its kernel; this kernel is local).
   SbpDims dims(*this);
   int64_t rank = cast<RankedTensorType>(getLogits().getType()).getRank();
   for (int64_t axis = 0; axis + 1 < rank; ++axis) {
@@ -164,9 +165,6 @@ void SparseSoftmaxCrossEntropyOp::getSbpSignatures(
     dims.mapResultAxis(0, axis, dim);
     dims.mapResultAxis(1, axis, dim);
   }
-  int64_t classes = dims.addDim(SbpDimKind::reduction);
-  dims.mapOperandAxis(0, rank - 1, classes);
-  dims.mapResultAxis(0, rank - 1, classes);
   dims.derive(meshAxisSize, signatures);
 }
 
