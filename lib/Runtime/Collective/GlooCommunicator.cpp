@@ -34,16 +34,26 @@
 #include <gloo/transport/unbound_buffer.h>
 #include <gloo/types.h>
 
+#include <netdb.h>
+
 #include <cstring>
 #include <future>
 
 using namespace ofrt;
 
 Rendezvous::~Rendezvous() = default;
+Transport::~Transport() = default;
 
 namespace {
 /// A slot prefix none of Gloo's collectives uses, for send and recv.
 constexpr uint8_t kPointToPointSlotPrefix = 0x10;
+
+class TcpTransport : public Transport {
+public:
+  explicit TcpTransport(std::shared_ptr<gloo::transport::Device> device)
+      : device(std::move(device)) {}
+  std::shared_ptr<gloo::transport::Device> device;
+};
 
 class GlooRendezvous : public Rendezvous {
 public:
@@ -337,11 +347,33 @@ ofrt::createPrefixRendezvous(std::shared_ptr<Rendezvous> parent,
       std::move(parent));
 }
 
+absl::StatusOr<std::shared_ptr<Transport>>
+ofrt::createTcpTransport(const std::string &hostname) {
+  // This Gloo dereferences a null address for a name that does not
+  // resolve, so resolve it first.
+  addrinfo hints{}, *found = nullptr;
+  hints.ai_socktype = SOCK_STREAM;
+  if (int error = getaddrinfo(hostname.c_str(), nullptr, &hints, &found)) {
+    return absl::InvalidArgumentError("cannot listen on '" + hostname +
+                                      "': " + gai_strerror(error));
+  }
+  freeaddrinfo(found);
+  try {
+    gloo::transport::tcp::attr attr;
+    attr.hostname = hostname;
+    return std::shared_ptr<Transport>(std::make_shared<TcpTransport>(
+        gloo::transport::tcp::CreateDevice(attr)));
+  } catch (const std::exception &error) {
+    return absl::UnavailableError("cannot listen on '" + hostname +
+                                  "' (gloo: " + error.what() + ")");
+  }
+}
+
 absl::StatusOr<std::unique_ptr<Communicator>>
 ofrt::createGlooCommunicator(int rank, int size,
                              std::shared_ptr<Rendezvous> rendezvous,
                              std::chrono::milliseconds timeout,
-                             const std::string &hostname,
+                             std::shared_ptr<Transport> transport,
                              const std::vector<int64_t> *names) {
   std::string who =
       "rank " + std::to_string(rank) + " of " + std::to_string(size);
@@ -352,10 +384,18 @@ ofrt::createGlooCommunicator(int rank, int size,
     return absl::InvalidArgumentError(who + ": not a Gloo rendezvous");
   if (timeout.count() <= 0)
     return absl::InvalidArgumentError(who + ": timeout must be positive");
+  if (!transport) {
+    absl::StatusOr<std::shared_ptr<Transport>> loopback = createTcpTransport();
+    if (!loopback.ok())
+      return absl::Status(loopback.status().code(),
+                          who + ": " + std::string(loopback.status().message()));
+    transport = *loopback;
+  }
+  auto *tcp = dynamic_cast<TcpTransport *>(transport.get());
+  if (!tcp)
+    return absl::InvalidArgumentError(who + ": not a Gloo transport");
   try {
-    gloo::transport::tcp::attr attr;
-    attr.hostname = hostname;
-    auto device = gloo::transport::tcp::CreateDevice(attr);
+    std::shared_ptr<gloo::transport::Device> device = tcp->device;
     auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);
     context->setTimeout(timeout);
     context->connectFullMesh(*meeting->store, device);
