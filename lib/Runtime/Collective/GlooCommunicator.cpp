@@ -17,7 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/GlooCommunicator.h"
+#include "GlooInternal.h"
 
 #include <gloo/allgatherv.h>
 #include <gloo/allreduce.h>
@@ -26,44 +26,18 @@
 #include <gloo/broadcast.h>
 #include <gloo/common/error.h>
 #include <gloo/rendezvous/context.h>
-#include <gloo/rendezvous/file_store.h>
-#include <gloo/rendezvous/hash_store.h>
-#include <gloo/rendezvous/prefix_store.h>
-#include <gloo/rendezvous/redis_store.h>
-#include <gloo/transport/tcp/device.h>
 #include <gloo/transport/unbound_buffer.h>
 #include <gloo/types.h>
-
-#include <netdb.h>
 
 #include <cstring>
 #include <future>
 
 using namespace ofrt;
-
-Rendezvous::~Rendezvous() = default;
-Transport::~Transport() = default;
+using namespace ofrt::gloo_internal;
 
 namespace {
 /// A slot prefix none of Gloo's collectives uses, for send and recv.
 constexpr uint8_t kPointToPointSlotPrefix = 0x10;
-
-class TcpTransport : public Transport {
-public:
-  explicit TcpTransport(std::shared_ptr<gloo::transport::Device> device)
-      : device(std::move(device)) {}
-  std::shared_ptr<gloo::transport::Device> device;
-};
-
-class GlooRendezvous : public Rendezvous {
-public:
-  explicit GlooRendezvous(std::shared_ptr<gloo::rendezvous::Store> store,
-                          std::shared_ptr<Rendezvous> parent = nullptr)
-      : store(std::move(store)), parent(std::move(parent)) {}
-  std::shared_ptr<gloo::rendezvous::Store> store;
-  /// What `store` refers to (a PrefixStore keeps a reference only).
-  std::shared_ptr<Rendezvous> parent;
-};
 
 /// Calls fn(T()) with an unsigned type of `bytes` bytes: Gloo's data
 /// movement is typed only by element size.
@@ -312,62 +286,6 @@ private:
   std::string brokenBy;
 };
 } // namespace
-
-std::shared_ptr<Rendezvous> ofrt::createInProcessRendezvous() {
-  return std::make_shared<GlooRendezvous>(
-      std::make_shared<gloo::rendezvous::HashStore>());
-}
-
-std::shared_ptr<Rendezvous>
-ofrt::createFileRendezvous(const std::string &directory) {
-  return std::make_shared<GlooRendezvous>(
-      std::make_shared<gloo::rendezvous::FileStore>(directory));
-}
-
-absl::StatusOr<std::shared_ptr<Rendezvous>>
-ofrt::createRedisRendezvous(const std::string &host, int port) {
-  try {
-    return std::shared_ptr<Rendezvous>(std::make_shared<GlooRendezvous>(
-        std::make_shared<gloo::rendezvous::RedisStore>(host, port)));
-  } catch (const std::exception &error) {
-    return absl::UnavailableError("cannot reach the Redis server at " + host +
-                                  ":" + std::to_string(port) +
-                                  " (gloo: " + error.what() + ")");
-  }
-}
-
-std::shared_ptr<Rendezvous>
-ofrt::createPrefixRendezvous(std::shared_ptr<Rendezvous> parent,
-                             const std::string &prefix) {
-  auto *meeting = dynamic_cast<GlooRendezvous *>(parent.get());
-  if (!meeting)
-    return nullptr;
-  return std::make_shared<GlooRendezvous>(
-      std::make_shared<gloo::rendezvous::PrefixStore>(prefix, *meeting->store),
-      std::move(parent));
-}
-
-absl::StatusOr<std::shared_ptr<Transport>>
-ofrt::createTcpTransport(const std::string &hostname) {
-  // This Gloo dereferences a null address for a name that does not
-  // resolve, so resolve it first.
-  addrinfo hints{}, *found = nullptr;
-  hints.ai_socktype = SOCK_STREAM;
-  if (int error = getaddrinfo(hostname.c_str(), nullptr, &hints, &found)) {
-    return absl::InvalidArgumentError("cannot listen on '" + hostname +
-                                      "': " + gai_strerror(error));
-  }
-  freeaddrinfo(found);
-  try {
-    gloo::transport::tcp::attr attr;
-    attr.hostname = hostname;
-    return std::shared_ptr<Transport>(std::make_shared<TcpTransport>(
-        gloo::transport::tcp::CreateDevice(attr)));
-  } catch (const std::exception &error) {
-    return absl::UnavailableError("cannot listen on '" + hostname +
-                                  "' (gloo: " + error.what() + ")");
-  }
-}
 
 absl::StatusOr<std::unique_ptr<Communicator>>
 ofrt::createGlooCommunicator(int rank, int size,
