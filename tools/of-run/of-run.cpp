@@ -296,7 +296,17 @@ int main(int argc, char **argv) {
                 "; compile it for " + std::to_string(wanted) +
                 (wanted == 1 ? " device" : " devices"));
   if (!*launched && processes > 1) {
-    std::vector<std::string> rest(normalized.begin() + 1, normalized.end());
+    // The ranks compile the model again but leave --emit_plan (written
+    // above) alone, so that no two processes write one file.
+    std::vector<std::string> rest;
+    for (size_t i = 1; i < normalized.size(); ++i) {
+      if (normalized[i] == "--emit_plan") {
+        ++i;
+        continue;
+      }
+      if (normalized[i].rfind("--emit_plan=", 0) != 0)
+        rest.push_back(normalized[i]);
+    }
     return ofrun::launchProcesses(processes, rest);
   }
 
