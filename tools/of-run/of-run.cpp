@@ -12,9 +12,9 @@
 //
 // Runs a program on CPU ranks through the actor runtime, prints its outputs
 // at the last step (assembled from every rank's piece) and a timing
-// summary, and optionally writes a Chrome trace of every actor firing (of
-// rank 0). With several processes, rank 0 prints; the others stay quiet
-// unless they fail.
+// summary, and optionally writes a Chrome trace of every actor firing (a
+// row per rank; under a launcher, rank 0's only). With several processes,
+// rank 0 prints; the others stay quiet unless they fail.
 //
 //===----------------------------------------------------------------------===//
 
@@ -296,7 +296,17 @@ int main(int argc, char **argv) {
                 "; compile it for " + std::to_string(wanted) +
                 (wanted == 1 ? " device" : " devices"));
   if (!*launched && processes > 1) {
-    std::vector<std::string> rest(normalized.begin() + 1, normalized.end());
+    // The ranks compile the model again but leave --emit_plan (written
+    // above) alone, so that no two processes write one file.
+    std::vector<std::string> rest;
+    for (size_t i = 1; i < normalized.size(); ++i) {
+      if (normalized[i] == "--emit_plan") {
+        ++i;
+        continue;
+      }
+      if (normalized[i].rfind("--emit_plan=", 0) != 0)
+        rest.push_back(normalized[i]);
+    }
     return ofrun::launchProcesses(processes, rest);
   }
 
@@ -326,13 +336,23 @@ int main(int argc, char **argv) {
     printOutput(name, value, absl::GetFlag(FLAGS_print_limit));
   printTiming(plan->ranks[0], result->ranks[0], result->ranks);
   if (!absl::GetFlag(FLAGS_trace).empty()) {
-    if (absl::Status status =
-            ofrt::writeChromeTrace(plan->ranks[0], result->ranks[0].firings,
-                                   absl::GetFlag(FLAGS_trace));
+    // Every rank this process ran (all of them unless under a launcher).
+    std::vector<ofrt::RankProgram> programs;
+    std::vector<std::vector<ofrt::Firing>> firings;
+    size_t count = 0;
+    for (size_t r = 0; r < result->ranks.size(); ++r) {
+      if (result->ranks[r].firings.empty() && r != 0)
+        continue;
+      programs.push_back(plan->ranks[r]);
+      firings.push_back(result->ranks[r].firings);
+      count += firings.back().size();
+    }
+    if (absl::Status status = ofrt::writeChromeTrace(
+            programs, firings, absl::GetFlag(FLAGS_trace));
         !status.ok())
       return fail(std::string(status.message()));
     std::printf("trace: %s (%zu firings)\n", absl::GetFlag(FLAGS_trace).c_str(),
-                result->ranks[0].firings.size());
+                count);
   }
   return 0;
 }

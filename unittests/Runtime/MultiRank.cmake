@@ -13,6 +13,7 @@ target_link_libraries(OneFlowCollectiveKernelsTests PRIVATE OneFlowCollective)
 
 add_oneflow_unittest(OneFlowMultiRankTests
   ${ONEFLOW_MULTIRANK_TEST_DIR}/PiecesTest.cpp
+  ${ONEFLOW_MULTIRANK_TEST_DIR}/LocalBoxingTest.cpp
   ${ONEFLOW_MULTIRANK_TEST_DIR}/LayoutSourcesTest.cpp
   ${ONEFLOW_MULTIRANK_TEST_DIR}/MultiRankTest.cpp)
 target_link_libraries(OneFlowMultiRankTests PRIVATE OneFlowRuntime)

@@ -35,7 +35,8 @@ class CommunicatorPool {
 public:
   /// Global rank `rank` of `worldSize`; every rank of the job passes a
   /// rendezvous over the same store. `timeout` bounds joining and every
-  /// call; `hostname` is the interface this rank listens on.
+  /// call; `hostname` is the interface this rank listens on, through one
+  /// transport (socket and event-loop thread) that all its groups share.
   CommunicatorPool(int rank, int worldSize, std::shared_ptr<Rendezvous> store,
                    std::chrono::milliseconds timeout,
                    std::string hostname = "127.0.0.1");
@@ -64,6 +65,7 @@ private:
   std::shared_ptr<Rendezvous> store;
   std::chrono::milliseconds timeoutMs;
   std::string hostname;
+  std::shared_ptr<Transport> transport; ///< Created with the first group.
   mutable std::mutex mutex;
   std::map<std::vector<int64_t>, std::unique_ptr<Communicator>> groups;
 };

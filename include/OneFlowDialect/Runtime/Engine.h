@@ -78,6 +78,11 @@ private:
 absl::Status writeChromeTrace(const RankProgram &program,
                               const std::vector<Firing> &firings,
                               const std::string &path);
+/// The same for several ranks (firings[i] are programs[i]'s), one process
+/// row per rank.
+absl::Status writeChromeTrace(const std::vector<RankProgram> &programs,
+                              const std::vector<std::vector<Firing>> &firings,
+                              const std::string &path);
 
 } // namespace ofrt
 

@@ -50,16 +50,27 @@ std::shared_ptr<Rendezvous>
 createPrefixRendezvous(std::shared_ptr<Rendezvous> parent,
                        const std::string &prefix);
 
-/// Rank `rank` of `size` joins the group, listening on `hostname` (the
-/// loopback interface unless ranks run on several machines). Blocks until
-/// every rank has joined, or fails after `timeout`, which also bounds every
-/// later call; the error names the ranks that did not join, as `names`
-/// (the members' global ranks) when given.
+/// One TCP endpoint of a rank: a listening socket and the event-loop thread
+/// that serves it. Every group of the rank can share it. Opaque.
+class Transport {
+public:
+  virtual ~Transport();
+};
+
+/// A transport listening on `hostname` (the loopback interface unless ranks
+/// run on several machines); an address that does not resolve is an error.
+absl::StatusOr<std::shared_ptr<Transport>>
+createTcpTransport(const std::string &hostname = "127.0.0.1");
+
+/// Rank `rank` of `size` joins the group through `transport` (null: a
+/// fresh loopback one). Blocks until every rank has joined, or fails after
+/// `timeout`, which also bounds every later call; the error names the ranks
+/// that did not join, as `names` (the members' global ranks) when given.
 absl::StatusOr<std::unique_ptr<Communicator>>
 createGlooCommunicator(int rank, int size,
                        std::shared_ptr<Rendezvous> rendezvous,
                        std::chrono::milliseconds timeout,
-                       const std::string &hostname = "127.0.0.1",
+                       std::shared_ptr<Transport> transport = nullptr,
                        const std::vector<int64_t> *names = nullptr);
 
 /// All `size` ranks of a group in this process, joined from `size` threads;

@@ -24,8 +24,6 @@ using namespace ofrt::cpu;
 
 namespace {
 
-using Shape = std::vector<int64_t>;
-
 /// `shape` with axis `axis` set to `size`.
 Shape withAxis(Shape shape, int64_t axis, int64_t size) {
   shape[axis] = size;
@@ -193,8 +191,6 @@ private:
   std::vector<uint8_t> sendBuffer, recvBuffer;
 };
 
-std::string shapeText(const Shape &shape) { return shapeStr(shape); }
-
 /// The `group` attribute: its ranks, and this rank's position among them.
 struct Group {
   std::vector<int64_t> ranks;
@@ -278,7 +274,7 @@ KernelOr createSplit(const OpDesc &op, CommunicatorPool &pool, bool scatter) {
                            piece.str() + " but rank " +
                            std::to_string(group->me) + " of its group of " +
                            std::to_string(group->size) + " holds " +
-                           shapeText(expected) + " of the " + whole.str() +
+                           shapeStr(expected) + " of the " + whole.str() +
                            " split along axis " + std::to_string(axis));
   absl::StatusOr<Communicator *> comm = joinGroup(op, pool, *group);
   if (!comm.ok())
@@ -311,9 +307,9 @@ KernelOr createAllToAll(const OpDesc &op, CommunicatorPool &pool) {
   if (in.shape != inExpected || out.shape != outExpected)
     return opError(op, "operand " + in.str() + " and result " + out.str() +
                            " are not rank " + std::to_string(me) + "'s pieces (" +
-                           shapeText(inExpected) + ", " +
-                           shapeText(outExpected) + ") of a " +
-                           shapeText(full) + " tensor in a group of " +
+                           shapeStr(inExpected) + ", " +
+                           shapeStr(outExpected) + ") of a " +
+                           shapeStr(full) + " tensor in a group of " +
                            std::to_string(n));
   absl::StatusOr<Communicator *> comm = joinGroup(op, pool, *group);
   if (!comm.ok())

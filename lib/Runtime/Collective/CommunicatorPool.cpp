@@ -65,12 +65,20 @@ CommunicatorPool::get(const std::vector<int64_t> &ranks) {
   std::string key = "group";
   for (int64_t r : ranks)
     key += "_" + std::to_string(r);
+  if (!transport) {
+    absl::StatusOr<std::shared_ptr<Transport>> created =
+        createTcpTransport(hostname);
+    if (!created.ok())
+      return absl::Status(created.status().code(),
+                          who + ": " + std::string(created.status().message()));
+    transport = *created;
+  }
   std::shared_ptr<Rendezvous> prefixed = createPrefixRendezvous(store, key);
   if (!prefixed)
     return absl::InvalidArgumentError(who + ": not a Gloo rendezvous");
   absl::StatusOr<std::unique_ptr<Communicator>> communicator =
       createGlooCommunicator(*position, ranks.size(), prefixed, timeoutMs,
-                             hostname, &ranks);
+                             transport, &ranks);
   if (!communicator.ok())
     return absl::Status(communicator.status().code(),
                         who + ": " +

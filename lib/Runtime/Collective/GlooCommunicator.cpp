@@ -17,7 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/GlooCommunicator.h"
+#include "GlooInternal.h"
 
 #include <gloo/allgatherv.h>
 #include <gloo/allreduce.h>
@@ -26,11 +26,6 @@
 #include <gloo/broadcast.h>
 #include <gloo/common/error.h>
 #include <gloo/rendezvous/context.h>
-#include <gloo/rendezvous/file_store.h>
-#include <gloo/rendezvous/hash_store.h>
-#include <gloo/rendezvous/prefix_store.h>
-#include <gloo/rendezvous/redis_store.h>
-#include <gloo/transport/tcp/device.h>
 #include <gloo/transport/unbound_buffer.h>
 #include <gloo/types.h>
 
@@ -38,22 +33,11 @@
 #include <future>
 
 using namespace ofrt;
-
-Rendezvous::~Rendezvous() = default;
+using namespace ofrt::gloo_internal;
 
 namespace {
 /// A slot prefix none of Gloo's collectives uses, for send and recv.
 constexpr uint8_t kPointToPointSlotPrefix = 0x10;
-
-class GlooRendezvous : public Rendezvous {
-public:
-  explicit GlooRendezvous(std::shared_ptr<gloo::rendezvous::Store> store,
-                          std::shared_ptr<Rendezvous> parent = nullptr)
-      : store(std::move(store)), parent(std::move(parent)) {}
-  std::shared_ptr<gloo::rendezvous::Store> store;
-  /// What `store` refers to (a PrefixStore keeps a reference only).
-  std::shared_ptr<Rendezvous> parent;
-};
 
 /// Calls fn(T()) with an unsigned type of `bytes` bytes: Gloo's data
 /// movement is typed only by element size.
@@ -303,45 +287,11 @@ private:
 };
 } // namespace
 
-std::shared_ptr<Rendezvous> ofrt::createInProcessRendezvous() {
-  return std::make_shared<GlooRendezvous>(
-      std::make_shared<gloo::rendezvous::HashStore>());
-}
-
-std::shared_ptr<Rendezvous>
-ofrt::createFileRendezvous(const std::string &directory) {
-  return std::make_shared<GlooRendezvous>(
-      std::make_shared<gloo::rendezvous::FileStore>(directory));
-}
-
-absl::StatusOr<std::shared_ptr<Rendezvous>>
-ofrt::createRedisRendezvous(const std::string &host, int port) {
-  try {
-    return std::shared_ptr<Rendezvous>(std::make_shared<GlooRendezvous>(
-        std::make_shared<gloo::rendezvous::RedisStore>(host, port)));
-  } catch (const std::exception &error) {
-    return absl::UnavailableError("cannot reach the Redis server at " + host +
-                                  ":" + std::to_string(port) +
-                                  " (gloo: " + error.what() + ")");
-  }
-}
-
-std::shared_ptr<Rendezvous>
-ofrt::createPrefixRendezvous(std::shared_ptr<Rendezvous> parent,
-                             const std::string &prefix) {
-  auto *meeting = dynamic_cast<GlooRendezvous *>(parent.get());
-  if (!meeting)
-    return nullptr;
-  return std::make_shared<GlooRendezvous>(
-      std::make_shared<gloo::rendezvous::PrefixStore>(prefix, *meeting->store),
-      std::move(parent));
-}
-
 absl::StatusOr<std::unique_ptr<Communicator>>
 ofrt::createGlooCommunicator(int rank, int size,
                              std::shared_ptr<Rendezvous> rendezvous,
                              std::chrono::milliseconds timeout,
-                             const std::string &hostname,
+                             std::shared_ptr<Transport> transport,
                              const std::vector<int64_t> *names) {
   std::string who =
       "rank " + std::to_string(rank) + " of " + std::to_string(size);
@@ -352,10 +302,18 @@ ofrt::createGlooCommunicator(int rank, int size,
     return absl::InvalidArgumentError(who + ": not a Gloo rendezvous");
   if (timeout.count() <= 0)
     return absl::InvalidArgumentError(who + ": timeout must be positive");
+  if (!transport) {
+    absl::StatusOr<std::shared_ptr<Transport>> loopback = createTcpTransport();
+    if (!loopback.ok())
+      return absl::Status(loopback.status().code(),
+                          who + ": " + std::string(loopback.status().message()));
+    transport = *loopback;
+  }
+  auto *tcp = dynamic_cast<TcpTransport *>(transport.get());
+  if (!tcp)
+    return absl::InvalidArgumentError(who + ": not a Gloo transport");
   try {
-    gloo::transport::tcp::attr attr;
-    attr.hostname = hostname;
-    auto device = gloo::transport::tcp::CreateDevice(attr);
+    std::shared_ptr<gloo::transport::Device> device = tcp->device;
     auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);
     context->setTimeout(timeout);
     context->connectFullMesh(*meeting->store, device);

@@ -21,13 +21,15 @@
 #include "KernelUtils.h"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 
 using namespace ofrt;
 using namespace ofrt::cpu;
 
 namespace {
+
+/// Tags from here up are the runtime's own (MultiRank.cpp's reports).
+constexpr int64_t kFirstReservedTag = (int64_t(1) << 32) - (int64_t(1) << 16);
 
 struct Record {
   bool isRecv = false;
@@ -136,9 +138,10 @@ absl::Status readRecords(const OpDesc &op, const char *name, bool isRecv,
       return opError(op, which + " has peer " + std::to_string(flat[at]) +
                              ", outside its group of " +
                              std::to_string(groupSize));
-    if (flat[at + 1] < 0 ||
-        flat[at + 1] > std::numeric_limits<uint32_t>::max())
-      return opError(op, which + " has tag " + std::to_string(flat[at + 1]));
+    if (flat[at + 1] < 0 || flat[at + 1] >= kFirstReservedTag)
+      return opError(op, which + " has tag " + std::to_string(flat[at + 1]) +
+                             ", outside [0, " +
+                             std::to_string(kFirstReservedTag) + ")");
     record.peer = flat[at];
     record.tag = flat[at + 1];
     record.begin.assign(flat.begin() + at + 2, flat.begin() + at + 2 + rank);

@@ -16,10 +16,11 @@
 
 using namespace ofrt;
 
-absl::Status ofrt::writeChromeTrace(const RankProgram &program,
-                                    const std::vector<Firing> &firings,
-                                    const std::string &path) {
-  proto::Trace trace;
+namespace {
+
+/// Appends `program`'s streams and `firings` as process `program.rank`.
+void addRank(proto::Trace &trace, const RankProgram &program,
+             const std::vector<Firing> &firings) {
   std::map<int64_t, const ActorSpec *> actors;
   std::map<std::string, int> streamIds;
   for (const StreamSpec &stream : program.streams) {
@@ -48,6 +49,9 @@ absl::Status ofrt::writeChromeTrace(const RankProgram &program,
     if (!actor.op.location.empty())
       (*event->mutable_args())["location"] = actor.op.location;
   }
+}
+
+absl::Status writeTrace(const proto::Trace &trace, const std::string &path) {
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
   std::string json;
@@ -70,4 +74,24 @@ absl::Status ofrt::writeChromeTrace(const RankProgram &program,
   if (std::rename(temporary.c_str(), path.c_str()) != 0)
     return absl::DataLossError("cannot move the trace into '" + path + "'");
   return absl::OkStatus();
+}
+
+} // namespace
+
+absl::Status ofrt::writeChromeTrace(const RankProgram &program,
+                                    const std::vector<Firing> &firings,
+                                    const std::string &path) {
+  proto::Trace trace;
+  addRank(trace, program, firings);
+  return writeTrace(trace, path);
+}
+
+absl::Status
+ofrt::writeChromeTrace(const std::vector<RankProgram> &programs,
+                       const std::vector<std::vector<Firing>> &firings,
+                       const std::string &path) {
+  proto::Trace trace;
+  for (size_t r = 0; r < programs.size() && r < firings.size(); ++r)
+    addRank(trace, programs[r], firings[r]);
+  return writeTrace(trace, path);
 }

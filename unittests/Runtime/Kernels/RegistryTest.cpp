@@ -69,7 +69,9 @@ TEST(CpuKernelRegistry, HasEveryComputeOp) {
                        "reduce_max",
                        "variable",
                        "constant",
-                       "fill"};
+                       "fill",
+                       "local_slice",
+                       "to_partial"};
   for (const char *name : ops)
     EXPECT_TRUE(
         registry().contains(DeviceKind::Cpu, std::string("oneflow.") + name))
@@ -78,6 +80,9 @@ TEST(CpuKernelRegistry, HasEveryComputeOp) {
   // The engine handles inputs and outputs itself.
   EXPECT_FALSE(registry().contains(DeviceKind::Cpu, "oneflow.input"));
   EXPECT_FALSE(registry().contains(DeviceKind::Cpu, "oneflow.output"));
+  // Sessions create kernels that talk to other ranks with their pool.
+  EXPECT_FALSE(registry().contains(DeviceKind::Cpu, "oneflow.all_reduce"));
+  EXPECT_FALSE(registry().contains(DeviceKind::Cpu, "oneflow.transfer"));
   EXPECT_TRUE(registry().opTypes(DeviceKind::Cuda).empty());
 }
 

@@ -182,6 +182,89 @@ TEST(LayoutSources, MeanOverASplitAxisDividesByTheLogicalCount) {
   }
 }
 
+/// On a 2x2 mesh (rank = 2 * i + j), each mesh axis has its own SBP: a
+/// split of a tensor axis, B or P. Sources and outputs get the attributes
+/// the lowering would give them.
+enum class Axis { S0, S1, B, P };
+
+LoadedPlan meshPlan(Axis first, Axis second, const Shape &logical) {
+  LoadedPlan plan;
+  plan.worldSize = 4;
+  for (int r = 0; r < 4; ++r) {
+    int coordinate[2] = {r / 2, r % 2};
+    Axis sbp[2] = {first, second};
+    Shape begin(2, 0), local = logical;
+    bool zero = false, partial = false, primary = true;
+    for (int m = 0; m < 2; ++m) {
+      if (sbp[m] == Axis::S0 || sbp[m] == Axis::S1) {
+        int axis = sbp[m] == Axis::S0 ? 0 : 1;
+        // Mesh axes split in order, each within what the previous left.
+        auto [b, size] = part(local[axis], 2, coordinate[m]);
+        begin[axis] += b;
+        local[axis] = size;
+      }
+      zero |= sbp[m] == Axis::P && coordinate[m] != 0;
+      partial |= sbp[m] == Axis::P;
+      primary &= sbp[m] != Axis::B || coordinate[m] == 0;
+    }
+    ProgramBuilder b(r);
+    std::map<std::string, AttrValue> in{{"name", std::string("x")},
+                                        {"logical_shape", logical},
+                                        {"slice_begin", begin}};
+    if (zero)
+      in["zero"] = true;
+    int64_t x = b.add("oneflow.input", "x", in, {}, {{DType::F32, local}})[0];
+    auto w = in;
+    w["init"] = std::string("normal");
+    w["init_args"] = std::vector<double>{0, 1};
+    w.erase("name");
+    int64_t v = b.add("oneflow.variable", "w", w, {}, {{DType::F32, local}})[0];
+    std::map<std::string, AttrValue> out{{"name", std::string("x")},
+                                         {"logical_shape", logical},
+                                         {"slice_begin", begin}};
+    if (partial)
+      out["partial"] = true;
+    if (primary)
+      out["primary"] = true;
+    b.add("oneflow.output", "out_x", out, {x}, {});
+    out["name"] = std::string("w");
+    b.add("oneflow.output", "out_w", out, {v}, {});
+    plan.ranks.push_back(b.finish());
+  }
+  return plan;
+}
+
+TEST(LayoutSources, TwoByTwoMeshLayoutsAgreeWithOneRank) {
+  Shape logical{5, 3};
+  SessionOptions session;
+  session.seed = 5;
+  // The same sources on one rank, with no layout attributes at all.
+  LoadedPlan single;
+  ProgramBuilder b(0);
+  TensorDesc whole{DType::F32, logical};
+  int64_t x = b.add("oneflow.input", "x", {{"name", std::string("x")}}, {},
+                    {whole})[0];
+  int64_t w = b.add("oneflow.variable", "w",
+                    {{"init", std::string("normal")},
+                     {"init_args", std::vector<double>{0, 1}}},
+                    {}, {whole})[0];
+  b.add("oneflow.output", "out_x", {{"name", std::string("x")}}, {x}, {});
+  b.add("oneflow.output", "out_w", {{"name", std::string("w")}}, {w}, {});
+  single.ranks.push_back(b.finish());
+  MultiRankResult one = runPlan(single, session, 2);
+  ASSERT_EQ(one.outputs.size(), 2u);
+  for (Axis first : {Axis::S0, Axis::S1, Axis::B, Axis::P})
+    for (Axis second : {Axis::S0, Axis::S1, Axis::B, Axis::P}) {
+      SCOPED_TRACE("(" + std::to_string(static_cast<int>(first)) + ", " +
+                   std::to_string(static_cast<int>(second)) + ")");
+      MultiRankResult mesh =
+          runPlan(meshPlan(first, second, logical), session, 2);
+      for (const char *name : {"x", "w"})
+        EXPECT_EQ(values(mesh.outputs[name]), values(one.outputs.at(name)))
+            << name;
+    }
+}
+
 TEST(LayoutSources, PiecesOutsideTheLogicalTensorAreErrors) {
   ProgramBuilder b(0);
   b.add("oneflow.input", "x",

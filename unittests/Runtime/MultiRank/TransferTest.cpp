@@ -211,6 +211,12 @@ TEST(Transfer, BadRecordsAreErrorsNamingTheActor) {
                {"sends", std::vector<int64_t>{1, 3, 0, 2, 1, 3, 2, 2}}},
               {t}, {}),
        "oneflow.transfer 'transfer': has two sends with tag 3"},
+      {makeOp("oneflow.transfer",
+              {{"group", group},
+               {"sends", std::vector<int64_t>{1, 4294901760, 0, 4}}},
+              {t}, {}),
+       "oneflow.transfer 'transfer': sends record 0 has tag 4294901760, "
+       "outside [0, 4294901760)"},
       {makeOp("oneflow.transfer", {{"sends", std::vector<int64_t>{}}}, {t}, {}),
        "oneflow.transfer 'transfer': needs attribute 'group'"},
   };
