@@ -18,10 +18,11 @@ using namespace mlir::oneflow;
 
 void mlir::oneflow::buildOneFlowDefaultPipeline(
     OpPassManager &pm, const OneFlowPipelineOptions &options) {
-  pm.addNestedPass<func::FuncOp>(createInferShapesPass());
-  pm.addNestedPass<func::FuncOp>(createSbpPropagationPass());
-  pm.addNestedPass<func::FuncOp>(createInsertBoxingPass());
-  pm.addNestedPass<func::FuncOp>(createLowerBoxingPass());
+  OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  funcPm.addPass(createInferShapesPass());
+  funcPm.addPass(createSbpPropagationPass());
+  funcPm.addPass(createInsertBoxingPass());
+  funcPm.addPass(createLowerBoxingPass());
   pm.addPass(createLowerToActorGraphPass(
       LowerToActorGraphPassOptions{options.regstCount}));
   pm.addNestedPass<actor::RankPlanOp>(createPlanMemoryPass());

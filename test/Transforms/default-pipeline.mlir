@@ -1,10 +1,14 @@
 // RUN: of-opt %s -oneflow-default-pipeline | FileCheck %s
+// RUN: of-opt %S/Inputs/data-parallel-matmul.mlir -oneflow-default-pipeline | FileCheck %s --check-prefix=DP
 // RUN: of-opt %s -pass-pipeline='builtin.module(oneflow-default-pipeline{regst-count=2})' | FileCheck %s --check-prefix=COUNT2
 // RUN: of-opt %s -oneflow-default-pipeline -dump-pass-pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=PIPELINE
 
 // PIPELINE:      builtin.module(
 // PIPELINE-NEXT:   func.func(
-// PIPELINE-NEXT:     oneflow-infer-shapes
+// PIPELINE-NEXT:     oneflow-infer-shapes,
+// PIPELINE-NEXT:     oneflow-sbp-propagation{cluster=},
+// PIPELINE-NEXT:     oneflow-insert-boxing,
+// PIPELINE-NEXT:     oneflow-lower-boxing
 // PIPELINE-NEXT:   ),
 // PIPELINE-NEXT:   oneflow-lower-to-actor-graph{regst-count=1},
 // PIPELINE-NEXT:   oneflow_actor.rank_plan(
@@ -41,3 +45,15 @@ func.func @classifier() {
   oneflow.output "loss", %mean : tensor<f32>
   return
 }
+
+// A data-parallel matmul on 2 ranks (Inputs/data-parallel-matmul.mlir): the
+// batch is split, the weight broadcast, the mean over the batch a partial
+// sum that one all-reduce on the "collective" stream makes whole; each rank
+// holds its half of the batch.
+// DP-LABEL: oneflow_actor.rank_plan rank 0 device cpu
+// DP:         oneflow_actor.regst 0 count 2 {{.*}}: tensor<4x3xf32>
+// DP:         "oneflow.all_reduce"(%{{.*}}) -> (%{{.*}}) {group = array<i64: 0, 1>, mesh_axis = 0 : i64} on "collective"
+// DP:         oneflow_actor.stream "collective" [@all_reduce_{{[0-9]+}}]
+// DP-LABEL: oneflow_actor.rank_plan rank 1 device cpu
+// DP:         oneflow_actor.regst 0 count 2 {{.*}}: tensor<4x3xf32>
+// DP:         "oneflow.all_reduce"(%{{.*}}) -> (%{{.*}}) {group = array<i64: 0, 1>, mesh_axis = 0 : i64} on "collective"
