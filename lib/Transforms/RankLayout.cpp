@@ -388,6 +388,22 @@ void mlir::oneflow::addRankAttrs(Operation *op, int64_t rank,
     return;
   }
 
+  // A piece of a table split along the gathered axis holds some rows only.
+  if (name == "oneflow.gather") {
+    Type type = op->getOperand(0).getType();
+    if (!getGlobalEncoding(type))
+      return;
+    std::vector<int64_t> shape = shapeOf(type);
+    int64_t axis = 0;
+    if (auto axisAttr = dyn_cast_or_null<IntegerAttr>(attrs.get("axis")))
+      axis = axisAttr.getInt();
+    if (axis < 0)
+      axis += shape.size();
+    attrs.set("index_begin", b.getI64IntegerAttr(sliceOf(type, rank)[axis].begin));
+    attrs.set("index_limit", b.getI64IntegerAttr(shape[axis]));
+    return;
+  }
+
   // A mean over split axes divides by the logical count.
   if (name == "oneflow.reduce_mean") {
     Type type = op->getOperand(0).getType();

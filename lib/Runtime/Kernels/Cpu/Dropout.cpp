@@ -14,6 +14,7 @@
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
 
+#include "OneFlowDialect/Runtime/Pieces.h"
 #include "OneFlowDialect/Runtime/Random.h"
 
 using namespace ofrt;
@@ -34,9 +35,10 @@ template <typename T> T keepOrZero(bool keep, T value) {
 
 template <typename T> class DropoutKernel : public CpuKernel {
 public:
-  DropoutKernel(const OpDesc &op, double rate, int64_t seed)
+  DropoutKernel(const OpDesc &op, double rate, int64_t seed,
+                PieceLayout piece)
       : CpuKernel(op), rate(rate), scale(static_cast<T>(1.0 / (1.0 - rate))),
-        seed(static_cast<uint64_t>(seed)) {}
+        seed(static_cast<uint64_t>(seed)), piece(std::move(piece)) {}
 
   absl::Status compute(const KernelContext &context,
                        const std::vector<TensorView> &in,
@@ -47,10 +49,19 @@ public:
     int64_t n = in[0].desc.numel();
     // randomUniform(seed, step, i), with the (seed, step) key hoisted.
     uint64_t key = randomKey(seed, static_cast<uint64_t>(context.step));
-    for (int64_t i = 0; i < n; ++i) {
-      bool keep = unitFromBits(randomBits(key, i)) >= rate;
+    auto apply = [&](int64_t i, int64_t logical) {
+      bool keep = unitFromBits(randomBits(key, logical)) >= rate;
       mask[i] = keep;
       y[i] = keepOrZero(keep, x[i] * scale);
+    };
+    const std::vector<int64_t> &shape = in[0].desc.shape;
+    if (piece.whole(shape)) {
+      for (int64_t i = 0; i < n; ++i)
+        apply(i, i);
+    } else {
+      // A piece of a global tensor draws what one device would draw for
+      // the same logical elements.
+      forEachLogicalIndex(shape, piece.begin, piece.logicalShape, apply);
     }
     return absl::OkStatus();
   }
@@ -59,6 +70,7 @@ private:
   double rate;
   T scale;
   uint64_t seed;
+  PieceLayout piece;
 };
 
 KernelOr createDropout(const OpDesc &op) {
@@ -72,10 +84,13 @@ KernelOr createDropout(const OpDesc &op) {
     return opError(op, "rate " + std::to_string(rate) + " is outside [0, 1)");
   OFRT_RETURN_IF_ERROR(checkResult(op, 0, x));
   OFRT_RETURN_IF_ERROR(checkResult(op, 1, {DType::Bool, x.shape}));
+  absl::StatusOr<PieceLayout> piece = readPieceLayout(op, x.shape);
+  if (!piece.ok())
+    return piece.status();
   if (x.dtype == DType::F32)
-    return std::make_unique<DropoutKernel<float>>(op, rate, seed);
+    return std::make_unique<DropoutKernel<float>>(op, rate, seed, *piece);
   if (x.dtype == DType::F64)
-    return std::make_unique<DropoutKernel<double>>(op, rate, seed);
+    return std::make_unique<DropoutKernel<double>>(op, rate, seed, *piece);
   return opError(op, std::string("has no CPU kernel for element type ") +
                          dtypeName(x.dtype) + " (f32, f64)");
 }

@@ -20,8 +20,9 @@ namespace {
 
 class GatherKernel : public CpuKernel {
 public:
-  GatherKernel(const OpDesc &op, int64_t outer, int64_t dim, int64_t inner)
-      : CpuKernel(op), outer(outer), dim(dim),
+  GatherKernel(const OpDesc &op, int64_t outer, int64_t dim, int64_t inner,
+               int64_t begin, int64_t limit)
+      : CpuKernel(op), outer(outer), dim(dim), begin(begin), limit(limit),
         rowBytes(inner * dtypeSize(op.inputs[0].dtype)),
         count(op.inputs[1].numel()), wide(op.inputs[1].dtype == DType::I64) {}
 
@@ -35,23 +36,30 @@ private:
   template <typename I>
   absl::Status run(const TensorView &x, const I *indices, const TensorView &y) {
     for (int64_t j = 0; j < count; ++j)
-      if (indices[j] < -dim || indices[j] >= dim)
+      if (indices[j] < -limit || indices[j] >= limit)
         return absl::OutOfRangeError(
             where + ": index " + std::to_string(indices[j]) + " at position " +
-            std::to_string(j) + " is outside [-" + std::to_string(dim) + ", " +
-            std::to_string(dim) + ")");
+            std::to_string(j) + " is outside [-" + std::to_string(limit) +
+            ", " + std::to_string(limit) + ")");
     const uint8_t *src = x.as<uint8_t>();
     uint8_t *dst = y.as<uint8_t>();
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t j = 0; j < count; ++j) {
-        int64_t index = indices[j] < 0 ? indices[j] + dim : indices[j];
-        std::memcpy(dst + (o * count + j) * rowBytes,
-                    src + (o * dim + index) * rowBytes, rowBytes);
+        int64_t index = (indices[j] < 0 ? indices[j] + limit : indices[j]) -
+                        begin;
+        uint8_t *row = dst + (o * count + j) * rowBytes;
+        // A row this piece of a split table does not hold is zero: the
+        // pieces of the result are partial sums.
+        if (index < 0 || index >= dim)
+          std::memset(row, 0, rowBytes);
+        else
+          std::memcpy(row, src + (o * dim + index) * rowBytes, rowBytes);
       }
     return absl::OkStatus();
   }
 
-  int64_t outer, dim;
+  /// The rows this piece holds are [begin, begin + dim) of `limit`.
+  int64_t outer, dim, begin, limit;
   size_t rowBytes;
   int64_t count;
   bool wide;
@@ -73,7 +81,18 @@ KernelOr createGather(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkResult(op, 0, {x.dtype, outShape}));
   int64_t outer = numel(Shape(x.shape.begin(), x.shape.begin() + axis));
   int64_t inner = numel(Shape(x.shape.begin() + axis + 1, x.shape.end()));
-  return std::make_unique<GatherKernel>(op, outer, x.shape[axis], inner);
+  // A piece of a table split along `axis` (multi-rank plans) says which
+  // rows it holds.
+  int64_t begin = 0, limit = x.shape[axis];
+  OFRT_RETURN_IF_ERROR(readAttr(op, "index_begin", begin, {begin}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "index_limit", limit, {limit}));
+  if (begin < 0 || limit < begin + x.shape[axis])
+    return opError(op, "rows [" + std::to_string(begin) + ", " +
+                           std::to_string(begin + x.shape[axis]) +
+                           ") of the table are outside its " +
+                           std::to_string(limit) + " rows");
+  return std::make_unique<GatherKernel>(op, outer, x.shape[axis], inner, begin,
+                                        limit);
 }
 
 } // namespace

@@ -1,0 +1,79 @@
+// Every element-wise op, in each of its signatures, on 1 to 4 ranks and a
+// 2x2 mesh, against one rank.
+// RUN: of-check %s --mode signatures --devices cpu:1 | FileCheck %s
+// RUN: of-check %s --mode signatures --devices cpu:2 | FileCheck %s
+// RUN: of-check %s --mode signatures --devices cpu:3 | FileCheck %s
+// RUN: of-check %s --mode signatures --devices cpu:4 | FileCheck %s
+// RUN: of-check %s --mode signatures --devices cpu:4 --mesh 2,2 | FileCheck %s
+// CHECK-NOT: FAIL
+// CHECK: of-check: {{[1-9][0-9]*}} cases, {{[0-9]+}} passed, 0 failed
+func.func @math() {
+  %a = oneflow.input "a" : tensor<6x5xf32>
+  %b = oneflow.input "b" : tensor<6x5xf32>
+  %v = oneflow.input "v" : tensor<5xf32>
+  %i = oneflow.input "i" : tensor<6x5xi32>
+  %m = oneflow.input "m" : tensor<6x1xi1>
+  %0 = oneflow.add %a, %v : (tensor<6x5xf32>, tensor<5xf32>) -> tensor<6x5xf32>
+  %1 = oneflow.sub %a, %b : (tensor<6x5xf32>, tensor<6x5xf32>) -> tensor<6x5xf32>
+  %2 = oneflow.mul %v, %a : (tensor<5xf32>, tensor<6x5xf32>) -> tensor<6x5xf32>
+  %3 = oneflow.div %a, %b : (tensor<6x5xf32>, tensor<6x5xf32>) -> tensor<6x5xf32>
+  %4 = oneflow.pow %a, %b : (tensor<6x5xf32>, tensor<6x5xf32>) -> tensor<6x5xf32>
+  %5 = oneflow.maximum %i, %i : (tensor<6x5xi32>, tensor<6x5xi32>) -> tensor<6x5xi32>
+  %6 = oneflow.minimum %a, %b : (tensor<6x5xf32>, tensor<6x5xf32>) -> tensor<6x5xf32>
+  %7 = oneflow.equal %a, %v : (tensor<6x5xf32>, tensor<5xf32>) -> tensor<6x5xi1>
+  %8 = oneflow.not_equal %i, %i : (tensor<6x5xi32>, tensor<6x5xi32>) -> tensor<6x5xi1>
+  %9 = oneflow.less %a, %b : (tensor<6x5xf32>, tensor<6x5xf32>) -> tensor<6x5xi1>
+  %10 = oneflow.less_equal %a, %b : (tensor<6x5xf32>, tensor<6x5xf32>) -> tensor<6x5xi1>
+  %11 = oneflow.greater %a, %b : (tensor<6x5xf32>, tensor<6x5xf32>) -> tensor<6x5xi1>
+  %12 = oneflow.greater_equal %a, %b : (tensor<6x5xf32>, tensor<6x5xf32>) -> tensor<6x5xi1>
+  %13 = oneflow.relu %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %14 = oneflow.gelu %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %15 = oneflow.tanh %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %16 = oneflow.sigmoid %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %17 = oneflow.exp %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %18 = oneflow.log %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %19 = oneflow.sqrt %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %20 = oneflow.rsqrt %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %21 = oneflow.neg %i : (tensor<6x5xi32>) -> tensor<6x5xi32>
+  %22 = oneflow.abs %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %23 = oneflow.erf %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %24 = oneflow.scalar_add %a, 1.0 : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %25 = oneflow.scalar_mul %a, 0.5 : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %26 = oneflow.scalar_div %a, 4.0 : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %27 = oneflow.scalar_pow %a, 2.0 : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %28 = oneflow.where %m, %a, %v : (tensor<6x1xi1>, tensor<6x5xf32>, tensor<5xf32>) -> tensor<6x5xf32>
+  %29 = oneflow.masked_fill %a, %m, -1.0e9 : (tensor<6x5xf32>, tensor<6x1xi1>) -> tensor<6x5xf32>
+  %30 = oneflow.cast %i : (tensor<6x5xi32>) -> tensor<6x5xf32>
+  oneflow.output "add", %0 : tensor<6x5xf32>
+  oneflow.output "sub", %1 : tensor<6x5xf32>
+  oneflow.output "mul", %2 : tensor<6x5xf32>
+  oneflow.output "div", %3 : tensor<6x5xf32>
+  oneflow.output "pow", %4 : tensor<6x5xf32>
+  oneflow.output "maximum", %5 : tensor<6x5xi32>
+  oneflow.output "minimum", %6 : tensor<6x5xf32>
+  oneflow.output "equal", %7 : tensor<6x5xi1>
+  oneflow.output "not_equal", %8 : tensor<6x5xi1>
+  oneflow.output "less", %9 : tensor<6x5xi1>
+  oneflow.output "less_equal", %10 : tensor<6x5xi1>
+  oneflow.output "greater", %11 : tensor<6x5xi1>
+  oneflow.output "greater_equal", %12 : tensor<6x5xi1>
+  oneflow.output "relu", %13 : tensor<6x5xf32>
+  oneflow.output "gelu", %14 : tensor<6x5xf32>
+  oneflow.output "tanh", %15 : tensor<6x5xf32>
+  oneflow.output "sigmoid", %16 : tensor<6x5xf32>
+  oneflow.output "exp", %17 : tensor<6x5xf32>
+  oneflow.output "log", %18 : tensor<6x5xf32>
+  oneflow.output "sqrt", %19 : tensor<6x5xf32>
+  oneflow.output "rsqrt", %20 : tensor<6x5xf32>
+  oneflow.output "neg", %21 : tensor<6x5xi32>
+  oneflow.output "abs", %22 : tensor<6x5xf32>
+  oneflow.output "erf", %23 : tensor<6x5xf32>
+  oneflow.output "scalar_add", %24 : tensor<6x5xf32>
+  oneflow.output "scalar_mul", %25 : tensor<6x5xf32>
+  oneflow.output "scalar_div", %26 : tensor<6x5xf32>
+  oneflow.output "scalar_pow", %27 : tensor<6x5xf32>
+  oneflow.output "where", %28 : tensor<6x5xf32>
+  oneflow.output "masked_fill", %29 : tensor<6x5xf32>
+  oneflow.output "cast", %30 : tensor<6x5xf32>
+  return
+}
