@@ -5,9 +5,12 @@
 #
 # The main job, until training lands: an MLP written for one device with
 # hybrid (data + tensor parallel) layouts on a 2x2 mesh of CPU ranks is
-# verified and printed by of-opt, its shapes are inferred, and of-translate
-# reports which piece of every global tensor each rank holds. Then the same
-# MLP without layouts is compiled to an actor plan and run on one CPU rank.
+# verified and printed by of-opt, its shapes are inferred, of-translate
+# reports which piece of every global tensor each rank holds, SBP
+# propagation derives every other layout and the boxing between them, and
+# the program runs on 4 CPU ranks in one process (no services), checked
+# against one rank by of-check. Then the MLP without layouts runs on one
+# rank with a trace.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -29,6 +32,18 @@ step "of-opt --oneflow-infer-shapes fills in every '?' dimension"
 step "of-translate --export-layouts-json: the piece of each global tensor on each rank"
 "$BUILD_DIR/bin/of-translate" --export-layouts-json "$EXAMPLE" |
   /usr/bin/python3 "$ROOT/scripts/layout_table.py"
+
+step "oneflow-sbp-propagation + boxing: the layouts derived, the collectives inserted, their predicted cost"
+"$BUILD_DIR/bin/of-opt" --oneflow-infer-shapes --oneflow-sbp-propagation \
+  --oneflow-insert-boxing --oneflow-lower-boxing "$EXAMPLE" |
+  "$BUILD_DIR/bin/of-opt" --oneflow-report-boxing-cost -o /dev/null
+
+step "of-run runs the hybrid MLP on 4 CPU ranks (threads of one process)"
+"$BUILD_DIR/bin/of-run" "$EXAMPLE" --devices cpu:4 --steps 20 \
+  --input labels=random:0:10
+
+step "of-check: 4 ranks on the 2x2 mesh give what one rank gives"
+"$BUILD_DIR/bin/of-check" "$EXAMPLE" --devices cpu:4 --verbose
 
 step "of-run compiles examples/mlp.mlir to an actor plan and runs 20 steps on one CPU rank"
 "$BUILD_DIR/bin/of-run" "$ROOT/examples/mlp.mlir" --steps 20 \
