@@ -18,7 +18,9 @@ using namespace mlir::oneflow;
 
 void mlir::oneflow::buildOneFlowDefaultPipeline(
     OpPassManager &pm, const OneFlowPipelineOptions &options) {
-  pm.addNestedPass<func::FuncOp>(createInferShapesPass());
+  OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  funcPm.addPass(createInferShapesPass());
+  funcPm.addPass(createFuseConvBnActPass());
   pm.addPass(createLowerToActorGraphPass(
       LowerToActorGraphPassOptions{options.regstCount}));
   pm.addNestedPass<actor::RankPlanOp>(createPlanMemoryPass());
@@ -28,6 +30,7 @@ void mlir::oneflow::registerOneFlowPipelines() {
   PassPipelineRegistration<OneFlowPipelineOptions>(
       "oneflow-default-pipeline",
       "From a program of oneflow ops to rank plans with planned memory: "
-      "infer shapes, lower to actors, plan memory",
+      "infer shapes, fuse conv2d with inference batch_norm, add and relu, "
+      "lower to actors, plan memory",
       buildOneFlowDefaultPipeline);
 }
