@@ -21,6 +21,7 @@ void mlir::oneflow::buildOneFlowDefaultPipeline(
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
   funcPm.addPass(createInferShapesPass());
   funcPm.addPass(createFuseConvBnActPass());
+  funcPm.addPass(createConvBlockedLayoutsPass());
   pm.addPass(createLowerToActorGraphPass(
       LowerToActorGraphPassOptions{options.regstCount}));
   pm.addNestedPass<actor::RankPlanOp>(createPlanMemoryPass());
@@ -30,7 +31,8 @@ void mlir::oneflow::registerOneFlowPipelines() {
   PassPipelineRegistration<OneFlowPipelineOptions>(
       "oneflow-default-pipeline",
       "From a program of oneflow ops to rank plans with planned memory: "
-      "infer shapes, fuse conv2d with inference batch_norm, add and relu, "
+      "infer shapes, fuse conv2d with inference batch_norm, add and relu "
+      "(blocked layouts between fused convolutions), "
       "lower to actors, plan memory",
       buildOneFlowDefaultPipeline);
 }

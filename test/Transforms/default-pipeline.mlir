@@ -5,7 +5,8 @@
 // PIPELINE:      builtin.module(
 // PIPELINE-NEXT:   func.func(
 // PIPELINE-NEXT:     oneflow-infer-shapes,
-// PIPELINE-NEXT:     oneflow-fuse-conv-bn-act
+// PIPELINE-NEXT:     oneflow-fuse-conv-bn-act,
+// PIPELINE-NEXT:     oneflow-conv-blocked-layouts
 // PIPELINE-NEXT:   ),
 // PIPELINE-NEXT:   oneflow-lower-to-actor-graph{regst-count=1},
 // PIPELINE-NEXT:   oneflow_actor.rank_plan(

@@ -46,6 +46,11 @@ def OneFlow_Conv2DBnOp : OneFlow_InferredOp<"conv2d_bn", [Pure, OneFlow_HasSbp]>
     between steps. Built by `oneflow-fuse-conv-bn-act`; the spatial
     attributes are conv2d's.
 
+    `blocked_x` and `blocked_result` say that the buffer of `x`, or of the
+    result, holds the tensor in oneDNN's nChw16c layout (N, C / 16, H, W,
+    16) rather than NCHW: same size, channels in multiples of 16 (set by
+    `oneflow-conv-blocked-layouts` between fused convolutions only).
+
     ```mlir
     %y = oneflow.conv2d_bn %x, %w, %g, %b, %m, %v, %skip {pads = array<i64: 1, 1, 1, 1>, relu}
         : (tensor<8x64x56x56xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>,
@@ -62,7 +67,8 @@ def OneFlow_Conv2DBnOp : OneFlow_InferredOp<"conv2d_bn", [Pure, OneFlow_HasSbp]>
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$groups,
                        DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon,
-                       UnitAttr:$relu);
+                       UnitAttr:$relu, UnitAttr:$blocked_x,
+                       UnitAttr:$blocked_result);
   let results = (outs OneFlow_FloatTensor:$result);
   let assemblyFormat = [{
     $x `,` $weight `,` $gamma `,` $beta `,` $moving_mean `,` $moving_variance

@@ -74,6 +74,33 @@ def FuseConvBnActPass
   }];
 }
 
+def ConvBlockedLayoutsPass
+    : Pass<"oneflow-conv-blocked-layouts", "::mlir::func::FuncOp"> {
+  let summary = "Keep activations between fused convolutions in nChw16c";
+  let description = [{
+    The CPU kernel of `oneflow.conv2d_bn` computes in oneDNN's blocked
+    layout nChw16c (N, C / 16, H, W, 16) when it has one group and its
+    input channels and filters are multiples of 16, reordering its input
+    from NCHW and its result back. Where a `conv2d_bn` of that kind has a
+    result whose every user is such a `conv2d_bn` reading it as its `x`
+    (not as the addend), this pass sets `blocked_result` on the producer
+    and `blocked_x` on the users: the buffer between them holds nChw16c
+    (the same bytes as NCHW), and neither reorder runs. Only those kernels
+    ever see the buffer; the tensor type, and so every shape rule, SBP
+    signature and memory size, is unchanged (batch is the outermost axis of
+    both layouts, so S(0) pieces are the same slices). Tensors with a layout
+    encoding are left alone.
+
+    ```mlir
+    %a = oneflow.conv2d_bn %x, %w1, %g, %b, %m, %v {relu} : ...
+    %y = oneflow.conv2d_bn %a, %w2, %g, %b, %m, %v, %x {relu} : ...
+    // becomes
+    %a = oneflow.conv2d_bn %x, %w1, %g, %b, %m, %v {blocked_result, relu} : ...
+    %y = oneflow.conv2d_bn %a, %w2, %g, %b, %m, %v, %x {blocked_x, relu} : ...
+    ```
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Lowering to actors
 //===----------------------------------------------------------------------===//

@@ -140,7 +140,7 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
       loc, getOperationName(),
       {adaptor.getX(), adaptor.getWeight(), adaptor.getBias(),
        adaptor.getStrides(), adaptor.getPads(), adaptor.getDilations(),
-       adaptor.getGroups()});
+       static_cast<int64_t>(adaptor.getGroups())});
   if (failed(type))
     return failure();
   types.push_back(*type);
@@ -156,7 +156,8 @@ LogicalResult Conv2DBnOp::inferReturnTypes(MLIRContext *,
       inferConv(loc, name,
                 {adaptor.getX(), adaptor.getWeight(), Value(),
                  adaptor.getStrides(), adaptor.getPads(),
-                 adaptor.getDilations(), adaptor.getGroups()});
+                 adaptor.getDilations(),
+                 static_cast<int64_t>(adaptor.getGroups())});
   if (failed(type))
     return failure();
   int64_t filters = type->getDimSize(1);
@@ -175,6 +176,18 @@ LogicalResult Conv2DBnOp::inferReturnTypes(MLIRContext *,
   }
   if (adaptor.getEpsilon().convertToDouble() <= 0)
     return emitInferError(loc, name) << "epsilon must be positive";
+  // nChw16c holds whole blocks of 16 channels.
+  int64_t channels = cast<RankedTensorType>(adaptor.getX().getType())
+                         .getDimSize(1);
+  if (adaptor.getBlockedX() && !ShapedType::isDynamic(channels) &&
+      channels % 16 != 0)
+    return emitInferError(loc, name)
+           << "blocked_x needs channels in multiples of 16, got " << channels;
+  if (adaptor.getBlockedResult() && !ShapedType::isDynamic(filters) &&
+      filters % 16 != 0)
+    return emitInferError(loc, name)
+           << "blocked_result needs filters in multiples of 16, got "
+           << filters;
   if (Value addend = adaptor.getAddend()) {
     auto t = cast<RankedTensorType>(addend.getType());
     if (t.getElementType() != type->getElementType() ||

@@ -376,6 +376,24 @@ func.func @negative_conv2d_bn_groups(%x: tensor<1x3x8x8xf32>, %w: tensor<16x3x3x
 
 // -----
 
+func.func @negative_conv2d_bn_blocked(%x: tensor<1x8x8x8xf32>, %w: tensor<16x8x3x3xf32>, %p: tensor<16xf32>) {
+  // expected-error@+2 {{'oneflow.conv2d_bn' op blocked_x needs channels in multiples of 16, got 8}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.conv2d_bn %x, %w, %p, %p, %p, %p {blocked_x} : (tensor<1x8x8x8xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<1x16x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @negative_conv2d_bn_blocked_result(%x: tensor<1x16x8x8xf32>, %w: tensor<8x16x3x3xf32>, %p: tensor<8xf32>) {
+  // expected-error@+2 {{'oneflow.conv2d_bn' op blocked_result needs filters in multiples of 16, got 8}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.conv2d_bn %x, %w, %p, %p, %p, %p {blocked_result} : (tensor<1x16x8x8xf32>, tensor<8x16x3x3xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x6x6xf32>
+  return
+}
+
+// -----
+
 func.func @negative_conv_rank(%x: tensor<3x32x32xf32>, %w: tensor<16x3x3x3xf32>) {
   // expected-error@+2 {{'oneflow.conv2d' op input must be NCHW (rank 4), got rank 3}}
   // expected-error@+1 {{failed to infer returned types}}

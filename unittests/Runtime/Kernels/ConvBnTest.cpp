@@ -63,15 +63,32 @@ Values unfused(const ConvBnCase &c, const Shape &yShape,
   return values(out);
 }
 
+/// NCHW values in oneDNN's nChw16c order (N, C / 16, H, W, 16).
+Values toBlocked(const Values &v, const Shape &shape) {
+  int64_t C = shape[1], HW = shape[2] * shape[3];
+  Values out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    int64_t n = i / (C * HW), c = i / HW % C, hw = i % HW;
+    out[((n * (C / 16) + c / 16) * HW + hw) * 16 + c % 16] = v[i];
+  }
+  return out;
+}
+
 /// One conv2d_bn kernel over three steps: new inputs, then new parameters
-/// with the same x, then the same parameters with a new x.
-void checkConvBn(const ConvBnCase &c, const Shape &yShape, unsigned seed) {
+/// with the same x, then the same parameters with a new x. With `blockedX`
+/// the kernel reads x in nChw16c, with `blockedResult` it writes nChw16c.
+void checkConvBn(const ConvBnCase &c, const Shape &yShape, unsigned seed,
+                 bool blockedX = false, bool blockedResult = false) {
   SCOPED_TRACE("conv2d_bn seed " + std::to_string(seed));
   double eps = 1e-3;
   std::map<std::string, AttrValue> attrs = convAttrs(c);
   attrs["epsilon"] = eps;
   if (c.relu)
     attrs["relu"] = true;
+  if (blockedX)
+    attrs["blocked_x"] = true;
+  if (blockedResult)
+    attrs["blocked_result"] = true;
   std::vector<TensorData> inputs = makeInputs(c, yShape, seed);
   OpDesc desc = op("conv2d_bn", descs(inputs), {{DType::F32, yShape}}, attrs);
   absl::StatusOr<std::unique_ptr<Kernel>> kernel = create(desc);
@@ -86,10 +103,15 @@ void checkConvBn(const ConvBnCase &c, const Shape &yShape, unsigned seed) {
       for (size_t i : {size_t(0), size_t(6)})
         if (i < inputs.size())
           inputs[i] = changed[i];
-    auto out = compute(**kernel, desc, inputs, step);
+    std::vector<TensorData> kernelInputs = inputs;
+    if (blockedX)
+      kernelInputs[0] = f32(c.x, toBlocked(values(inputs[0]), c.x));
+    auto out = compute(**kernel, desc, kernelInputs, step);
     ASSERT_TRUE(out.ok()) << out.status();
-    EXPECT_TRUE(
-        near(values((*out)[0]), unfused(c, yShape, inputs, eps), 1e-4, 1e-4));
+    Values expected = unfused(c, yShape, inputs, eps);
+    if (blockedResult)
+      expected = toBlocked(expected, yShape);
+    EXPECT_TRUE(near(values((*out)[0]), expected, 1e-4, 1e-4));
   }
 }
 
@@ -105,6 +127,15 @@ TEST(Conv2DBnKernel, MatchesUnfusedBlocked) {
   checkConvBn({{1, 16, 8, 8}, {16, 16, 1, 1}, {2, 2}, {0, 0, 0, 0}, 1, true,
                false},
               {1, 16, 4, 4}, 3);
+}
+
+TEST(Conv2DBnKernel, BlockedInputAndResult) {
+  ConvBnCase c = {{2, 16, 5, 6}, {32, 16, 3, 3}, {1, 1}, {1, 1, 1, 1}, 1,
+                  false, true};
+  checkConvBn(c, {2, 32, 5, 6}, 11, /*blockedX=*/true);
+  checkConvBn(c, {2, 32, 5, 6}, 12, false, /*blockedResult=*/true);
+  c.addend = true;
+  checkConvBn(c, {2, 32, 5, 6}, 13, true, true);
 }
 
 TEST(Conv2DBnKernel, MatchesUnfusedOddShapes) {
@@ -130,8 +161,6 @@ TEST(Conv2DBnKernel, NoInputChannelsGivesTheShift) {
 TEST(Conv2DBnKernel, RejectsBadDescriptions) {
   TensorDesc x = {DType::F32, {1, 4, 6, 6}}, w = {DType::F32, {8, 4, 3, 3}};
   TensorDesc p = {DType::F32, {8}}, y = {DType::F32, {1, 8, 4, 4}};
-  expectCreateError(op("conv2d_bn", {x, w, p, p, {DType::F32, {4}}, p}, {y}),
-                    "moving_mean is 4xf32, needs 8xf32");
   expectCreateError(op("conv2d_bn", {x, w, p, p, p, p, x}, {y}),
                     "addend is 1x4x6x6xf32, needs the result's 1x8x4x4xf32");
   expectCreateError(op("conv2d_bn", {x, w, p, p, p, p}, {y},
@@ -139,6 +168,14 @@ TEST(Conv2DBnKernel, RejectsBadDescriptions) {
                     "epsilon must be positive");
   expectCreateError(op("conv2d_bn", {x, w, p, p, p, p}, {x}),
                     "result 0 is 1x4x6x6xf32 but the op gives 1x8x4x4xf32");
+  TensorDesc x16 = {DType::F32, {1, 16, 6, 6}};
+  TensorDesc w16 = {DType::F32, {8, 16, 3, 3}};
+  expectCreateError(op("conv2d_bn", {x16, w16, p, p, p, p}, {y},
+                       {{"blocked_x", true}}),
+                    "blocked_x and blocked_result need one group and channels "
+                    "and filters in positive multiples of 16");
+  expectCreateError(op("conv2d_bn", {x, w, p, p, {DType::F32, {4}}, p}, {y}),
+                    "moving_mean is 4xf32, needs 8xf32");
   expectCreateError(op("conv2d_bn", {x, w, p, p, p}, {y}),
                     "needs 6 to 7 operands, got 5");
 }

@@ -10,6 +10,8 @@
 // is first placed in the destination, in the destination's layout) and the
 // relu through an eltwise post-op. The folded and reordered weights are
 // recomputed only at steps where the weights or the statistics changed.
+// With `blocked_x` / `blocked_result`, x / the result are nChw16c in the
+// plan's buffers (oneflow-conv-blocked-layouts) and are not reordered.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,7 +44,7 @@ void foldNormalization(const std::vector<TensorView> &in, float eps,
 class ConvBnKernel : public CpuKernel {
 public:
   ConvBnKernel(const OpDesc &op, const ConvGeometry &g, float eps, bool relu,
-               bool hasAddend)
+               bool hasAddend, bool blockedX, bool blockedResult)
       : CpuKernel(op), eps(eps), hasAddend(hasAddend), scale(g.filters()),
         shift(g.filters()), scaledWeights(numel(g.w)) {
     dnnl::post_ops ops;
@@ -56,11 +58,17 @@ public:
                                                  cpuEngine());
     prim = dnnl::convolution_forward(pd);
     biasDesc = plainDesc({g.filters()}, dt::f32);
-    srcStage = Staged(plainDesc(g.x, dt::f32), pd.src_desc(), true);
+    // A blocked x or result is already in the primitive's layout
+    // (computesBlocked holds: createConvBn checked).
+    srcStage = Staged(blockedX ? blockedDesc(g.x) : plainDesc(g.x, dt::f32),
+                      pd.src_desc(), true);
     weightsStage = Staged(plainWeightsDesc(g), pd.weights_desc(), true);
-    dstStage = Staged(plainDesc(g.y, dt::f32), pd.dst_desc(), false);
-    if (hasAddend && dstStage.needed())
-      addendStage = Staged(dstStage.user, dstStage.inner, true);
+    dstStage =
+        Staged(blockedResult ? blockedDesc(g.y) : plainDesc(g.y, dt::f32),
+               pd.dst_desc(), false);
+    if (hasAddend)
+      addendStage = Staged(plainDesc(g.y, dt::f32), pd.dst_desc(), true,
+                           /*ownBuffer=*/false);
   }
 
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
@@ -146,9 +154,12 @@ KernelOr createConvBn(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(readConvGeometry(op, op.inputs[kX],
                                         op.inputs[kWeight], g));
   double eps = 0;
-  bool relu = false;
+  bool relu = false, blockedX = false, blockedResult = false;
   OFRT_RETURN_IF_ERROR(readAttr(op, "epsilon", eps, {1e-5}));
   OFRT_RETURN_IF_ERROR(readAttr(op, "relu", relu, {false}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "blocked_x", blockedX, {false}));
+  OFRT_RETURN_IF_ERROR(
+      readAttr(op, "blocked_result", blockedResult, {false}));
   if (!(eps > 0))
     return opError(op, "epsilon must be positive, got " + std::to_string(eps));
   const char *names[] = {"gamma", "beta", "moving_mean", "moving_variance"};
@@ -163,11 +174,15 @@ KernelOr createConvBn(const OpDesc &op) {
     return opError(op, "addend is " + op.inputs[kAddend].str() +
                            ", needs the result's " + result.str());
   OFRT_RETURN_IF_ERROR(checkResult(op, 0, result));
+  if ((blockedX || blockedResult) && !computesBlocked(g))
+    return opError(op, "blocked_x and blocked_result need one group and "
+                       "channels and filters in positive multiples of 16");
   if (numel(g.y) == 0)
     return std::make_unique<NoopKernel>(op);
   if (g.readsNothing())
     return std::make_unique<ShiftOnlyKernel>(op, g, eps, relu, hasAddend);
-  return std::make_unique<ConvBnKernel>(op, g, eps, relu, hasAddend);
+  return std::make_unique<ConvBnKernel>(op, g, eps, relu, hasAddend, blockedX,
+                                        blockedResult);
 }
 
 } // namespace

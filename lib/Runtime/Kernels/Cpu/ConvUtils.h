@@ -44,21 +44,27 @@ absl::Status readConvGeometry(const OpDesc &op, const TensorDesc &x,
 /// geometry; the weights and activations in the layouts oneDNN prefers.
 dnnl::convolution_forward::desc convDesc(const ConvGeometry &geometry,
                                          bool hasBias);
+/// Whether convDesc puts the activations in nChw16c (rather than letting
+/// oneDNN choose): one group, channels and filters in multiples of 16.
+bool computesBlocked(const ConvGeometry &geometry);
+/// The nChw16c descriptor of an NCHW shape.
+MemDesc blockedDesc(const Shape &shape);
 
-/// Plain (row-major) descriptors of the convolution's tensors; the weights
-/// as GOIHW with groups.
+/// The plain (row-major) descriptor of the weights; GOIHW with groups.
 MemDesc plainWeightsDesc(const ConvGeometry &geometry);
 
-/// A plain tensor, and the layout a primitive wants it in; the reorder and
-/// a buffer in that layout when they differ.
+/// A tensor as the plan holds it, and the layout a primitive wants it in;
+/// the reorder and a buffer in that layout when they differ.
 struct Staged {
   MemDesc user, inner;
   dnnl::reorder reorder;
   std::vector<uint8_t> buffer;
 
   Staged() = default;
-  Staged(const MemDesc &user, const MemDesc &inner, bool toInner);
-  bool needed() const { return !buffer.empty(); }
+  /// Without `ownBuffer`, the reorder writes into memory of the caller's.
+  Staged(const MemDesc &user, const MemDesc &inner, bool toInner,
+         bool ownBuffer = true);
+  bool needed() const { return user != inner; }
   /// The buffer the primitive reads or writes: ours, or the user's.
   void *innerData(void *user) { return needed() ? buffer.data() : user; }
   /// Reorders between the user's memory and `inner` (`toInner`: from the
