@@ -20,6 +20,8 @@ void mlir::oneflow::buildOneFlowDefaultPipeline(
     OpPassManager &pm, const OneFlowPipelineOptions &options) {
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
   funcPm.addPass(createInferShapesPass());
+  funcPm.addPass(createFuseConvBnActPass());
+  funcPm.addPass(createConvBlockedLayoutsPass());
   funcPm.addPass(createSbpPropagationPass());
   funcPm.addPass(createInsertBoxingPass());
   funcPm.addPass(createLowerBoxingPass());
@@ -32,6 +34,8 @@ void mlir::oneflow::registerOneFlowPipelines() {
   PassPipelineRegistration<OneFlowPipelineOptions>(
       "oneflow-default-pipeline",
       "From a program of oneflow ops to rank plans with planned memory: "
-      "infer shapes, propagate SBP, insert and lower boxing, lower to actors, plan memory",
+      "infer shapes, fuse conv2d with inference batch_norm, add and relu "
+      "(blocked layouts between fused convolutions), propagate SBP, insert "
+      "and lower boxing, lower to actors, plan memory",
       buildOneFlowDefaultPipeline);
 }

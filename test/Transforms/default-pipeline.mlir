@@ -6,6 +6,8 @@
 // PIPELINE:      builtin.module(
 // PIPELINE-NEXT:   func.func(
 // PIPELINE-NEXT:     oneflow-infer-shapes,
+// PIPELINE-NEXT:     oneflow-fuse-conv-bn-act,
+// PIPELINE-NEXT:     oneflow-conv-blocked-layouts,
 // PIPELINE-NEXT:     oneflow-sbp-propagation{cluster=},
 // PIPELINE-NEXT:     oneflow-insert-boxing,
 // PIPELINE-NEXT:     oneflow-lower-boxing

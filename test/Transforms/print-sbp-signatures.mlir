@@ -84,10 +84,15 @@ func.func @nn(%x: tensor<8x10xf32>, %l: tensor<8xi64>, %h: tensor<2x16x64xf32>, 
   return
 }
 
-// conv2d is S(0) only (weight, bias B); pools split N or C.
+// conv2d and conv2d_bn are S(0) only (weight, bias, statistics B; the
+// addend S(0)); pools split N or C.
 func.func @conv(%x: tensor<8x3x8x8xf32>, %w: tensor<16x3x3x3xf32>, %b: tensor<16xf32>) {
   // expected-remark@+1 {{sbp: S(0), B, B -> S(0)}}
   %0 = oneflow.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<8x3x8x8xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<8x16x8x8xf32>
+  // expected-remark@+1 {{sbp: S(0), B, B, B, B, B -> S(0)}}
+  %c0 = oneflow.conv2d_bn %x, %w, %b, %b, %b, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<8x3x8x8xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<8x16x8x8xf32>
+  // expected-remark@+1 {{sbp: S(0), B, B, B, B, B, S(0) -> S(0)}}
+  %c1 = oneflow.conv2d_bn %x, %w, %b, %b, %b, %b, %0 {pads = array<i64: 1, 1, 1, 1>, relu} : (tensor<8x3x8x8xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<8x16x8x8xf32>) -> tensor<8x16x8x8xf32>
   // expected-remark@+1 {{sbp: S(0) -> S(0) | S(1) -> S(1)}}
   %1 = oneflow.max_pool2d %0 {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<8x16x8x8xf32>) -> tensor<8x16x4x4xf32>
   // expected-remark@+1 {{sbp: S(0) -> S(0) | S(1) -> S(1)}}

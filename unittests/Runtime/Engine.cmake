@@ -1,6 +1,8 @@
+find_package(OpenMP REQUIRED)
 add_oneflow_unittest(OneFlowEngineTests
   Engine/EngineTest.cpp
   Engine/RandomPlansTest.cpp
   Engine/ProgramTest.cpp
   Engine/SessionTest.cpp)
-target_link_libraries(OneFlowEngineTests PRIVATE OneFlowRuntime)
+target_link_libraries(OneFlowEngineTests PRIVATE OneFlowRuntime
+  OpenMP::OpenMP_CXX)

@@ -33,6 +33,49 @@ def OneFlow_Conv2DOp : OneFlow_InferredOp<"conv2d", [Pure, OneFlow_HasSbp]> {
   }];
 }
 
+def OneFlow_Conv2DBnOp : OneFlow_InferredOp<"conv2d_bn", [Pure, OneFlow_HasSbp]> {
+  let summary = "conv2d, inference batch_norm, then an optional add and relu";
+  let description = [{
+    `relu?(batch_norm(conv2d(x, weight)) + addend?)`, where batch_norm is in
+    inference mode over the channels (axis 1) with `gamma`, `beta`,
+    `moving_mean` and `moving_variance` (1-D, one value per filter) and
+    `epsilon`, and `addend`, when present, has the result's shape. With
+    `s = gamma / sqrt(moving_variance + epsilon)` this is a convolution by
+    `weight * s` (per filter) with bias `beta - moving_mean * s`; the
+    kernel folds the parameters at each step, so that they may change
+    between steps. Built by `oneflow-fuse-conv-bn-act`; the spatial
+    attributes are conv2d's.
+
+    `blocked_x` and `blocked_result` say that the buffer of `x`, or of the
+    result, holds the tensor in oneDNN's nChw16c layout (N, C / 16, H, W,
+    16) rather than NCHW: same size, channels in multiples of 16 (set by
+    `oneflow-conv-blocked-layouts` between fused convolutions only).
+
+    ```mlir
+    %y = oneflow.conv2d_bn %x, %w, %g, %b, %m, %v, %skip {pads = array<i64: 1, 1, 1, 1>, relu}
+        : (tensor<8x64x56x56xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>,
+           tensor<64xf32>, tensor<64xf32>, tensor<8x64x56x56xf32>) -> tensor<8x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_FloatTensor:$x, OneFlow_FloatTensor:$weight,
+                       OneFlow_FloatTensor:$gamma, OneFlow_FloatTensor:$beta,
+                       OneFlow_FloatTensor:$moving_mean,
+                       OneFlow_FloatTensor:$moving_variance,
+                       Optional<OneFlow_FloatTensor>:$addend,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon,
+                       UnitAttr:$relu, UnitAttr:$blocked_x,
+                       UnitAttr:$blocked_result);
+  let results = (outs OneFlow_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x `,` $weight `,` $gamma `,` $beta `,` $moving_mean `,` $moving_variance
+    (`,` $addend^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 class OneFlow_Pool2DBase<string mnemonic, string desc>
     : OneFlow_InferredOp<mnemonic, [Pure, OneFlow_HasSbp]> {
   let summary = desc;

@@ -36,7 +36,8 @@ struct OneFlowPipelineOptions
 };
 
 /// From a program of `oneflow` ops to planned rank plans:
-/// func.func(oneflow-infer-shapes), oneflow-lower-to-actor-graph,
+/// func.func(oneflow-infer-shapes, oneflow-fuse-conv-bn-act,
+/// oneflow-conv-blocked-layouts), oneflow-lower-to-actor-graph,
 /// oneflow_actor.rank_plan(oneflow-plan-memory).
 void buildOneFlowDefaultPipeline(OpPassManager &pm,
                                  const OneFlowPipelineOptions &options);

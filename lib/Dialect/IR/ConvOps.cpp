@@ -74,13 +74,21 @@ static LogicalResult checkNCHW(std::optional<Location> loc, StringRef opName,
   return success();
 }
 
-LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
-                                         std::optional<Location> loc,
-                                         Adaptor adaptor,
-                                         SmallVectorImpl<Type> &types) {
-  StringRef name = getOperationName();
-  auto x = cast<RankedTensorType>(adaptor.getX().getType());
-  auto w = cast<RankedTensorType>(adaptor.getWeight().getType());
+namespace {
+/// The operands and attributes that conv2d and conv2d_bn share.
+struct ConvOperands {
+  Value x, weight, bias;
+  ArrayRef<int64_t> strides, pads, dilations;
+  int64_t groups;
+};
+} // namespace
+
+/// Checks a convolution's operands and infers its (N, F, OH, OW) type.
+static FailureOr<RankedTensorType> inferConv(std::optional<Location> loc,
+                                             StringRef name,
+                                             const ConvOperands &c) {
+  auto x = cast<RankedTensorType>(c.x.getType());
+  auto w = cast<RankedTensorType>(c.weight.getType());
   if (failed(checkNCHW(loc, name, x)))
     return failure();
   if (w.getRank() != 4)
@@ -90,39 +98,105 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
     return emitInferError(loc, name)
            << "weight element type " << w.getElementType()
            << " differs from input element type " << x.getElementType();
-  int64_t groups = adaptor.getGroups();
-  if (groups < 1)
+  if (c.groups < 1)
     return emitInferError(loc, name)
-           << "groups must be positive, got " << groups;
+           << "groups must be positive, got " << c.groups;
   int64_t channels = x.getDimSize(1), filters = w.getDimSize(0);
-  if (!ShapedType::isDynamic(channels) && channels % groups != 0)
+  if (!ShapedType::isDynamic(channels) && channels % c.groups != 0)
     return emitInferError(loc, name)
            << "input channels " << channels << " are not divisible by groups "
-           << groups;
-  if (!ShapedType::isDynamic(filters) && filters % groups != 0)
+           << c.groups;
+  if (!ShapedType::isDynamic(filters) && filters % c.groups != 0)
     return emitInferError(loc, name)
            << "filters " << filters << " are not divisible by groups "
-           << groups;
+           << c.groups;
   if (!ShapedType::isDynamic(channels) && !w.isDynamicDim(1) &&
-      w.getDimSize(1) * groups != channels)
+      w.getDimSize(1) * c.groups != channels)
     return emitInferError(loc, name)
            << "weight has " << w.getDimSize(1) << " channels per group but "
-           << "the input has " << channels << " channels in " << groups
+           << "the input has " << channels << " channels in " << c.groups
            << " groups";
-  if (Value bias = adaptor.getBias()) {
-    auto b = cast<RankedTensorType>(bias.getType());
+  if (c.bias) {
+    auto b = cast<RankedTensorType>(c.bias.getType());
     if (b.getRank() != 1 || b.getElementType() != x.getElementType() ||
         failed(verifyCompatibleShape(b.getShape(), {filters})))
       return emitInferError(loc, name)
              << "bias " << b << " must be 1-D with one value per filter ("
              << filters << ")";
   }
-  Window window{w.getShape().drop_front(2), adaptor.getStrides(),
-                adaptor.getPads(), adaptor.getDilations(), false};
+  Window window{w.getShape().drop_front(2), c.strides, c.pads, c.dilations,
+                false};
   SmallVector<int64_t> shape = {x.getDimSize(0), filters};
   if (failed(inferSpatial(loc, name, x, window, shape)))
     return failure();
-  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return RankedTensorType::get(shape, x.getElementType());
+}
+
+LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  FailureOr<RankedTensorType> type = inferConv(
+      loc, getOperationName(),
+      {adaptor.getX(), adaptor.getWeight(), adaptor.getBias(),
+       adaptor.getStrides(), adaptor.getPads(), adaptor.getDilations(),
+       static_cast<int64_t>(adaptor.getGroups())});
+  if (failed(type))
+    return failure();
+  types.push_back(*type);
+  return success();
+}
+
+LogicalResult Conv2DBnOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> type =
+      inferConv(loc, name,
+                {adaptor.getX(), adaptor.getWeight(), Value(),
+                 adaptor.getStrides(), adaptor.getPads(),
+                 adaptor.getDilations(),
+                 static_cast<int64_t>(adaptor.getGroups())});
+  if (failed(type))
+    return failure();
+  int64_t filters = type->getDimSize(1);
+  std::pair<StringRef, Value> params[] = {
+      {"gamma", adaptor.getGamma()},
+      {"beta", adaptor.getBeta()},
+      {"moving_mean", adaptor.getMovingMean()},
+      {"moving_variance", adaptor.getMovingVariance()}};
+  for (auto [what, value] : params) {
+    auto t = cast<RankedTensorType>(value.getType());
+    if (t.getRank() != 1 || t.getElementType() != type->getElementType() ||
+        failed(verifyCompatibleShape(t.getShape(), {filters})))
+      return emitInferError(loc, name)
+             << what << " " << t << " must be 1-D with one value per filter ("
+             << filters << ")";
+  }
+  if (adaptor.getEpsilon().convertToDouble() <= 0)
+    return emitInferError(loc, name) << "epsilon must be positive";
+  // nChw16c holds whole blocks of 16 channels.
+  int64_t channels = cast<RankedTensorType>(adaptor.getX().getType())
+                         .getDimSize(1);
+  if (adaptor.getBlockedX() && !ShapedType::isDynamic(channels) &&
+      channels % 16 != 0)
+    return emitInferError(loc, name)
+           << "blocked_x needs channels in multiples of 16, got " << channels;
+  if (adaptor.getBlockedResult() && !ShapedType::isDynamic(filters) &&
+      filters % 16 != 0)
+    return emitInferError(loc, name)
+           << "blocked_result needs filters in multiples of 16, got "
+           << filters;
+  if (Value addend = adaptor.getAddend()) {
+    auto t = cast<RankedTensorType>(addend.getType());
+    if (t.getElementType() != type->getElementType() ||
+        failed(verifyCompatibleShape(t.getShape(), type->getShape())))
+      return emitInferError(loc, name)
+             << "addend " << t << " must have the result's shape and type "
+             << *type;
+  }
+  types.push_back(*type);
   return success();
 }
 
@@ -183,6 +257,19 @@ void Conv2DOp::getSbpSignatures(int64_t meshAxisSize,
   SbpDims dims(*this);
   int64_t batch = dims.addDim(SbpDimKind::parallel);
   dims.mapOperandAxis(0, 0, batch);
+  dims.mapResultAxis(0, 0, batch);
+  dims.derive(meshAxisSize, signatures);
+}
+
+void Conv2DBnOp::getSbpSignatures(int64_t meshAxisSize,
+                                  SmallVectorImpl<SbpSignature> &signatures) {
+  // As conv2d: x, the addend and the result S(0), the parameters B (each
+  // device normalizes by the moving statistics, as batch_norm does).
+  SbpDims dims(*this);
+  int64_t batch = dims.addDim(SbpDimKind::parallel);
+  dims.mapOperandAxis(0, 0, batch);
+  if (getAddend())
+    dims.mapOperandAxis(getNumOperands() - 1, 0, batch);
   dims.mapResultAxis(0, 0, batch);
   dims.derive(meshAxisSize, signatures);
 }

@@ -18,6 +18,8 @@
 
 #include "OneFlowDialect/Runtime/Device.h"
 
+#include <omp.h>
+
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -390,8 +392,12 @@ absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
   auto start = std::chrono::steady_clock::now();
   std::vector<std::vector<Firing>> firings(state.streamOrders.size());
   std::vector<std::thread> threads;
+  // OpenMP's thread count (omp_set_num_threads) belongs to the thread that
+  // set it; kernels on the stream threads use the caller's.
+  int ompThreads = omp_get_max_threads();
   for (size_t s = 0; s < state.streamOrders.size(); ++s)
-    threads.emplace_back([&, s] {
+    threads.emplace_back([&, s, ompThreads] {
+      omp_set_num_threads(ompThreads);
       state.runStream(s, options, start, firings[s]);
     });
   for (std::thread &thread : threads)

@@ -340,6 +340,60 @@ func.func @negative_dropout_rate(%x: tensor<8xf32>) {
 
 // -----
 
+func.func @negative_conv2d_bn_param(%x: tensor<1x3x8x8xf32>, %w: tensor<16x3x3x3xf32>, %p: tensor<16xf32>, %q: tensor<3xf32>) {
+  // expected-error@+2 {{'oneflow.conv2d_bn' op moving_mean 'tensor<3xf32>' must be 1-D with one value per filter (16)}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.conv2d_bn %x, %w, %p, %p, %q, %p : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>, tensor<16xf32>, tensor<3xf32>, tensor<16xf32>) -> tensor<1x16x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @negative_conv2d_bn_addend(%x: tensor<1x3x8x8xf32>, %w: tensor<16x3x3x3xf32>, %p: tensor<16xf32>, %z: tensor<1x16x8x8xf32>) {
+  // expected-error@+2 {{'oneflow.conv2d_bn' op addend 'tensor<1x16x8x8xf32>' must have the result's shape and type 'tensor<1x16x6x6xf32>'}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.conv2d_bn %x, %w, %p, %p, %p, %p, %z : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<1x16x8x8xf32>) -> tensor<1x16x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @negative_conv2d_bn_epsilon(%x: tensor<1x3x8x8xf32>, %w: tensor<16x3x3x3xf32>, %p: tensor<16xf32>) {
+  // expected-error@+2 {{'oneflow.conv2d_bn' op epsilon must be positive}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.conv2d_bn %x, %w, %p, %p, %p, %p {epsilon = 0.0 : f64} : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<1x16x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @negative_conv2d_bn_groups(%x: tensor<1x3x8x8xf32>, %w: tensor<16x3x3x3xf32>, %p: tensor<16xf32>) {
+  // expected-error@+2 {{'oneflow.conv2d_bn' op groups must be positive, got 0}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.conv2d_bn %x, %w, %p, %p, %p, %p {groups = 0} : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<1x16x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @negative_conv2d_bn_blocked(%x: tensor<1x8x8x8xf32>, %w: tensor<16x8x3x3xf32>, %p: tensor<16xf32>) {
+  // expected-error@+2 {{'oneflow.conv2d_bn' op blocked_x needs channels in multiples of 16, got 8}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.conv2d_bn %x, %w, %p, %p, %p, %p {blocked_x} : (tensor<1x8x8x8xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<1x16x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @negative_conv2d_bn_blocked_result(%x: tensor<1x16x8x8xf32>, %w: tensor<8x16x3x3xf32>, %p: tensor<8xf32>) {
+  // expected-error@+2 {{'oneflow.conv2d_bn' op blocked_result needs filters in multiples of 16, got 8}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.conv2d_bn %x, %w, %p, %p, %p, %p {blocked_result} : (tensor<1x16x8x8xf32>, tensor<8x16x3x3xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x6x6xf32>
+  return
+}
+
+// -----
+
 func.func @negative_conv_rank(%x: tensor<3x32x32xf32>, %w: tensor<16x3x3x3xf32>) {
   // expected-error@+2 {{'oneflow.conv2d' op input must be NCHW (rank 4), got rank 3}}
   // expected-error@+1 {{failed to infer returned types}}

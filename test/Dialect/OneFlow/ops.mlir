@@ -123,6 +123,15 @@ func.func @nn(%logits: tensor<64x10xf32>, %labels: tensor<64xi64>, %x: tensor<2x
   return
 }
 
+// CHECK-LABEL: func.func @conv2d_bn
+func.func @conv2d_bn(%x: tensor<8x3x32x32xf32>, %w: tensor<16x3x3x3xf32>, %p: tensor<16xf32>, %z: tensor<8x16x16x16xf32>) {
+  // CHECK: oneflow.conv2d_bn %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<8x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<8x16x16x16xf32>
+  %0 = oneflow.conv2d_bn %x, %w, %p, %p, %p, %p {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<8x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<8x16x16x16xf32>
+  // CHECK: oneflow.conv2d_bn %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-03 : f64, pads = array<i64: 1, 1, 1, 1>, relu, strides = array<i64: 2, 2>} : (tensor<8x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+  %1 = oneflow.conv2d_bn %x, %w, %p, %p, %p, %p, %z {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, epsilon = 1.0e-3 : f64, relu} : (tensor<8x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x16x16xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @conv
 func.func @conv(%x: tensor<8x3x32x32xf32>, %w: tensor<16x3x3x3xf32>, %b: tensor<16xf32>, %dw: tensor<16x1x3x3xf32>, %y: tensor<8x16x16x16xf32>) {
   // CHECK: oneflow.conv2d %{{.*}}, %{{.*}}, %{{.*}} {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<8x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<8x16x16x16xf32>

@@ -7,6 +7,7 @@
 #include "TestPrograms.h"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <atomic>
@@ -96,6 +97,33 @@ TEST(Engine, CountTwoLetsNeighboursOverlap) {
     overlaps += ps[s].startUs < cs[s - 1].endUs;
   }
   EXPECT_GE(overlaps, 4);
+}
+
+TEST(Engine, StreamThreadsTakeTheCallersOpenMPThreadCount) {
+  ProgramBuilder b;
+  int64_t a = b.actor("a", "s0", {});
+  b.actor("sink", "s1", {b.out(a)}, 0);
+  std::mutex mutex;
+  std::vector<int> seen;
+  KernelProvider provider =
+      [&](const ActorSpec &actor) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+    return std::make_unique<SumKernel>(actor.id, [&](int64_t) {
+      std::lock_guard<std::mutex> lock(mutex);
+      seen.push_back(omp_get_max_threads());
+      return absl::OkStatus();
+    });
+  };
+  int saved = omp_get_max_threads();
+  for (int threads : {1, 3}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    omp_set_num_threads(threads);
+    seen.clear();
+    auto engine = Engine::create(b.program, provider);
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    ASSERT_TRUE((*engine)->run({/*maxSteps=*/2, false}).ok());
+    EXPECT_EQ(seen, std::vector<int>(4, threads));
+  }
+  omp_set_num_threads(saved);
 }
 
 TEST(Engine, EndOfDataFromASourceStopsEveryActor) {

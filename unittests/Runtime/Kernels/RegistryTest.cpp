@@ -55,6 +55,7 @@ TEST(CpuKernelRegistry, HasEveryComputeOp) {
                        "batch_norm",
                        "dropout",
                        "conv2d",
+                       "conv2d_bn",
                        "max_pool2d",
                        "avg_pool2d",
                        "global_avg_pool2d",

@@ -19,6 +19,7 @@ void registerSelectKernels(KernelRegistry &registry);
 void registerSoftmaxKernels(KernelRegistry &registry);
 void registerNormalizationKernels(KernelRegistry &registry);
 void registerConvKernels(KernelRegistry &registry);
+void registerConvBnKernels(KernelRegistry &registry);
 void registerPoolingKernels(KernelRegistry &registry);
 void registerReductionKernels(KernelRegistry &registry);
 void registerLayoutKernels(KernelRegistry &registry);
