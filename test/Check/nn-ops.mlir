@@ -45,6 +45,7 @@ func.func @nn() {
   %18 = oneflow.reduce_mean %h {axes = array<i64: -1>, keepdims} : (tensor<4x5x8xf32>) -> tensor<4x5x1xf32>
   %19 = oneflow.reduce_max %h {axes = array<i64: 0, 1, 2>} : (tensor<4x5x8xf32>) -> tensor<f32>
   %20 = oneflow.reduce_mean %h {axes = array<i64: 0, 2>} : (tensor<4x5x8xf32>) -> tensor<5xf32>
+  %21 = oneflow.conv2d_bn %img, %cw, %c, %c, %c, %c, %img {pads = array<i64: 1, 1, 1, 1>, relu} : (tensor<4x4x6x6xf32>, tensor<4x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x4x6x6xf32>) -> tensor<4x4x6x6xf32>
   oneflow.output "matmul", %0 : tensor<6x5xf32>
   oneflow.output "matmul_tb", %1 : tensor<6x5xf32>
   oneflow.output "matmul_ta", %2 : tensor<8x8xf32>
@@ -73,5 +74,6 @@ func.func @nn() {
   oneflow.output "reduce_mean", %18 : tensor<4x5x1xf32>
   oneflow.output "reduce_max", %19 : tensor<f32>
   oneflow.output "reduce_mean_split", %20 : tensor<5xf32>
+  oneflow.output "conv2d_bn", %21 : tensor<4x4x6x6xf32>
   return
 }
