@@ -38,9 +38,13 @@ step "oneflow-sbp-propagation + boxing: the layouts derived, the collectives ins
   --oneflow-insert-boxing --oneflow-lower-boxing "$EXAMPLE" |
   "$BUILD_DIR/bin/of-opt" --oneflow-report-boxing-cost -o /dev/null
 
-step "of-run runs the hybrid MLP on 4 CPU ranks (threads of one process)"
-"$BUILD_DIR/bin/of-run" "$EXAMPLE" --devices cpu:4 --steps 20 \
-  --input labels=random:0:10
+step "scikit-learn's digits as .npy (scripts/make_digits.py)"
+/usr/bin/python3 "$ROOT/scripts/make_digits.py" "$BUILD_DIR/data"
+
+step "of-run runs the hybrid MLP on 4 CPU ranks (threads of one process) over the digits"
+"$BUILD_DIR/bin/of-run" "$EXAMPLE" --devices cpu:4 --steps 28 \
+  --input images=@"$BUILD_DIR/data/digits_images.npy":loop \
+  --input labels=@"$BUILD_DIR/data/digits_labels.npy":loop
 
 step "of-check: 4 ranks on the 2x2 mesh give what one rank gives"
 "$BUILD_DIR/bin/of-check" "$EXAMPLE" --devices cpu:4 --verbose

@@ -3,6 +3,7 @@ add_oneflow_unittest(OneFlowEngineTests
   Engine/EngineTest.cpp
   Engine/RandomPlansTest.cpp
   Engine/ProgramTest.cpp
-  Engine/SessionTest.cpp)
+  Engine/SessionTest.cpp
+  Engine/NpyTest.cpp)
 target_link_libraries(OneFlowEngineTests PRIVATE OneFlowRuntime
   OpenMP::OpenMP_CXX)

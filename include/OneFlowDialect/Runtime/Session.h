@@ -28,15 +28,21 @@ struct InputSource {
   enum class Kind {
     Random, ///< Uniform in [low, high) (integers: [low, high)), new each step.
     Fill,   ///< Every element `value`.
-    File,   ///< Raw little-endian elements; one batch per step, in order.
+    /// One logical batch per step, in order: a .npy array (docs in Npy.h)
+    /// whose rows make batches (rows after the last whole batch unused), or
+    /// raw little-endian elements. Every rank reads the logical batch and
+    /// keeps its piece.
+    File,
   };
   Kind kind = Kind::Random;
   double low = 0, high = 1, value = 0;
   std::string path;
+  /// Files: start over after the last batch instead of ending the data.
+  bool loop = false;
   uint64_t seed = 0;
 };
 
-/// Parses "random", "random:LOW:HIGH", "fill:V" or "@PATH".
+/// Parses "random", "random:LOW:HIGH", "fill:V", "@PATH" or "@PATH:loop".
 absl::StatusOr<InputSource> parseInputSource(const std::string &spec);
 
 struct SessionOptions {

@@ -7,6 +7,7 @@
 #include "OneFlowDialect/Runtime/Session.h"
 
 #include "OneFlowDialect/Runtime/CollectiveKernels.h"
+#include "OneFlowDialect/Runtime/Npy.h"
 #include "OneFlowDialect/Runtime/Pieces.h"
 #include "OneFlowDialect/Runtime/Random.h"
 
@@ -56,6 +57,11 @@ static uint64_t hashName(const std::string &name) {
   return h;
 }
 
+static bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 absl::StatusOr<InputSource> ofrt::parseInputSource(const std::string &spec) {
   InputSource source;
   auto number = [&](const std::string &text,
@@ -70,6 +76,12 @@ absl::StatusOr<InputSource> ofrt::parseInputSource(const std::string &spec) {
   if (!spec.empty() && spec[0] == '@') {
     source.kind = InputSource::Kind::File;
     source.path = spec.substr(1);
+    constexpr const char kLoop[] = ":loop";
+    if (source.path.size() > 5 &&
+        source.path.compare(source.path.size() - 5, 5, kLoop) == 0) {
+      source.loop = true;
+      source.path.resize(source.path.size() - 5);
+    }
     return source;
   }
   if (spec.rfind("fill:", 0) == 0) {
@@ -97,7 +109,7 @@ absl::StatusOr<InputSource> ofrt::parseInputSource(const std::string &spec) {
   }
   return absl::InvalidArgumentError(
       "unknown input source '" + spec +
-      "'; use random, random:LOW:HIGH, fill:VALUE or @FILE");
+      "'; use random, random:LOW:HIGH, fill:VALUE, @FILE or @FILE:loop");
 }
 
 //===----------------------------------------------------------------------===//
@@ -133,12 +145,37 @@ public:
     file.seekg(0, std::ios::end);
     int64_t size = file.tellg();
     file.seekg(0);
-    if (size == 0 || size % logical.bytes() != 0)
-      return absl::InvalidArgumentError(
-          "data file '" + source.path + "' for input '" + name + "' holds " +
-          std::to_string(size) + " bytes, not a whole number of " +
-          logical.str() + " batches (" + std::to_string(logical.bytes()) +
-          " bytes each)");
+    if (endsWith(source.path, ".npy")) {
+      // Batches are runs of rows of the array; rows left over after the
+      // last whole batch are not used.
+      absl::StatusOr<NpyHeader> header = readNpyHeader(file, source.path);
+      if (!header.ok())
+        return header.status();
+      const TensorDesc &array = header->desc;
+      std::vector<int64_t> rowShape(logical.shape.begin() +
+                                        std::min<size_t>(1, logical.rank()),
+                                    logical.shape.end());
+      if (array.dtype != logical.dtype || array.rank() != logical.rank() ||
+          logical.rank() == 0 ||
+          std::vector<int64_t>(array.shape.begin() + 1, array.shape.end()) !=
+              rowShape ||
+          array.shape[0] < logical.shape[0] ||
+          size < header->dataOffset + static_cast<int64_t>(array.bytes()))
+        return absl::InvalidArgumentError(
+            "data file '" + source.path + "' for input '" + name + "' holds " +
+            array.str() + ", which has no whole " + logical.str() +
+            " batch (or is cut short)");
+      dataOffset = header->dataOffset;
+      batches = array.shape[0] / logical.shape[0];
+    } else {
+      if (size == 0 || size % logical.bytes() != 0)
+        return absl::InvalidArgumentError(
+            "data file '" + source.path + "' for input '" + name + "' holds " +
+            std::to_string(size) + " bytes, not a whole number of " +
+            logical.str() + " batches (" + std::to_string(logical.bytes()) +
+            " bytes each)");
+      batches = size / logical.bytes();
+    }
     if (!layout.whole(desc.shape))
       batch.resize(logical.bytes());
     return absl::OkStatus();
@@ -152,8 +189,17 @@ public:
       // Every rank reads each logical batch, so all end together.
       char *target = batch.empty() ? static_cast<char *>(out.data)
                                    : reinterpret_cast<char *>(batch.data());
+      if (nextBatch == batches) {
+        if (!source.loop)
+          return absl::OutOfRangeError("end of data");
+        nextBatch = 0; // The next epoch.
+      }
+      file.seekg(dataOffset + nextBatch * logical.bytes());
       if (!file.read(target, logical.bytes()))
-        return absl::OutOfRangeError("end of data");
+        return absl::DataLossError("data file '" + source.path +
+                                   "' for input '" + name +
+                                   "' could not be read");
+      ++nextBatch;
       if (layout.zero)
         std::memset(out.data, 0, desc.bytes());
       else if (!batch.empty())
@@ -183,6 +229,7 @@ private:
   std::string name;
   TensorDesc logical;
   std::ifstream file;
+  int64_t dataOffset = 0, batches = 0, nextBatch = 0;
   std::vector<uint8_t> filled;
   std::vector<uint8_t> batch; ///< One logical batch, when this is a piece.
 };

@@ -1,0 +1,119 @@
+//===- NpyTest.cpp - .npy files -------------------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Runtime/Npy.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace ofrt;
+
+namespace {
+
+std::string tempPath(const std::string &name) {
+  return ::testing::TempDir() + "/npy_" + name;
+}
+
+TEST(Npy, WriteThenReadEveryElementType) {
+  for (DType dtype : {DType::F32, DType::F64, DType::I32, DType::I64,
+                      DType::I8, DType::Bool})
+    for (std::vector<int64_t> shape :
+         {std::vector<int64_t>{}, {5}, {2, 3}, {2, 0, 4}}) {
+      TensorData t;
+      t.desc = {dtype, shape};
+      t.bytes.resize(t.desc.bytes());
+      for (size_t i = 0; i < t.bytes.size(); ++i)
+        t.bytes[i] = dtype == DType::Bool ? i % 2 : static_cast<uint8_t>(i);
+      std::string path = tempPath("roundtrip.npy");
+      ASSERT_TRUE(writeNpy(path, t).ok());
+      absl::StatusOr<TensorData> back = readNpy(path);
+      ASSERT_TRUE(back.ok()) << back.status();
+      EXPECT_EQ(back->desc, t.desc) << t.desc.str();
+      EXPECT_EQ(back->bytes, t.bytes);
+      // Data starts on a 64-byte boundary, as numpy writes it.
+      std::ifstream in(path, std::ios::binary);
+      absl::StatusOr<NpyHeader> header = readNpyHeader(in, path);
+      ASSERT_TRUE(header.ok());
+      EXPECT_EQ(header->dataOffset % 64, 0);
+    }
+}
+
+TEST(Npy, HeaderVersionsAndErrors) {
+  auto parse = [](const std::string &bytes) {
+    std::istringstream in(bytes);
+    return readNpyHeader(in, "x.npy");
+  };
+  auto file = [](char major, const std::string &dict) {
+    std::string s = std::string("\x93NUMPY", 6) + major + '\0';
+    uint32_t n = dict.size();
+    s.append(reinterpret_cast<const char *>(&n), major == 1 ? 2 : 4);
+    return s + dict;
+  };
+  std::string dict =
+      "{'descr': '<i8', 'fortran_order': False, 'shape': (3, 4), }\n";
+  for (char major : {1, 2, 3}) {
+    absl::StatusOr<NpyHeader> h = parse(file(major, dict));
+    ASSERT_TRUE(h.ok()) << h.status();
+    EXPECT_EQ(h->desc, (TensorDesc{DType::I64, {3, 4}}));
+  }
+  auto expectError = [&](const std::string &bytes, const std::string &what) {
+    absl::StatusOr<NpyHeader> h = parse(bytes);
+    ASSERT_FALSE(h.ok());
+    EXPECT_NE(h.status().message().find("'x.npy' is not a .npy file we read: " +
+                                        what),
+              std::string::npos)
+        << h.status();
+  };
+  expectError(file(4, dict), "format version 4");
+  expectError("\x93NUMPY", "it does not start with the .npy magic string");
+  expectError(file(1, "{'fortran_order': False, 'shape': (3,)}"),
+              "no 'descr' in the header");
+  expectError(file(1, "{'descr': '>f4', 'fortran_order': False, 'shape': ()}"),
+              "element type '>f4'");
+  expectError(file(1, "{'descr': '<f4', 'shape': (2,)}"),
+              "it is not in C order");
+  expectError(file(1, "{'descr': '<f4', 'fortran_order': False}"),
+              "no 'shape' in the header");
+  expectError(file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,"),
+              "the shape is not closed");
+  expectError(
+      file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, x)}"),
+      "shape '(2, x)' is malformed");
+  expectError(file(1, "{'descr': '<f4'").substr(0, 12),
+              "the header is cut off");
+  expectError(std::string("\x93NUMPY\x01\0", 8) + "\x05",
+              "the header length is cut off");
+}
+
+TEST(Npy, ReadErrors) {
+  EXPECT_EQ(readNpy(tempPath("missing.npy")).status().code(),
+            absl::StatusCode::kNotFound);
+  TensorData t;
+  t.desc = {DType::F32, {4}};
+  t.bytes.resize(16);
+  std::string path = tempPath("short.npy");
+  ASSERT_TRUE(writeNpy(path, t).ok());
+  std::ifstream in(path, std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), {});
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      << all.substr(0, all.size() - 4);
+  absl::StatusOr<TensorData> back = readNpy(path);
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.status().message().find("holds fewer than the 16 data bytes"),
+            std::string::npos);
+  TensorData half;
+  half.desc = {DType::F16, {2}};
+  half.bytes.resize(4);
+  EXPECT_NE(writeNpy(path, half).message().find(".npy files here hold no"),
+            std::string::npos);
+  EXPECT_NE(writeNpy(::testing::TempDir(), t).message().find("cannot write"),
+            std::string::npos);
+}
+
+} // namespace
