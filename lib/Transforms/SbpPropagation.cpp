@@ -202,11 +202,23 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
   for (Value operand : op->getOperands())
     producers.push_back(getGlobalEncoding(operand.getType()));
 
-  // An output keeps what it is given.
+  // An output keeps what it is given, except that a partial scalar (a
+  // loss) is summed: every rank then holds the value, for logging and
+  // progress, at the cost of one tiny all-reduce.
   if (isa<OutputOp>(op)) {
-    op->setAttr(kOperandLayouts,
-                ArrayAttr::get(context, SmallVector<Attribute>(
-                                            producers.begin(), producers.end())));
+    SmallVector<Attribute> layouts(producers.begin(), producers.end());
+    GlobalAttr global = producers[0];
+    auto type = cast<RankedTensorType>(op->getOperand(0).getType());
+    if (global && type.getRank() == 0 &&
+        llvm::any_of(global.getNdSbp(), [](SbpAttr sbp) {
+          return sbp.getKind() == SbpKind::partial;
+        }))
+      layouts[0] = GlobalAttr::get(
+          context, global.getPlacement(),
+          NdSbpAttr::get(context,
+                         SmallVector<SbpAttr>(global.getNdSbp().size(),
+                                              SbpAttr::getBroadcast(context))));
+    op->setAttr(kOperandLayouts, ArrayAttr::get(context, layouts));
     return success();
   }
 

@@ -21,6 +21,7 @@
 // CHECK: oneflow.add {{.*}}operand_layouts = [#oneflow.global<#cpu2x2, [S(0), S(0)]>, #oneflow.global<#cpu2x2, [B, B]>]
 // CHECK-SAME: -> tensor<64x10xf32, #oneflow.global<#cpu2x2, [S(0), S(0)]>>
 // CHECK: oneflow.sparse_softmax_cross_entropy {{.*}}operand_layouts = [#oneflow.global<#cpu2x2, [S(0), S(0)]>, #oneflow.global<#cpu2x2, [S(0), S(0)]>]
-// The mean over a split batch is a partial sum; the output keeps it.
+// The mean over a split batch is a partial sum; the output, a scalar, asks
+// for it whole (B) so that every rank holds the loss.
 // CHECK: oneflow.reduce_mean {{.*}} -> tensor<f32, #oneflow.global<#cpu2x2, [P, P]>>
-// CHECK: oneflow.output "loss", %{{.*}} {oneflow.operand_layouts = [#oneflow.global<#cpu2x2, [P, P]>]}
+// CHECK: oneflow.output "loss", %{{.*}} {oneflow.operand_layouts = [#oneflow.global<#cpu2x2, [B, B]>]}

@@ -142,7 +142,7 @@ absl::StatusOr<Outputs> run(ModuleOp module, const std::string &what) {
 
 /// Counts cases and prints their outcomes.
 struct Tally {
-  int passed = 0, failed = 0;
+  int passed = 0, failed = 0, retried = 0;
 
   /// Runs `variant` and compares it with `serial`; diagnostics of the
   /// compile are captured into the failure message.
@@ -153,7 +153,18 @@ struct Tally {
       diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
       return success();
     });
+    // A group that fails to connect (seen once in ~1,000 cases on a loaded
+    // machine: "Connection closed by peer") is retried once, and counted.
+    OwningOpRef<ModuleOp> spare = variant->clone();
     absl::StatusOr<Outputs> got = run(*variant, name);
+    if (!got.ok() && got.status().message().find("joining the group failed") !=
+                         std::string::npos) {
+      ++retried;
+      std::printf("RETRY %s: %s\n", name.c_str(),
+                  std::string(got.status().message()).c_str());
+      diagnostics.clear();
+      got = run(*spare, name);
+    }
     std::string why = !got.ok() ? std::string(got.status().message()) +
                                       (diagnostics.empty() ? "" : ": ") +
                                       diagnostics
@@ -382,7 +393,11 @@ int main(int argc, char **argv) {
         checkRandomLayouts(*base, placement, *serial, tally);
     }
   }
-  std::printf("of-check: %d cases, %d passed, %d failed\n",
-              tally.passed + tally.failed, tally.passed, tally.failed);
+  std::printf("of-check: %d cases, %d passed, %d failed", tally.passed +
+              tally.failed, tally.passed, tally.failed);
+  if (tally.retried)
+    std::printf(" (%d retried after a group failed to connect)",
+                tally.retried);
+  std::printf("\n");
   return tally.failed ? 1 : 0;
 }

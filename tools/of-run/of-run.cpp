@@ -21,6 +21,7 @@
 #include "OneFlowDialect/Runtime/MultiRank.h"
 #include "Launch.h"
 #include "ModelLoader.h"
+#include "Progress.h"
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -30,11 +31,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <thread>
 
 ABSL_FLAG(int64_t, steps, 1, "Steps to run (each input delivers one batch per step)");
 ABSL_FLAG(int, threads, 0, "Threads for each kernel (0: the library's default)");
@@ -65,8 +70,48 @@ ABSL_FLAG(uint64_t, seed, 0, "Seed of the generated inputs");
 ABSL_FLAG(std::string, trace, "", "Write a Chrome trace of every actor firing to this file");
 ABSL_FLAG(std::string, emit_plan, "", "Also write the compiled plan (binary) to this file");
 ABSL_FLAG(int, print_limit, 8, "Elements of each output to print");
+ABSL_FLAG(std::string, metrics, "",
+          "Write one CSV row per step: time, samples/s and every scalar "
+          "output rank 0 holds whole (a loss)");
+ABSL_FLAG(std::string, progress, "auto",
+          "Redraw a progress line on stderr: on, off, or auto (when stderr "
+          "is a terminal)");
 
 namespace {
+
+std::atomic<bool> interruptRequested{false};
+
+extern "C" void onInterrupt(int) { interruptRequested = true; }
+
+/// Turns Ctrl-C into a step limit for the sources of this process's ranks.
+class StopWatcher {
+public:
+  StopWatcher(const ofrun::Progress &progress,
+              std::atomic<int64_t> &stepLimit, int64_t aheadBound)
+      : thread([&progress, &stepLimit, aheadBound, this] {
+          while (!done) {
+            if (interruptRequested && !wasInterrupted) {
+              wasInterrupted = true;
+              stepLimit = progress.lastStep() + 1 + aheadBound;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          }
+        }) {
+    std::signal(SIGINT, onInterrupt);
+  }
+  ~StopWatcher() { stop(); }
+  void stop() {
+    done = true;
+    if (thread.joinable())
+      thread.join();
+    std::signal(SIGINT, SIG_DFL);
+  }
+  bool interrupted() const { return wasInterrupted; }
+
+private:
+  std::atomic<bool> done{false}, wasInterrupted{false};
+  std::thread thread;
+};
 
 int fail(const std::string &message) {
   std::fprintf(stderr, "of-run: error: %s\n", message.c_str());
@@ -312,6 +357,26 @@ int main(int argc, char **argv) {
 
   options.run.maxSteps = absl::GetFlag(FLAGS_steps);
   options.run.recordFirings = true;
+  std::string progressMode = absl::GetFlag(FLAGS_progress);
+  if (progressMode != "on" && progressMode != "off" && progressMode != "auto")
+    return fail("--progress '" + progressMode + "' is not on, off or auto");
+  absl::StatusOr<std::unique_ptr<ofrun::Progress>> progress =
+      ofrun::Progress::create(
+          plan->ranks[0], options.run.maxSteps, absl::GetFlag(FLAGS_metrics),
+          progressMode == "on" || (progressMode == "auto" && isatty(2)));
+  if (!progress.ok())
+    return fail(std::string(progress.status().message()));
+  options.session.onOutput = (*progress)->observer();
+  // Ctrl-C stops every rank of this process after the same step, beyond
+  // any step a source has reached (sources run at most the regsts' buffer
+  // counts ahead of the outputs), then prints what the run got to.
+  std::atomic<int64_t> stepLimit{std::numeric_limits<int64_t>::max()};
+  int64_t aheadBound = 2;
+  for (const ofrt::RegstSpec &regst : plan->ranks[0].regsts)
+    aheadBound += regst.count;
+  StopWatcher watcher(**progress, stepLimit, aheadBound);
+  if (!*launched || (*launched)->world == 1)
+    options.run.stepLimit = &stepLimit;
   absl::StatusOr<ofrt::MultiRankResult> result;
   int rank = 0;
   if (*launched && (*launched)->world > 1) {
@@ -327,10 +392,15 @@ int main(int argc, char **argv) {
   } else {
     result = ofrt::runAllRanks(*plan, options);
   }
+  watcher.stop();
   if (!result.ok())
     return fail(std::string(result.status().message()));
   if (rank != 0)
     return 0;
+  (*progress)->finish();
+  if (watcher.interrupted())
+    std::printf("interrupted: stopped after step %lld\n",
+                static_cast<long long>(stepLimit.load()));
 
   for (const auto &[name, value] : result->outputs)
     printOutput(name, value, absl::GetFlag(FLAGS_print_limit));

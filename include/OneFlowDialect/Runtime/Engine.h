@@ -16,6 +16,7 @@
 
 #include "OneFlowDialect/Runtime/Program.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 
@@ -40,6 +41,10 @@ struct RunOptions {
   int64_t maxSteps = -1;
   /// Record every firing (RunResult::firings).
   bool recordFirings = false;
+  /// When set, sources also stop at this step; it may be lowered while the
+  /// run goes (Ctrl-C: every rank of a job must get the same value, beyond
+  /// the step any of its sources has reached, so that all stop together).
+  const std::atomic<int64_t> *stepLimit = nullptr;
 };
 
 struct RunResult {

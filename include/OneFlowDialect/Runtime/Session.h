@@ -17,6 +17,7 @@
 
 #include <chrono>
 
+#include <functional>
 #include <map>
 
 namespace ofrt {
@@ -45,6 +46,14 @@ struct InputSource {
 /// Parses "random", "random:LOW:HIGH", "fill:V", "@PATH" or "@PATH:loop".
 absl::StatusOr<InputSource> parseInputSource(const std::string &spec);
 
+/// Sees every output's value at every step: this rank's piece, and whether
+/// that piece is the whole logical tensor (false for a split piece or a
+/// partial sum). Runs on the output's stream thread, so it must be short
+/// and thread-safe; `value` is only valid during the call.
+using OutputObserver =
+    std::function<void(int64_t rank, const std::string &name, int64_t step,
+                       const TensorView &value, bool whole)>;
+
 struct SessionOptions {
   std::map<std::string, InputSource> inputs; ///< By input name.
   /// Inputs not listed above get Random in [0, 1) (floats) or [0, 2)
@@ -54,6 +63,8 @@ struct SessionOptions {
   /// (CollectiveKernels.h); a program with such actors needs one. Not owned;
   /// it must outlive the session.
   CommunicatorPool *communicators = nullptr;
+  /// Called for every output at every step when set (progress, metrics).
+  OutputObserver onOutput;
 };
 
 class Session {

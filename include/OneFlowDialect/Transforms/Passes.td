@@ -52,7 +52,8 @@ def SbpPropagationPass
       mesh axis whose remaining batch still gives each device a row, `B`
       elsewhere (OneFlow's data sources); variables, constants and fills
       are `B`;
-    * `oneflow.output` keeps its operand's layout;
+    * `oneflow.output` keeps its operand's layout, except that a partial
+      scalar (a loss) is made `B`: every rank holds the value;
     * any other op runs on its first stated result's placement, else on
       its first operand's. Its candidates are the Cartesian product over
       the mesh axes of its 1-D signatures plus all-`B`, kept when they give

@@ -330,8 +330,10 @@ void Engine::Impl::runStream(int64_t stream, const RunOptions &options,
     bool inputEnded = false;
     for (const InputSlot &slot : actor.inputs)
       inputEnded |= slot.eord && slot.available <= actor.step;
-    bool sourceDone = actor.inputs.empty() && options.maxSteps >= 0 &&
-                      actor.step >= options.maxSteps;
+    bool sourceDone =
+        actor.inputs.empty() &&
+        ((options.maxSteps >= 0 && actor.step >= options.maxSteps) ||
+         (options.stepLimit && actor.step >= options.stepLimit->load()));
     bool unread = !actor.pairs.empty();
     for (const OutputPair &pair : actor.pairs)
       unread &= pair.ended;

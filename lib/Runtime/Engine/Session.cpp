@@ -239,17 +239,26 @@ private:
 /// their own memory), so outputs cost nothing per step.
 class OutputKernel : public Kernel {
 public:
-  explicit OutputKernel(int64_t *lastStep) : lastStep(lastStep) {}
+  OutputKernel(int64_t *lastStep, OutputObserver observer, int64_t rank,
+               std::string name, bool whole)
+      : lastStep(lastStep), observer(std::move(observer)), rank(rank),
+        name(std::move(name)), whole(whole) {}
 
   absl::Status compute(const KernelContext &context,
-                       const std::vector<TensorView> &,
+                       const std::vector<TensorView> &inputs,
                        const std::vector<TensorView> &) override {
     *lastStep = context.step;
+    if (observer)
+      observer(rank, name, context.step, inputs[0], whole);
     return absl::OkStatus();
   }
 
 private:
   int64_t *lastStep; ///< Written by the output's stream thread only.
+  OutputObserver observer;
+  int64_t rank;
+  std::string name;
+  bool whole; ///< The value is the logical tensor, not a piece of it.
 };
 
 } // namespace
@@ -314,6 +323,7 @@ Session::create(RankProgram program, const SessionOptions &options) {
       return absl::InvalidArgumentError("the program has no input named '" +
                                         name + "'");
   Impl *state = impl.get();
+  int64_t rank = program.rank;
   KernelProvider provider =
       [&](const ActorSpec &actor) -> absl::StatusOr<std::unique_ptr<Kernel>> {
     const OpDesc &op = actor.op;
@@ -341,8 +351,12 @@ Session::create(RankProgram program, const SessionOptions &options) {
       Impl::Sink &sink = state->sinks[actor.id];
       sink.name = op.get<std::string>("name", op.name);
       sink.regst = actor.inputs.at(0);
-      return std::unique_ptr<Kernel>(
-          std::make_unique<OutputKernel>(&sink.lastStep));
+      absl::StatusOr<OutputPiece> piece = readOutputPiece(op, rank);
+      if (!piece.ok())
+        return piece.status();
+      bool whole = !piece->partial && piece->layout.whole(op.inputs[0].shape);
+      return std::unique_ptr<Kernel>(std::make_unique<OutputKernel>(
+          &sink.lastStep, options.onOutput, rank, sink.name, whole));
     }
     if (isCollectiveOp(op.type)) {
       if (!options.communicators)

@@ -1,0 +1,172 @@
+//===- Progress.cpp - Per-step progress and metrics of a run --------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "Progress.h"
+
+#include "OneFlowDialect/Runtime/Pieces.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+using namespace ofrun;
+
+namespace {
+
+double scalarOf(const ofrt::TensorView &v) {
+  switch (v.desc.dtype) {
+  case ofrt::DType::F32:
+    return *v.as<float>();
+  case ofrt::DType::F64:
+    return *v.as<double>();
+  case ofrt::DType::I32:
+    return *v.as<int32_t>();
+  case ofrt::DType::I64:
+    return static_cast<double>(*v.as<int64_t>());
+  default:
+    return 0;
+  }
+}
+
+bool isWatchable(const ofrt::TensorDesc &desc) {
+  return desc.numel() == 1 &&
+         (desc.dtype == ofrt::DType::F32 || desc.dtype == ofrt::DType::F64 ||
+          desc.dtype == ofrt::DType::I32 || desc.dtype == ofrt::DType::I64);
+}
+
+} // namespace
+
+absl::StatusOr<std::unique_ptr<Progress>>
+Progress::create(const ofrt::RankProgram &rank0, int64_t steps,
+                 const std::string &csvPath, bool live) {
+  std::unique_ptr<Progress> p(new Progress());
+  p->steps = steps;
+  p->live = live;
+  for (const ofrt::ActorSpec &actor : rank0.actors) {
+    const ofrt::OpDesc &op = actor.op;
+    if (op.type == "oneflow.output" && !op.inputs.empty() &&
+        isWatchable(op.inputs[0])) {
+      // Only values rank 0 holds whole (not a piece or a partial sum).
+      absl::StatusOr<ofrt::OutputPiece> piece =
+          ofrt::readOutputPiece(op, rank0.rank);
+      if (piece.ok() && !piece->partial &&
+          piece->layout.whole(op.inputs[0].shape))
+        p->names.push_back(op.get<std::string>("name", op.name));
+    }
+    // Samples per step: the batch of the first input.
+    if (op.type == "oneflow.input" && p->samplesPerStep == 1 &&
+        !op.outputs.empty() && op.outputs[0].rank() > 0) {
+      auto logical = op.get<std::vector<int64_t>>("logical_shape",
+                                                  op.outputs[0].shape);
+      p->samplesPerStep = logical.empty() ? 1 : logical[0];
+    }
+  }
+  std::sort(p->names.begin(), p->names.end());
+  if (!csvPath.empty()) {
+    p->csv = std::fopen(csvPath.c_str(), "w");
+    if (!p->csv)
+      return absl::NotFoundError("cannot write metrics file '" + csvPath +
+                                 "': " + std::strerror(errno));
+    std::fprintf(p->csv, "step,seconds,samples_per_second");
+    for (const std::string &name : p->names)
+      std::fprintf(p->csv, ",%s", name.c_str());
+    std::fprintf(p->csv, "\n");
+  }
+  p->start = std::chrono::steady_clock::now();
+  return p;
+}
+
+Progress::~Progress() {
+  if (csv)
+    std::fclose(csv);
+}
+
+ofrt::OutputObserver Progress::observer() {
+  return [this](int64_t rank, const std::string &name, int64_t step,
+                const ofrt::TensorView &value, bool whole) {
+    if (rank != 0)
+      return;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      seen = std::max(seen, step);
+    }
+    if (whole && isWatchable(value.desc) &&
+        std::binary_search(names.begin(), names.end(), name))
+      record(name, step, scalarOf(value));
+  };
+}
+
+int64_t Progress::lastStep() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return seen;
+}
+
+void Progress::record(const std::string &name, int64_t step, double value) {
+  std::lock_guard<std::mutex> lock(mutex);
+  std::map<std::string, double> &row = pending[step];
+  row[name] = value;
+  // Outputs run on one stream in order, so steps complete in order.
+  while (!pending.empty() && pending.begin()->second.size() == names.size()) {
+    auto [s, values] = *pending.begin();
+    pending.erase(pending.begin());
+    done = s;
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    double rate = (s + 1) * samplesPerStep / std::max(seconds, 1e-9);
+    for (const auto &[n, v] : values) {
+      first.emplace(n, v);
+      last[n] = v;
+    }
+    if (csv) {
+      std::fprintf(csv, "%lld,%.6f,%.1f", static_cast<long long>(s), seconds,
+                   rate);
+      for (const std::string &n : names)
+        std::fprintf(csv, ",%.9g", values[n]);
+      std::fprintf(csv, "\n");
+    }
+    // Redraw at most every 0.1 s, and at the last step.
+    if (live && (seconds - drawn >= 0.1 || s + 1 == steps)) {
+      drawn = seconds;
+      std::string line = "\rstep " + std::to_string(s + 1);
+      if (steps > 0)
+        line += "/" + std::to_string(steps);
+      for (const std::string &n : names) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " | %s %.5g", n.c_str(), values[n]);
+        line += buf;
+      }
+      char buf[96];
+      std::snprintf(buf, sizeof buf, " | %.0f samples/s", rate);
+      line += buf;
+      if (steps > 0) {
+        std::snprintf(buf, sizeof buf, " | %.1f s left",
+                      seconds / (s + 1) * (steps - s - 1));
+        line += buf;
+      }
+      std::fprintf(stderr, "%s   ", line.c_str());
+      std::fflush(stderr);
+    }
+  }
+}
+
+void Progress::finish() {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (live && done >= 0)
+    std::fprintf(stderr, "\n");
+  if (csv)
+    std::fflush(csv);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  std::printf("summary: %lld steps in %.2f s, %.0f samples/s",
+              static_cast<long long>(done + 1), seconds,
+              (done + 1) * samplesPerStep / std::max(seconds, 1e-9));
+  for (const std::string &n : names)
+    if (first.count(n))
+      std::printf("; %s %.6g -> %.6g", n.c_str(), first[n], last[n]);
+  std::printf("\n");
+}

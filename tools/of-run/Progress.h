@@ -1,0 +1,65 @@
+//===- Progress.h - Per-step progress and metrics of a run ------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Watches the scalar outputs rank 0 holds whole (a loss, an accuracy) at
+// every step: a progress line on stderr (step, values, samples/s, time
+// left) and, when asked, a CSV file with one row per step.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_TOOLS_OFRUN_PROGRESS_H
+#define ONEFLOW_TOOLS_OFRUN_PROGRESS_H
+
+#include "OneFlowDialect/Runtime/Program.h"
+#include "OneFlowDialect/Runtime/Session.h"
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace ofrun {
+
+class Progress {
+public:
+  /// Watches the scalar outputs of `rank0`; `steps` is the planned number
+  /// of steps (-1: unknown). `csvPath` empty: no CSV. `live`: redraw a
+  /// progress line on stderr.
+  static absl::StatusOr<std::unique_ptr<Progress>>
+  create(const ofrt::RankProgram &rank0, int64_t steps,
+         const std::string &csvPath, bool live);
+  ~Progress();
+
+  /// The observer to give the sessions.
+  ofrt::OutputObserver observer();
+  /// The last step any output of rank 0 reached (-1: none yet).
+  int64_t lastStep() const;
+  /// Ends the progress line and prints the summary: steps, time, samples/s
+  /// and the first and last value of each watched output.
+  void finish();
+
+private:
+  Progress() = default;
+  void record(const std::string &name, int64_t step, double value);
+
+  std::vector<std::string> names; ///< Watched outputs, sorted.
+  int64_t steps = -1, samplesPerStep = 1;
+  bool live = false;
+  std::FILE *csv = nullptr;
+  std::chrono::steady_clock::time_point start;
+  mutable std::mutex mutex;
+  std::map<int64_t, std::map<std::string, double>> pending;
+  std::map<std::string, double> first, last;
+  int64_t done = -1; ///< The last step every watched value arrived for.
+  int64_t seen = -1; ///< The last step any output of rank 0 reached.
+  double drawn = -1; ///< Seconds into the run of the last redraw.
+};
+
+} // namespace ofrun
+
+#endif // ONEFLOW_TOOLS_OFRUN_PROGRESS_H
