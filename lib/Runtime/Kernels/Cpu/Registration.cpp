@@ -22,4 +22,5 @@ void ofrt::registerCpuKernels(KernelRegistry &registry) {
   registerSourceKernels(registry);
   registerDropoutKernels(registry);
   registerLocalBoxingKernels(registry);
+  registerOptimizerKernels(registry);
 }
