@@ -7,7 +7,9 @@
 // One actor per op per rank and one regst per op result per rank. A
 // single-device program becomes the rank plan of rank 0; a program on global
 // tensors (after oneflow-lower-boxing) one rank plan per rank, with local
-// shapes and the attributes of docs/multi-rank-plans.md. oneflow.input
+// shapes and the attributes of docs/multi-rank-plans.md. Variables get one
+// buffer whatever `regst-count` says: it holds their value across steps,
+// which optimizer updates write in place. oneflow.input
 // actors go on an "io" stream with double-buffered regsts, collectives and
 // transfers on "collective", the others on "compute", in program order.
 //
@@ -21,6 +23,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -81,6 +84,15 @@ static LogicalResult checkProgram(func::FuncOp funcOp) {
       return op.emitOpError()
              << "is a layout change the runtime cannot run; run "
                 "oneflow-lower-boxing first";
+    // An op that writes an operand in place (an optimizer update) must
+    // write the variable's own buffer, not a copy that boxing made.
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
+      for (OpOperand &operand : op.getOpOperands())
+        if (effects.getEffectOnValue<MemoryEffects::Write>(operand.get()) &&
+            !operand.get().getDefiningOp<VariableOp>())
+          return op.emitOpError()
+                 << "writes operand #" << operand.getOperandNumber()
+                 << " in place, but it is not a oneflow.variable's value";
     for (OpResult result : op.getResults()) {
       auto type = dyn_cast<RankedTensorType>(result.getType());
       if (!type || !type.hasStaticShape())
@@ -164,13 +176,19 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
         RankedTensorType local = getLocalType(result.getType(), rank);
         if (!local)
           continue;
-        Value regst = RegstOp::create(
-            builder, op->getLoc(), state.nextRegstId++, local,
-            isSource ? std::max(regstCount, kInputRegstCount) : regstCount);
+        // A variable has one buffer, which holds its value across steps.
+        int64_t count = isa<VariableOp>(op) ? 1
+                        : isSource ? std::max(regstCount, kInputRegstCount)
+                                   : regstCount;
+        Value regst = RegstOp::create(builder, op->getLoc(),
+                                      state.nextRegstId++, local, count);
         regstOf[{result, rank}] = regst;
         outputs.push_back(regst);
       }
       NamedAttrList attrs(op->getAttrDictionary());
+      // Actors list their inputs flat; kernels know the groups from the
+      // op's other attributes (an update op's states from its kind).
+      attrs.erase("operandSegmentSizes");
       auto transfer = transfers.find(rank);
       addRankAttrs(op, rank, group,
                    transfer == transfers.end() ? nullptr : &transfer->second,

@@ -10,6 +10,7 @@
 #include "OneFlowDialect/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
@@ -32,6 +33,19 @@ static std::string formatInt(int64_t value) { return std::to_string(value); }
 /// The name of the attribute that records the layouts an op's chosen
 /// signature needs of its operands (docs/multi-rank-plans.md).
 static constexpr StringLiteral kOperandLayouts = "oneflow.operand_layouts";
+
+/// The operands `op` writes (MemWrite on the operand): it updates their
+/// buffers in place.
+static SmallVector<unsigned> getInPlaceOperands(Operation *op) {
+  SmallVector<unsigned> operands;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return operands;
+  for (OpOperand &operand : op->getOpOperands())
+    if (effects.getEffectOnValue<MemoryEffects::Write>(operand.get()))
+      operands.push_back(operand.getOperandNumber());
+  return operands;
+}
 
 /// Whether `op` handles tensors, and so needs an SBP rule.
 static bool hasTensors(Operation *op) {
@@ -295,6 +309,20 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
   auto required = [&](const NdSbpSignature &candidate, unsigned i) {
     return GlobalAttr::get(context, placement, candidate.operands[i]);
   };
+  // An operand the op writes in place (an optimizer's variable and states)
+  // keeps its layout: boxing it would make the op write into a copy.
+  SmallVector<unsigned> inPlace = getInPlaceOperands(op);
+  if (!inPlace.empty()) {
+    llvm::erase_if(candidates, [&](const NdSbpSignature &candidate) {
+      return llvm::any_of(inPlace, [&](unsigned i) {
+        return producers[i] != required(candidate, i);
+      });
+    });
+    if (candidates.empty())
+      return op->emitError()
+             << "no signature of " << op->getName()
+             << " keeps the layouts of the operands it writes in place";
+  }
   // OneFlow's rule: the first candidate whose operands all match...
   const NdSbpSignature *chosen = nullptr;
   for (const NdSbpSignature &candidate : candidates) {

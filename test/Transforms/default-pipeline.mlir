@@ -33,8 +33,12 @@
 // CHECK:         oneflow_actor.stream "io" [@input_0, @input_4]
 // CHECK-NEXT:    oneflow_actor.stream "compute" [@variable_1, @matmul_2, @relu_3, @sparse_softmax_cross_entropy_5, @reduce_mean_6, @output_7]
 
-// With regst-count=2 every regst keeps two buffers of its own.
+// With regst-count=2 every regst keeps two buffers of its own, but the
+// variable's: its one buffer holds its value across steps (optimizer
+// updates write it in place).
 // COUNT2:      oneflow_actor.rank_plan rank 0 device cpu arena [[BYTES:[0-9]+]] unplanned [[BYTES]] {
+// COUNT2-NEXT:   oneflow_actor.regst 0 count 2
+// COUNT2:        oneflow_actor.regst 1 count 1 {{.*}} : tensor<4x16xf32>
 // COUNT2-NOT:  count 1
 func.func @classifier() {
   %x = oneflow.input "x" : tensor<8x4xf32>

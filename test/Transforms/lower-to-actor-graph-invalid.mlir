@@ -74,3 +74,13 @@ func.func @two_placements() {
   %y = oneflow.relu %x : (tensor<4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [S(0)]>>) -> tensor<4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [2, 3]>, [S(0)]>>
   return
 }
+
+// -----
+
+func.func @negative_update_not_variable() {
+  %w = oneflow.fill 1.0 : tensor<4xf32>
+  %g = oneflow.fill 2.0 : tensor<4xf32>
+  // expected-error@+1 {{'oneflow.sgd_update' op writes operand #0 in place, but it is not a oneflow.variable's value}}
+  oneflow.sgd_update %w, %g {lr = 0.1 : f64} : tensor<4xf32>, tensor<4xf32>
+  return
+}

@@ -131,3 +131,25 @@ func.func @pinned() {
   oneflow.output "y", %y : tensor<4x4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [B]>>
   return
 }
+
+// -----
+
+// An update op writes its variable and states in place, so they are never
+// boxed: the partial gradient is all-reduced for a broadcast parameter
+// (rather than reduce-scattered to S(0) with the parameter sliced), and
+// reduce-scattered for a split one.
+
+#p2 = #oneflow.placement<cpu, ranks = [0, 1]>
+
+// CHECK-LABEL: func.func @in_place_update
+func.func @in_place_update() {
+  %x = oneflow.input "x" : tensor<4x8xf32, #oneflow.global<#p2, [S(0)]>>
+  %w = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<8xf32>
+  %v = oneflow.variable "v" {init = #oneflow.init<zeros>} : tensor<8xf32, #oneflow.global<#p2, [S(0)]>>
+  %g = oneflow.reduce_sum %x {axes = array<i64: 0>} : (tensor<4x8xf32, #oneflow.global<#p2, [S(0)]>>) -> tensor<8xf32>
+  // CHECK: oneflow.sgd_update {{.*}} {lr = 1.000000e-01 : f64, oneflow.operand_layouts = [#oneflow.global<#cpu2, [B]>, #oneflow.global<#cpu2, [B]>]}
+  oneflow.sgd_update %w, %g {lr = 0.1 : f64} : tensor<8xf32>, tensor<8xf32>
+  // CHECK: oneflow.sgd_update {{.*}} {lr = 1.000000e-01 : f64, oneflow.operand_layouts = [#oneflow.global<#cpu2, [S(0)]>, #oneflow.global<#cpu2, [S(0)]>]}
+  oneflow.sgd_update %v, %g {lr = 0.1 : f64} : tensor<8xf32, #oneflow.global<#p2, [S(0)]>>, tensor<8xf32>
+  return
+}

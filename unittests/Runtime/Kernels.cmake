@@ -25,3 +25,7 @@ add_oneflow_unittest(OneFlowCpuRandomKernelsTests
   ${ONEFLOW_KERNEL_TEST_DIR}/RandomTest.cpp
   ${ONEFLOW_KERNEL_TEST_DIR}/SourcesTest.cpp)
 target_link_libraries(OneFlowCpuRandomKernelsTests PRIVATE OneFlowCpuKernels)
+
+add_oneflow_unittest(OneFlowCpuOptimizerKernelsTests
+  ${ONEFLOW_KERNEL_TEST_DIR}/OptimizerTest.cpp)
+target_link_libraries(OneFlowCpuOptimizerKernelsTests PRIVATE OneFlowCpuKernels)

@@ -14,5 +14,6 @@ include "OneFlowDialect/IR/OneFlowNNOps.td"
 include "OneFlowDialect/IR/OneFlowConvOps.td"
 include "OneFlowDialect/IR/OneFlowShapeOps.td"
 include "OneFlowDialect/IR/OneFlowBoxingOps.td"
+include "OneFlowDialect/IR/OneFlowTrainOps.td"
 
 #endif // ONEFLOWDIALECT_IR_ONEFLOWOPS_TD

@@ -360,4 +360,65 @@ def TestPrintSbpSignaturesPass
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+def OptimizerPass : Pass<"oneflow-optimizer", "::mlir::func::FuncOp"> {
+  let summary = "Turn gradient outputs into in-place optimizer updates";
+  let description = [{
+    Consumes every `oneflow.output` with a `grad_of = "<variable>"`
+    attribute (what `oneflow-autodiff` produces): erases it and appends, at
+    the end of the function and in the order of those outputs, one update
+    op per variable that writes the variable's next value in place:
+    `oneflow.sgd_update` (`kind=sgd`) or `oneflow.adam_update` (`adam`;
+    `adamw` sets `decoupled`). Optimizer states are new variables named
+    `<variable>.momentum` (SGD with momentum), `<variable>.m` and
+    `<variable>.v` (Adam), zeros at first, of the variable's type (layout
+    included, so states follow their parameter).
+
+    With `clip-norm` > 0 the gradients are clipped by their global norm as
+    `torch.nn.utils.clip_grad_norm_` does: ops compute n = sqrt(sum of
+    every gradient's squares) and min(1, clip-norm / (n + 1e-6)), which
+    feeds every update op's `scale` operand.
+
+    A `grad_of` that names no variable, a frozen variable, or a gradient
+    of another type, a second gradient of one variable, a state name that
+    is taken, and bad option values are errors.
+
+    ```mlir
+    %w = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<4xf32>
+    ...
+    oneflow.output "w.grad", %g {grad_of = "w"} : tensor<4xf32>
+    // becomes, with kind=sgd lr=0.1 momentum=0.9:
+    %m = oneflow.variable "w.momentum" {init = #oneflow.init<zeros>} : tensor<4xf32>
+    oneflow.sgd_update %w, %g states(%m) {lr = 1.000000e-01 : f64, momentum = 9.000000e-01 : f64}
+        : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
+  let options = [
+    Option<"kind", "kind", "std::string", /*default=*/"\"sgd\"",
+           "sgd, adam or adamw">,
+    Option<"lr", "lr", "double", /*default=*/"0.01", "Peak learning rate">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.0",
+           "SGD momentum, in [0, 1)">,
+    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
+           "SGD with Nesterov momentum">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
+           "L2 penalty (sgd, adam) or decoupled decay (adamw)">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "Adam beta1">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "Adam beta2">,
+    Option<"epsilon", "epsilon", "double", /*default=*/"1e-8", "Adam epsilon">,
+    Option<"clipNorm", "clip-norm", "double", /*default=*/"0.0",
+           "Clip the global gradient norm to this (0: no clipping)">,
+    Option<"warmupSteps", "warmup-steps", "int64_t", /*default=*/"0",
+           "Steps of linear learning-rate warm-up">,
+    Option<"totalSteps", "total-steps", "int64_t", /*default=*/"0",
+           "Step at which the cosine decay reaches min-lr (0: no decay)">,
+    Option<"minLr", "min-lr", "double", /*default=*/"0.0",
+           "Learning rate at the end of the cosine decay">
+  ];
+}
+
 #endif // ONEFLOWDIALECT_TRANSFORMS_PASSES_TD

@@ -72,7 +72,9 @@ TEST(CpuKernelRegistry, HasEveryComputeOp) {
                        "constant",
                        "fill",
                        "local_slice",
-                       "to_partial"};
+                       "to_partial",
+                       "sgd_update",
+                       "adam_update"};
   for (const char *name : ops)
     EXPECT_TRUE(
         registry().contains(DeviceKind::Cpu, std::string("oneflow.") + name))

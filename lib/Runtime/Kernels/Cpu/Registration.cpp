@@ -23,4 +23,5 @@ void ofrt::registerCpuKernels(KernelRegistry &registry) {
   registerSourceKernels(registry);
   registerDropoutKernels(registry);
   registerLocalBoxingKernels(registry);
+  registerOptimizerKernels(registry);
 }

@@ -1,0 +1,96 @@
+//===- OneFlowTrainOps.td - Optimizer update ops -----------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOWDIALECT_IR_ONEFLOWTRAINOPS_TD
+#define ONEFLOWDIALECT_IR_ONEFLOWTRAINOPS_TD
+
+include "OneFlowDialect/IR/OneFlowOpBase.td"
+
+// An optimizer step. Operand 0 is a variable's value, operand 1 its
+// gradient, then the optimizer states (variables too), then optionally a
+// rank-0 `scale` that multiplies the gradient first (global-norm clipping).
+// The op has no results: its kernel writes the new value and states into
+// their buffers, which the next step's variable actors hand out again. The
+// write effects keep DCE, CSE and reordering away from it.
+//
+// The learning rate at step s (from 0) is `lr` * (s + 1) / `warmup_steps`
+// while s < `warmup_steps`; then, when `total_steps` > 0, a cosine decay
+// from `lr` to `min_lr` reached at s = `total_steps`:
+// min_lr + (lr - min_lr) * (1 + cos(pi * min(1, (s - warmup) / (total -
+// warmup)))) / 2; otherwise `lr`.
+//
+// Every tensor operand but `scale` has one logical type; SBP: they share one
+// layout (all S(i) on the same axis, or all B); `scale` is B. A partial
+// gradient is reduced by boxing before the update.
+class OneFlow_UpdateOp<string mnemonic, string desc>
+    : OneFlow_Op<mnemonic, [OneFlow_HasSbp, AttrSizedOperandSegments]> {
+  let summary = desc;
+  let results = (outs);
+  let assemblyFormat = [{
+    $param `,` $grad (`states` `(` $states^ `)`)? (`scale` `(` $scale^ `)`)?
+    attr-dict `:` type(operands)
+  }];
+  let hasVerifier = 1;
+  // Element-wise over the first operand's axes; `scale` has none (B).
+  let extraClassDefinition = OneFlow_ElementwiseSbp<>.definition;
+}
+
+// The operands and schedule attributes every update op has.
+defvar OneFlow_UpdateOperands = (ins
+    Arg<OneFlow_FloatTensor, "the variable's value, updated in place",
+        [MemRead, MemWrite]>:$param,
+    OneFlow_FloatTensor:$grad,
+    Arg<Variadic<OneFlow_FloatTensor>, "optimizer states, updated in place",
+        [MemRead, MemWrite]>:$states,
+    Optional<OneFlow_FloatTensor>:$scale,
+    F64Attr:$lr,
+    DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+    DefaultValuedAttr<I64Attr, "0">:$warmup_steps,
+    DefaultValuedAttr<I64Attr, "0">:$total_steps,
+    DefaultValuedAttr<F64Attr, "0.0">:$min_lr);
+
+def OneFlow_SgdUpdateOp : OneFlow_UpdateOp<"sgd_update",
+    "stochastic gradient descent step, with momentum and Nesterov"> {
+  let description = [{
+    PyTorch's `torch.optim.SGD` without dampening, with g = `scale` * grad:
+    g += weight_decay * param; with `momentum` > 0 (one state, the momentum
+    buffer, zeros at first): buf = momentum * buf + g, and g = g + momentum *
+    buf with `nesterov`, else g = buf; param -= lr(step) * g. See the class
+    comment for the schedule.
+
+    ```mlir
+    oneflow.sgd_update %w, %g states(%buf) {lr = 0.1 : f64, momentum = 0.9 : f64}
+        : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = !con(OneFlow_UpdateOperands, (ins
+      DefaultValuedAttr<F64Attr, "0.0">:$momentum,
+      UnitAttr:$nesterov));
+}
+
+def OneFlow_AdamUpdateOp : OneFlow_UpdateOp<"adam_update",
+    "Adam step; AdamW with decoupled weight decay"> {
+  let description = [{
+    PyTorch's `torch.optim.Adam` (and `AdamW` with `decoupled`), with g =
+    `scale` * grad and t = step + 1. Two states, m and v (zeros at first).
+    Weight decay: g += weight_decay * param, or with `decoupled` param *= 1
+    - lr(step) * weight_decay. Then m = beta1 * m + (1 - beta1) * g, v =
+    beta2 * v + (1 - beta2) * g * g, and param -= lr(step) / (1 - beta1^t) *
+    m / (sqrt(v) / sqrt(1 - beta2^t) + epsilon).
+
+    ```mlir
+    oneflow.adam_update %w, %g states(%m, %v) {lr = 1.0e-03 : f64}
+        : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = !con(OneFlow_UpdateOperands, (ins
+      DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+      DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+      DefaultValuedAttr<F64Attr, "1.0e-8">:$epsilon,
+      UnitAttr:$decoupled));
+}
+
+#endif // ONEFLOWDIALECT_IR_ONEFLOWTRAINOPS_TD

@@ -1,0 +1,99 @@
+//===- TrainOps.cpp - Optimizer update ops --------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Verifiers of oneflow.sgd_update and oneflow.adam_update: operand types,
+// state counts and the ranges of the hyper-parameters.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/IR/OneFlowTypeUtils.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+/// Checks what every update op shares: the gradient and `numStates` states
+/// of the parameter's logical type, a rank-0 scale, and the schedule.
+template <typename OpTy>
+static LogicalResult verifyUpdate(OpTy op, size_t numStates,
+                                  StringRef statesNeed) {
+  RankedTensorType param = stripEncoding(op.getParam().getType());
+  if (stripEncoding(op.getGrad().getType()) != param)
+    return op.emitOpError()
+           << "gradient of type " << stripEncoding(op.getGrad().getType())
+           << " does not match the parameter's " << param;
+  if (op.getStates().size() != numStates)
+    return op.emitOpError() << "has " << op.getStates().size()
+                            << " states but needs " << numStates << " ("
+                            << statesNeed << ")";
+  for (auto [index, state] : llvm::enumerate(op.getStates()))
+    if (stripEncoding(state.getType()) != param)
+      return op.emitOpError()
+             << "state #" << index << " of type "
+             << stripEncoding(state.getType())
+             << " does not match the parameter's " << param;
+  if (Value scale = op.getScale()) {
+    auto type = cast<RankedTensorType>(scale.getType());
+    if (type.getRank() != 0 ||
+        type.getElementType() != param.getElementType())
+      return op.emitOpError()
+             << "scale must be a rank-0 tensor of " << param.getElementType()
+             << ", got " << stripEncoding(type);
+  }
+  double lr = op.getLr().convertToDouble();
+  double minLr = op.getMinLr().convertToDouble();
+  if (!(lr >= 0))
+    return op.emitOpError() << "learning rate " << formatDouble(lr) << " is negative";
+  if (!(op.getWeightDecay().convertToDouble() >= 0))
+    return op.emitOpError()
+           << "weight decay "
+           << formatDouble(op.getWeightDecay().convertToDouble())
+           << " is negative";
+  int64_t warmup = op.getWarmupSteps(), total = op.getTotalSteps();
+  if (warmup < 0 || total < 0)
+    return op.emitOpError() << "warmup_steps " << warmup << " and total_steps "
+                            << total << " must not be negative";
+  if (total > 0 && total <= warmup)
+    return op.emitOpError() << "total_steps " << total
+                            << " must exceed warmup_steps " << warmup;
+  if (!(minLr >= 0 && minLr <= lr))
+    return op.emitOpError() << "min_lr " << formatDouble(minLr)
+                            << " is not in [0, lr = " << formatDouble(lr)
+                            << "]";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SgdUpdateOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SgdUpdateOp::verify() {
+  double momentum = getMomentum().convertToDouble();
+  if (!(momentum >= 0 && momentum < 1))
+    return emitOpError() << "momentum " << formatDouble(momentum) << " is not in [0, 1)";
+  if (getNesterov() && momentum == 0)
+    return emitOpError() << "nesterov needs a positive momentum";
+  return verifyUpdate(*this, momentum > 0 ? 1 : 0,
+                      momentum > 0 ? "the momentum buffer"
+                                   : "none without momentum");
+}
+
+//===----------------------------------------------------------------------===//
+// AdamUpdateOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AdamUpdateOp::verify() {
+  for (auto [name, beta] :
+       {std::pair<StringRef, double>{"beta1", getBeta1().convertToDouble()},
+        {"beta2", getBeta2().convertToDouble()}})
+    if (!(beta >= 0 && beta < 1))
+      return emitOpError() << name << " " << formatDouble(beta) << " is not in [0, 1)";
+  if (!(getEpsilon().convertToDouble() > 0))
+    return emitOpError() << "epsilon "
+                         << formatDouble(getEpsilon().convertToDouble())
+                         << " is not positive";
+  return verifyUpdate(*this, 2, "m and v");
+}

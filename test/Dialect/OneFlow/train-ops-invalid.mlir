@@ -1,0 +1,111 @@
+// RUN: of-opt %s -split-input-file -verify-diagnostics
+
+func.func @negative_grad_type(%w: tensor<4xf32>, %g: tensor<3xf32>) {
+  // expected-error@+1 {{'oneflow.sgd_update' op gradient of type 'tensor<3xf32>' does not match the parameter's 'tensor<4xf32>'}}
+  oneflow.sgd_update %w, %g {lr = 0.1 : f64} : tensor<4xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @negative_sgd_states(%w: tensor<4xf32>, %g: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.sgd_update' op has 0 states but needs 1 (the momentum buffer)}}
+  oneflow.sgd_update %w, %g {lr = 0.1 : f64, momentum = 0.9 : f64} : tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_adam_states(%w: tensor<4xf32>, %g: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.adam_update' op has 1 states but needs 2 (m and v)}}
+  oneflow.adam_update %w, %g states(%g) {lr = 0.1 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_state_type(%w: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf64>) {
+  // expected-error@+1 {{'oneflow.sgd_update' op state #0 of type 'tensor<4xf64>' does not match the parameter's 'tensor<4xf32>'}}
+  oneflow.sgd_update %w, %g states(%m) {lr = 0.1 : f64, momentum = 0.5 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @negative_scale(%w: tensor<4xf32>, %g: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.sgd_update' op scale must be a rank-0 tensor of 'f32', got 'tensor<4xf32>'}}
+  oneflow.sgd_update %w, %g scale(%g) {lr = 0.1 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_lr(%w: tensor<4xf32>, %g: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.sgd_update' op learning rate -1 is negative}}
+  oneflow.sgd_update %w, %g {lr = -1.0 : f64} : tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_weight_decay(%w: tensor<4xf32>, %g: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.sgd_update' op weight decay -0.5 is negative}}
+  oneflow.sgd_update %w, %g {lr = 1.0 : f64, weight_decay = -0.5 : f64} : tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_steps(%w: tensor<4xf32>, %g: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.sgd_update' op warmup_steps -1 and total_steps 0 must not be negative}}
+  oneflow.sgd_update %w, %g {lr = 1.0 : f64, warmup_steps = -1} : tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_total_steps(%w: tensor<4xf32>, %g: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.sgd_update' op total_steps 10 must exceed warmup_steps 10}}
+  oneflow.sgd_update %w, %g {lr = 1.0 : f64, warmup_steps = 10, total_steps = 10} : tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_min_lr(%w: tensor<4xf32>, %g: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.sgd_update' op min_lr 2 is not in [0, lr = 1]}}
+  oneflow.sgd_update %w, %g {lr = 1.0 : f64, min_lr = 2.0 : f64} : tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_momentum(%w: tensor<4xf32>, %g: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.sgd_update' op momentum 1 is not in [0, 1)}}
+  oneflow.sgd_update %w, %g states(%g) {lr = 1.0 : f64, momentum = 1.0 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_nesterov(%w: tensor<4xf32>, %g: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.sgd_update' op nesterov needs a positive momentum}}
+  oneflow.sgd_update %w, %g {lr = 1.0 : f64, nesterov} : tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_beta(%w: tensor<4xf32>, %g: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.adam_update' op beta2 1 is not in [0, 1)}}
+  oneflow.adam_update %w, %g states(%g, %g) {lr = 1.0 : f64, beta2 = 1.0 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_epsilon(%w: tensor<4xf32>, %g: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.adam_update' op epsilon 0 is not positive}}
+  oneflow.adam_update %w, %g states(%g, %g) {lr = 1.0 : f64, epsilon = 0.0 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}

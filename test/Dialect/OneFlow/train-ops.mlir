@@ -1,0 +1,18 @@
+// RUN: of-opt %s | of-opt | FileCheck %s
+// RUN: of-opt %s -test-oneflow-print-sbp-signatures -verify-diagnostics -o /dev/null
+
+// Update ops round-trip: states and scale are optional groups.
+
+// CHECK-LABEL: func.func @updates
+func.func @updates(%w: tensor<4x6xf32>, %g: tensor<4x6xf32>, %m: tensor<4x6xf32>, %v: tensor<4x6xf32>, %s: tensor<f32>) {
+  // CHECK: oneflow.sgd_update %{{.*}}, %{{.*}} {lr = 1.000000e-01 : f64} : tensor<4x6xf32>, tensor<4x6xf32>
+  // expected-remark@+1 {{sbp: S(0), S(0) -> | S(1), S(1) ->}}
+  oneflow.sgd_update %w, %g {lr = 0.1 : f64} : tensor<4x6xf32>, tensor<4x6xf32>
+  // CHECK: oneflow.sgd_update %{{.*}}, %{{.*}} states(%{{.*}}) scale(%{{.*}}) {lr = 1.000000e-01 : f64, momentum = 9.000000e-01 : f64, nesterov}
+  // expected-remark@+1 {{sbp: S(0), S(0), S(0), B -> | S(1), S(1), S(1), B ->}}
+  oneflow.sgd_update %w, %g states(%m) scale(%s) {lr = 0.1 : f64, momentum = 0.9 : f64, nesterov} : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<f32>
+  // CHECK: oneflow.adam_update %{{.*}}, %{{.*}} states(%{{.*}}, %{{.*}}) {decoupled, lr = 1.000000e-03 : f64, total_steps = 100 : i64, warmup_steps = 10 : i64, weight_decay = 1.000000e-02 : f64}
+  // expected-remark@+1 {{sbp: S(0), S(0), S(0), S(0) -> | S(1), S(1), S(1), S(1) ->}}
+  oneflow.adam_update %w, %g states(%m, %v) {lr = 1.0e-3 : f64, weight_decay = 0.01 : f64, decoupled, warmup_steps = 10, total_steps = 100} : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>
+  return
+}

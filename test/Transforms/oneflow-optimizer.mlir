@@ -1,0 +1,85 @@
+// RUN: of-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(oneflow-optimizer{kind=sgd lr=0.1 momentum=0.9 nesterov=true weight-decay=0.01}))' | FileCheck %s --check-prefix=SGD
+// RUN: of-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(oneflow-optimizer{kind=sgd lr=0.5}))' | FileCheck %s --check-prefix=PLAIN
+// RUN: of-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(oneflow-optimizer{kind=adamw lr=0.001 weight-decay=0.1 warmup-steps=10 total-steps=100 min-lr=0.0001 clip-norm=1.0}))' | FileCheck %s --check-prefix=ADAMW
+
+// Two gradient outputs become two updates at the end; the loss stays.
+
+// SGD-LABEL: func.func @two_params
+// SGD: %[[W:.*]] = oneflow.variable "w"
+// SGD: %[[B:.*]] = oneflow.variable "b"
+// SGD: oneflow.output "loss"
+// SGD-NOT: oneflow.output
+// SGD: %[[WM:.*]] = oneflow.variable "w.momentum" {init = #oneflow.init<zeros>} : tensor<4x3xf32>
+// SGD: oneflow.sgd_update %[[W]], %{{.*}} states(%[[WM]]) {lr = 1.000000e-01 : f64, momentum = 9.000000e-01 : f64, nesterov, weight_decay = 1.000000e-02 : f64}
+// SGD: %[[BM:.*]] = oneflow.variable "b.momentum"
+// SGD: oneflow.sgd_update %[[B]], %{{.*}} states(%[[BM]])
+// SGD-NEXT: return
+
+// PLAIN-LABEL: func.func @two_params
+// PLAIN-NOT: momentum
+// PLAIN: oneflow.sgd_update %{{.*}}, %{{.*}} {lr = 5.000000e-01 : f64} : tensor<4x3xf32>, tensor<4x3xf32>
+// PLAIN: oneflow.sgd_update %{{.*}}, %{{.*}} {lr = 5.000000e-01 : f64} : tensor<3xf32>, tensor<3xf32>
+
+// Clipping: the squares of every gradient summed, the square root, and
+// min(1, clip / (norm + 1e-6)) as every update's scale.
+
+// ADAMW-LABEL: func.func @two_params
+// ADAMW: %[[GW:.*]] = oneflow.scalar_mul %{{.*}}, 2.000000e+00
+// ADAMW: %[[GB:.*]] = oneflow.reduce_sum
+// ADAMW: %[[SQW:.*]] = oneflow.mul %[[GW]], %[[GW]]
+// ADAMW: %[[SW:.*]] = oneflow.reduce_sum %[[SQW]] {axes = array<i64: 0, 1>}
+// ADAMW: %[[SQB:.*]] = oneflow.mul %[[GB]], %[[GB]]
+// ADAMW: %[[SB:.*]] = oneflow.reduce_sum %[[SQB]] {axes = array<i64: 0>}
+// ADAMW: %[[T:.*]] = oneflow.add %[[SW]], %[[SB]]
+// ADAMW: %[[N:.*]] = oneflow.sqrt %[[T]]
+// ADAMW: %[[N1:.*]] = oneflow.scalar_add %[[N]], 9.99{{.*}}E-7
+// ADAMW: %[[INV:.*]] = oneflow.scalar_pow %[[N1]], -1.000000e+00
+// ADAMW: %[[R:.*]] = oneflow.scalar_mul %[[INV]], 1.000000e+00
+// ADAMW: %[[ONE:.*]] = oneflow.fill 1.000000e+00 : tensor<f32>
+// ADAMW: %[[S:.*]] = oneflow.minimum %[[R]], %[[ONE]]
+// ADAMW: %[[M:.*]] = oneflow.variable "w.m" {init = #oneflow.init<zeros>}
+// ADAMW: %[[V:.*]] = oneflow.variable "w.v" {init = #oneflow.init<zeros>}
+// ADAMW: oneflow.adam_update %{{.*}}, %[[GW]] states(%[[M]], %[[V]]) scale(%[[S]]) {decoupled, lr = 1.000000e-03 : f64, min_lr = 1.000000e-04 : f64, total_steps = 100 : i64, warmup_steps = 10 : i64, weight_decay = 1.000000e-01 : f64}
+// ADAMW: oneflow.adam_update %{{.*}}, %[[GB]] states(%{{.*}}, %{{.*}}) scale(%[[S]])
+func.func @two_params() {
+  %x = oneflow.input "x" : tensor<2x4xf32>
+  %w = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<4x3xf32>
+  %b = oneflow.variable "b" {init = #oneflow.init<zeros>} : tensor<3xf32>
+  %y = oneflow.matmul %x, %w : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  %z = oneflow.add %y, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %loss = oneflow.reduce_sum %z {axes = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<f32>
+  oneflow.output "loss", %loss : tensor<f32>
+  %gw = oneflow.scalar_mul %w, 2.0 : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  oneflow.output "w.grad", %gw {grad_of = "w"} : tensor<4x3xf32>
+  %gb = oneflow.reduce_sum %z {axes = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<3xf32>
+  oneflow.output "b.grad", %gb {grad_of = "b"} : tensor<3xf32>
+  return
+}
+
+// -----
+
+// States follow their parameter's stated layout.
+
+#p2 = #oneflow.placement<cpu, ranks = [0, 1]>
+
+// SGD-LABEL: func.func @stated_layout
+// SGD: oneflow.variable "w.momentum" {init = #oneflow.init<zeros>} : tensor<4x3xf32, #oneflow.global<#cpu2, [S(1)]>>
+func.func @stated_layout() {
+  %w = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<4x3xf32, #oneflow.global<#p2, [S(1)]>>
+  %g = oneflow.scalar_mul %w, 2.0 : (tensor<4x3xf32, #oneflow.global<#p2, [S(1)]>>) -> tensor<4x3xf32>
+  oneflow.output "w.grad", %g {grad_of = "w"} : tensor<4x3xf32>
+  return
+}
+
+// -----
+
+// Without gradients nothing changes.
+
+// PLAIN-LABEL: func.func @inference
+// PLAIN-NOT: update
+// PLAIN: oneflow.output "y"
+func.func @inference() {
+  %w = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<3xf32>
+  oneflow.output "y", %w : tensor<3xf32>
+  return
+}
