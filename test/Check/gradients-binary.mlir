@@ -1,7 +1,9 @@
 // Gradients of the broadcasting binary ops against finite differences, and
-// the same gradients on 4 ranks in random layouts against one rank.
+// the same gradients on 3 and 4 ranks and a 2x2 mesh in random layouts against one rank.
 // RUN: of-check %s --mode gradients --devices cpu:1 --verbose | FileCheck %s
 // RUN: of-check %s --autodiff --mode random --devices cpu:4 | FileCheck %s --check-prefix=RANKS
+// RUN: of-check %s --autodiff --mode random --devices cpu:3 | FileCheck %s --check-prefix=RANKS
+// RUN: of-check %s --autodiff --mode random --devices cpu:4 --mesh 2,2 | FileCheck %s --check-prefix=RANKS
 // CHECK-DAG: PASS dloss/da[0]
 // CHECK-DAG: PASS dloss/dsb[2]
 // CHECK-DAG: PASS dloss/dmc[3]

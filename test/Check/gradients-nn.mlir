@@ -1,8 +1,10 @@
 // Gradients of softmax, log_softmax, the cross-entropy (through its loss and
 // its probabilities), layer_norm and dropout against finite differences, and
-// on 4 ranks in random layouts against one rank.
+// on 3 and 4 ranks and a 2x2 mesh in random layouts against one rank.
 // RUN: of-check %s --mode gradients --devices cpu:1 --verbose | FileCheck %s
 // RUN: of-check %s --autodiff --mode random --devices cpu:4 | FileCheck %s --check-prefix=RANKS
+// RUN: of-check %s --autodiff --mode random --devices cpu:3 | FileCheck %s --check-prefix=RANKS
+// RUN: of-check %s --autodiff --mode random --devices cpu:4 --mesh 2,2 | FileCheck %s --check-prefix=RANKS
 // CHECK-DAG: PASS dloss/dlogits[23]
 // CHECK-DAG: PASS dloss/dgamma[5]
 // CHECK-DAG: PASS dloss/dln[23]

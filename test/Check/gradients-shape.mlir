@@ -1,9 +1,11 @@
 // Gradients of reductions, reshapes, transpose, flatten, concat, slices
 // (strided too), gather (repeated and negative indices), where and
-// masked_fill against finite differences, and on 4
-// ranks in random layouts against one rank.
+// masked_fill against finite differences, and on 3 and 4
+// ranks and a 2x2 mesh in random layouts against one rank.
 // RUN: of-check %s --mode gradients --devices cpu:1 --verbose | FileCheck %s
 // RUN: of-check %s --autodiff --mode random --devices cpu:4 | FileCheck %s --check-prefix=RANKS
+// RUN: of-check %s --autodiff --mode random --devices cpu:3 | FileCheck %s --check-prefix=RANKS
+// RUN: of-check %s --autodiff --mode random --devices cpu:4 --mesh 2,2 | FileCheck %s --check-prefix=RANKS
 // CHECK-DAG: PASS dloss/dsl[59]
 // CHECK-DAG: PASS dloss/dwy[11]
 // CHECK-DAG: PASS dloss/dtab[19]
