@@ -8,6 +8,9 @@
 //       --mode given        the program's own layouts (default)
 //       --mode signatures   every op in each of its nd-SBP signatures
 //       --mode random       random layouts on inputs and variables (--trials)
+//       --mode gradients    oneflow-autodiff against finite differences, one
+//                           rank (see Gradients.h)
+//       --autodiff          check the program with its gradients appended
 //   of-check --mode boxing --devices cpu:4 [--shape 5,6] [--cross]
 //                           every pair of layouts (and of placements)
 //
@@ -19,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compile.h"
+#include "Gradients.h"
 #include "Variants.h"
 
 #include "OneFlowDialect/IR/OneFlowDialect.h"
@@ -54,6 +58,13 @@ ABSL_FLAG(int64_t, steps, 2, "Steps of each run");
 ABSL_FLAG(double, rtol, 1e-4, "Relative tolerance");
 ABSL_FLAG(double, atol, 1e-5, "Absolute tolerance");
 ABSL_FLAG(bool, verbose, false, "Print every case, not only failures");
+ABSL_FLAG(std::string, loss, "loss",
+          "Scalar output to differentiate (--mode gradients, --autodiff)");
+ABSL_FLAG(bool, autodiff, false,
+          "Append the gradients of --loss before checking (oneflow-autodiff)");
+ABSL_FLAG(double, eps, 1e-2, "Perturbation of finite differences");
+ABSL_FLAG(double, grad_rtol, 2e-2, "Relative tolerance of --mode gradients");
+ABSL_FLAG(double, grad_atol, 1e-3, "Absolute tolerance of --mode gradients");
 
 using namespace mlir;
 using namespace mlir::oneflow;
@@ -306,7 +317,8 @@ void checkBoxing(MLIRContext *ctx, ArrayRef<int64_t> shape,
 int main(int argc, char **argv) {
   absl::SetProgramUsageMessage(
       "of-check [model.mlir] --devices cpu:N [--mesh A,B] "
-      "[--mode given|signatures|random|boxing]: runs multi-rank variants of a "
+      "[--mode given|signatures|random|boxing|gradients] [--autodiff]: runs "
+      "multi-rank variants of a "
       "program and compares every output with one rank's");
   std::vector<char *> args = absl::ParseCommandLine(argc, argv);
 
@@ -329,9 +341,9 @@ int main(int argc, char **argv) {
   }
   std::string mode = absl::GetFlag(FLAGS_mode);
   if (mode != "given" && mode != "signatures" && mode != "random" &&
-      mode != "boxing")
+      mode != "boxing" && mode != "gradients")
     return fail("--mode '" + mode +
-                "' is not one of given, signatures, random, boxing");
+                "' is not one of given, signatures, random, boxing, gradients");
   if ((mode == "boxing") != (args.size() == 1))
     return fail(mode == "boxing" ? "--mode boxing takes no model file"
                                  : "give one model file (.mlir)");
@@ -379,10 +391,35 @@ int main(int argc, char **argv) {
     if (failed(pm.run(*base)))
       return fail("cannot infer the shapes of '" + std::string(args[1]) +
                   "' (the errors above say why)");
-    absl::StatusOr<Outputs> serial = run(base->clone(), args[1]);
+    if (mode == "gradients") {
+      ofcheck::GradientCheckOptions options;
+      options.loss = absl::GetFlag(FLAGS_loss);
+      options.eps = absl::GetFlag(FLAGS_eps);
+      options.rtol = absl::GetFlag(FLAGS_grad_rtol);
+      options.atol = absl::GetFlag(FLAGS_grad_atol);
+      options.verbose = absl::GetFlag(FLAGS_verbose);
+      auto result = ofcheck::checkGradients(*base, options, run);
+      if (!result.ok())
+        return fail(std::string(result.status().message()));
+      tally.passed = result->passed;
+      tally.failed = result->failed;
+    } else if (absl::GetFlag(FLAGS_autodiff)) {
+      PassManager autodiff(&context);
+      AutodiffPassOptions autodiffOptions;
+      autodiffOptions.loss = absl::GetFlag(FLAGS_loss);
+      autodiff.addNestedPass<func::FuncOp>(
+          createAutodiffPass(autodiffOptions));
+      if (failed(autodiff.run(*base)))
+        return fail("oneflow-autodiff failed on '" + std::string(args[1]) +
+                    "' (the errors above say why)");
+    }
+    absl::StatusOr<Outputs> serial =
+        mode == "gradients" ? Outputs() : run(base->clone(), args[1]);
     if (!serial.ok())
       return fail(std::string(serial.status().message()));
-    if (mode == "given") {
+    if (mode == "gradients") {
+      // Checked above.
+    } else if (mode == "given") {
       tally.check(std::string(args[1]) + " as laid out", module->clone(),
                   *serial);
     } else {

@@ -421,4 +421,41 @@ def OptimizerPass : Pass<"oneflow-optimizer", "::mlir::func::FuncOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Training
+//===----------------------------------------------------------------------===//
+
+def AutodiffPass : Pass<"oneflow-autodiff", "::mlir::func::FuncOp"> {
+  let summary = "Append the gradients of a scalar loss w.r.t. the variables";
+  let description = [{
+    Differentiates the scalar f32 `oneflow.output "<loss>"` with respect to
+    every f32 `oneflow.variable` without a `frozen` unit attribute that
+    reaches it, on the logical graph (run it before SBP propagation). The
+    seed d(loss)/d(loss) is a `oneflow.fill 1.0 : tensor<f32>`; the backward
+    ops come from each op's GradientInterface, in reverse program order,
+    gradients of values used several times summed with `oneflow.add`. Each
+    gradient is exposed after the backward ops as
+    `oneflow.output "<name>.grad", %g {grad_of = "<name>"}`. Backward values
+    carry no layout, so propagation derives them. It is an error when the
+    function has no output named `loss`, when that output is not a scalar
+    f32, or when an op on a path from a variable to the loss has no
+    gradient rule.
+
+    ```mlir
+    %w = oneflow.variable "w" {init = #oneflow.init<normal(0.0, 1.0)>} : tensor<4xf32>
+    %s = oneflow.reduce_sum %w {axes = array<i64: 0>} : (tensor<4xf32>) -> tensor<f32>
+    oneflow.output "loss", %s : tensor<f32>
+    // gains
+    %0 = oneflow.fill 1.0 : tensor<f32>
+    %1 = oneflow.reshape %0 : (tensor<f32>) -> tensor<1xf32>
+    ...
+    oneflow.output "w.grad", %3 {grad_of = "w"} : tensor<4xf32>
+    ```
+  }];
+  let options = [
+    Option<"loss", "loss", "std::string", /*default=*/"\"loss\"",
+           "Name of the scalar output to differentiate">
+  ];
+}
+
 #endif // ONEFLOWDIALECT_TRANSFORMS_PASSES_TD

@@ -7,6 +7,7 @@
 #include "OneFlowDialect/IR/OneFlowDialect.h"
 #include "OneFlowDialect/IR/OneFlowAttrs.h"
 #include "OneFlowDialect/Interfaces/CostInterface.h"
+#include "OneFlowDialect/Interfaces/GradientInterface.h"
 
 #include "mlir/IR/OpImplementation.h"
 
@@ -36,5 +37,6 @@ void OneFlowDialect::initialize() {
   registerAttributes();
   registerOps();
   attachCostInterfaceModels(*getContext());
+  attachGradientInterfaceModels(*getContext());
   addInterfaces<OneFlowOpAsmInterface>();
 }

@@ -1,0 +1,192 @@
+//===- NNGradients.cpp - Gradient rules of matmuls, softmax, norms --------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Matrix products differentiate into matrix products with the transposes
+// folded into their flags; batched ones sum broadcast batch axes back.
+// Softmax, the cross-entropy and layer normalization are composed from
+// element-wise ops and reductions along the normalized axes, using the
+// statistics the forward op returns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GradientBuilder.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+namespace mlir::oneflow {
+
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+/// Gradients of `c = op(a) op(b)` (op a transpose where flagged), as
+/// products of the same kind `OpTy`.
+template <typename OpTy>
+static void matmulGradient(OpTy op, GradientBuilder &g, Value dc,
+                           SmallVectorImpl<Value> &dxs) {
+  OpBuilder &b = g.builder();
+  Location loc = g.getLoc();
+  Value a = op.getA(), bm = op.getB();
+  bool ta = op.getTransposeA(), tb = op.getTransposeB();
+  UnitAttr on = b.getUnitAttr(), off;
+  Value da, db;
+  if (!ta && !tb) {
+    da = OpTy::create(b, loc, dc, bm, off, on);
+    db = OpTy::create(b, loc, a, dc, on, off);
+  } else if (!ta && tb) {
+    da = OpTy::create(b, loc, dc, bm, off, off);
+    db = OpTy::create(b, loc, dc, a, on, off);
+  } else if (ta && !tb) {
+    da = OpTy::create(b, loc, bm, dc, off, on);
+    db = OpTy::create(b, loc, a, dc, off, off);
+  } else {
+    da = OpTy::create(b, loc, bm, dc, on, on);
+    db = OpTy::create(b, loc, dc, a, on, on);
+  }
+  dxs.push_back(g.unbroadcast(da, g.typeOf(a)));
+  dxs.push_back(g.unbroadcast(db, g.typeOf(bm)));
+}
+
+static LogicalResult buildGradientRule(MatmulOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  matmulGradient(op, g, dys[0], dxs);
+  return success();
+}
+
+static LogicalResult buildGradientRule(BatchMatmulOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  matmulGradient(op, g, dys[0], dxs);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax and losses
+//===----------------------------------------------------------------------===//
+
+/// The gradient of `y = softmax(x)` along `axis`: y (dy - sum(dy y)).
+static Value softmaxGradient(GradientBuilder &g, Value y, Value dy,
+                             int64_t axis) {
+  Value dot = g.reduceSum(g.mul(dy, y), {axis}, /*keepdims=*/true);
+  return g.mul(y, g.sub(dy, dot));
+}
+
+static LogicalResult buildGradientRule(SoftmaxOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  int64_t axis = normalizeAxis(op.getAxis(), g.typeOf(op.getX()).getRank());
+  dxs.push_back(softmaxGradient(g, op.getResult(), dys[0], axis));
+  return success();
+}
+
+static LogicalResult buildGradientRule(LogSoftmaxOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // dy - softmax(x) sum(dy).
+  int64_t axis = normalizeAxis(op.getAxis(), g.typeOf(op.getX()).getRank());
+  Value total = g.reduceSum(dys[0], {axis}, /*keepdims=*/true);
+  dxs.push_back(g.sub(dys[0], g.mul(g.exp(op.getResult()), total)));
+  return success();
+}
+
+static LogicalResult buildGradientRule(SparseSoftmaxCrossEntropyOp op,
+                                       GradientBuilder &g, ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  RankedTensorType logits = g.typeOf(op.getLogits());
+  int64_t axis = logits.getRank() - 1;
+  Value prob = op.getProb();
+  Value dlogits;
+  if (dys[0])
+    dlogits = softmaxGradient(g, prob, dys[0], axis);
+  if (dys[1]) {
+    // (prob - onehot(labels)) * dloss, the one-hot from comparing the labels
+    // with the class indices.
+    int64_t classes = logits.getDimSize(axis);
+    if (ShapedType::isDynamic(classes))
+      return op.emitOpError("needs a static number of classes to take its "
+                            "gradient");
+    RankedTensorType labels = g.typeOf(op.getLabels());
+    auto indexType = RankedTensorType::get({classes}, labels.getElementType());
+    SmallVector<APInt> indices;
+    for (int64_t c = 0; c < classes; ++c)
+      indices.push_back(
+          APInt(labels.getElementType().getIntOrFloatBitWidth(), c));
+    OpBuilder &b = g.builder();
+    Value iota = ConstantOp::create(b, g.getLoc(), indexType,
+                                    DenseElementsAttr::get(indexType, indices));
+    SmallVector<int64_t> column(labels.getShape());
+    column.push_back(1);
+    Value onehot = EqualOp::create(b, g.getLoc(),
+                                   g.reshape(op.getLabels(), column), iota);
+    Value diff = g.where(onehot, g.scalarAdd(prob, -1.0), prob);
+    SmallVector<int64_t> lossColumn(g.typeOf(dys[1]).getShape());
+    lossColumn.push_back(1);
+    Value fromLoss = g.mul(diff, g.reshape(dys[1], lossColumn));
+    dlogits = dlogits ? g.add(dlogits, fromLoss) : fromLoss;
+  }
+  dxs.push_back(dlogits);
+  dxs.push_back(Value());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization and dropout
+//===----------------------------------------------------------------------===//
+
+static LogicalResult buildGradientRule(LayerNormOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  if (dys[1] || dys[2])
+    return op.emitOpError("has no gradient through its mean or "
+                          "inv_variance results");
+  RankedTensorType x = g.typeOf(op.getX());
+  int64_t rank = x.getRank();
+  int64_t normAxis = normalizeAxis(op.getBeginNormAxis(), rank);
+  int64_t paramsAxis = normalizeAxis(op.getBeginParamsAxis(), rank);
+  SmallVector<int64_t> keep(x.getShape().take_front(normAxis));
+  keep.append(rank - normAxis, 1);
+  SmallVector<int64_t> normAxes = llvm::to_vector(llvm::seq(normAxis, rank));
+  SmallVector<int64_t> batchAxes = llvm::to_vector(llvm::seq<int64_t>(0, paramsAxis));
+
+  Value dy = dys[0];
+  Value mean = g.reshape(op.getMean(), keep);
+  Value inv = g.reshape(op.getInvVariance(), keep);
+  Value xhat = g.mul(g.sub(op.getX(), mean), inv);
+  // dx = inv (dxhat - mean(dxhat) - xhat mean(dxhat xhat)), the means over
+  // the normalized axes.
+  OpBuilder &b = g.builder();
+  auto meanOver = [&](Value v) -> Value {
+    return ReduceMeanOp::create(b, g.getLoc(), v,
+                                b.getDenseI64ArrayAttr(normAxes),
+                                b.getUnitAttr());
+  };
+  Value dxhat = g.mul(dy, op.getGamma());
+  Value centered = g.sub(dxhat, meanOver(dxhat));
+  Value dx = g.mul(inv, g.sub(centered, g.mul(xhat, meanOver(g.mul(dxhat, xhat)))));
+  dxs.push_back(dx);
+  dxs.push_back(g.reduceSum(g.mul(dy, xhat), batchAxes, /*keepdims=*/false));
+  dxs.push_back(g.reduceSum(dy, batchAxes, /*keepdims=*/false));
+  return success();
+}
+
+static LogicalResult buildGradientRule(DropoutOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  double keep = 1.0 - op.getRate().convertToDouble();
+  Value zero = g.scalar(g.typeOf(dys[0]).getElementType(), 0.0);
+  dxs.push_back(g.where(op.getMask(), g.scalarMul(dys[0], 1.0 / keep), zero));
+  return success();
+}
+
+} // namespace mlir::oneflow
+
+void mlir::oneflow::attachNNGradientModels(MLIRContext &context) {
+  attachGradientModels<MatmulOp, BatchMatmulOp, SoftmaxOp, LogSoftmaxOp,
+                       SparseSoftmaxCrossEntropyOp, LayerNormOp, DropoutOp>(
+      context);
+}

@@ -1,0 +1,237 @@
+//===- ShapeGradients.cpp - Gradient rules of layout and reduction ops ----===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Reductions broadcast their gradient back; reshapes, transposes and
+// flattens undo themselves; concat slices its gradient and slice pads its
+// gradient with zeros (concatenations, strided ones through a reshape that
+// interleaves zeros); gather's table gradient is a product with the one-hot
+// of its indices (O(indices x rows x row size) work: fine for small
+// vocabularies, a scatter-add op would do better for large ones).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GradientBuilder.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+namespace {
+
+/// `x` with size-1 axes inserted at the reduced `axes` (the keepdims shape
+/// of a reduction of `in`).
+SmallVector<int64_t> keepdimsShape(ArrayRef<int64_t> in, ArrayRef<int64_t> axes) {
+  SmallVector<int64_t> shape(in);
+  int64_t rank = in.size();
+  for (int64_t axis : axes)
+    shape[normalizeAxis(axis, rank)] = 1;
+  return shape;
+}
+
+/// Zeros of `like`'s shape with axis `axis` of size `size` (null when
+/// `size` is 0).
+Value zerosAlong(GradientBuilder &g, Value like, int64_t axis, int64_t size) {
+  if (size == 0)
+    return Value();
+  RankedTensorType type = g.typeOf(like);
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] = size;
+  return g.fill(RankedTensorType::get(shape, type.getElementType()), 0.0);
+}
+
+/// `parts` (null ones skipped) concatenated along `axis`.
+Value concat(GradientBuilder &g, ArrayRef<Value> parts, int64_t axis) {
+  SmallVector<Value> inputs;
+  for (Value part : parts)
+    if (part)
+      inputs.push_back(part);
+  if (inputs.size() == 1)
+    return inputs.front();
+  return ConcatOp::create(g.builder(), g.getLoc(), inputs,
+                          g.builder().getI64IntegerAttr(axis));
+}
+
+/// `x` sliced to [begin, end) along `axis`, whole along the others.
+Value sliceAlong(GradientBuilder &g, Value x, int64_t axis, int64_t begin,
+                 int64_t end) {
+  ArrayRef<int64_t> shape = g.typeOf(x).getShape();
+  if (begin == 0 && end == shape[axis])
+    return x;
+  SmallVector<int64_t> starts(shape.size(), 0), ends(shape), steps(shape.size(), 1);
+  starts[axis] = begin;
+  ends[axis] = end;
+  OpBuilder &b = g.builder();
+  return SliceOp::create(b, g.getLoc(), x, b.getDenseI64ArrayAttr(starts),
+                         b.getDenseI64ArrayAttr(ends),
+                         b.getDenseI64ArrayAttr(steps));
+}
+
+/// Python's clamping of a slice bound to [0, size].
+int64_t clampBound(int64_t bound, int64_t size) {
+  if (bound < 0)
+    bound += size;
+  return std::clamp<int64_t>(bound, 0, size);
+}
+
+} // namespace
+
+namespace mlir::oneflow {
+
+template <typename ReduceOpTy>
+static void reduceGradient(ReduceOpTy op, GradientBuilder &g, Value dy,
+                           double scale, SmallVectorImpl<Value> &dxs) {
+  RankedTensorType x = g.typeOf(op.getX());
+  Value kept = g.reshape(dy, keepdimsShape(x.getShape(), op.getAxes()));
+  if (scale != 1.0)
+    kept = g.scalarMul(kept, scale);
+  dxs.push_back(g.broadcastTo(kept, x));
+}
+
+static LogicalResult buildGradientRule(ReduceSumOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  reduceGradient(op, g, dys[0], 1.0, dxs);
+  return success();
+}
+
+static LogicalResult buildGradientRule(ReduceMeanOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  RankedTensorType x = g.typeOf(op.getX());
+  int64_t count = 1;
+  for (int64_t axis : op.getAxes())
+    count *= x.getDimSize(normalizeAxis(axis, x.getRank()));
+  reduceGradient(op, g, dys[0], count ? 1.0 / count : 0.0, dxs);
+  return success();
+}
+
+static LogicalResult buildGradientRule(ReshapeOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  dxs.push_back(g.reshape(dys[0], g.typeOf(op.getX()).getShape()));
+  return success();
+}
+
+static LogicalResult buildGradientRule(FlattenOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  dxs.push_back(g.reshape(dys[0], g.typeOf(op.getX()).getShape()));
+  return success();
+}
+
+static LogicalResult buildGradientRule(TransposeOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  ArrayRef<int64_t> perm = op.getPerm();
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = i;
+  OpBuilder &b = g.builder();
+  dxs.push_back(TransposeOp::create(b, g.getLoc(), dys[0],
+                                    b.getDenseI64ArrayAttr(inverse)));
+  return success();
+}
+
+static LogicalResult buildGradientRule(ConcatOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  int64_t rank = g.typeOf(op.getResult()).getRank();
+  int64_t axis = normalizeAxis(op.getAxis(), rank);
+  int64_t begin = 0;
+  for (Value input : op.getInputs()) {
+    int64_t size = g.typeOf(input).getDimSize(axis);
+    dxs.push_back(sliceAlong(g, dys[0], axis, begin, begin + size));
+    begin += size;
+  }
+  return success();
+}
+
+static LogicalResult buildGradientRule(SliceOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  RankedTensorType x = g.typeOf(op.getX());
+  ArrayRef<int64_t> outShape = g.typeOf(op.getResult()).getShape();
+  if (llvm::is_contained(outShape, 0)) {
+    dxs.push_back(g.fill(x, 0.0));
+    return success();
+  }
+  Value grad = dys[0];
+  for (int64_t axis = 0; axis < x.getRank(); ++axis) {
+    int64_t dim = x.getDimSize(axis), count = outShape[axis];
+    int64_t start = clampBound(op.getStarts()[axis], dim);
+    int64_t step = op.getSteps()[axis];
+    int64_t length = count;
+    if (step > 1) {
+      // Interleave step - 1 zeros after each element: (.., count, 1, ..)
+      // joined with zeros (.., count, step - 1, ..), merged, and cut at the
+      // end of the axis.
+      SmallVector<int64_t> shape(g.typeOf(grad).getShape());
+      shape.insert(shape.begin() + axis + 1, 1);
+      Value split = g.reshape(grad, shape);
+      Value spread = concat(g, {split, zerosAlong(g, split, axis + 1, step - 1)},
+                            axis + 1);
+      shape.erase(shape.begin() + axis + 1);
+      shape[axis] = count * step;
+      length = std::min(count * step, dim - start);
+      grad = sliceAlong(g, g.reshape(spread, shape), axis, 0, length);
+    }
+    grad = concat(g,
+                  {zerosAlong(g, grad, axis, start), grad,
+                   zerosAlong(g, grad, axis, dim - start - length)},
+                  axis);
+  }
+  dxs.push_back(grad);
+  return success();
+}
+
+static LogicalResult buildGradientRule(GatherOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // The table x is (outer, rows, inner) around `axis` and the result
+  // (outer, n, inner) for n indices: dx = onehot(indices)^T dy, a batched
+  // product over `outer` with the (n, rows) one-hot shared by every batch.
+  RankedTensorType x = g.typeOf(op.getX());
+  RankedTensorType indices = g.typeOf(op.getIndices());
+  int64_t axis = normalizeAxis(op.getAxis(), x.getRank());
+  if (!x.hasStaticShape() || !indices.hasStaticShape())
+    return op.emitOpError("needs static shapes to take its gradient");
+  ArrayRef<int64_t> shape = x.getShape();
+  int64_t rows = shape[axis], count = indices.getNumElements();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (int64_t d = axis + 1; d < x.getRank(); ++d)
+    inner *= shape[d];
+
+  OpBuilder &b = g.builder();
+  Type indexElement = indices.getElementType();
+  auto rowsType = RankedTensorType::get({rows}, indexElement);
+  SmallVector<APInt> rowIds;
+  for (int64_t row = 0; row < rows; ++row)
+    rowIds.push_back(APInt(indexElement.getIntOrFloatBitWidth(), row));
+  Value iota = ConstantOp::create(b, g.getLoc(), rowsType,
+                                  DenseElementsAttr::get(rowsType, rowIds));
+  // Negative indices count from the end.
+  Value ids = g.reshape(op.getIndices(), {count, 1});
+  Value zero = g.scalar(indexElement, 0.0);
+  Value wrapped = AddOp::create(b, g.getLoc(), ids, g.scalar(indexElement, rows));
+  ids = g.where(LessOp::create(b, g.getLoc(), ids, zero), wrapped, ids);
+  Type element = x.getElementType();
+  Value onehot = g.where(EqualOp::create(b, g.getLoc(), ids, iota),
+                         g.scalar(element, 1.0), g.scalar(element, 0.0));
+  Value dy = g.reshape(dys[0], {outer, count, inner});
+  Value dx = BatchMatmulOp::create(b, g.getLoc(), onehot, dy, b.getUnitAttr(),
+                                   UnitAttr());
+  dxs.push_back(g.reshape(dx, shape));
+  dxs.push_back(Value());
+  return success();
+}
+
+} // namespace mlir::oneflow
+
+void mlir::oneflow::attachShapeGradientModels(MLIRContext &context) {
+  attachGradientModels<ReduceSumOp, ReduceMeanOp, ReshapeOp, FlattenOp,
+                       TransposeOp, ConcatOp, SliceOp, GatherOp>(context);
+}

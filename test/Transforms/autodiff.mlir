@@ -1,0 +1,75 @@
+// RUN: of-opt %s -split-input-file -oneflow-autodiff | FileCheck %s
+// RUN: of-opt %s -split-input-file -oneflow-autodiff=loss=objective | FileCheck %s --check-prefix=NAMED
+
+// A linear layer: the seed, the mean's and the broadcast add's gradients,
+// the weight's through a transposed matmul; a value used twice sums its
+// gradients; frozen and unused variables and the function argument get no
+// gradient (the backward ops for them are erased).
+// CHECK-LABEL: func.func @linear
+// CHECK-SAME: (%[[X:.*]]: tensor<8x4xf32>)
+// CHECK: %[[W:.*]] = oneflow.variable "w"
+// CHECK: %[[F:.*]] = oneflow.variable "frozen"
+// CHECK: oneflow.output "objective"
+// CHECK-NEXT: %[[SEED:.*]] = oneflow.fill 1.000000e+00 : tensor<f32>
+// CHECK-NEXT: %[[KEPT:.*]] = oneflow.reshape %[[SEED]] : (tensor<f32>) -> tensor<1x1xf32>
+// CHECK-NEXT: %[[SCALED:.*]] = oneflow.scalar_mul %[[KEPT]], 0.041666666666666664
+// CHECK-NEXT: %[[ZERO:.*]] = oneflow.fill 0.000000e+00 : tensor<8x3xf32>
+// CHECK-NEXT: %[[D3:.*]] = oneflow.add %[[ZERO]], %[[SCALED]]
+// CHECK-NEXT: %[[D1A:.*]] = oneflow.mul %[[D3]], %[[F]]
+// CHECK-NEXT: %[[D1:.*]] = oneflow.add %[[D3]], %[[D1A]] : (tensor<8x3xf32>, tensor<8x3xf32>) -> tensor<8x3xf32>
+// CHECK-NEXT: %[[DB:.*]] = oneflow.reduce_sum %[[D1]] {axes = array<i64: 0>} : (tensor<8x3xf32>) -> tensor<3xf32>
+// CHECK-NEXT: %[[DW:.*]] = oneflow.matmul %[[X]], %[[D1]] {transpose_a} : (tensor<8x4xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+// CHECK-NEXT: oneflow.output "w.grad", %[[DW]] {grad_of = "w"} : tensor<4x3xf32>
+// CHECK-NEXT: oneflow.output "b.grad", %[[DB]] {grad_of = "b"} : tensor<3xf32>
+// CHECK-NEXT: return
+func.func @linear(%x: tensor<8x4xf32>) {
+  %w = oneflow.variable "w" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 1} : tensor<4x3xf32>
+  %b = oneflow.variable "b" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 2} : tensor<3xf32>
+  %f = oneflow.variable "frozen" {init = #oneflow.init<normal(0.0, 1.0)>, frozen} : tensor<3xf32>
+  %u = oneflow.variable "unused" {init = #oneflow.init<normal(0.0, 1.0)>} : tensor<3xf32>
+  %0 = oneflow.matmul %x, %w : (tensor<8x4xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
+  %1 = oneflow.add %0, %b : (tensor<8x3xf32>, tensor<3xf32>) -> tensor<8x3xf32>
+  %2 = oneflow.mul %1, %f : (tensor<8x3xf32>, tensor<3xf32>) -> tensor<8x3xf32>
+  %3 = oneflow.add %2, %1 : (tensor<8x3xf32>, tensor<8x3xf32>) -> tensor<8x3xf32>
+  %loss = oneflow.reduce_mean %3 {axes = array<i64: 0, 1>} : (tensor<8x3xf32>) -> tensor<f32>
+  oneflow.output "unused", %u : tensor<3xf32>
+  oneflow.output "loss", %loss : tensor<f32>
+  oneflow.output "objective", %loss : tensor<f32>
+  return
+}
+
+// -----
+
+// Forward layouts stay on forward values; gradients carry none. The loss
+// may be any output (`loss` option), here also named "objective".
+#p2 = #oneflow.placement<cpu, ranks = [0, 1], mesh = [2]>
+// CHECK-LABEL: func.func @layouts
+// CHECK: oneflow.variable "v" {{.*}} : tensor<4xf32, #oneflow.global
+// CHECK: %[[G:.*]] = oneflow.scalar_mul {{.*}} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: oneflow.output "v.grad", %[[G]] {grad_of = "v"} : tensor<4xf32>
+// NAMED-LABEL: func.func @layouts
+// NAMED: oneflow.output "v.grad"
+func.func @layouts() {
+  %v = oneflow.variable "v" {init = #oneflow.init<normal(0.0, 1.0)>} : tensor<4xf32, #oneflow.global<#p2, [S(0)]>>
+  %0 = oneflow.scalar_mul %v, 2.0 : (tensor<4xf32, #oneflow.global<#p2, [S(0)]>>) -> tensor<4xf32>
+  %1 = oneflow.reduce_sum %0 {axes = array<i64: 0>} : (tensor<4xf32>) -> tensor<f32>
+  oneflow.output "loss", %1 : tensor<f32>
+  oneflow.output "objective", %1 : tensor<f32>
+  return
+}
+
+// -----
+
+// No variable reaches the loss: nothing is added.
+// CHECK-LABEL: func.func @constant_loss
+// CHECK-NOT: grad_of
+// CHECK: return
+// NAMED-LABEL: func.func @constant_loss
+func.func @constant_loss(%x: tensor<4xf32>) {
+  %v = oneflow.variable "v" {init = #oneflow.init<normal(0.0, 1.0)>} : tensor<4xf32>
+  %s = oneflow.reduce_sum %x {axes = array<i64: 0>} : (tensor<4xf32>) -> tensor<f32>
+  oneflow.output "v", %v : tensor<4xf32>
+  oneflow.output "loss", %s : tensor<f32>
+  oneflow.output "objective", %s : tensor<f32>
+  return
+}
