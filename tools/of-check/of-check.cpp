@@ -26,9 +26,9 @@
 #include "Variants.h"
 
 #include "OneFlowDialect/IR/OneFlowDialect.h"
-#include "OneFlowDialect/Transforms/Passes.h"
 #include "OneFlowDialect/Runtime/MultiRank.h"
 #include "OneFlowDialect/Runtime/Plan.h"
+#include "OneFlowDialect/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -47,7 +47,8 @@
 #include <cmath>
 #include <cstdio>
 
-ABSL_FLAG(std::string, devices, "cpu:2", "Ranks of the parallel runs, as cpu:N");
+ABSL_FLAG(std::string, devices, "cpu:2",
+          "Ranks of the parallel runs, as cpu:N");
 ABSL_FLAG(std::string, mesh, "", "Mesh of the N ranks, e.g. 2,2 (default: N)");
 ABSL_FLAG(std::string, mode, "given", "given, signatures, random or boxing");
 ABSL_FLAG(int, trials, 5, "Random layouts to try (--mode random)");
@@ -90,25 +91,6 @@ std::optional<SmallVector<int64_t>> parseInts(const std::string &text) {
   return values;
 }
 
-double elementAt(const ofrt::TensorData &t, int64_t i) {
-  const void *p = t.bytes.data();
-  switch (t.desc.dtype) {
-  case ofrt::DType::F32:
-    return static_cast<const float *>(p)[i];
-  case ofrt::DType::F64:
-    return static_cast<const double *>(p)[i];
-  case ofrt::DType::I32:
-    return static_cast<const int32_t *>(p)[i];
-  case ofrt::DType::I64:
-    return static_cast<const int64_t *>(p)[i];
-  case ofrt::DType::I8:
-  case ofrt::DType::Bool:
-    return static_cast<const uint8_t *>(p)[i];
-  default:
-    return NAN;
-  }
-}
-
 /// Why `got` differs from `want`, or an empty string if it does not.
 std::string compareOutputs(const Outputs &want, const Outputs &got) {
   double rtol = absl::GetFlag(FLAGS_rtol), atol = absl::GetFlag(FLAGS_atol);
@@ -122,7 +104,9 @@ std::string compareOutputs(const Outputs &want, const Outputs &got) {
       return "output '" + name + "' is " + actual.desc.str() + ", not " +
              expected.desc.str();
     for (int64_t i = 0, n = expected.desc.numel(); i < n; ++i) {
-      double a = elementAt(actual, i), e = elementAt(expected, i);
+      double a = ofrt::loadElement(actual.desc.dtype, actual.bytes.data(), i),
+             e = ofrt::loadElement(expected.desc.dtype, expected.bytes.data(),
+                                   i);
       if (!(std::fabs(a - e) <= atol + rtol * std::fabs(e)))
         return "output '" + name + "' element " + std::to_string(i) + " is " +
                std::to_string(a) + ", serial gives " + std::to_string(e);
@@ -176,10 +160,10 @@ struct Tally {
       diagnostics.clear();
       got = run(*spare, name);
     }
-    std::string why = !got.ok() ? std::string(got.status().message()) +
-                                      (diagnostics.empty() ? "" : ": ") +
-                                      diagnostics
-                                : compareOutputs(serial, *got);
+    std::string why = !got.ok()
+                          ? std::string(got.status().message()) +
+                                (diagnostics.empty() ? "" : ": ") + diagnostics
+                          : compareOutputs(serial, *got);
     if (why.empty()) {
       ++passed;
       if (absl::GetFlag(FLAGS_verbose))
@@ -284,8 +268,8 @@ void checkBoxing(MLIRContext *ctx, ArrayRef<int64_t> shape,
   auto type = RankedTensorType::get(shape, Float32Type::get(ctx));
   Outputs serial;
   {
-    OwningOpRef<ModuleOp> program = ofcheck::buildBoxingProgram(
-        ctx, type, GlobalAttr(), GlobalAttr());
+    OwningOpRef<ModuleOp> program =
+        ofcheck::buildBoxingProgram(ctx, type, GlobalAttr(), GlobalAttr());
     ofcheck::stripLayouts(*program);
     absl::StatusOr<Outputs> outputs = run(*program, "the serial program");
     if (!outputs.ok()) {
@@ -407,8 +391,7 @@ int main(int argc, char **argv) {
       PassManager autodiff(&context);
       AutodiffPassOptions autodiffOptions;
       autodiffOptions.loss = absl::GetFlag(FLAGS_loss);
-      autodiff.addNestedPass<func::FuncOp>(
-          createAutodiffPass(autodiffOptions));
+      autodiff.addNestedPass<func::FuncOp>(createAutodiffPass(autodiffOptions));
       if (failed(autodiff.run(*base)))
         return fail("oneflow-autodiff failed on '" + std::string(args[1]) +
                     "' (the errors above say why)");
@@ -430,11 +413,10 @@ int main(int argc, char **argv) {
         checkRandomLayouts(*base, placement, *serial, tally);
     }
   }
-  std::printf("of-check: %d cases, %d passed, %d failed", tally.passed +
-              tally.failed, tally.passed, tally.failed);
+  std::printf("of-check: %d cases, %d passed, %d failed",
+              tally.passed + tally.failed, tally.passed, tally.failed);
   if (tally.retried)
-    std::printf(" (%d retried after a group failed to connect)",
-                tally.retried);
+    std::printf(" (%d retried after a group failed to connect)", tally.retried);
   std::printf("\n");
   return tally.failed ? 1 : 0;
 }

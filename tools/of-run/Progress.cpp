@@ -16,21 +16,6 @@ using namespace ofrun;
 
 namespace {
 
-double scalarOf(const ofrt::TensorView &v) {
-  switch (v.desc.dtype) {
-  case ofrt::DType::F32:
-    return *v.as<float>();
-  case ofrt::DType::F64:
-    return *v.as<double>();
-  case ofrt::DType::I32:
-    return *v.as<int32_t>();
-  case ofrt::DType::I64:
-    return static_cast<double>(*v.as<int64_t>());
-  default:
-    return 0;
-  }
-}
-
 bool isWatchable(const ofrt::TensorDesc &desc) {
   return desc.numel() == 1 &&
          (desc.dtype == ofrt::DType::F32 || desc.dtype == ofrt::DType::F64 ||
@@ -59,8 +44,8 @@ Progress::create(const ofrt::RankProgram &rank0, int64_t steps,
     // Samples per step: the batch of the first input.
     if (op.type == "oneflow.input" && p->samplesPerStep == 1 &&
         !op.outputs.empty() && op.outputs[0].rank() > 0) {
-      auto logical = op.get<std::vector<int64_t>>("logical_shape",
-                                                  op.outputs[0].shape);
+      auto logical =
+          op.get<std::vector<int64_t>>("logical_shape", op.outputs[0].shape);
       p->samplesPerStep = logical.empty() ? 1 : logical[0];
     }
   }
@@ -95,7 +80,7 @@ ofrt::OutputObserver Progress::observer() {
     }
     if (whole && isWatchable(value.desc) &&
         std::binary_search(names.begin(), names.end(), name))
-      record(name, step, scalarOf(value));
+      record(name, step, ofrt::loadElement(value.desc.dtype, value.data, 0));
   };
 }
 
@@ -113,9 +98,9 @@ void Progress::record(const std::string &name, int64_t step, double value) {
     auto [s, values] = *pending.begin();
     pending.erase(pending.begin());
     done = s;
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     double rate = (s + 1) * samplesPerStep / std::max(seconds, 1e-9);
     for (const auto &[n, v] : values) {
       first.emplace(n, v);

@@ -118,26 +118,6 @@ int fail(const std::string &message) {
   return 1;
 }
 
-double elementAt(const ofrt::TensorData &t, int64_t i) {
-  const void *p = t.bytes.data();
-  switch (t.desc.dtype) {
-  case ofrt::DType::F32:
-    return static_cast<const float *>(p)[i];
-  case ofrt::DType::F64:
-    return static_cast<const double *>(p)[i];
-  case ofrt::DType::I8:
-    return static_cast<const int8_t *>(p)[i];
-  case ofrt::DType::I32:
-    return static_cast<const int32_t *>(p)[i];
-  case ofrt::DType::I64:
-    return static_cast<const int64_t *>(p)[i];
-  case ofrt::DType::Bool:
-    return static_cast<const uint8_t *>(p)[i];
-  default:
-    return NAN;
-  }
-}
-
 void printOutput(const std::string &name, const ofrt::TensorData &t,
                  int limit) {
   if (t.bytes.empty()) {
@@ -149,7 +129,7 @@ void printOutput(const std::string &name, const ofrt::TensorData &t,
   if (t.desc.rank() > 0)
     std::printf("[");
   for (int64_t i = 0; i < std::min<int64_t>(n, limit); ++i)
-    std::printf("%s%.6g", i ? ", " : "", elementAt(t, i));
+    std::printf("%s%.6g", i ? ", " : "", ofrt::loadElement(t.desc.dtype, t.bytes.data(), i));
   if (n > limit)
     std::printf(", ... (%" PRId64 " values)", n);
   if (t.desc.rank() > 0)

@@ -29,6 +29,10 @@ size_t dtypeSize(DType dtype);
 const char *dtypeName(DType dtype);
 bool isFloat(DType dtype);
 
+/// Element `index` of `data` (elements of `dtype`) as a double, for
+/// printing and comparing values; NaN for f16 and bf16.
+double loadElement(DType dtype, const void *data, int64_t index);
+
 /// An element type and a static row-major shape.
 struct TensorDesc {
   DType dtype = DType::F32;

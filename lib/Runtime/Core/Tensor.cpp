@@ -6,6 +6,8 @@
 
 #include "OneFlowDialect/Runtime/Tensor.h"
 
+#include <cmath>
+
 using namespace ofrt;
 
 size_t ofrt::dtypeSize(DType dtype) {
@@ -65,4 +67,23 @@ std::string TensorDesc::str() const {
   for (int64_t d : shape)
     s += std::to_string(d) + "x";
   return s + dtypeName(dtype);
+}
+
+double ofrt::loadElement(DType dtype, const void *data, int64_t index) {
+  switch (dtype) {
+  case DType::F32:
+    return static_cast<const float *>(data)[index];
+  case DType::F64:
+    return static_cast<const double *>(data)[index];
+  case DType::I8:
+    return static_cast<const int8_t *>(data)[index];
+  case DType::I32:
+    return static_cast<const int32_t *>(data)[index];
+  case DType::I64:
+    return static_cast<const int64_t *>(data)[index];
+  case DType::Bool:
+    return static_cast<const uint8_t *>(data)[index];
+  default:
+    return std::nan("");
+  }
 }
