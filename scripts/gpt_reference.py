@@ -27,6 +27,7 @@ import argparse
 import os
 import sys
 import tempfile
+import time
 
 import numpy as np
 import torch
@@ -42,6 +43,11 @@ LR, MIN_LR, WEIGHT_DECAY, CLIP, WARMUP, STEPS = 3e-3, 3e-4, 0.1, 1.0, 5, 50
 TRAIN_FLAGS = (f"--optimizer adamw --lr {LR} --weight-decay {WEIGHT_DECAY} "
                f"--clip-norm {CLIP} --warmup-steps {WARMUP} "
                f"--total-steps {STEPS} --min-lr {MIN_LR}")
+# The same optimizer as an of-opt pipeline (autodiff, then the updates).
+PIPELINE = ("builtin.module(func.func(oneflow-autodiff,oneflow-optimizer{"
+            f"kind=adamw lr={LR} weight-decay={WEIGHT_DECAY} "
+            f"clip-norm={CLIP} warmup-steps={WARMUP} total-steps={STEPS} "
+            f"min-lr={MIN_LR}}}))")
 SEED = 1234
 
 
@@ -120,7 +126,9 @@ def batches(steps):
         yield torch.from_numpy(tokens[rows]), torch.from_numpy(targets[rows])
 
 
-def train(steps):
+def train(steps, times=None):
+    """Returns the loss of each step; appends each step's seconds to
+    `times` if given."""
     params = {n: torch.nn.Parameter(torch.from_numpy(a))
               for n, a in initial_weights().items()}
     opt = torch.optim.AdamW(params.values(), lr=LR,
@@ -129,6 +137,7 @@ def train(steps):
         opt, schedule(WARMUP, STEPS, MIN_LR / LR))
     losses = []
     for tokens, targets in batches(steps):
+        start = time.perf_counter()
         opt.zero_grad()
         loss = forward(params, tokens, targets)
         loss.backward()
@@ -136,6 +145,8 @@ def train(steps):
         opt.step()
         lr_sched.step()
         losses.append(loss.item())
+        if times is not None:
+            times.append(time.perf_counter() - start)
     return losses
 
 
