@@ -85,7 +85,7 @@ Choice ApplyStrategyPass::choose(
     const auto &rules = isInput ? strategy.inputs : strategy.variables;
     std::string key = isInput ? "inputs" : "variables";
     for (auto [i, rule] : llvm::enumerate(rules))
-      if (rule.glob.match(name))
+      if (rule.matches(name))
         return {rule.sbp, "strategy file '" + strategy.name + "' key \"" +
                               key + "[" + std::to_string(i) + "]\""};
     return {isInput ? strategy.defaultInput : strategy.defaultVariable,

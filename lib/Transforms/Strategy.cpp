@@ -114,7 +114,7 @@ static bool parseRules(MLIRContext *context, const llvm::json::Object &root,
               llvm::toString(glob.takeError());
       return false;
     }
-    StrategyRule parsed{std::move(*glob), {}};
+    StrategyRule parsed{match->str(), {}};
     if (!parseNdSbp(context, rule->get("sbp"), at + ".sbp", meshRank,
                     parsed.sbp, error))
       return false;

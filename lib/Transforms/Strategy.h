@@ -33,10 +33,21 @@ enum class MeshAxisRole {
   tensor,
 };
 
-/// One rule of a strategy file: tensors whose name `glob` matches get `sbp`.
+/// One rule of a strategy file: tensors whose name `match` (a glob, checked
+/// when parsed) matches get `sbp`.
 struct StrategyRule {
-  llvm::GlobPattern glob;
+  std::string match;
   SmallVector<SbpAttr> sbp;
+
+  bool matches(llvm::StringRef name) const {
+    // A GlobPattern refers to its text, so it is built where it is used.
+    llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(match);
+    if (!glob) {
+      llvm::consumeError(glob.takeError());
+      return false;
+    }
+    return glob->match(name);
+  }
 };
 
 /// A parsed strategy: either built-in roles per mesh axis or file rules.
