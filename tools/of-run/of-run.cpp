@@ -6,6 +6,7 @@
 //
 //   of-run model.plan [--steps N] [--input NAME=SOURCE]... [--trace out.json]
 //   of-run model.mlir ...   (compiled through oneflow-default-pipeline)
+//   of-run model.mlir --train --devices cpu:4 --strategy dp|tp|hybrid|zero|FILE
 //   of-run model.plan --devices cpu:4          (4 ranks in this process)
 //   of-run model.plan --nproc-per-node 4       (4 processes of of-run)
 //   torchrun/mpirun/srun ... of-run model.plan --store-dir DIR | --redis H:P
@@ -23,6 +24,7 @@
 #include "Launch.h"
 #include "ModelLoader.h"
 #include "Progress.h"
+#include "TrainFlags.h"
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -304,13 +306,18 @@ int main(int argc, char **argv) {
     options.session.inputs[binding.substr(0, eq)] = *source;
   }
 
+  int wanted = *launched ? (*launched)->world : processes > 0 ? processes
+                                                              : *devices;
+  absl::StatusOr<std::optional<oftools::TrainOptions>> train =
+      ofrun::trainOptionsFromFlags(wanted);
+  if (!train.ok())
+    return fail(std::string(train.status().message()));
   absl::StatusOr<ofrt::LoadedPlan> plan =
-      ofrun::loadModel(model, absl::GetFlag(FLAGS_emit_plan));
+      ofrun::loadModel(model, absl::GetFlag(FLAGS_emit_plan),
+                       *train ? &**train : nullptr);
   if (!plan.ok())
     return fail(std::string(plan.status().message()));
   int ranks = plan->ranks.size();
-  int wanted = *launched ? (*launched)->world : processes > 0 ? processes
-                                                              : *devices;
   if (ranks != wanted)
     return fail("plan '" + model + "' has " + std::to_string(ranks) +
                 (ranks == 1 ? " rank" : " ranks") + " but " +
