@@ -14,13 +14,15 @@
 #       trains from those weights for --steps steps with AdamW, global-norm
 #       clipping and a warm-up + cosine schedule on the batches of
 #       scripts/make_text.py (the GPL-3, batch 8, rows in order) and writes
-#       one loss per line. test/Run/Inputs/gpt-torch-losses.txt is made by
+#       a CSV "step,loss" (as scripts/compare_losses.py reads).
+#       test/Run/Inputs/gpt-torch-losses.csv is made by
 #
 #   /usr/bin/python3 scripts/gpt_reference.py \
-#       --losses test/Run/Inputs/gpt-torch-losses.txt
+#       --losses test/Run/Inputs/gpt-torch-losses.csv
 #
-# TRAIN_FLAGS below are the of-run flags of the same optimizer; the test
-# uses them verbatim.
+# TRAIN_FLAGS (--print-flags) are the of-run --train flags of the same
+# optimizer, and PIPELINE its of-opt pipeline; the tests use them verbatim
+# and check that they still agree with this file.
 #
 #===----------------------------------------------------------------------===#
 import argparse
@@ -40,9 +42,9 @@ from optimizer_reference import schedule  # noqa: E402
 VOCAB, CONTEXT, WIDTH, HEADS, LAYERS, BATCH = 96, 32, 64, 4, 2, 8
 HEAD = WIDTH // HEADS
 LR, MIN_LR, WEIGHT_DECAY, CLIP, WARMUP, STEPS = 3e-3, 3e-4, 0.1, 1.0, 5, 50
-TRAIN_FLAGS = (f"--optimizer adamw --lr {LR} --weight-decay {WEIGHT_DECAY} "
-               f"--clip-norm {CLIP} --warmup-steps {WARMUP} "
-               f"--total-steps {STEPS} --min-lr {MIN_LR}")
+TRAIN_FLAGS = (f"--optimizer adamw --lr {LR} --weight_decay {WEIGHT_DECAY} "
+               f"--clip_norm {CLIP} --warmup_steps {WARMUP} "
+               f"--total_steps {STEPS} --min_lr {MIN_LR}")
 # The same optimizer as an of-opt pipeline (autodiff, then the updates).
 PIPELINE = ("builtin.module(func.func(oneflow-autodiff,oneflow-optimizer{"
             f"kind=adamw lr={LR} weight-decay={WEIGHT_DECAY} "
@@ -173,10 +175,8 @@ def main():
     if args.losses:
         losses = train(args.steps)
         with open(args.losses, "w") as f:
-            f.write("# examples/gpt/gpt.mlir trained by PyTorch "
-                    f"{torch.__version__}: /usr/bin/python3 "
-                    "scripts/gpt_reference.py --losses FILE\n")
-            f.writelines(f"{v:.9g}\n" for v in losses)
+            f.write("step,loss\n")
+            f.writelines(f"{s},{v:.9g}\n" for s, v in enumerate(losses))
 
 
 if __name__ == "__main__":
