@@ -55,6 +55,8 @@ def main():
     parser.add_argument("--text", default="/usr/share/common-licenses/GPL-3")
     parser.add_argument("--context", type=int, default=32)
     args = parser.parse_args()
+    if args.context < 1:
+        parser.error(f"--context {args.context} is not positive")
     try:
         with open(args.text, encoding="utf-8") as f:
             text = f.read()
