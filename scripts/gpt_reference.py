@@ -28,7 +28,6 @@
 import argparse
 import os
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -39,7 +38,7 @@ import make_text  # noqa: E402
 import oneflow_checkpoint  # noqa: E402
 from optimizer_reference import schedule  # noqa: E402
 
-VOCAB, CONTEXT, WIDTH, HEADS, LAYERS, BATCH = 96, 32, 64, 4, 2, 8
+VOCAB, CONTEXT, WIDTH, HEADS, LAYERS, BATCH = make_text.VOCAB, 32, 64, 4, 2, 8
 HEAD = WIDTH // HEADS
 LR, MIN_LR, WEIGHT_DECAY, CLIP, WARMUP, STEPS = 3e-3, 3e-4, 0.1, 1.0, 5, 50
 TRAIN_FLAGS = (f"--optimizer adamw --lr {LR} --weight_decay {WEIGHT_DECAY} "
@@ -109,22 +108,14 @@ def forward(p, tokens, targets):
 
 
 def batches(steps):
-    """The (tokens, targets) of each step, as of-run reads the .npy rows
-    (batch s is rows [8s, 8s + 8), looping over the file)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        old = sys.stdout
-        sys.stdout = open(os.devnull, "w")
-        try:
-            sys.argv = ["make_text.py", tmp]
-            make_text.main()
-        finally:
-            sys.stdout.close()
-            sys.stdout = old
-        tokens = np.load(os.path.join(tmp, "text_tokens.npy"))
-        targets = np.load(os.path.join(tmp, "text_targets.npy"))
-    per_epoch = len(tokens) // BATCH
+    """The (tokens, targets) of each step, as of-run reads the .npy rows:
+    batch s is rows [8s, 8s + 8), within one pass over the file."""
+    tokens, targets = make_text.windows(make_text.DEFAULT_TEXT, CONTEXT)
+    if steps * BATCH > len(tokens):
+        sys.exit(f"gpt_reference.py: error: {steps} steps of {BATCH} rows "
+                 f"need more than the {len(tokens)} rows of the text")
     for s in range(steps):
-        rows = slice((s % per_epoch) * BATCH, (s % per_epoch + 1) * BATCH)
+        rows = slice(s * BATCH, (s + 1) * BATCH)
         yield torch.from_numpy(tokens[rows]), torch.from_numpy(targets[rows])
 
 

@@ -26,6 +26,7 @@ import sys
 import numpy as np
 
 VOCAB = 96
+DEFAULT_TEXT = "/usr/share/common-licenses/GPL-3"
 
 
 def encode(text, path):
@@ -47,34 +48,40 @@ def encode(text, path):
     return ids
 
 
+def windows(path, context):
+    """Returns (tokens, targets) of the text file at `path`: R x `context`
+    ids each, targets shifted by one character. Exits with an error naming
+    the file when it cannot be read or is too short."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        sys.exit(f"{path}: error: {e}")
+    ids = encode(text, path)
+    rows = (len(ids) - 1) // context
+    if rows < 1:
+        sys.exit(f"{path}: error: fewer than {context + 1} characters")
+    span = rows * context
+    return (ids[:span].reshape(rows, context),
+            ids[1:span + 1].reshape(rows, context))
+
+
 def main():
     parser = argparse.ArgumentParser(
         description="Writes a text file as character-level token/target .npy "
         "files")
     parser.add_argument("dir", help="where to write the two .npy files")
-    parser.add_argument("--text", default="/usr/share/common-licenses/GPL-3")
+    parser.add_argument("--text", default=DEFAULT_TEXT)
     parser.add_argument("--context", type=int, default=32)
     args = parser.parse_args()
     if args.context < 1:
         parser.error(f"--context {args.context} is not positive")
-    try:
-        with open(args.text, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        sys.exit(f"{args.text}: error: {e}")
-    ids = encode(text, args.text)
-    rows = (len(ids) - 1) // args.context
-    if rows < 1:
-        sys.exit(f"{args.text}: error: fewer than {args.context + 1} "
-                 f"characters")
-    span = rows * args.context
-    tokens = ids[:span].reshape(rows, args.context)
-    targets = ids[1:span + 1].reshape(rows, args.context)
+    tokens, targets = windows(args.text, args.context)
     os.makedirs(args.dir, exist_ok=True)
-    np.save(os.path.join(args.dir, "text_tokens.npy"), tokens)
-    np.save(os.path.join(args.dir, "text_targets.npy"), targets)
-    print(f"wrote {rows} rows of {args.context} characters to {args.dir}")
-
+    for name, array in (("tokens", tokens), ("targets", targets)):
+        np.save(os.path.join(args.dir, f"text_{name}.npy"), array)
+    print(f"wrote {len(tokens)} rows of {args.context} characters to "
+          f"{args.dir}")
 
 if __name__ == "__main__":
     main()
