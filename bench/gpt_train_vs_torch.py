@@ -2,9 +2,8 @@
 """Training-step throughput of the GPT example against PyTorch eager.
 
 examples/gpt/gpt.mlir (2 layers, width 64, context 32, batch 8, vocabulary
-96) trained on one rank: of-run runs the program that of-opt makes with
-oneflow-autodiff and oneflow-optimizer (AdamW, global-norm clipping,
-warm-up + cosine: scripts/gpt_reference.py's PIPELINE) on the GPL-3
+96) trained on one rank: `of-run --train` with AdamW, global-norm clipping
+and warm-up + cosine (scripts/gpt_reference.py's TRAIN_FLAGS) on the GPL-3
 characters of scripts/make_text.py; PyTorch (Debian's python3-torch) runs
 scripts/gpt_reference.py's model, op for op the same, with torch.optim.AdamW,
 clip_grad_norm_ and LambdaLR on the same batches. Both use --threads threads
@@ -34,10 +33,12 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import gpt_reference  # noqa: E402
 
 
-def ofrun_ms(of_run, program, data, threads, steps, tmp):
+def ofrun_ms(of_run, data, threads, steps, tmp):
     metrics = os.path.join(tmp, "metrics.csv")
     subprocess.run(
-        [of_run, program, "--steps", str(steps), "--threads", str(threads),
+        [of_run, os.path.join(ROOT, "examples", "gpt", "gpt.mlir"), "--train"]
+        + gpt_reference.TRAIN_FLAGS.split() +
+        ["--steps", str(steps), "--threads", str(threads),
          "--progress", "off", "--print_limit", "0", "--metrics", metrics,
          "--input", f"tokens=@{data}/text_tokens.npy:loop",
          "--input", f"targets=@{data}/text_targets.npy:loop"],
@@ -67,21 +68,15 @@ def main():
     if args.steps < 3:
         parser.error("--steps must be at least 3")
     torch.set_num_threads(args.threads)
-    bin_dir = os.path.join(args.build, "bin")
+    of_run = os.path.join(args.build, "bin", "of-run")
     with tempfile.TemporaryDirectory() as tmp:
-        program = os.path.join(tmp, "gpt-train.mlir")
-        subprocess.run(
-            [os.path.join(bin_dir, "of-opt"),
-             os.path.join(ROOT, "examples", "gpt", "gpt.mlir"),
-             "-pass-pipeline=" + gpt_reference.PIPELINE, "-o", program],
-            check=True)
         subprocess.run([sys.executable, os.path.join(ROOT, "scripts",
                                                      "make_text.py"), tmp],
                        check=True, capture_output=True)
         ours, theirs = [], []
         for _ in range(args.rounds):
-            ours.append(ofrun_ms(os.path.join(bin_dir, "of-run"), program, tmp,
-                                 args.threads, args.steps, tmp))
+            ours.append(ofrun_ms(of_run, tmp, args.threads, args.steps,
+                                 tmp))
             theirs.append(torch_ms(args.steps))
     print("threads: %d, steps: %d, rounds: %d, torch %s" % (
         args.threads, args.steps, args.rounds, torch.__version__))

@@ -21,8 +21,8 @@
 #       --losses test/Run/Inputs/gpt-torch-losses.csv
 #
 # TRAIN_FLAGS (--print-flags) are the of-run --train flags of the same
-# optimizer, and PIPELINE its of-opt pipeline; the tests use them verbatim
-# and check that they still agree with this file.
+# optimizer; the tests use them verbatim and check that they still agree
+# with this file, bench/gpt_train_vs_torch.py takes them from here.
 #
 #===----------------------------------------------------------------------===#
 import argparse
@@ -44,11 +44,6 @@ LR, MIN_LR, WEIGHT_DECAY, CLIP, WARMUP, STEPS = 3e-3, 3e-4, 0.1, 1.0, 5, 50
 TRAIN_FLAGS = (f"--optimizer adamw --lr {LR} --weight_decay {WEIGHT_DECAY} "
                f"--clip_norm {CLIP} --warmup_steps {WARMUP} "
                f"--total_steps {STEPS} --min_lr {MIN_LR}")
-# The same optimizer as an of-opt pipeline (autodiff, then the updates).
-PIPELINE = ("builtin.module(func.func(oneflow-autodiff,oneflow-optimizer{"
-            f"kind=adamw lr={LR} weight-decay={WEIGHT_DECAY} "
-            f"clip-norm={CLIP} warmup-steps={WARMUP} total-steps={STEPS} "
-            f"min-lr={MIN_LR}}}))")
 SEED = 1234
 
 
