@@ -9,7 +9,8 @@
 # on 4 CPU ranks (threads of one process) with the hybrid layout: data
 # parallel on one axis of a 2x2 mesh, Megatron tensor parallel on the other
 # (examples/gpt/hybrid.json). AdamW with clipping and a warm-up + cosine
-# schedule; a progress line while it runs, then the loss every 25 steps.
+# schedule (a tenth of the steps warm up); a progress line while it runs,
+# then the loss every 25 steps. A later --strategy replaces the layout.
 #
 #   scripts/train_gpt.sh [STEPS] [extra of-run flags, e.g. --strategy tp]
 #
@@ -24,11 +25,13 @@ shift || true
 bash "$ROOT/scripts/build.sh" >/dev/null
 /usr/bin/python3 "$ROOT/scripts/make_text.py" "$BUILD_DIR/data"
 
-echo "training examples/gpt/gpt.mlir for $STEPS steps on 4 CPU ranks (hybrid 2x2)"
+WARMUP=$((STEPS / 10))
+echo "training examples/gpt/gpt.mlir for $STEPS steps on 4 CPU ranks" \
+  "(hybrid 2x2 unless a --strategy follows)"
 "$BUILD_DIR/bin/of-run" "$ROOT/examples/gpt/gpt.mlir" --train \
   --devices cpu:4 --threads 1 --strategy "$ROOT/examples/gpt/hybrid.json" \
   --optimizer adamw --lr 0.003 --weight_decay 0.1 --clip_norm 1.0 \
-  --warmup_steps 10 --total_steps "$STEPS" --min_lr 0.0003 \
+  --warmup_steps "$WARMUP" --total_steps "$STEPS" --min_lr 0.0003 \
   --steps "$STEPS" --print_limit 0 \
   --input tokens=@"$BUILD_DIR/data/text_tokens.npy":loop \
   --input targets=@"$BUILD_DIR/data/text_targets.npy":loop \
