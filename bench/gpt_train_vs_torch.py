@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Training-step throughput of the GPT example against PyTorch eager.
 
-examples/gpt/gpt.mlir (2 layers, width 64, context 32, batch 8, vocabulary
+examples/gpt/gpt.mlir (2 layers, width 64, context 32, batch 4, vocabulary
 96) trained on one rank: `of-run --train` with AdamW, global-norm clipping
 and warm-up + cosine (scripts/gpt_reference.py's TRAIN_FLAGS) on the GPL-3
 characters of scripts/make_text.py; PyTorch (Debian's python3-torch) runs

@@ -13,7 +13,7 @@
 #   gpt_reference.py --losses FILE
 #       trains from those weights for --steps steps with AdamW, global-norm
 #       clipping and a warm-up + cosine schedule on the batches of
-#       scripts/make_text.py (the GPL-3, batch 8, rows in order) and writes
+#       scripts/make_text.py (the GPL-3, batch 4, rows in order) and writes
 #       a CSV "step,loss" (as scripts/compare_losses.py reads).
 #       test/Run/Inputs/gpt-torch-losses.csv is made by
 #
@@ -38,9 +38,9 @@ import make_text  # noqa: E402
 import oneflow_checkpoint  # noqa: E402
 from optimizer_reference import schedule  # noqa: E402
 
-VOCAB, CONTEXT, WIDTH, HEADS, LAYERS, BATCH = make_text.VOCAB, 32, 64, 4, 2, 8
+VOCAB, CONTEXT, WIDTH, HEADS, LAYERS, BATCH = make_text.VOCAB, 32, 64, 4, 2, 4
 HEAD = WIDTH // HEADS
-LR, MIN_LR, WEIGHT_DECAY, CLIP, WARMUP, STEPS = 3e-3, 3e-4, 0.1, 1.0, 5, 50
+LR, MIN_LR, WEIGHT_DECAY, CLIP, WARMUP, STEPS = 1e-3, 1e-4, 0.1, 1.0, 5, 50
 TRAIN_FLAGS = (f"--optimizer adamw --lr {LR} --weight_decay {WEIGHT_DECAY} "
                f"--clip_norm {CLIP} --warmup_steps {WARMUP} "
                f"--total_steps {STEPS} --min_lr {MIN_LR}")
@@ -104,7 +104,7 @@ def forward(p, tokens, targets):
 
 def batches(steps):
     """The (tokens, targets) of each step, as of-run reads the .npy rows:
-    batch s is rows [8s, 8s + 8), within one pass over the file."""
+    batch s is rows [4s, 4s + 4), within one pass over the file."""
     tokens, targets = make_text.windows(make_text.DEFAULT_TEXT, CONTEXT)
     if steps * BATCH > len(tokens):
         sys.exit(f"gpt_reference.py: error: {steps} steps of {BATCH} rows "
