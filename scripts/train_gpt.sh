@@ -10,7 +10,8 @@
 # parallel on one axis of a 2x2 mesh, Megatron tensor parallel on the other
 # (examples/gpt/hybrid.json). AdamW with clipping and a warm-up + cosine
 # schedule (a tenth of the steps warm up); a progress line while it runs,
-# then the loss every 25 steps. A later --strategy replaces the layout.
+# then the mean loss of every 25 steps. A later --strategy replaces the
+# layout.
 #
 #   scripts/train_gpt.sh [STEPS] [extra of-run flags, e.g. --strategy tp]
 #
@@ -19,7 +20,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
-STEPS="${1:-300}"
+STEPS="${1:-200}"
 shift || true
 
 bash "$ROOT/scripts/build.sh" >/dev/null
@@ -37,6 +38,8 @@ echo "training examples/gpt/gpt.mlir for $STEPS steps on 4 CPU ranks" \
   --input targets=@"$BUILD_DIR/data/text_targets.npy":loop \
   --metrics "$BUILD_DIR/gpt-metrics.csv" "$@" | grep -E '^(summary|ran|steady)'
 
-echo "loss by step ($BUILD_DIR/gpt-metrics.csv):"
-awk -F, 'NR > 1 && ($1 % 25 == 0 || $1 == '"$STEPS"' - 1) { printf "  step %4d  loss %.4f\n", $1, $4 }' \
-  "$BUILD_DIR/gpt-metrics.csv"
+echo "mean loss of every 25 steps ($BUILD_DIR/gpt-metrics.csv):"
+awk -F, 'NR > 1 { sum += $4; n++ }
+         NR > 1 && (n == 25 || $1 == '"$STEPS"' - 1) {
+           printf "  steps %4d-%-4d  loss %.4f\n", $1 - n + 1, $1, sum / n
+           sum = 0; n = 0 }' "$BUILD_DIR/gpt-metrics.csv"
