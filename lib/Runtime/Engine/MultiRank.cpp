@@ -12,7 +12,6 @@
 
 #include "pieces.pb.h"
 
-#include <omp.h>
 #include <thread>
 
 using namespace ofrt;
@@ -274,13 +273,8 @@ ofrt::runAllRanks(const LoadedPlan &plan, const MultiRankOptions &options) {
   std::shared_ptr<Rendezvous> store = createInProcessRendezvous();
   std::vector<RankState> states(world);
   std::vector<std::thread> threads;
-  // OpenMP's thread count (omp_set_num_threads, `of-run --threads`) is the
-  // setting thread's: each rank thread takes the caller's, which Engine::run
-  // hands on to the stream threads.
-  int ompThreads = omp_get_max_threads();
   for (int r = 0; r < world; ++r)
-    threads.emplace_back([&, r, ompThreads] {
-      omp_set_num_threads(ompThreads);
+    threads.emplace_back([&, r] {
       CommunicatorPool pool(r, world, store, options.timeout, options.hostname);
       states[r].status =
           runProgram(plan.ranks[r], pool, options, states[r],
