@@ -4,15 +4,18 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The one place of-run touches the compiler: a .mlir program goes through
-// oneflow-default-pipeline and plan export in memory, then is loaded like
-// any plan file. The runtime itself stays MLIR-free.
+// The one place of-run touches the compiler: a .mlir program (or an ONNX
+// model, imported first) goes through oneflow-default-pipeline and plan
+// export in memory, then is loaded like any plan file. The runtime itself
+// stays MLIR-free.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ModelLoader.h"
 
 #include "Compile.h"
+
+#include "OneFlowDialect/Target/OnnxImport.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -29,7 +32,8 @@ static bool endsWith(const std::string &s, const std::string &suffix) {
 }
 
 /// Compiles `path` to a binary plan, reporting diagnostics on stderr.
-static absl::StatusOr<std::string> compile(const std::string &path) {
+static absl::StatusOr<std::string> compile(const std::string &path,
+                                           int ranks) {
   DialectRegistry registry;
   oftools::registerToolDialects(registry);
   MLIRContext context(registry);
@@ -41,8 +45,16 @@ static absl::StatusOr<std::string> compile(const std::string &path) {
   if (!file)
     return absl::NotFoundError("cannot open model file '" + path +
                                "': " + error);
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module;
+  if (endsWith(path, ".onnx")) {
+    oneflow::OnnxImportOptions options;
+    options.dataParallelRanks = ranks;
+    module = oneflow::importOnnxModel(file->getBuffer(), path, &context,
+                                      options);
+  } else {
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  }
   if (!module)
     return absl::InvalidArgumentError("cannot parse '" + path +
                                       "' (the errors above say why)");
@@ -50,14 +62,15 @@ static absl::StatusOr<std::string> compile(const std::string &path) {
 }
 
 absl::StatusOr<ofrt::LoadedPlan> ofrun::loadModel(const std::string &path,
-                                                  const std::string &emitPlan) {
-  if (!endsWith(path, ".mlir")) {
+                                                  const std::string &emitPlan,
+                                                  int ranks) {
+  if (!endsWith(path, ".mlir") && !endsWith(path, ".onnx")) {
     if (!emitPlan.empty())
       return absl::InvalidArgumentError(
-          "--emit_plan needs a .mlir model to compile");
+          "--emit_plan needs a .mlir or .onnx model to compile");
     return ofrt::loadPlanFile(path);
   }
-  absl::StatusOr<std::string> plan = compile(path);
+  absl::StatusOr<std::string> plan = compile(path, ranks);
   if (!plan.ok())
     return plan.status();
   if (!emitPlan.empty()) {

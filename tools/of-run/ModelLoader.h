@@ -12,10 +12,12 @@
 namespace ofrun {
 
 /// Loads `path`: a plan (.plan binary, .plantxt text) as it is, or a
-/// `oneflow` program (.mlir) compiled through oneflow-default-pipeline.
+/// `oneflow` program (.mlir) or ONNX model (.onnx, imported data-parallel
+/// over `ranks` CPU ranks) compiled through oneflow-default-pipeline.
 /// When `emitPlan` is not empty, the compiled plan is also written there.
 absl::StatusOr<ofrt::LoadedPlan> loadModel(const std::string &path,
-                                           const std::string &emitPlan);
+                                           const std::string &emitPlan,
+                                           int ranks);
 
 } // namespace ofrun
 

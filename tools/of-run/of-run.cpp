@@ -6,6 +6,7 @@
 //
 //   of-run model.plan [--steps N] [--input NAME=SOURCE]... [--trace out.json]
 //   of-run model.mlir ...   (compiled through oneflow-default-pipeline)
+//   of-run model.onnx ...   (imported, data parallel over the ranks)
 //   of-run model.plan --devices cpu:4          (4 ranks in this process)
 //   of-run model.plan --nproc-per-node 4       (4 processes of of-run)
 //   torchrun/mpirun/srun ... of-run model.plan --store-dir DIR | --redis H:P
@@ -19,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/Runtime/MultiRank.h"
+#include "OneFlowDialect/Runtime/Npy.h"
 #include "Launch.h"
 #include "ModelLoader.h"
 #include "Progress.h"
@@ -70,6 +72,9 @@ ABSL_FLAG(uint64_t, seed, 0, "Seed of the generated inputs");
 ABSL_FLAG(std::string, trace, "", "Write a Chrome trace of every actor firing to this file");
 ABSL_FLAG(std::string, emit_plan, "", "Also write the compiled plan (binary) to this file");
 ABSL_FLAG(int, print_limit, 8, "Elements of each output to print");
+ABSL_FLAG(std::string, save_outputs, "",
+          "Write each output at the last step to DIR/<name>.npy (the "
+          "directory must exist)");
 ABSL_FLAG(std::string, metrics, "",
           "Write one CSV row per step: time, samples/s and every scalar "
           "output rank 0 holds whole (a loss)");
@@ -256,7 +261,8 @@ int main(int argc, char **argv) {
   std::vector<char *> args =
       absl::ParseCommandLine(normalizedArgv.size(), normalizedArgv.data());
   if (args.size() != 2)
-    return fail("expected exactly one model file (.mlir, .plan or .plantxt); "
+    return fail("expected exactly one model file (.mlir, .onnx, .plan or "
+                ".plantxt); "
                 "see --help");
   std::string model = args[1];
   absl::StatusOr<int> devices = parseDevices(absl::GetFlag(FLAGS_devices));
@@ -303,13 +309,13 @@ int main(int argc, char **argv) {
     options.session.inputs[binding.substr(0, eq)] = *source;
   }
 
+  int wanted = *launched ? (*launched)->world : processes > 0 ? processes
+                                                              : *devices;
   absl::StatusOr<ofrt::LoadedPlan> plan =
-      ofrun::loadModel(model, absl::GetFlag(FLAGS_emit_plan));
+      ofrun::loadModel(model, absl::GetFlag(FLAGS_emit_plan), wanted);
   if (!plan.ok())
     return fail(std::string(plan.status().message()));
   int ranks = plan->ranks.size();
-  int wanted = *launched ? (*launched)->world : processes > 0 ? processes
-                                                              : *devices;
   if (ranks != wanted)
     return fail("plan '" + model + "' has " + std::to_string(ranks) +
                 (ranks == 1 ? " rank" : " ranks") + " but " +
@@ -384,6 +390,11 @@ int main(int argc, char **argv) {
 
   for (const auto &[name, value] : result->outputs)
     printOutput(name, value, absl::GetFlag(FLAGS_print_limit));
+  if (std::string dir = absl::GetFlag(FLAGS_save_outputs); !dir.empty())
+    for (const auto &[name, value] : result->outputs)
+      if (absl::Status status = ofrt::writeNpy(dir + "/" + name + ".npy", value);
+          !status.ok())
+        return fail(std::string(status.message()));
   printTiming(plan->ranks[0], result->ranks[0], result->ranks);
   if (!absl::GetFlag(FLAGS_trace).empty()) {
     // Every rank this process ran (all of them unless under a launcher).

@@ -1,0 +1,89 @@
+//===- ModelReader.cpp - Parse and validate an ONNX model -----------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The ONNX library does the reading: protobuf parsing, onnx::checker and
+// onnx::shape_inference. Each of its exceptions becomes an error at the
+// model's location; nothing here aborts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "onnx/checker.h"
+#include "onnx/shape_inference/implementation.h"
+
+#include <google/protobuf/io/coded_stream.h>
+
+using namespace mlir;
+using namespace mlir::oneflow::onnx_import;
+
+/// Fails when a tensor of the graph keeps its data outside the model.
+static LogicalResult checkNoExternalData(const onnx::GraphProto &graph,
+                                         Location loc) {
+  for (const onnx::TensorProto &tensor : graph.initializer())
+    if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
+      return emitError(loc) << "initializer '" << tensor.name()
+                            << "' keeps its data in an external file, which "
+                               "the importer does not read";
+  for (const onnx::NodeProto &node : graph.node())
+    for (const onnx::AttributeProto &attr : node.attribute())
+      if (attr.has_t() &&
+          attr.t().data_location() == onnx::TensorProto::EXTERNAL)
+        return emitError(loc) << "node '" << node.name() << "' ("
+                              << node.op_type()
+                              << ") keeps a tensor in an external file, "
+                                 "which the importer does not read";
+  return success();
+}
+
+FailureOr<onnx::ModelProto>
+mlir::oneflow::onnx_import::readModel(llvm::StringRef bytes, Location loc) {
+  onnx::ModelProto model;
+  google::protobuf::io::CodedInputStream stream(
+      reinterpret_cast<const uint8_t *>(bytes.data()),
+      static_cast<int>(std::min<size_t>(bytes.size(), INT32_MAX)));
+  stream.SetTotalBytesLimit(INT32_MAX);
+  if (bytes.size() > INT32_MAX || !model.ParseFromCodedStream(&stream) ||
+      !stream.ConsumedEntireMessage())
+    return emitError(loc) << "not an ONNX model: the file does not parse as "
+                             "an onnx.ModelProto (truncated or not protobuf)";
+  if (!model.has_graph())
+    return emitError(loc) << "not an ONNX model: it has no graph";
+
+  int64_t opset = -1;
+  for (const onnx::OperatorSetIdProto &set : model.opset_import()) {
+    // Other domains are only an error when a node uses one.
+    if (set.domain().empty() || set.domain() == "ai.onnx")
+      opset = set.version();
+  }
+  if (opset < 0)
+    return emitError(loc) << "the model imports no version of the default "
+                             "ONNX operator set";
+  if (opset < kMinOpset || opset > kMaxOpset)
+    return emitError(loc) << "the model uses ONNX opset " << opset
+                          << "; the importer maps opsets " << kMinOpset
+                          << " to " << kMaxOpset;
+  if (failed(checkNoExternalData(model.graph(), loc)))
+    return failure();
+
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception &e) {
+    return emitError(loc) << "the ONNX checker rejects the model: "
+                          << e.what();
+  }
+  try {
+    onnx::ShapeInferenceOptions options(/*check_type=*/true,
+                                        /*strict_mode=*/1,
+                                        /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(
+        model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception &e) {
+    return emitError(loc) << "ONNX shape inference fails on the model: "
+                          << e.what();
+  }
+  return model;
+}
