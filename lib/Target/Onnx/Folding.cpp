@@ -99,10 +99,10 @@ static FailureOr<bool> foldConstant(NodeContext &node,
 
 static FailureOr<bool> foldShape(NodeContext &node,
                                  llvm::ArrayRef<const ConstTensor *>) {
-  FailureOr<Value> x = node.input(0);
-  if (failed(x))
+  FailureOr<llvm::SmallVector<int64_t>> inputShape = node.inputShape(0);
+  if (failed(inputShape))
     return failure();
-  llvm::ArrayRef<int64_t> shape = NodeContext::typeOf(*x).getShape();
+  llvm::ArrayRef<int64_t> shape = *inputShape;
   int64_t rank = shape.size();
   int64_t start = node.getInt("start", 0), end = node.getInt("end", rank);
   start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
@@ -112,6 +112,18 @@ static FailureOr<bool> foldShape(NodeContext &node,
   for (int64_t i = start; i < end; ++i)
     t.ints.push_back(shape[i]);
   t.shape = {static_cast<int64_t>(t.ints.size())};
+  node.setConst(0, std::move(t));
+  return true;
+}
+
+static FailureOr<bool> foldSize(NodeContext &node,
+                                llvm::ArrayRef<const ConstTensor *>) {
+  FailureOr<llvm::SmallVector<int64_t>> inputShape = node.inputShape(0);
+  if (failed(inputShape))
+    return failure();
+  ConstTensor t;
+  t.dtype = onnx::TensorProto::INT64;
+  t.ints = {product(*inputShape)};
   node.setConst(0, std::move(t));
   return true;
 }
@@ -419,6 +431,7 @@ FailureOr<bool> mlir::oneflow::onnx_import::foldNode(NodeContext &node) {
     llvm::StringMap<Fold> m;
     m["Constant"] = foldConstant;
     m["Shape"] = foldShape;
+    m["Size"] = foldSize;
     m["Identity"] = foldIdentity;
     m["Cast"] = foldCast;
     m["Reshape"] = foldReshape;
@@ -444,9 +457,10 @@ FailureOr<bool> mlir::oneflow::onnx_import::foldNode(NodeContext &node) {
   auto it = folds.find(node.opType());
   if (it == folds.end())
     return false;
-  // Constant has no inputs and Shape needs only its input's type.
-  if (node.opType() == "Constant" || node.opType() == "Shape") {
-    if (node.opType() == "Shape" && !node.hasInput(0))
+  // Constant has no inputs; Shape and Size need only their input's type.
+  if (node.opType() == "Constant" || node.opType() == "Shape" ||
+      node.opType() == "Size") {
+    if (node.opType() != "Constant" && !node.hasInput(0))
       return node.error() << "input 0 is required";
     return it->second(node, {});
   }

@@ -86,7 +86,12 @@ const ConstTensor *NodeContext::constInput(unsigned i) {
     return nullptr;
   Entry &entry = it->second;
   if (!entry.constant && entry.initializer) {
-    // Small integer and float initializers fold (shapes, axes, scalars).
+    // Small integer initializers fold (shapes, axes, indices); float ones
+    // are parameters, which stay variables.
+    int32_t dtype = entry.initializer->data_type();
+    if (dtype == onnx::TensorProto::FLOAT ||
+        dtype == onnx::TensorProto::DOUBLE)
+      return nullptr;
     std::string why;
     FailureOr<ConstTensor> tensor =
         ConstTensor::fromProto(*entry.initializer, why);
@@ -95,6 +100,20 @@ const ConstTensor *NodeContext::constInput(unsigned i) {
     entry.constant = std::make_shared<ConstTensor>(std::move(*tensor));
   }
   return entry.constant.get();
+}
+
+FailureOr<llvm::SmallVector<int64_t>> NodeContext::inputShape(unsigned i) {
+  if (hasInput(i)) {
+    auto it = importer.values.find(node.input(i));
+    if (it != importer.values.end() && !it->second.value &&
+        it->second.initializer)
+      return llvm::SmallVector<int64_t>(it->second.initializer->dims().begin(),
+                                        it->second.initializer->dims().end());
+  }
+  FailureOr<Value> value = input(i);
+  if (failed(value))
+    return failure();
+  return llvm::SmallVector<int64_t>(typeOf(*value).getShape());
 }
 
 FailureOr<llvm::SmallVector<int64_t>>
@@ -223,6 +242,10 @@ FailureOr<Value> Importer::materialize(llvm::StringRef name, Location loc) {
   if (entry.value)
     return entry.value;
   if (entry.initializer) {
+    // One variable per initializer, however many names alias it.
+    Value &variable = variables[entry.initializer];
+    if (variable)
+      return entry.value = variable;
     const onnx::TensorProto &proto = *entry.initializer;
     std::string why;
     FailureOr<DenseElementsAttr> attr =
@@ -242,12 +265,16 @@ FailureOr<Value> Importer::materialize(llvm::StringRef name, Location loc) {
     state.addAttributes(attrs);
     state.addTypes(withLayout(cast<RankedTensorType>(attr->getType()),
                               /*split=*/false));
-    entry.value = builder.create(state)->getResult(0);
+    entry.value = variable = builder.create(state)->getResult(0);
     return entry.value;
   }
   if (entry.constant) {
     DenseElementsAttr attr = entry.constant->toAttr(context);
-    entry.value = ConstantOp::create(builder, loc, attr.getType(), attr);
+    // Broadcast on every rank, so that a program of constants has ranks.
+    entry.value = ConstantOp::create(
+        builder, loc,
+        withLayout(cast<RankedTensorType>(attr.getType()), /*split=*/false),
+        attr);
     return entry.value;
   }
   return emitError(loc) << "'" << name << "' has no value";

@@ -120,7 +120,12 @@ public:
   bool hasInput(unsigned i) const;
   /// Input `i` as a value (constants and initializers are materialized).
   FailureOr<Value> input(unsigned i);
-  /// Input `i` when it is known at import time, else null.
+  /// The shape of input `i` (an initializer's is read without making it a
+  /// variable).
+  FailureOr<llvm::SmallVector<int64_t>> inputShape(unsigned i);
+  /// Input `i` when it is known at import time, else null: Constant nodes,
+  /// integer initializers and what folds from them (float initializers are
+  /// parameters and never fold).
   const ConstTensor *constInput(unsigned i);
   /// Input `i` that must be known at import time (a shape, axes, ...),
   /// as integers; errors name `what`.
@@ -272,6 +277,8 @@ private:
   Location fileLocation;
   OnnxImportOptions options;
   llvm::StringMap<Lowering> table;
+  /// The variable of each initializer made one so far.
+  llvm::DenseMap<const onnx::TensorProto *, Value> variables;
   /// Names of initializers that must stay frozen (BatchNormalization's
   /// running statistics).
   llvm::StringSet<> frozen;

@@ -9,6 +9,7 @@
 // | Add Sub Mul Div Pow           | add sub mul div pow; scalar_add/mul/div/  |
 // |                               | pow when one operand is a float scalar    |
 // | Max Min (two inputs)          | maximum minimum                           |
+// | Clip                          | maximum, minimum                          |
 // | Equal Less Greater ...        | equal less greater ...                    |
 // | Where                         | where                                     |
 // | Relu Sqrt Erf Tanh Sigmoid    | the unary op of that name                 |
@@ -234,6 +235,31 @@ static LogicalResult mapGemm(NodeContext &node) {
   return success();
 }
 
+/// Clip(x, min, max) as maximum(x, min) then minimum(., max).
+static LogicalResult mapClip(NodeContext &node) {
+  if (failed(node.checkArity(1, 3, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0);
+  if (failed(x))
+    return failure();
+  Value y = *x;
+  for (unsigned i = 1; i < 3; ++i) {
+    if (!node.hasInput(i))
+      continue;
+    FailureOr<Value> bound = node.input(i);
+    if (failed(bound))
+      return failure();
+    FailureOr<Operation *> op =
+        i == 1 ? FailureOr<Operation *>(node.create<MaximumOp>({y, *bound}))
+               : FailureOr<Operation *>(node.create<MinimumOp>({y, *bound}));
+    if (failed(op))
+      return failure();
+    y = (*op)->getResult(0);
+  }
+  node.setOutput(0, y);
+  return success();
+}
+
 static LogicalResult subScalar(NodeContext &node, Value x, double s) {
   return mapScalar<ScalarAddOp>(node, x, -s);
 }
@@ -265,6 +291,7 @@ void mlir::oneflow::onnx_import::addMathLowerings(
     return mapBinary<GreaterEqualOp>(n);
   };
   table["Where"] = mapWhere;
+  table["Clip"] = mapClip;
   table["Relu"] = mapUnary<ReluOp>;
   table["Sqrt"] = mapUnary<SqrtOp>;
   table["Erf"] = mapUnary<ErfOp>;

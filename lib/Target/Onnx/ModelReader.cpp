@@ -13,6 +13,7 @@
 #include "Importer.h"
 
 #include "onnx/checker.h"
+#include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -39,6 +40,35 @@ static LogicalResult checkNoExternalData(const onnx::GraphProto &graph,
   return success();
 }
 
+/// A model of another opset imports when each of its nodes resolves to an
+/// op version that one of opsets 13 to 17 also resolves to (the op has not
+/// changed in between): AveragePool of opset 11 is AveragePool-11, which
+/// opset 17 uses too.
+static LogicalResult checkOpVersions(const onnx::GraphProto &graph,
+                                     int64_t opset, Location loc) {
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    const onnx::OpSchema *schema =
+        onnx::OpSchemaRegistry::Schema(node.op_type(), opset, node.domain());
+    if (!schema)
+      continue; // Unknown ops are the checker's to report.
+    bool mapped = false;
+    for (int64_t v = kMinOpset; v <= kMaxOpset && !mapped; ++v) {
+      const onnx::OpSchema *other =
+          onnx::OpSchemaRegistry::Schema(node.op_type(), v, node.domain());
+      mapped = other && other->since_version() == schema->since_version();
+    }
+    if (!mapped)
+      return emitError(loc)
+             << "the model uses ONNX opset " << opset << ", where node "
+             << (node.name().empty() ? "" : "'" + node.name() + "' ") << "#"
+             << index << " is " << node.op_type() << "-"
+             << schema->since_version()
+             << "; the importer maps the op versions of opsets " << kMinOpset
+             << " to " << kMaxOpset;
+  }
+  return success();
+}
+
 FailureOr<onnx::ModelProto>
 mlir::oneflow::onnx_import::readModel(llvm::StringRef bytes, Location loc) {
   onnx::ModelProto model;
@@ -62,10 +92,9 @@ mlir::oneflow::onnx_import::readModel(llvm::StringRef bytes, Location loc) {
   if (opset < 0)
     return emitError(loc) << "the model imports no version of the default "
                              "ONNX operator set";
-  if (opset < kMinOpset || opset > kMaxOpset)
-    return emitError(loc) << "the model uses ONNX opset " << opset
-                          << "; the importer maps opsets " << kMinOpset
-                          << " to " << kMaxOpset;
+  if ((opset < kMinOpset || opset > kMaxOpset) &&
+      failed(checkOpVersions(model.graph(), opset, loc)))
+    return failure();
   if (failed(checkNoExternalData(model.graph(), loc)))
     return failure();
 
