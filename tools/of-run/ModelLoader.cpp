@@ -56,7 +56,8 @@ static absl::StatusOr<std::string> compile(const std::string &path,
     module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   }
   if (!module)
-    return absl::InvalidArgumentError("cannot parse '" + path +
+    return absl::InvalidArgumentError(
+        (endsWith(path, ".onnx") ? "cannot import '" : "cannot parse '") + path +
                                       "' (the errors above say why)");
   return oftools::compileToPlan(*module, path);
 }

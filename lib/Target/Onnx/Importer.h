@@ -167,6 +167,10 @@ public:
     if (failed(OpTy::setPropertiesFromAttr(
             props, dict, [&] { return emitError(loc); })))
       return failure();
+    // Attributes left out take their defaults, as in the op's builders.
+    std::optional<RegisteredOperationName> name =
+        RegisteredOperationName::lookup(OpTy::getOperationName(), context);
+    name->populateDefaultProperties(OpaqueProperties(&props));
     typename OpTy::Adaptor adaptor(operands, dict, props);
     llvm::SmallVector<Type> types;
     if (failed(OpTy::inferReturnTypes(context, loc, adaptor, types)))
