@@ -34,6 +34,7 @@ if [ ! -f "$BUILD/build.ninja" ]; then
     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
     -DONEFLOW_BUILD_FUZZERS=ON \
     -DOpenMP_CXX_FLAGS=-fopenmp=libgomp -DOpenMP_CXX_LIB_NAMES=gomp \
+    -DOpenMP_C_FLAGS=-fopenmp=libgomp -DOpenMP_C_LIB_NAMES=gomp \
     -DOpenMP_gomp_LIBRARY=/usr/lib/gcc/x86_64-linux-gnu/12/libgomp.so \
     -DCMAKE_CXX_FLAGS="-g -fsanitize=fuzzer-no-link,address" \
     -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address" \
