@@ -32,8 +32,7 @@ static bool endsWith(const std::string &s, const std::string &suffix) {
 }
 
 /// Compiles `path` to a binary plan, reporting diagnostics on stderr.
-static absl::StatusOr<std::string> compile(const std::string &path,
-                                           int ranks) {
+static absl::StatusOr<std::string> compile(const std::string &path, int ranks) {
   DialectRegistry registry;
   oftools::registerToolDialects(registry);
   MLIRContext context(registry);
@@ -49,16 +48,16 @@ static absl::StatusOr<std::string> compile(const std::string &path,
   if (endsWith(path, ".onnx")) {
     oneflow::OnnxImportOptions options;
     options.dataParallelRanks = ranks;
-    module = oneflow::importOnnxModel(file->getBuffer(), path, &context,
-                                      options);
+    module =
+        oneflow::importOnnxModel(file->getBuffer(), path, &context, options);
   } else {
     sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
     module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   }
   if (!module)
     return absl::InvalidArgumentError(
-        (endsWith(path, ".onnx") ? "cannot import '" : "cannot parse '") + path +
-                                      "' (the errors above say why)");
+        (endsWith(path, ".onnx") ? "cannot import '" : "cannot parse '") +
+        path + "' (the errors above say why)");
   return oftools::compileToPlan(*module, path);
 }
 

@@ -31,8 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int64_t ranks : {1, 2}) {
     mlir::oneflow::OnnxImportOptions options;
     options.dataParallelRanks = ranks;
-    (void)mlir::oneflow::importOnnxModel(bytes, "fuzz.onnx", &context,
-                                         options);
+    (void)mlir::oneflow::importOnnxModel(bytes, "fuzz.onnx", &context, options);
   }
   return 0;
 }

@@ -47,12 +47,18 @@ bool ConstTensor::isFloat() const {
          dtype == onnx::TensorProto::DOUBLE;
 }
 
-int64_t ConstTensor::numElements() const {
+int64_t
+mlir::oneflow::onnx_import::elementCount(llvm::ArrayRef<int64_t> shape) {
   int64_t n = 1;
-  for (int64_t d : shape)
+  for (int64_t d : shape) {
+    if (d < 0 || (d > 0 && n > kMaxElements / d))
+      return kMaxElements;
     n *= d;
+  }
   return n;
 }
+
+int64_t ConstTensor::numElements() const { return elementCount(shape); }
 
 ConstTensor ConstTensor::zeros(int32_t dtype, llvm::ArrayRef<int64_t> shape) {
   ConstTensor t;
@@ -80,8 +86,7 @@ static void readRaw(ConstTensor &t, llvm::StringRef raw, int64_t i) {
   const char *p = raw.data();
   switch (t.dtype) {
   case onnx::TensorProto::FLOAT:
-    t.floats.push_back(llvm::bit_cast<float>(
-        endian::read32le(p + 4 * i)));
+    t.floats.push_back(llvm::bit_cast<float>(endian::read32le(p + 4 * i)));
     return;
   case onnx::TensorProto::DOUBLE:
     t.floats.push_back(llvm::bit_cast<double>(endian::read64le(p + 8 * i)));
@@ -126,8 +131,8 @@ protoShape(const onnx::TensorProto &proto, std::string &why) {
   return shape;
 }
 
-FailureOr<ConstTensor>
-ConstTensor::fromProto(const onnx::TensorProto &proto, std::string &why) {
+FailureOr<ConstTensor> ConstTensor::fromProto(const onnx::TensorProto &proto,
+                                              std::string &why) {
   ConstTensor t;
   t.dtype = proto.data_type();
   switch (t.dtype) {
@@ -216,10 +221,8 @@ DenseElementsAttr ConstTensor::toAttr(MLIRContext *context) const {
   return DenseElementsAttr::get(type, values);
 }
 
-FailureOr<DenseElementsAttr>
-mlir::oneflow::onnx_import::initializerAttr(const onnx::TensorProto &proto,
-                                            MLIRContext *context,
-                                            std::string &why) {
+FailureOr<DenseElementsAttr> mlir::oneflow::onnx_import::initializerAttr(
+    const onnx::TensorProto &proto, MLIRContext *context, std::string &why) {
   int32_t dtype = proto.data_type();
   Type element = elementType(dtype, context);
   if (!element) {

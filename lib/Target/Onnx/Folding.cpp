@@ -53,13 +53,6 @@ static int64_t mapIndex(int64_t flat, llvm::ArrayRef<int64_t> out,
   return index;
 }
 
-static int64_t product(llvm::ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
 static FailureOr<bool> foldConstant(NodeContext &node,
                                     llvm::ArrayRef<const ConstTensor *>) {
   ConstTensor t;
@@ -123,7 +116,7 @@ static FailureOr<bool> foldSize(NodeContext &node,
     return failure();
   ConstTensor t;
   t.dtype = onnx::TensorProto::INT64;
-  t.ints = {product(*inputShape)};
+  t.ints = {elementCount(*inputShape)};
   node.setConst(0, std::move(t));
   return true;
 }
@@ -138,8 +131,7 @@ static FailureOr<bool> foldCast(NodeContext &node,
                                 llvm::ArrayRef<const ConstTensor *> in) {
   int64_t to = node.getInt("to", 0);
   if (!elementType(to, node.getContext()))
-    return node.error() << "unsupported target type "
-                        << elementTypeName(to);
+    return node.error() << "unsupported target type " << elementTypeName(to);
   ConstTensor t = ConstTensor::zeros(to, in[0]->shape);
   t.floats.clear();
   t.ints.clear();
@@ -147,7 +139,7 @@ static FailureOr<bool> foldCast(NodeContext &node,
     double v = in[0]->getDouble(i);
     if (t.isFloat())
       t.floats.push_back(to == onnx::TensorProto::FLOAT ? static_cast<float>(v)
-                                                       : v);
+                                                        : v);
     else if (to == onnx::TensorProto::BOOL)
       t.ints.push_back(v != 0.0);
     else if (!std::isfinite(v) || std::fabs(v) > 9.2e18)
@@ -170,16 +162,15 @@ static ConstTensor gathered(const ConstTensor &in,
   ConstTensor t;
   t.dtype = in.dtype;
   t.shape.assign(shape.begin(), shape.end());
-  for (int64_t i = 0, n = product(shape); i < n; ++i)
+  for (int64_t i = 0, n = elementCount(shape); i < n; ++i)
     t.append(in, source(i));
   return t;
 }
 
 static FailureOr<bool> foldReshape(NodeContext &node,
                                    llvm::ArrayRef<const ConstTensor *> in) {
-  FailureOr<llvm::SmallVector<int64_t>> shape =
-      reshapeShape(node, in[0]->shape, in[1]->ints,
-                   node.getInt("allowzero", 0) != 0);
+  FailureOr<llvm::SmallVector<int64_t>> shape = reshapeShape(
+      node, in[0]->shape, in[1]->ints, node.getInt("allowzero", 0) != 0);
   if (failed(shape))
     return failure();
   ConstTensor t = *in[0];
@@ -227,15 +218,18 @@ static FailureOr<bool> foldConcat(NodeContext &node,
   llvm::SmallVector<int64_t> shape(in[0]->shape);
   shape[*axis] = 0;
   for (const ConstTensor *t : in) {
-    if (static_cast<int64_t>(t->shape.size()) != rank || t->dtype != in[0]->dtype)
+    if (static_cast<int64_t>(t->shape.size()) != rank ||
+        t->dtype != in[0]->dtype)
       return node.error() << "inputs differ in rank or element type";
     for (int64_t d = 0; d < rank; ++d)
       if (d != *axis && t->shape[d] != in[0]->shape[d])
         return node.error() << "inputs differ in dimension " << d;
     shape[*axis] += t->shape[*axis];
   }
-  int64_t outer = product(llvm::ArrayRef<int64_t>(shape).take_front(*axis));
-  int64_t inner = product(llvm::ArrayRef<int64_t>(shape).drop_front(*axis + 1));
+  int64_t outer =
+      elementCount(llvm::ArrayRef<int64_t>(shape).take_front(*axis));
+  int64_t inner =
+      elementCount(llvm::ArrayRef<int64_t>(shape).drop_front(*axis + 1));
   ConstTensor t;
   t.dtype = in[0]->dtype;
   t.shape = shape;
@@ -260,7 +254,8 @@ static FailureOr<bool> foldGather(NodeContext &node,
                                    data.shape.begin() + *axis);
   shape.append(indices.shape.begin(), indices.shape.end());
   shape.append(data.shape.begin() + *axis + 1, data.shape.end());
-  int64_t inner = product(llvm::ArrayRef<int64_t>(data.shape).drop_front(*axis + 1));
+  int64_t inner =
+      elementCount(llvm::ArrayRef<int64_t>(data.shape).drop_front(*axis + 1));
   int64_t count = indices.numElements();
   for (int64_t i = 0; i < count; ++i) {
     int64_t k = indices.ints[i];
@@ -269,12 +264,13 @@ static FailureOr<bool> foldGather(NodeContext &node,
                           << dim;
   }
   node.setConst(0, gathered(data, shape, [&](int64_t flat) {
-    int64_t in = flat % inner;
-    int64_t j = (flat / inner) % count;
-    int64_t o = flat / (inner * count);
-    int64_t k = indices.ints[j] < 0 ? indices.ints[j] + dim : indices.ints[j];
-    return (o * dim + k) * inner + in;
-  }));
+                  int64_t in = flat % inner;
+                  int64_t j = (flat / inner) % count;
+                  int64_t o = flat / (inner * count);
+                  int64_t k = indices.ints[j] < 0 ? indices.ints[j] + dim
+                                                  : indices.ints[j];
+                  return (o * dim + k) * inner + in;
+                }));
   return true;
 }
 
@@ -289,14 +285,15 @@ static FailureOr<bool> foldSlice(NodeContext &node,
   llvm::SmallVector<int64_t> strides =
       broadcastStrides(in[0]->shape, in[0]->shape);
   node.setConst(0, gathered(*in[0], shape, [&](int64_t flat) {
-    int64_t index = 0;
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
-      int64_t coord = flat % shape[d];
-      flat /= shape[d];
-      index += ((*axes)[d].start + coord * (*axes)[d].step) * strides[d];
-    }
-    return index;
-  }));
+                  int64_t index = 0;
+                  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+                    int64_t coord = flat % shape[d];
+                    flat /= shape[d];
+                    index += ((*axes)[d].start + coord * (*axes)[d].step) *
+                             strides[d];
+                  }
+                  return index;
+                }));
   return true;
 }
 
@@ -304,17 +301,17 @@ static FailureOr<bool> foldExpand(NodeContext &node,
                                   llvm::ArrayRef<const ConstTensor *> in) {
   FailureOr<llvm::SmallVector<int64_t>> shape =
       broadcastShape(node, in[0]->shape, in[1]->ints);
-  if (failed(shape) || product(*shape) > kMaxFoldedElements)
+  if (failed(shape) || elementCount(*shape) > kMaxFoldedElements)
     return failed(shape) ? FailureOr<bool>(failure()) : false;
   llvm::SmallVector<int64_t> strides = broadcastStrides(in[0]->shape, *shape);
   node.setConst(0, gathered(*in[0], *shape, [&](int64_t flat) {
-    return mapIndex(flat, *shape, strides);
-  }));
+                  return mapIndex(flat, *shape, strides);
+                }));
   return true;
 }
 
-static FailureOr<bool> foldConstantOfShape(
-    NodeContext &node, llvm::ArrayRef<const ConstTensor *> in) {
+static FailureOr<bool>
+foldConstantOfShape(NodeContext &node, llvm::ArrayRef<const ConstTensor *> in) {
   llvm::SmallVector<int64_t> shape(in[0]->ints.begin(), in[0]->ints.end());
   for (int64_t d : shape)
     if (d < 0)
@@ -331,7 +328,7 @@ static FailureOr<bool> foldConstantOfShape(
       return node.error() << "its value must hold one element";
     value = *v;
   }
-  if (product(shape) > kMaxFoldedElements)
+  if (elementCount(shape) > kMaxFoldedElements)
     return false;
   node.setConst(0, gathered(value, shape, [](int64_t) { return 0; }));
   return true;
@@ -374,7 +371,7 @@ static FailureOr<bool> foldElementwise(NodeContext &node,
       return failure();
     shape = *s;
   }
-  if (product(shape) > kMaxFoldedElements)
+  if (elementCount(shape) > kMaxFoldedElements)
     return false;
   llvm::SmallVector<llvm::SmallVector<int64_t>> strides;
   for (const ConstTensor *t : in)
@@ -385,7 +382,7 @@ static FailureOr<bool> foldElementwise(NodeContext &node,
   ConstTensor scalar;
   scalar.dtype = onnx::TensorProto::DOUBLE;
   scalar.floats = {0.0};
-  for (int64_t i = 0, n = product(shape); i < n; ++i) {
+  for (int64_t i = 0, n = elementCount(shape); i < n; ++i) {
     llvm::SmallVector<double, 3> args;
     for (size_t k = 0; k < in.size(); ++k)
       args.push_back(in[k]->getDouble(mapIndex(i, shape, strides[k])));
@@ -398,18 +395,16 @@ static FailureOr<bool> foldElementwise(NodeContext &node,
   return true;
 }
 
-template <typename F>
-static Fold binary(F f) {
+template <typename F> static Fold binary(F f) {
   static F fn = f;
-  return [](NodeContext &node, llvm::ArrayRef<const ConstTensor *> in)
-             -> FailureOr<bool> {
+  return [](NodeContext &node,
+            llvm::ArrayRef<const ConstTensor *> in) -> FailureOr<bool> {
     if (in[0]->dtype != in[1]->dtype)
       return node.error() << "operands differ in element type";
     bool integer = !in[0]->isFloat();
-    return foldElementwise(node, in, in[0]->dtype,
-                           [&](llvm::ArrayRef<double> a) {
-                             return fn(a[0], a[1], integer);
-                           });
+    return foldElementwise(
+        node, in, in[0]->dtype,
+        [&](llvm::ArrayRef<double> a) { return fn(a[0], a[1], integer); });
   };
 }
 
@@ -490,11 +485,12 @@ FailureOr<bool> mlir::oneflow::onnx_import::foldNode(NodeContext &node) {
   bool optional = op == "Slice" || op == "Squeeze";
   if (!optional && llvm::is_contained(inputs, nullptr))
     return false;
-  unsigned arity = llvm::StringSwitch<unsigned>(op)
-                       .Cases({"Identity", "Cast", "ConstantOfShape",
-                               "Squeeze", "Concat"}, 1)
-                       .Cases({"Where", "Range"}, 3)
-                       .Default(2);
+  unsigned arity =
+      llvm::StringSwitch<unsigned>(op)
+          .Cases({"Identity", "Cast", "ConstantOfShape", "Squeeze", "Concat"},
+                 1)
+          .Cases({"Where", "Range"}, 3)
+          .Default(2);
   if (inputs.size() < arity)
     return false;
   if (op == "Range")

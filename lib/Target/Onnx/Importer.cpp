@@ -48,8 +48,7 @@ InFlightDiagnostic NodeContext::error() {
 }
 
 bool NodeContext::hasInput(unsigned i) const {
-  return i < static_cast<unsigned>(node.input_size()) &&
-         !node.input(i).empty();
+  return i < static_cast<unsigned>(node.input_size()) && !node.input(i).empty();
 }
 
 bool NodeContext::hasOutput(unsigned i) const {
@@ -89,8 +88,7 @@ const ConstTensor *NodeContext::constInput(unsigned i) {
     // Small integer initializers fold (shapes, axes, indices); float ones
     // are parameters, which stay variables.
     int32_t dtype = entry.initializer->data_type();
-    if (dtype == onnx::TensorProto::FLOAT ||
-        dtype == onnx::TensorProto::DOUBLE)
+    if (dtype == onnx::TensorProto::FLOAT || dtype == onnx::TensorProto::DOUBLE)
       return nullptr;
     std::string why;
     FailureOr<ConstTensor> tensor =
@@ -120,13 +118,11 @@ FailureOr<llvm::SmallVector<int64_t>>
 NodeContext::constInts(unsigned i, llvm::StringRef what) {
   const ConstTensor *c = constInput(i);
   if (!c)
-    return error() << "its " << what
-                   << " (input " << i
+    return error() << "its " << what << " (input " << i
                    << ") must be known at import time (a constant or an "
                       "initializer)";
   if (c->isFloat())
-    return error() << "its " << what << " (input " << i
-                   << ") must be integers";
+    return error() << "its " << what << " (input " << i << ") must be integers";
   return llvm::SmallVector<int64_t>(c->ints.begin(), c->ints.end());
 }
 
@@ -190,12 +186,12 @@ Value NodeContext::reshape(Value value, llvm::ArrayRef<int64_t> shape) {
 
 Value NodeContext::constant(const ConstTensor &value) {
   DenseElementsAttr attr = value.toAttr(getContext());
-  return createTyped<ConstantOp>(attr.getType(), {},
-                                 {named("value", attr)});
+  return createTyped<ConstantOp>(attr.getType(), {}, {named("value", attr)});
 }
 
-FailureOr<int64_t> mlir::oneflow::onnx_import::normalizeAxis(
-    NodeContext &node, int64_t axis, int64_t rank, llvm::StringRef what) {
+FailureOr<int64_t>
+mlir::oneflow::onnx_import::normalizeAxis(NodeContext &node, int64_t axis,
+                                          int64_t rank, llvm::StringRef what) {
   if (axis < -rank || axis >= rank)
     return node.error() << what << " " << axis << " is out of range for rank "
                         << rank;
@@ -229,8 +225,7 @@ Type Importer::withLayout(RankedTensorType type, bool split) {
                     : SbpAttr::getBroadcast(context);
   auto layout =
       GlobalAttr::get(context, placement, NdSbpAttr::get(context, {sbp}));
-  return RankedTensorType::get(type.getShape(), type.getElementType(),
-                               layout);
+  return RankedTensorType::get(type.getShape(), type.getElementType(), layout);
 }
 
 FailureOr<Value> Importer::materialize(llvm::StringRef name, Location loc) {
@@ -248,8 +243,7 @@ FailureOr<Value> Importer::materialize(llvm::StringRef name, Location loc) {
       return entry.value = variable;
     const onnx::TensorProto &proto = *entry.initializer;
     std::string why;
-    FailureOr<DenseElementsAttr> attr =
-        initializerAttr(proto, context, why);
+    FailureOr<DenseElementsAttr> attr = initializerAttr(proto, context, why);
     if (failed(attr))
       return emitError(fileLocation)
              << "initializer '" << proto.name() << "': " << why;
@@ -286,8 +280,7 @@ static FailureOr<RankedTensorType> valueType(const onnx::ValueInfoProto &info,
                                              llvm::StringRef what) {
   MLIRContext *context = loc.getContext();
   if (!info.type().has_tensor_type())
-    return emitError(loc) << what << " '" << info.name()
-                          << "' is not a tensor";
+    return emitError(loc) << what << " '" << info.name() << "' is not a tensor";
   const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
   Type element = elementType(tensor.elem_type(), context);
   if (!element)
@@ -295,17 +288,16 @@ static FailureOr<RankedTensorType> valueType(const onnx::ValueInfoProto &info,
                           << "' has unsupported element type "
                           << elementTypeName(tensor.elem_type());
   if (!tensor.has_shape())
-    return emitError(loc) << what << " '" << info.name()
-                          << "' has no shape";
+    return emitError(loc) << what << " '" << info.name() << "' has no shape";
   llvm::SmallVector<int64_t> shape;
   for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim()) {
     if (!dim.has_dim_value() || dim.dim_value() < 0)
-      return emitError(loc) << what << " '" << info.name()
-                            << "' has a dimension of unknown size"
-                            << (dim.has_dim_param()
-                                    ? " ('" + dim.dim_param() + "')"
-                                    : std::string())
-                            << "; the importer needs static shapes";
+      return emitError(loc)
+             << what << " '" << info.name()
+             << "' has a dimension of unknown size"
+             << (dim.has_dim_param() ? " ('" + dim.dim_param() + "')"
+                                     : std::string())
+             << "; the importer needs static shapes";
     shape.push_back(dim.dim_value());
   }
   return RankedTensorType::get(shape, element);
@@ -325,16 +317,15 @@ LogicalResult Importer::importInputs(const onnx::GraphProto &graph) {
         valueType(info, fileLocation, "graph input");
     if (failed(type))
       return failure();
-    Location loc = NameLoc::get(builder.getStringAttr(info.name()),
-                                fileLocation);
+    Location loc =
+        NameLoc::get(builder.getStringAttr(info.name()), fileLocation);
     values[info.name()].value = InputOp::create(
         builder, loc, withLayout(*type, /*split=*/true), info.name());
   }
   return success();
 }
 
-LogicalResult Importer::importNode(const onnx::NodeProto &node,
-                                   int64_t index) {
+LogicalResult Importer::importNode(const onnx::NodeProto &node, int64_t index) {
   Location loc = NameLoc::get(
       builder.getStringAttr(node.name().empty() ? "#" + std::to_string(index)
                                                 : node.name()),
@@ -380,18 +371,18 @@ LogicalResult Importer::importOutputs(const onnx::GraphProto &graph) {
         valueType(info, fileLocation, "graph output");
     if (failed(type))
       return failure();
-    Location loc = NameLoc::get(builder.getStringAttr(info.name()),
-                                fileLocation);
+    Location loc =
+        NameLoc::get(builder.getStringAttr(info.name()), fileLocation);
     FailureOr<Value> value = materialize(info.name(), loc);
     if (failed(value))
       return failure();
     RankedTensorType have = NodeContext::typeOf(*value);
     if (have.getShape() != type->getShape() ||
         have.getElementType() != type->getElementType())
-      return emitError(loc) << "graph output '" << info.name()
-                            << "' is imported as " << RankedTensorType::get(
-                                   have.getShape(), have.getElementType())
-                            << " but the model declares " << *type;
+      return emitError(loc)
+             << "graph output '" << info.name() << "' is imported as "
+             << RankedTensorType::get(have.getShape(), have.getElementType())
+             << " but the model declares " << *type;
     OutputOp::create(builder, loc, info.name(), *value);
   }
   return success();

@@ -57,6 +57,11 @@ Type elementType(int32_t onnxType, MLIRContext *context);
 /// The ONNX name of an element type ("FLOAT16", ...).
 std::string elementTypeName(int32_t onnxType);
 
+/// Shapes larger than this many elements count as this many.
+constexpr int64_t kMaxElements = int64_t(1) << 50;
+/// The number of elements of `shape`, saturating at kMaxElements.
+int64_t elementCount(llvm::ArrayRef<int64_t> shape);
+
 /// A tensor known at import time: initializers, Constant nodes and what
 /// folds from them. Floating-point values are held as doubles, integers
 /// and booleans as int64.
@@ -164,8 +169,8 @@ public:
     MLIRContext *context = getContext();
     DictionaryAttr dict = DictionaryAttr::get(context, attrs);
     typename OpTy::Properties props;
-    if (failed(OpTy::setPropertiesFromAttr(
-            props, dict, [&] { return emitError(loc); })))
+    if (failed(OpTy::setPropertiesFromAttr(props, dict,
+                                           [&] { return emitError(loc); })))
       return failure();
     // Attributes left out take their defaults, as in the op's builders.
     std::optional<RegisteredOperationName> name =
@@ -218,8 +223,8 @@ void addShapeLowerings(llvm::StringMap<Lowering> &table);
 FailureOr<bool> foldNode(NodeContext &node);
 
 /// Normalizes an axis in [-rank, rank) or fails naming the node.
-FailureOr<int64_t> normalizeAxis(NodeContext &node, int64_t axis,
-                                 int64_t rank, llvm::StringRef what);
+FailureOr<int64_t> normalizeAxis(NodeContext &node, int64_t axis, int64_t rank,
+                                 llvm::StringRef what);
 
 //===----------------------------------------------------------------------===//
 // Shape rules shared by folding and mapping (MapShape.cpp)
@@ -243,12 +248,12 @@ squeezeShape(NodeContext &node, llvm::ArrayRef<int64_t> input,
 struct SliceAxis {
   int64_t start, end, step, size;
 };
-FailureOr<llvm::SmallVector<SliceAxis>> sliceAxes(NodeContext &node,
-                                                  llvm::ArrayRef<int64_t> input);
+FailureOr<llvm::SmallVector<SliceAxis>>
+sliceAxes(NodeContext &node, llvm::ArrayRef<int64_t> input);
 /// Numpy broadcasting of two shapes.
-FailureOr<llvm::SmallVector<int64_t>>
-broadcastShape(NodeContext &node, llvm::ArrayRef<int64_t> a,
-               llvm::ArrayRef<int64_t> b);
+FailureOr<llvm::SmallVector<int64_t>> broadcastShape(NodeContext &node,
+                                                     llvm::ArrayRef<int64_t> a,
+                                                     llvm::ArrayRef<int64_t> b);
 
 /// What the graph walk tracks per ONNX value name.
 struct Entry {

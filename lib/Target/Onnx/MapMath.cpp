@@ -54,9 +54,9 @@ static LogicalResult mapScalar(NodeContext &node, Value x, double scalar) {
 /// A binary op; `scalarForm` picks a scalar op when the right operand is a
 /// float scalar constant.
 template <typename OpTy>
-static LogicalResult
-mapBinary(NodeContext &node,
-          LogicalResult (*scalarForm)(NodeContext &, Value, double) = nullptr) {
+static LogicalResult mapBinary(NodeContext &node,
+                               LogicalResult (*scalarForm)(NodeContext &, Value,
+                                                           double) = nullptr) {
   if (failed(node.checkArity(2, 2, 1)))
     return failure();
   FailureOr<Value> lhs = node.input(0);
@@ -75,8 +75,7 @@ mapBinary(NodeContext &node,
   return success();
 }
 
-template <typename OpTy>
-static LogicalResult mapUnary(NodeContext &node) {
+template <typename OpTy> static LogicalResult mapUnary(NodeContext &node) {
   if (failed(node.checkArity(1, 1, 1)))
     return failure();
   FailureOr<Value> x = node.input(0);
@@ -104,8 +103,7 @@ static LogicalResult mapWhere(NodeContext &node) {
 
 /// ReduceMean and ReduceMax take `axes` as an attribute in opsets 13 to 17,
 /// ReduceSum as an input.
-template <typename OpTy>
-static LogicalResult mapReduce(NodeContext &node) {
+template <typename OpTy> static LogicalResult mapReduce(NodeContext &node) {
   bool axesInput = node.opType() == "ReduceSum";
   if (failed(node.checkArity(1, axesInput ? 2 : 1, 1)))
     return failure();

@@ -123,18 +123,18 @@ static LogicalResult mapConv(NodeContext &node) {
     operands.push_back(*bias);
   }
   OpBuilder &b = node.b;
-  return finish(node, node.create<Conv2DOp>(
-                          operands,
-                          {node.named("strides", b.getDenseI64ArrayAttr(win->strides)),
-                           node.named("pads", b.getDenseI64ArrayAttr(win->pads)),
-                           node.named("dilations",
-                                      b.getDenseI64ArrayAttr(win->dilations)),
-                           node.named("groups", b.getI64IntegerAttr(
-                                                    node.getInt("group", 1)))}));
+  return finish(
+      node,
+      node.create<Conv2DOp>(
+          operands,
+          {node.named("strides", b.getDenseI64ArrayAttr(win->strides)),
+           node.named("pads", b.getDenseI64ArrayAttr(win->pads)),
+           node.named("dilations", b.getDenseI64ArrayAttr(win->dilations)),
+           node.named("groups",
+                      b.getI64IntegerAttr(node.getInt("group", 1)))}));
 }
 
-template <typename OpTy>
-static LogicalResult mapPool(NodeContext &node) {
+template <typename OpTy> static LogicalResult mapPool(NodeContext &node) {
   bool isMax = std::is_same_v<OpTy, MaxPool2DOp>;
   if (failed(node.checkArity(1, 1, 1)))
     return failure();
@@ -190,8 +190,8 @@ static LogicalResult mapBatchNormalization(NodeContext &node) {
   return finish(
       node, node.create<BatchNormOp>(
                 operands,
-                {node.named("epsilon", b.getF64FloatAttr(
-                                           node.getFloat("epsilon", 1e-5))),
+                {node.named("epsilon",
+                            b.getF64FloatAttr(node.getFloat("epsilon", 1e-5))),
                  node.named("momentum", b.getF64FloatAttr(
                                             node.getFloat("momentum", 0.9)))}));
 }
@@ -242,16 +242,16 @@ static LogicalResult mapLayerNormalization(NodeContext &node) {
   return success();
 }
 
-template <typename OpTy>
-static LogicalResult mapSoftmax(NodeContext &node) {
+template <typename OpTy> static LogicalResult mapSoftmax(NodeContext &node) {
   if (failed(node.checkArity(1, 1, 1)))
     return failure();
   FailureOr<Value> x = node.input(0);
   if (failed(x))
     return failure();
-  return finish(node, node.create<OpTy>(
-                          *x, {node.named("axis", node.b.getI64IntegerAttr(
-                                                      node.getInt("axis", -1)))}));
+  return finish(node,
+                node.create<OpTy>(
+                    *x, {node.named("axis", node.b.getI64IntegerAttr(
+                                                node.getInt("axis", -1)))}));
 }
 
 static LogicalResult mapDropout(NodeContext &node) {
@@ -279,9 +279,10 @@ static LogicalResult mapDropout(NodeContext &node) {
     node.setOutput(0, *x);
     return success();
   }
-  return finish(node, node.create<DropoutOp>(
-                          *x, {node.named("rate", node.b.getF64FloatAttr(ratio)),
-                               node.named("seed", node.b.getI64IntegerAttr(seed))}));
+  return finish(node,
+                node.create<DropoutOp>(
+                    *x, {node.named("rate", node.b.getF64FloatAttr(ratio)),
+                         node.named("seed", node.b.getI64IntegerAttr(seed))}));
 }
 
 void mlir::oneflow::onnx_import::addNNLowerings(

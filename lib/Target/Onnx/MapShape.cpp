@@ -31,13 +31,6 @@ using namespace mlir::oneflow::onnx_import;
 // Shape rules
 //===----------------------------------------------------------------------===//
 
-static int64_t product(llvm::ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
 FailureOr<llvm::SmallVector<int64_t>> mlir::oneflow::onnx_import::reshapeShape(
     NodeContext &node, llvm::ArrayRef<int64_t> input,
     llvm::ArrayRef<int64_t> spec, bool allowZero) {
@@ -47,8 +40,8 @@ FailureOr<llvm::SmallVector<int64_t>> mlir::oneflow::onnx_import::reshapeShape(
     int64_t d = given;
     if (d == 0 && !allowZero) {
       if (i >= input.size())
-        return node.error() << "shape copies dimension " << i
-                            << " of a rank-" << input.size() << " input";
+        return node.error() << "shape copies dimension " << i << " of a rank-"
+                            << input.size() << " input";
       d = input[i];
     }
     if (d == -1) {
@@ -64,11 +57,11 @@ FailureOr<llvm::SmallVector<int64_t>> mlir::oneflow::onnx_import::reshapeShape(
     }
     shape.push_back(d);
   }
-  int64_t total = product(input);
+  int64_t total = elementCount(input);
   if (inferred >= 0) {
     if (known == 0 || total % known != 0)
-      return node.error() << "cannot infer the -1 of the shape for "
-                          << total << " elements";
+      return node.error() << "cannot infer the -1 of the shape for " << total
+                          << " elements";
     shape[inferred] = total / known;
   } else if (known != total) {
     return node.error() << "shape holds " << known << " elements, the input "
@@ -109,8 +102,8 @@ FailureOr<llvm::SmallVector<int64_t>> mlir::oneflow::onnx_import::squeezeShape(
       if (failed(a))
         return failure();
       if (input[*a] != 1)
-        return node.error() << "axis " << axis << " has size " << input[*a]
-                            << ", not 1";
+        return node.error()
+               << "axis " << axis << " has size " << input[*a] << ", not 1";
       dropped[*a] = true;
     }
   } else {
@@ -243,8 +236,9 @@ static LogicalResult mapFlatten(NodeContext &node) {
                         << rank;
   if (axis < 0)
     axis += rank;
-  node.setOutput(0, node.reshape(x->first, {product(shape.take_front(axis)),
-                                            product(shape.drop_front(axis))}));
+  node.setOutput(
+      0, node.reshape(x->first, {elementCount(shape.take_front(axis)),
+                                 elementCount(shape.drop_front(axis))}));
   return success();
 }
 
@@ -264,10 +258,11 @@ static LogicalResult mapUnsqueezeOrSqueeze(NodeContext &node) {
   }
   llvm::ArrayRef<int64_t> shape = x->second.getShape();
   FailureOr<llvm::SmallVector<int64_t>> result =
-      unsqueeze ? unsqueezeShape(node, shape, *axes)
-                : squeezeShape(node, shape,
-                               axes ? std::optional<llvm::ArrayRef<int64_t>>(*axes)
-                                    : std::nullopt);
+      unsqueeze
+          ? unsqueezeShape(node, shape, *axes)
+          : squeezeShape(node, shape,
+                         axes ? std::optional<llvm::ArrayRef<int64_t>>(*axes)
+                              : std::nullopt);
   if (failed(result))
     return failure();
   node.setOutput(0, node.reshape(x->first, *result));
@@ -364,8 +359,8 @@ static LogicalResult mapGather(NodeContext &node) {
     int64_t dim = x->second.getDimSize(*axis);
     for (int64_t &k : wrapped.ints) {
       if (k < -dim || k >= dim)
-        return node.error() << "index " << k << " is out of range for axis of "
-                            << dim;
+        return node.error()
+               << "index " << k << " is out of range for axis of " << dim;
       k = k < 0 ? k + dim : k;
     }
     wrapped.dtype = onnx::TensorProto::INT64;
@@ -439,9 +434,9 @@ static LogicalResult mapCast(NodeContext &node) {
     node.setOutput(0, x->first);
     return success();
   }
-  node.setOutput(0, node.createTyped<CastOp>(
-                        RankedTensorType::get(x->second.getShape(), element),
-                        x->first));
+  node.setOutput(
+      0, node.createTyped<CastOp>(
+             RankedTensorType::get(x->second.getShape(), element), x->first));
   return success();
 }
 
@@ -475,8 +470,8 @@ static LogicalResult mapConstantOfShape(NodeContext &node) {
   for (int64_t d : *shape)
     if (d < 0)
       return node.error() << "shape has a negative dimension " << d;
-  auto type =
-      RankedTensorType::get(*shape, elementType(value.dtype, node.getContext()));
+  auto type = RankedTensorType::get(
+      *shape, elementType(value.dtype, node.getContext()));
   node.setOutput(0, fill(node, type, value.getDouble(0)));
   return success();
 }

@@ -33,10 +33,10 @@ static LogicalResult checkNoExternalData(const onnx::GraphProto &graph,
     for (const onnx::AttributeProto &attr : node.attribute())
       if (attr.has_t() &&
           attr.t().data_location() == onnx::TensorProto::EXTERNAL)
-        return emitError(loc) << "node '" << node.name() << "' ("
-                              << node.op_type()
-                              << ") keeps a tensor in an external file, "
-                                 "which the importer does not read";
+        return emitError(loc)
+               << "node '" << node.name() << "' (" << node.op_type()
+               << ") keeps a tensor in an external file, "
+                  "which the importer does not read";
   return success();
 }
 
@@ -101,8 +101,7 @@ mlir::oneflow::onnx_import::readModel(llvm::StringRef bytes, Location loc) {
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception &e) {
-    return emitError(loc) << "the ONNX checker rejects the model: "
-                          << e.what();
+    return emitError(loc) << "the ONNX checker rejects the model: " << e.what();
   }
   try {
     onnx::ShapeInferenceOptions options(/*check_type=*/true,

@@ -34,8 +34,7 @@ void mlir::oneflow::registerOnnxImportTranslation() {
         }
         options.dataParallelRanks = importRanks;
         return importOnnxModel(buffer->getBuffer(),
-                               buffer->getBufferIdentifier(), context,
-                               options);
+                               buffer->getBufferIdentifier(), context, options);
       },
       [](DialectRegistry &registry) { registerOnnxImportDialects(registry); });
 }
