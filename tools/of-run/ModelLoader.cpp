@@ -32,7 +32,9 @@ static bool endsWith(const std::string &s, const std::string &suffix) {
 }
 
 /// Compiles `path` to a binary plan, reporting diagnostics on stderr.
-static absl::StatusOr<std::string> compile(const std::string &path, int ranks) {
+static absl::StatusOr<std::string>
+compile(const std::string &path, int ranks,
+        const oftools::TrainOptions *train) {
   DialectRegistry registry;
   oftools::registerToolDialects(registry);
   MLIRContext context(registry);
@@ -47,7 +49,8 @@ static absl::StatusOr<std::string> compile(const std::string &path, int ranks) {
   OwningOpRef<ModuleOp> module;
   if (endsWith(path, ".onnx")) {
     oneflow::OnnxImportOptions options;
-    options.dataParallelRanks = ranks;
+    // Training lays the program out by its strategy instead.
+    options.dataParallelRanks = train ? 1 : ranks;
     module =
         oneflow::importOnnxModel(file->getBuffer(), path, &context, options);
   } else {
@@ -58,19 +61,24 @@ static absl::StatusOr<std::string> compile(const std::string &path, int ranks) {
     return absl::InvalidArgumentError(
         (endsWith(path, ".onnx") ? "cannot import '" : "cannot parse '") +
         path + "' (the errors above say why)");
-  return oftools::compileToPlan(*module, path);
+  return oftools::compileToPlan(*module, path, train);
 }
 
-absl::StatusOr<ofrt::LoadedPlan> ofrun::loadModel(const std::string &path,
-                                                  const std::string &emitPlan,
-                                                  int ranks) {
+absl::StatusOr<ofrt::LoadedPlan>
+ofrun::loadModel(const std::string &path, const std::string &emitPlan,
+                 int ranks, const oftools::TrainOptions *train) {
   if (!endsWith(path, ".mlir") && !endsWith(path, ".onnx")) {
+    if (train)
+      return absl::InvalidArgumentError(
+          "--train needs a .mlir or .onnx model written for one device, not "
+          "the plan '" +
+          path + "'");
     if (!emitPlan.empty())
       return absl::InvalidArgumentError(
           "--emit_plan needs a .mlir or .onnx model to compile");
     return ofrt::loadPlanFile(path);
   }
-  absl::StatusOr<std::string> plan = compile(path, ranks);
+  absl::StatusOr<std::string> plan = compile(path, ranks, train);
   if (!plan.ok())
     return plan.status();
   if (!emitPlan.empty()) {

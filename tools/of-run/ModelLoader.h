@@ -8,6 +8,7 @@
 #define ONEFLOW_TOOLS_OFRUN_MODELLOADER_H
 
 #include "OneFlowDialect/Runtime/Plan.h"
+#include "Train.h"
 
 namespace ofrun {
 
@@ -15,9 +16,12 @@ namespace ofrun {
 /// `oneflow` program (.mlir) or ONNX model (.onnx, imported data-parallel
 /// over `ranks` CPU ranks) compiled through oneflow-default-pipeline.
 /// When `emitPlan` is not empty, the compiled plan is also written there.
-absl::StatusOr<ofrt::LoadedPlan> loadModel(const std::string &path,
-                                           const std::string &emitPlan,
-                                           int ranks);
+/// With `train`, a .mlir program or .onnx model (imported without layouts)
+/// becomes a training step first (oftools::buildTrainingPipeline); plans
+/// cannot.
+absl::StatusOr<ofrt::LoadedPlan>
+loadModel(const std::string &path, const std::string &emitPlan, int ranks,
+          const oftools::TrainOptions *train = nullptr);
 
 } // namespace ofrun
 
