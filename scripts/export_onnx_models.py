@@ -19,6 +19,13 @@
 #                GELU, final LayerNorm and tied head; int64 token ids, opset 14
 #
 #   export_onnx_models.py OUT [NAME...]       (default: all)
+#   export_onnx_models.py OUT NAME --train STEPS [--lr LR]
+#
+# With --train, also the data of STEPS batches and the losses PyTorch gets
+# training the model from the exported weights with plain SGD on them (mean
+# cross-entropy of the output against int64 labels, one batch per step):
+#
+#   OUT/<name>.train-x.npy  OUT/<name>.train-labels.npy  OUT/<name>.train-loss.npy
 #
 # ===---------------------------------------------------------------------=== #
 
@@ -152,7 +159,7 @@ def build(name):
     torch.manual_seed(0)
     g = torch.Generator().manual_seed(1)
     if name == "mlp":
-        return MLP(), torch.randn(2, 16, generator=g), 13
+        return MLP(), torch.randn(4, 16, generator=g), 13
     if name == "resnet18":
         model = ResNet18()
         with torch.no_grad():
@@ -184,13 +191,53 @@ def export(name, out):
     np.save(os.path.join(out, name + ".expected.npy"), expected.numpy())
 
 
+def train_reference(name, out, steps, lr):
+    """Trains the exported weights (export() ran first) as of-run --train
+    --loss cross_entropy does, recording the loss of every step."""
+    model, x, _ = build(name)
+    model.train()
+    for m in model.modules():  # Exported in eval mode: keep it so.
+        if isinstance(m, (nn.Dropout, nn.BatchNorm2d)):
+            m.eval()
+    g = torch.Generator().manual_seed(2)
+    batch = x.shape[0]
+    classes = model(x).shape[-1]
+    xs = torch.randn((steps * batch,) + tuple(x.shape[1:]), generator=g)
+    labels = torch.randint(0, classes, (steps * batch,), generator=g)
+    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    losses = []
+    for step in range(steps):
+        rows = slice(step * batch, (step + 1) * batch)
+        opt.zero_grad()
+        loss = F.cross_entropy(model(xs[rows]), labels[rows])
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    np.save(os.path.join(out, name + ".train-x.npy"), xs.numpy())
+    np.save(os.path.join(out, name + ".train-labels.npy"), labels.numpy())
+    np.save(os.path.join(out, name + ".train-loss.npy"),
+            np.array(losses, np.float32))
+
+
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    if not args:
         raise SystemExit(__doc__)
-    out = sys.argv[1]
+    steps, lr = 0, 0.1
+    if "--lr" in args:
+        i = args.index("--lr")
+        lr = float(args[i + 1])
+        del args[i:i + 2]
+    if "--train" in args:
+        i = args.index("--train")
+        steps = int(args[i + 1])
+        del args[i:i + 2]
+    out = args[0]
     os.makedirs(out, exist_ok=True)
-    for name in sys.argv[2:] or ["mlp", "resnet18", "transformer", "gpt"]:
+    for name in args[1:] or ["mlp", "resnet18", "transformer", "gpt"]:
         export(name, out)
+        if steps:
+            train_reference(name, out, steps, lr)
 
 
 if __name__ == "__main__":

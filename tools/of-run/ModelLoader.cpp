@@ -47,10 +47,18 @@ compile(const std::string &path, int ranks,
     return absl::NotFoundError("cannot open model file '" + path +
                                "': " + error);
   OwningOpRef<ModuleOp> module;
+  oftools::TrainOptions attached;
   if (endsWith(path, ".onnx")) {
     oneflow::OnnxImportOptions options;
     // Training lays the program out by its strategy instead.
     options.dataParallelRanks = train ? 1 : ranks;
+    if (train && train->loss == "cross_entropy") {
+      options.loss = train->loss;
+      options.labels = train->labels;
+      attached = *train;
+      attached.loss = "loss"; // The output the importer adds.
+      train = &attached;
+    }
     module =
         oneflow::importOnnxModel(file->getBuffer(), path, &context, options);
   } else {

@@ -17,6 +17,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <string>
+
 namespace mlir {
 class DialectRegistry;
 namespace oneflow {
@@ -26,6 +28,11 @@ struct OnnxImportOptions {
   /// (broadcast where axis 0 is shorter) and variables broadcast: a
   /// data-parallel program that SBP propagation completes.
   int64_t dataParallelRanks = 1;
+  /// "cross_entropy": add an int64 input `labels` (the logits' shape without
+  /// the class axis) and an output "loss", the mean sparse softmax
+  /// cross-entropy of the model's one output; empty: none.
+  std::string loss;
+  std::string labels = "labels";
 };
 
 /// Imports the model serialized in `bytes`; `filename` names it in errors.

@@ -408,7 +408,7 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   if (failed(importOutputs(*graph)))
     return nullptr;
   func::ReturnOp::create(builder, fileLocation);
-  if (failed(verify(*module)))
+  if (failed(attachLoss(*module, options)) || failed(verify(*module)))
     return nullptr;
   return module;
 }

@@ -222,6 +222,9 @@ void addShapeLowerings(llvm::StringMap<Lowering> &table);
 /// did, false when the node is not foldable, failure on an error.
 FailureOr<bool> foldNode(NodeContext &node);
 
+/// Adds the loss `options` asks for (Loss.cpp).
+LogicalResult attachLoss(ModuleOp module, const OnnxImportOptions &options);
+
 /// Normalizes an axis in [-rank, rank) or fails naming the node.
 FailureOr<int64_t> normalizeAxis(NodeContext &node, int64_t axis, int64_t rank,
                                  llvm::StringRef what);

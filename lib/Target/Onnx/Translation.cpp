@@ -19,6 +19,17 @@ static llvm::cl::opt<int64_t> importRanks(
                    "many CPU ranks (data parallel); 1 leaves layouts out"),
     llvm::cl::init(1));
 
+static llvm::cl::opt<std::string> importLoss(
+    "import-onnx-loss",
+    llvm::cl::desc("With --import-onnx: attach this loss to the model's "
+                   "output (cross_entropy) as an output \"loss\""),
+    llvm::cl::init(""));
+
+static llvm::cl::opt<std::string> importLabels(
+    "import-onnx-labels",
+    llvm::cl::desc("With --import-onnx-loss: the name of the labels input"),
+    llvm::cl::init("labels"));
+
 void mlir::oneflow::registerOnnxImportTranslation() {
   TranslateToMLIRRegistration registration(
       "import-onnx", "import an ONNX model (opsets 13 to 17)",
@@ -33,6 +44,8 @@ void mlir::oneflow::registerOnnxImportTranslation() {
           return nullptr;
         }
         options.dataParallelRanks = importRanks;
+        options.loss = importLoss;
+        options.labels = importLabels;
         return importOnnxModel(buffer->getBuffer(),
                                buffer->getBufferIdentifier(), context, options);
       },

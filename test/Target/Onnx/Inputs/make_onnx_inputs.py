@@ -95,6 +95,11 @@ def valid_models():
         [vi("x", I64, [3])], [vi("y", I64, [3])],
         [init("offset", np.array([1, 2, 3], np.int64))])
 
+    yield "two-outputs", model(
+        [helper.make_node("Relu", ["x"], ["y"]),
+         helper.make_node("Neg", ["x"], ["z"])],
+        [vi("x", F, [2, 3])], [vi("y", F, [2, 3]), vi("z", F, [2, 3])])
+
     yield "layernorm", model(
         [helper.make_node("LayerNormalization", ["x", "g", "b"], ["y"],
                           name="ln", axis=-1, epsilon=1e-5)],
