@@ -37,8 +37,8 @@ if [ ! -f "$BUILD/build.ninja" ]; then
     -DOpenMP_C_FLAGS=-fopenmp=libgomp -DOpenMP_C_LIB_NAMES=gomp \
     -DOpenMP_gomp_LIBRARY=/usr/lib/gcc/x86_64-linux-gnu/12/libgomp.so \
     -DCMAKE_CXX_FLAGS="-g -fsanitize=fuzzer-no-link,address" \
-    -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address" \
-    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address" \
+    -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address -shared-libasan" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address -shared-libasan" \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
 fi
 ninja -C "$BUILD" -j"${JOBS:-2}" onnx-import-fuzzer
@@ -46,13 +46,17 @@ ninja -C "$BUILD" -j"${JOBS:-2}" onnx-import-fuzzer
 CORPUS="$BUILD/fuzz-corpus"
 mkdir -p "$CORPUS" "$BUILD/fuzz-crashes"
 cp "$ROOT"/test/Target/Onnx/Inputs/*.onnx "$CORPUS"/
-find /usr/share/libonnx-testdata/data/node -name model.onnx -size -2k |
-  head -200 | while read -r model; do
-    cp "$model" "$CORPUS/$(basename "$(dirname "$model")").onnx"
-  done
+for model in $(find /usr/share/libonnx-testdata/data/node -name model.onnx \
+                  -size -2k | sort); do
+  cp "$model" "$CORPUS/$(basename "$(dirname "$model")").onnx"
+done
 
-# ASan's leak check is off: MLIR's uniqued storage lives until exit.
-ASAN_OPTIONS=detect_leaks=0 "$BUILD/bin/onnx-import-fuzzer" \
+# The libraries are shared, so ASan's runtime is too (-shared-libasan),
+# loaded first.
+# Its leak check is off: MLIR's uniqued storage lives until exit.
+ASAN_LIB="$(clang++-22 -print-file-name=libclang_rt.asan-x86_64.so)"
+LD_PRELOAD="$ASAN_LIB" ASAN_OPTIONS=detect_leaks=0 \
+  "$BUILD/bin/onnx-import-fuzzer" \
   -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=4096 \
   -max_len=16384 -print_final_stats=1 \
   -artifact_prefix="$BUILD/fuzz-crashes/" "$CORPUS"

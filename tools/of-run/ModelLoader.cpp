@@ -32,9 +32,8 @@ static bool endsWith(const std::string &s, const std::string &suffix) {
 }
 
 /// Compiles `path` to a binary plan, reporting diagnostics on stderr.
-static absl::StatusOr<std::string>
-compile(const std::string &path, int ranks,
-        const oftools::TrainOptions *train) {
+static absl::StatusOr<std::string> compile(const std::string &path, int ranks,
+                                           const oftools::TrainOptions *train) {
   DialectRegistry registry;
   oftools::registerToolDialects(registry);
   MLIRContext context(registry);

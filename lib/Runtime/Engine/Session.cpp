@@ -169,7 +169,10 @@ public:
             array.str() + ", which has no whole " + logical.str() +
             " batch (or is cut short)");
       dataOffset = header->dataOffset;
-      batches = scalar ? 1 : array.shape[0] / logical.shape[0];
+      // A scalar or empty batch is the whole (0-d or empty) array.
+      batches = scalar || logical.shape[0] == 0
+                    ? 1
+                    : array.shape[0] / logical.shape[0];
     } else {
       if (size == 0 || size % logical.bytes() != 0)
         return absl::InvalidArgumentError(

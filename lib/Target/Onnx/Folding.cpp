@@ -310,12 +310,8 @@ static FailureOr<bool> foldExpand(NodeContext &node,
   return true;
 }
 
-static FailureOr<bool>
-foldConstantOfShape(NodeContext &node, llvm::ArrayRef<const ConstTensor *> in) {
-  llvm::SmallVector<int64_t> shape(in[0]->ints.begin(), in[0]->ints.end());
-  for (int64_t d : shape)
-    if (d < 0)
-      return node.error() << "shape has a negative dimension " << d;
+FailureOr<ConstTensor>
+mlir::oneflow::onnx_import::constantOfShapeValue(NodeContext &node) {
   ConstTensor value;
   value.dtype = onnx::TensorProto::FLOAT;
   value.floats = {0.0};
@@ -326,11 +322,23 @@ foldConstantOfShape(NodeContext &node, llvm::ArrayRef<const ConstTensor *> in) {
       return node.error() << "its value: " << why;
     if (v->numElements() != 1)
       return node.error() << "its value must hold one element";
-    value = *v;
+    value = std::move(*v);
   }
+  return value;
+}
+
+static FailureOr<bool>
+foldConstantOfShape(NodeContext &node, llvm::ArrayRef<const ConstTensor *> in) {
+  llvm::SmallVector<int64_t> shape(in[0]->ints.begin(), in[0]->ints.end());
+  for (int64_t d : shape)
+    if (d < 0)
+      return node.error() << "shape has a negative dimension " << d;
+  FailureOr<ConstTensor> value = constantOfShapeValue(node);
+  if (failed(value))
+    return failure();
   if (elementCount(shape) > kMaxFoldedElements)
     return false;
-  node.setConst(0, gathered(value, shape, [](int64_t) { return 0; }));
+  node.setConst(0, gathered(*value, shape, [](int64_t) { return 0; }));
   return true;
 }
 
@@ -421,8 +429,9 @@ static FailureOr<bool> foldWhere(NodeContext &node,
   });
 }
 
-FailureOr<bool> mlir::oneflow::onnx_import::foldNode(NodeContext &node) {
-  static const llvm::StringMap<Fold> folds = [] {
+/// The folds by op type.
+static const llvm::StringMap<Fold> &folds() {
+  static const llvm::StringMap<Fold> table = [] {
     llvm::StringMap<Fold> m;
     m["Constant"] = foldConstant;
     m["Shape"] = foldShape;
@@ -449,8 +458,16 @@ FailureOr<bool> mlir::oneflow::onnx_import::foldNode(NodeContext &node) {
     });
     return m;
   }();
-  auto it = folds.find(node.opType());
-  if (it == folds.end())
+  return table;
+}
+
+bool mlir::oneflow::onnx_import::isFoldable(llvm::StringRef opType) {
+  return folds().count(opType);
+}
+
+FailureOr<bool> mlir::oneflow::onnx_import::foldNode(NodeContext &node) {
+  auto it = folds().find(node.opType());
+  if (it == folds().end())
     return false;
   // Constant has no inputs; Shape and Size need only their input's type.
   if (node.opType() == "Constant" || node.opType() == "Shape" ||

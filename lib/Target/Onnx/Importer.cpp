@@ -34,7 +34,9 @@ NodeContext::NodeContext(Importer &importer, const onnx::NodeProto &node,
     : node(node), index(index), loc(loc), b(importer.builder),
       importer(importer) {}
 
-std::string NodeContext::describe() const {
+std::string
+mlir::oneflow::onnx_import::describeNode(const onnx::NodeProto &node,
+                                         int64_t index) {
   std::string text = "node ";
   if (!node.name().empty())
     text += "'" + node.name() + "' (#" + std::to_string(index) + ", ";
@@ -42,6 +44,8 @@ std::string NodeContext::describe() const {
     text += "#" + std::to_string(index) + " (";
   return text + node.op_type() + ")";
 }
+
+std::string NodeContext::describe() const { return describeNode(node, index); }
 
 InFlightDiagnostic NodeContext::error() {
   return emitError(loc) << describe() << ": ";
@@ -187,6 +191,11 @@ Value NodeContext::reshape(Value value, llvm::ArrayRef<int64_t> shape) {
 Value NodeContext::constant(const ConstTensor &value) {
   DenseElementsAttr attr = value.toAttr(getContext());
   return createTyped<ConstantOp>(attr.getType(), {}, {named("value", attr)});
+}
+
+Value NodeContext::fill(RankedTensorType type, double value) {
+  return createTyped<FillOp>(type, {},
+                             {named("value", b.getF64FloatAttr(value))});
 }
 
 FailureOr<int64_t>
@@ -427,9 +436,10 @@ mlir::oneflow::importOnnxModel(llvm::StringRef bytes, llvm::StringRef filename,
                                const OnnxImportOptions &options) {
   context->loadDialect<OneFlowDialect, func::FuncDialect>();
   Location loc = FileLineColLoc::get(context, filename, 0, 0);
-  FailureOr<onnx::ModelProto> model = readModel(bytes, loc);
+  Importer importer(context, filename, options);
+  FailureOr<onnx::ModelProto> model = readModel(
+      bytes, loc, [&](llvm::StringRef op) { return importer.isSupported(op); });
   if (failed(model))
     return nullptr;
-  Importer importer(context, filename, options);
   return importer.run(*model);
 }

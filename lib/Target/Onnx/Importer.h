@@ -42,10 +42,16 @@ namespace mlir::oneflow::onnx_import {
 constexpr int64_t kMinOpset = 13;
 constexpr int64_t kMaxOpset = 17;
 
+/// "node 'name' (#index, OpType)", or "node #index (OpType)" unnamed.
+std::string describeNode(const onnx::NodeProto &node, int64_t index);
+
 /// Parses `bytes` as a ModelProto and validates it: the ONNX checker, the
-/// opset range, no external data, then ONNX shape inference (strict).
-/// Errors are emitted at `loc`.
-FailureOr<onnx::ModelProto> readModel(llvm::StringRef bytes, Location loc);
+/// opset range, no external data, every op type one that `isSupported`
+/// accepts (before ONNX's own shape inference runs on it), then ONNX shape
+/// inference (strict). Errors are emitted at `loc`.
+FailureOr<onnx::ModelProto>
+readModel(llvm::StringRef bytes, Location loc,
+          llvm::function_ref<bool(llvm::StringRef)> isSupported);
 
 //===----------------------------------------------------------------------===//
 // Constant tensors
@@ -203,6 +209,8 @@ public:
   Value reshape(Value value, llvm::ArrayRef<int64_t> shape);
   /// A constant of `value`.
   Value constant(const ConstTensor &value);
+  /// A tensor of `type` filled with `value`.
+  Value fill(RankedTensorType type, double value);
 
 private:
   Importer &importer;
@@ -221,9 +229,14 @@ void addShapeLowerings(llvm::StringMap<Lowering> &table);
 /// (or, for Shape, when its input's shape is static). Returns true when it
 /// did, false when the node is not foldable, failure on an error.
 FailureOr<bool> foldNode(NodeContext &node);
+/// Whether foldNode knows the op type.
+bool isFoldable(llvm::StringRef opType);
 
 /// Adds the loss `options` asks for (Loss.cpp).
 LogicalResult attachLoss(ModuleOp module, const OnnxImportOptions &options);
+
+/// ConstantOfShape's `value` attribute (one element; 0.0f by default).
+FailureOr<ConstTensor> constantOfShapeValue(NodeContext &node);
 
 /// Normalizes an axis in [-rank, rank) or fails naming the node.
 FailureOr<int64_t> normalizeAxis(NodeContext &node, int64_t axis, int64_t rank,
@@ -271,6 +284,10 @@ public:
   Importer(MLIRContext *context, llvm::StringRef filename,
            const OnnxImportOptions &options);
   OwningOpRef<ModuleOp> run(const onnx::ModelProto &model);
+  /// Whether a node of `opType` can be folded or mapped.
+  bool isSupported(llvm::StringRef opType) const {
+    return table.count(opType) || isFoldable(opType);
+  }
 
   OpBuilder builder;
   llvm::StringMap<Entry> values;

@@ -49,8 +49,8 @@ mlir::oneflow::onnx_import::attachLoss(ModuleOp module,
                             << "' already; name the labels otherwise";
   OpBuilder b(logitsOutput);
   Location lossLoc = NameLoc::get(b.getStringAttr("loss"), loc);
-  auto labelsType = RankedTensorType::get(type.getShape().drop_back(),
-                                          b.getI64Type());
+  auto labelsType =
+      RankedTensorType::get(type.getShape().drop_back(), b.getI64Type());
   Value labels = InputOp::create(b, lossLoc, labelsType, options.labels);
   auto ce = SparseSoftmaxCrossEntropyOp::create(b, lossLoc, logits, labels);
   llvm::SmallVector<int64_t> axes;

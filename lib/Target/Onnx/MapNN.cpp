@@ -218,9 +218,7 @@ static LogicalResult mapLayerNormalization(NodeContext &node) {
       return failure();
     beta = node.reshape(*bias, normShape);
   } else {
-    beta = node.createTyped<FillOp>(
-        NodeContext::typeOf(gamma), {},
-        {node.named("value", node.b.getF64FloatAttr(0.0))});
+    beta = node.fill(NodeContext::typeOf(gamma), 0.0);
   }
   OpBuilder &b = node.b;
   FailureOr<LayerNormOp> op = node.create<LayerNormOp>(

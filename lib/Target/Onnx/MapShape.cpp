@@ -123,9 +123,11 @@ mlir::oneflow::onnx_import::sliceAxes(NodeContext &node,
   if (failed(node.checkArity(3, 5, 1)))
     return failure();
   int64_t rank = input.size();
-  FailureOr<llvm::SmallVector<int64_t>> starts = node.constInts(1, "starts"),
-                                        ends = node.constInts(2, "ends");
-  if (failed(starts) || failed(ends))
+  FailureOr<llvm::SmallVector<int64_t>> starts = node.constInts(1, "starts");
+  if (failed(starts))
+    return failure();
+  FailureOr<llvm::SmallVector<int64_t>> ends = node.constInts(2, "ends");
+  if (failed(ends))
     return failure();
   llvm::SmallVector<int64_t> axes, steps(starts->size(), 1);
   for (int64_t i = 0, e = starts->size(); i < e; ++i)
@@ -380,12 +382,6 @@ static LogicalResult mapGather(NodeContext &node) {
   return success();
 }
 
-/// A tensor of `type` filled with `value`.
-static Value fill(NodeContext &node, RankedTensorType type, double value) {
-  return node.createTyped<FillOp>(
-      type, {}, {node.named("value", node.b.getF64FloatAttr(value))});
-}
-
 static LogicalResult mapExpand(NodeContext &node) {
   if (failed(node.checkArity(2, 2, 1)))
     return failure();
@@ -406,11 +402,11 @@ static LogicalResult mapExpand(NodeContext &node) {
   FailureOr<Operation *> op;
   if (element.isInteger(1)) {
     FailureOr<WhereOp> w = node.create<WhereOp>(
-        {x->first, fill(node, type, 1), fill(node, type, 0)});
+        {x->first, node.fill(type, 1), node.fill(type, 0)});
     op = failed(w) ? FailureOr<Operation *>(failure())
                    : FailureOr<Operation *>(w->getOperation());
   } else {
-    FailureOr<AddOp> a = node.create<AddOp>({x->first, fill(node, type, 0)});
+    FailureOr<AddOp> a = node.create<AddOp>({x->first, node.fill(type, 0)});
     op = failed(a) ? FailureOr<Operation *>(failure())
                    : FailureOr<Operation *>(a->getOperation());
   }
@@ -456,23 +452,15 @@ static LogicalResult mapConstantOfShape(NodeContext &node) {
   FailureOr<llvm::SmallVector<int64_t>> shape = node.constInts(0, "shape");
   if (failed(shape))
     return failure();
-  ConstTensor value;
-  value.floats = {0.0};
-  if (const onnx::AttributeProto *a = node.attr("value")) {
-    std::string why;
-    FailureOr<ConstTensor> v = ConstTensor::fromProto(a->t(), why);
-    if (failed(v))
-      return node.error() << "its value: " << why;
-    if (v->numElements() != 1)
-      return node.error() << "its value must hold one element";
-    value = *v;
-  }
+  FailureOr<ConstTensor> value = constantOfShapeValue(node);
+  if (failed(value))
+    return failure();
   for (int64_t d : *shape)
     if (d < 0)
       return node.error() << "shape has a negative dimension " << d;
   auto type = RankedTensorType::get(
-      *shape, elementType(value.dtype, node.getContext()));
-  node.setOutput(0, fill(node, type, value.getDouble(0)));
+      *shape, elementType(value->dtype, node.getContext()));
+  node.setOutput(0, node.fill(type, value->getDouble(0)));
   return success();
 }
 

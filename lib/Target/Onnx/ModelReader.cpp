@@ -69,8 +69,9 @@ static LogicalResult checkOpVersions(const onnx::GraphProto &graph,
   return success();
 }
 
-FailureOr<onnx::ModelProto>
-mlir::oneflow::onnx_import::readModel(llvm::StringRef bytes, Location loc) {
+FailureOr<onnx::ModelProto> mlir::oneflow::onnx_import::readModel(
+    llvm::StringRef bytes, Location loc,
+    llvm::function_ref<bool(llvm::StringRef)> isSupported) {
   onnx::ModelProto model;
   google::protobuf::io::CodedInputStream stream(
       reinterpret_cast<const uint8_t *>(bytes.data()),
@@ -103,6 +104,14 @@ mlir::oneflow::onnx_import::readModel(llvm::StringRef bytes, Location loc) {
   } catch (const std::exception &e) {
     return emitError(loc) << "the ONNX checker rejects the model: " << e.what();
   }
+  // Unsupported ops are reported before ONNX's shape inference runs on
+  // them (libonnx's inference of some ops it checks crashes on odd input).
+  for (auto [index, node] : llvm::enumerate(model.graph().node()))
+    if ((node.domain().empty() || node.domain() == "ai.onnx") &&
+        !isSupported(node.op_type()))
+      return emitError(loc)
+             << describeNode(node, index) << ": unsupported op type '"
+             << node.op_type() << "'";
   try {
     onnx::ShapeInferenceOptions options(/*check_type=*/true,
                                         /*strict_mode=*/1,
