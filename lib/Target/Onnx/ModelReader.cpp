@@ -69,6 +69,36 @@ static LogicalResult checkOpVersions(const onnx::GraphProto &graph,
   return success();
 }
 
+/// libonnx's convolution and pooling shape inference reads past the ends of
+/// shapes whose ranks disagree (a fuzzer found it). We map 2-D windows only:
+/// the ranks that can be seen before inference (graph inputs, initializers)
+/// are checked first.
+static LogicalResult checkWindowRanks(const onnx::GraphProto &graph,
+                                      Location loc) {
+  llvm::StringMap<int64_t> ranks;
+  for (const onnx::TensorProto &init : graph.initializer())
+    ranks[init.name()] = init.dims_size();
+  for (const onnx::ValueInfoProto &input : graph.input())
+    if (input.type().has_tensor_type() &&
+        input.type().tensor_type().has_shape())
+      ranks[input.name()] = input.type().tensor_type().shape().dim_size();
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    llvm::StringRef op = node.op_type();
+    if (op != "Conv" && op != "MaxPool" && op != "AveragePool")
+      continue;
+    for (int i = 0, e = op == "Conv" ? 2 : 1; i < e && i < node.input_size();
+         ++i) {
+      auto it = ranks.find(node.input(i));
+      if (it != ranks.end() && it->second != 4)
+        return emitError(loc) << describeNode(node, index)
+                              << ": only 2-D (NCHW) inputs are supported, "
+                                 "not rank "
+                              << it->second;
+    }
+  }
+  return success();
+}
+
 FailureOr<onnx::ModelProto> mlir::oneflow::onnx_import::readModel(
     llvm::StringRef bytes, Location loc,
     llvm::function_ref<bool(llvm::StringRef)> isSupported) {
@@ -112,6 +142,8 @@ FailureOr<onnx::ModelProto> mlir::oneflow::onnx_import::readModel(
       return emitError(loc)
              << describeNode(node, index) << ": unsupported op type '"
              << node.op_type() << "'";
+  if (failed(checkWindowRanks(model.graph(), loc)))
+    return failure();
   try {
     onnx::ShapeInferenceOptions options(/*check_type=*/true,
                                         /*strict_mode=*/1,
