@@ -54,8 +54,8 @@ done
 # The libraries are shared, so ASan's runtime is too (-shared-libasan),
 # loaded first.
 # Its leak check is off: MLIR's uniqued storage lives until exit.
-ASAN_LIB="$(clang++-22 -print-file-name=libclang_rt.asan-x86_64.so)"
-LD_PRELOAD="$ASAN_LIB" ASAN_OPTIONS=detect_leaks=0 \
+ASAN_LIB=(/usr/lib/llvm-22/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.so)
+LD_PRELOAD="${ASAN_LIB[0]}" ASAN_OPTIONS=detect_leaks=0 \
   "$BUILD/bin/onnx-import-fuzzer" \
   -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=4096 \
   -max_len=16384 -print_final_stats=1 \
