@@ -25,6 +25,9 @@ namespace oftools {
 /// oneflow-optimizer and oneflow-apply-strategy for their meaning.
 struct TrainOptions {
   std::string loss = "loss";
+  /// For an ONNX model with loss "cross_entropy": the labels input that the
+  /// importer adds with the loss.
+  std::string labels = "labels";
   std::string optimizer = "sgd";
   double lr = 0.01;
   double momentum = 0.0;
