@@ -18,7 +18,7 @@ Configurations (--ranks):
      torch.nn.parallel.DistributedDataParallel on the gloo backend
 
 Memory, per rank: the maximum resident set size of every process (rank),
-from wait4; for ours also the plan's arena bytes (oneflow-plan-memory: every
+from /usr/bin/time (Debian's `time` package); for ours also the plan's arena bytes (oneflow-plan-memory: every
 tensor of the step, parameters and optimizer states included); for PyTorch
 also the growth of its resident set over the training loop (after
 `import torch`, the model and the inputs are in memory).
@@ -53,13 +53,20 @@ def run_checked(args, what):
     return done.stdout
 
 
-def wait_rss(process, what):
+def measured(args, rss_file):
+    """`args` under /usr/bin/time, which writes the maximum resident set
+    (KiB) of the process to `rss_file`. (A child's own ru_maxrss would
+    count the memory of this Python process, which forked it: Linux keeps
+    the high-water mark across exec.)"""
+    return ["/usr/bin/time", "-f", "%M", "-o", rss_file] + args
+
+
+def wait_rss(process, rss_file, what):
     """Waits for `process`; returns its maximum resident set in bytes."""
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
+    if process.wait() != 0:
         sys.exit("%s exited with %d" % (what, process.returncode))
-    return usage.ru_maxrss * 1024
+    with open(rss_file) as f:
+        return int(f.read().split()[-1]) * 1024
 
 
 # ---------------------------------------------------------------- ours ----
@@ -113,12 +120,13 @@ class Ours:
                     "--progress", "off"]
             for i in self.model.inputs:
                 args += ["--input", i.of_run_source()]
-            processes.append(subprocess.Popen(args, stdout=log,
-                                              stderr=subprocess.STDOUT,
-                                              env=env))
+            rss_file = os.path.join(store, "rank%d.rss" % rank)
+            processes.append((subprocess.Popen(
+                measured(args, rss_file), stdout=log,
+                stderr=subprocess.STDOUT, env=env), rss_file))
             logs.append(log)
-        rss = [wait_rss(p, "of-run rank %d" % r)
-               for r, p in enumerate(processes)]
+        rss = [wait_rss(p, f, "of-run rank %d" % r)
+               for r, (p, f) in enumerate(processes)]
         logs[0].seek(0)
         out = logs[0].read()
         for log in logs:
@@ -175,12 +183,14 @@ def torch_measure(model, ranks, threads, steps, optimizer, tmp):
     for rank in range(ranks):
         spec = dict(model=model, world=ranks, rank=rank, threads=threads,
                     steps=steps, optimizer=optimizer, init=init)
-        processes.append(subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), "--torch-child",
-             json.dumps(spec)], stdout=subprocess.PIPE, text=True))
-    outputs = [p.stdout.read() for p in processes]
-    rss = [wait_rss(p, "PyTorch rank %d" % r)
-           for r, p in enumerate(processes)]
+        rss_file = tempfile.mktemp(dir=tmp)
+        processes.append((subprocess.Popen(
+            measured([sys.executable, os.path.abspath(__file__),
+                      "--torch-child", json.dumps(spec)], rss_file),
+            stdout=subprocess.PIPE, text=True), rss_file))
+    outputs = [p.stdout.read() for p, _ in processes]
+    rss = [wait_rss(p, f, "PyTorch rank %d" % r)
+           for r, (p, f) in enumerate(processes)]
     reports = [json.loads(o.strip().splitlines()[-1]) for o in outputs]
     return reports[0]["ms"], rss, [r["growth"] for r in reports]
 
