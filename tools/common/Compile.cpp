@@ -22,13 +22,16 @@ void oftools::registerToolDialects(DialectRegistry &registry) {
                   func::FuncDialect>();
 }
 
-absl::StatusOr<std::string> oftools::compileToPlan(ModuleOp module,
-                                                   const std::string &what) {
+absl::StatusOr<std::string>
+oftools::compileToPlan(ModuleOp module, const std::string &what,
+                       const TrainOptions *train) {
   auto failedWith = [&](const std::string &stage) {
     return absl::InvalidArgumentError("cannot " + stage + " '" + what +
                                       "' (the errors above say why)");
   };
   PassManager pm(module.getContext());
+  if (train)
+    buildTrainingPipeline(pm, *train);
   oneflow::OneFlowPipelineOptions options;
   oneflow::buildOneFlowDefaultPipeline(pm, options);
   if (failed(pm.run(module)))

@@ -12,6 +12,8 @@
 #ifndef ONEFLOW_TOOLS_COMMON_COMPILE_H
 #define ONEFLOW_TOOLS_COMMON_COMPILE_H
 
+#include "Train.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -26,9 +28,11 @@ void registerToolDialects(mlir::DialectRegistry &registry);
 
 /// Compiles `module` in place through oneflow-default-pipeline and returns
 /// the binary plan; `what` names the program in errors (the diagnostics
-/// themselves go to the context's handler).
+/// themselves go to the context's handler). With `train`, the training
+/// passes (buildTrainingPipeline) come first.
 absl::StatusOr<std::string> compileToPlan(mlir::ModuleOp module,
-                                          const std::string &what);
+                                          const std::string &what,
+                                          const TrainOptions *train = nullptr);
 
 } // namespace oftools
 

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <filesystem>
 
 using namespace ofrun;
@@ -71,6 +72,7 @@ absl::StatusOr<std::optional<ProcessRank>> ofrun::rankFromEnvironment() {
 
 std::vector<std::string> ofrun::normalizeFlagNames(int argc, char **argv) {
   std::vector<std::string> args;
+  std::optional<size_t> firstInput;
   bool flags = true;
   for (int i = 0; i < argc; ++i) {
     std::string arg = argv[i];
@@ -81,6 +83,19 @@ std::vector<std::string> ofrun::normalizeFlagNames(int argc, char **argv) {
       for (size_t c = 2; c < end; ++c)
         if (arg[c] == '-')
           arg[c] = '_';
+    }
+    bool isInput = flags && i > 0 && (arg == "--input" || arg == "-input");
+    if (isInput && i + 1 < argc) {
+      arg = "--input=" + std::string(argv[++i]);
+    } else if (flags && i > 0 && arg.rfind("-input=", 0) == 0) {
+      arg = "-" + arg;
+    }
+    if (flags && i > 0 && arg.rfind("--input=", 0) == 0) {
+      if (firstInput) {
+        args[*firstInput] += "," + arg.substr(8);
+        continue;
+      }
+      firstInput = args.size();
     }
     args.push_back(arg);
   }

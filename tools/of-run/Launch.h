@@ -47,7 +47,9 @@ absl::StatusOr<std::optional<ProcessRank>> rankFromEnvironment();
 int launchProcesses(int processes, const std::vector<std::string> &args);
 
 /// `argv` with every "--flag-name" spelled "--flag_name" (the part before
-/// any '='), so that --nproc-per-node and --store-dir work as written.
+/// any '='), so that --nproc-per-node and --store-dir work as written, and
+/// with repeated --input flags joined into one comma-separated --input at
+/// the first one's place (Abseil keeps only the last of a repeated flag).
 std::vector<std::string> normalizeFlagNames(int argc, char **argv);
 
 } // namespace ofrun

@@ -29,7 +29,8 @@ static bool endsWith(const std::string &s, const std::string &suffix) {
 }
 
 /// Compiles `path` to a binary plan, reporting diagnostics on stderr.
-static absl::StatusOr<std::string> compile(const std::string &path) {
+static absl::StatusOr<std::string>
+compile(const std::string &path, const oftools::TrainOptions *train) {
   DialectRegistry registry;
   oftools::registerToolDialects(registry);
   MLIRContext context(registry);
@@ -46,18 +47,23 @@ static absl::StatusOr<std::string> compile(const std::string &path) {
   if (!module)
     return absl::InvalidArgumentError("cannot parse '" + path +
                                       "' (the errors above say why)");
-  return oftools::compileToPlan(*module, path);
+  return oftools::compileToPlan(*module, path, train);
 }
 
-absl::StatusOr<ofrt::LoadedPlan> ofrun::loadModel(const std::string &path,
-                                                  const std::string &emitPlan) {
+absl::StatusOr<ofrt::LoadedPlan>
+ofrun::loadModel(const std::string &path, const std::string &emitPlan,
+                 const oftools::TrainOptions *train) {
   if (!endsWith(path, ".mlir")) {
+    if (train)
+      return absl::InvalidArgumentError(
+          "--train needs a .mlir model written for one device, not the plan '" +
+          path + "'");
     if (!emitPlan.empty())
       return absl::InvalidArgumentError(
           "--emit_plan needs a .mlir model to compile");
     return ofrt::loadPlanFile(path);
   }
-  absl::StatusOr<std::string> plan = compile(path);
+  absl::StatusOr<std::string> plan = compile(path, train);
   if (!plan.ok())
     return plan.status();
   if (!emitPlan.empty()) {

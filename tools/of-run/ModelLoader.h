@@ -8,14 +8,18 @@
 #define ONEFLOW_TOOLS_OFRUN_MODELLOADER_H
 
 #include "OneFlowDialect/Runtime/Plan.h"
+#include "Train.h"
 
 namespace ofrun {
 
 /// Loads `path`: a plan (.plan binary, .plantxt text) as it is, or a
 /// `oneflow` program (.mlir) compiled through oneflow-default-pipeline.
 /// When `emitPlan` is not empty, the compiled plan is also written there.
-absl::StatusOr<ofrt::LoadedPlan> loadModel(const std::string &path,
-                                           const std::string &emitPlan);
+/// With `train`, a .mlir program becomes a training step first
+/// (oftools::buildTrainingPipeline); plans cannot.
+absl::StatusOr<ofrt::LoadedPlan>
+loadModel(const std::string &path, const std::string &emitPlan,
+          const oftools::TrainOptions *train = nullptr);
 
 } // namespace ofrun
 

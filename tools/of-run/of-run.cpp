@@ -6,6 +6,7 @@
 //
 //   of-run model.plan [--steps N] [--input NAME=SOURCE]... [--trace out.json]
 //   of-run model.mlir ...   (compiled through oneflow-default-pipeline)
+//   of-run model.mlir --train --devices cpu:4 --strategy dp|tp|hybrid|zero|FILE
 //   of-run model.plan --devices cpu:4          (4 ranks in this process)
 //   of-run model.plan --nproc-per-node 4       (4 processes of of-run)
 //   torchrun/mpirun/srun ... of-run model.plan --store-dir DIR | --redis H:P
@@ -19,9 +20,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/Runtime/MultiRank.h"
+#include "Checkpointing.h"
 #include "Launch.h"
 #include "ModelLoader.h"
 #include "Progress.h"
+#include "TrainFlags.h"
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -303,13 +306,18 @@ int main(int argc, char **argv) {
     options.session.inputs[binding.substr(0, eq)] = *source;
   }
 
+  int wanted = *launched ? (*launched)->world : processes > 0 ? processes
+                                                              : *devices;
+  absl::StatusOr<std::optional<oftools::TrainOptions>> train =
+      ofrun::trainOptionsFromFlags(wanted);
+  if (!train.ok())
+    return fail(std::string(train.status().message()));
   absl::StatusOr<ofrt::LoadedPlan> plan =
-      ofrun::loadModel(model, absl::GetFlag(FLAGS_emit_plan));
+      ofrun::loadModel(model, absl::GetFlag(FLAGS_emit_plan),
+                       *train ? &**train : nullptr);
   if (!plan.ok())
     return fail(std::string(plan.status().message()));
   int ranks = plan->ranks.size();
-  int wanted = *launched ? (*launched)->world : processes > 0 ? processes
-                                                              : *devices;
   if (ranks != wanted)
     return fail("plan '" + model + "' has " + std::to_string(ranks) +
                 (ranks == 1 ? " rank" : " ranks") + " but " +
@@ -335,6 +343,12 @@ int main(int argc, char **argv) {
     return ofrun::launchProcesses(processes, rest);
   }
 
+  absl::StatusOr<std::unique_ptr<ofrun::Checkpointing>> checkpointing =
+      ofrun::Checkpointing::create(*plan, !*launched || (*launched)->world == 1,
+                                   !*launched || (*launched)->rank == 0);
+  if (!checkpointing.ok())
+    return fail(std::string(checkpointing.status().message()));
+  (*checkpointing)->configure(options);
   options.run.maxSteps = absl::GetFlag(FLAGS_steps);
   options.run.recordFirings = true;
   std::string progressMode = absl::GetFlag(FLAGS_progress);
@@ -346,6 +360,7 @@ int main(int argc, char **argv) {
           progressMode == "on" || (progressMode == "auto" && isatty(2)));
   if (!progress.ok())
     return fail(std::string(progress.status().message()));
+  (*progress)->setFirstStep(options.run.firstStep);
   options.session.onOutput = (*progress)->observer();
   // Ctrl-C stops every rank of this process after the same step, beyond
   // any step a source has reached (sources run at most the regsts' buffer
@@ -381,6 +396,8 @@ int main(int argc, char **argv) {
   if (watcher.interrupted())
     std::printf("interrupted: stopped after step %lld\n",
                 static_cast<long long>(stepLimit.load()));
+  if (absl::Status status = (*checkpointing)->finish(*result); !status.ok())
+    return fail(std::string(status.message()));
 
   for (const auto &[name, value] : result->outputs)
     printOutput(name, value, absl::GetFlag(FLAGS_print_limit));

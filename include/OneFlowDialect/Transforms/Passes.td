@@ -114,6 +114,63 @@ def ReportBoxingCostPass
   ];
 }
 
+def ApplyStrategyPass
+    : Pass<"oneflow-apply-strategy", "::mlir::func::FuncOp"> {
+  let summary = "Lay out the inputs and variables of a one-device program";
+  let description = [{
+    Makes a program written for one device a program for `devices` CPU
+    ranks (0 .. devices - 1): every `oneflow.input` and `oneflow.variable`
+    gets a `#oneflow.global` layout on one placement and everything else is
+    left to `oneflow-sbp-propagation` (layouts already on other values, and
+    `oneflow.operand_layouts`, are cleared). Optimizer states (the state
+    operands of `oneflow.sgd_update` / `oneflow.adam_update`) always take
+    their parameter's layout. `strategy` is one of
+
+    * `dp`: mesh [devices]; inputs `S(0)`, variables `B` (data parallel);
+    * `tp`: mesh [devices]; inputs `B`; Megatron-style tensor parallelism
+      derived from the graph: in program order, a `matmul` whose weight
+      (`b`) is a variable is column-parallel (weight split on its output
+      features, the bias `add`ed to its result `S(0)`) unless its input
+      depends on an earlier column-parallel result not yet closed, in which
+      case it is row-parallel (weight split on its input features, bias
+      `B`) and closes it, so one all-reduce per pair remains; a `gather`'s
+      table is split by rows; other variables, and splits that would leave
+      a device an empty piece, are `B`;
+    * `hybrid`: mesh [2, devices / 2], `dp` on axis 0 and `tp` on axis 1;
+    * `zero`: `dp`, but every variable whose dimension 0 divides by
+      `devices` is `S(0)` (ZeRO-3 / FSDP through SBP): an `oneflow.boxing`
+      to `B` is placed after it for every reader but its update op, so the
+      forward pass all-gathers it, its gradient is reduce-scattered into
+      the update and its optimizer states are sharded with it;
+    * otherwise the path of a JSON strategy file:
+      `{"mesh": [2, 2], "inputs": [{"match": "images", "sbp": ["S(0)", "B"] } ],
+      "variables": [{"match": "fc*.weight", "sbp": ["B", "S(1)"] } ],
+      "default_input": ["S(0)", "B"], "default_variable": ["B", "B"] }`:
+      the first rule whose `match` (a name, `*` matching any text) names
+      the tensor gives its nd-SBP (one `B`, `S(i)` per mesh axis), else
+      the default (`S(0)` / `B` on every mesh axis when not given).
+
+    Errors: an unknown strategy or unreadable file, a malformed file (named
+    with the key at fault), `devices` that do not fit the mesh, a split
+    that does not fit a tensor's shape, and a program that has layout
+    changes (`oneflow.boxing`) already.
+
+    ```mlir
+    %x = oneflow.input "x" : tensor<8x4xf32>
+    // becomes, with strategy=dp devices=2:
+    %x = oneflow.input "x"
+        : tensor<8x4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1], mesh = [2]>, [S(0)]>>
+    ```
+  }];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"dp\"",
+           "dp, tp, hybrid, zero or the path of a JSON strategy file">,
+    Option<"devices", "devices", "int64_t", /*default=*/"1",
+           "Number of CPU ranks (the product of the mesh)">
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Fusion
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,246 @@
+//===- ApplyStrategy.cpp - Lay out a one-device program -------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Gives every input and variable of a program written for one device a
+// layout on `devices` CPU ranks, from a built-in strategy (dp, tp, hybrid,
+// zero) or a strategy file, and leaves every other layout to
+// oneflow-sbp-propagation. Optimizer states take their parameter's layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Strategy.h"
+
+#include "OneFlowDialect/Analysis/SbpCandidates.h"
+#include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+#define DEBUG_TYPE "oneflow-apply-strategy"
+
+namespace mlir::oneflow {
+#define GEN_PASS_DEF_APPLYSTRATEGYPASS
+#include "OneFlowDialect/Transforms/Passes.h.inc"
+} // namespace mlir::oneflow
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+/// The attribute oneflow-sbp-propagation records on ops (cleared here).
+static constexpr StringLiteral kOperandLayouts = "oneflow.operand_layouts";
+
+/// `value`'s type without a layout, or with `layout`.
+static void setLayout(Value value, GlobalAttr layout) {
+  auto type = cast<RankedTensorType>(value.getType());
+  value.setType(RankedTensorType::get(type.getShape(), type.getElementType(),
+                                      layout));
+}
+
+/// Whether `op` changes layouts (boxing or one of its lowered steps).
+static bool isLayoutChange(Operation *op) {
+  return isa<BoxingOp, AllReduceOp, ReduceScatterOp, AllGatherOp, AllToAllOp,
+             LocalSliceOp, ToPartialOp, TransferOp>(op);
+}
+
+/// The variable an update op writes (its parameter) and its states.
+static std::pair<Value, OperandRange> getUpdated(Operation *op) {
+  if (auto sgd = dyn_cast<SgdUpdateOp>(op))
+    return {sgd.getParam(), sgd.getStates()};
+  auto adam = cast<AdamUpdateOp>(op);
+  return {adam.getParam(), adam.getStates()};
+}
+
+namespace {
+
+/// A source's nd-SBP and where it came from, for errors.
+struct Choice {
+  SmallVector<SbpAttr> sbps;
+  std::string origin;
+};
+
+struct ApplyStrategyPass
+    : public mlir::oneflow::impl::ApplyStrategyPassBase<ApplyStrategyPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  Choice choose(Operation *source, StringRef name, const Strategy &strategy,
+                ArrayRef<DenseMap<Operation *, SbpAttr>> tensorAxes);
+  void shardForZero(func::FuncOp func, ArrayRef<VariableOp> sharded);
+};
+
+} // namespace
+
+Choice ApplyStrategyPass::choose(
+    Operation *source, StringRef name, const Strategy &strategy,
+    ArrayRef<DenseMap<Operation *, SbpAttr>> tensorAxes) {
+  MLIRContext *context = source->getContext();
+  bool isInput = isa<InputOp>(source);
+  if (!strategy.isBuiltin()) {
+    const auto &rules = isInput ? strategy.inputs : strategy.variables;
+    std::string key = isInput ? "inputs" : "variables";
+    for (auto [i, rule] : llvm::enumerate(rules))
+      if (rule.matches(name))
+        return {rule.sbp, "strategy file '" + strategy.name + "' key \"" +
+                              key + "[" + std::to_string(i) + "]\""};
+    return {isInput ? strategy.defaultInput : strategy.defaultVariable,
+            "strategy file '" + strategy.name + "' key \"default_" +
+                (isInput ? "input" : "variable") + "\""};
+  }
+  auto type = cast<RankedTensorType>(source->getResult(0).getType());
+  Choice choice{{}, "strategy '" + strategy.name + "'"};
+  for (auto [axis, role] : llvm::enumerate(strategy.roles)) {
+    SbpAttr sbp = SbpAttr::getBroadcast(context);
+    int64_t size = strategy.mesh[axis];
+    if (role == MeshAxisRole::data) {
+      if (isInput)
+        sbp = SbpAttr::getSplit(context, 0);
+      else if (strategy.shardVariables && type.getRank() > 0 &&
+               type.getDimSize(0) % size == 0)
+        sbp = SbpAttr::getSplit(context, 0);
+    } else if (!isInput) {
+      if (SbpAttr split = tensorAxes[axis].lookup(source))
+        sbp = split;
+    }
+    choice.sbps.push_back(sbp);
+  }
+  return choice;
+}
+
+void ApplyStrategyPass::shardForZero(func::FuncOp func,
+                                     ArrayRef<VariableOp> sharded) {
+  MLIRContext *context = func.getContext();
+  OpBuilder builder(context);
+  for (VariableOp variable : sharded) {
+    auto type = cast<RankedTensorType>(variable.getType());
+    GlobalAttr layout = getGlobalEncoding(type);
+    auto whole = RankedTensorType::get(
+        type.getShape(), type.getElementType(),
+        GlobalAttr::get(context, layout.getPlacement(),
+                        NdSbpAttr::get(context,
+                                       SmallVector<SbpAttr>(
+                                           layout.getNdSbp().size(),
+                                           SbpAttr::getBroadcast(context)))));
+    builder.setInsertionPointAfter(variable);
+    auto gathered =
+        BoxingOp::create(builder, variable.getLoc(), whole, variable);
+    variable.getResult().replaceUsesWithIf(gathered, [&](OpOperand &use) {
+      Operation *user = use.getOwner();
+      return user != gathered && !isa<SgdUpdateOp, AdamUpdateOp>(user);
+    });
+  }
+}
+
+void ApplyStrategyPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  MLIRContext *context = &getContext();
+
+  Operation *changed = nullptr;
+  func.walk([&](Operation *op) {
+    if (isLayoutChange(op) && !changed)
+      changed = op;
+  });
+  if (changed) {
+    changed->emitError()
+        << "oneflow-apply-strategy lays out a program written for one "
+           "device, but this program changes layouts already ('"
+        << changed->getName() << "')";
+    return signalPassFailure();
+  }
+
+  std::string error, spec = this->strategy;
+  std::optional<Strategy> strategy =
+      parseStrategy(context, spec, devices, error);
+  if (!strategy) {
+    func.emitError() << error;
+    return signalPassFailure();
+  }
+  SmallVector<int64_t> ranks(devices);
+  for (int64_t r = 0; r < devices; ++r)
+    ranks[r] = r;
+  auto placement =
+      PlacementAttr::get(context, DeviceKind::cpu, ranks, strategy->mesh);
+
+  // Clear stale layouts: propagation derives them again.
+  for (BlockArgument arg : func.getArguments())
+    if (isa<RankedTensorType>(arg.getType()))
+      setLayout(arg, nullptr);
+  func.walk([&](Operation *op) {
+    op->removeAttr(kOperandLayouts);
+    for (Value result : op->getResults())
+      if (isa<RankedTensorType>(result.getType()))
+        setLayout(result, nullptr);
+  });
+
+  // Optimizer states follow their parameter.
+  DenseMap<Operation *, Operation *> stateOf;
+  func.walk([&](Operation *op) {
+    if (!isa<SgdUpdateOp, AdamUpdateOp>(op))
+      return;
+    auto [param, states] = getUpdated(op);
+    auto owner = param.getDefiningOp<VariableOp>();
+    for (Value state : states)
+      if (auto def = state.getDefiningOp<VariableOp>(); def && owner)
+        stateOf[def] = owner;
+  });
+
+  SmallVector<DenseMap<Operation *, SbpAttr>> tensorAxes(
+      strategy->mesh.size());
+  for (auto [axis, role] : llvm::enumerate(strategy->roles))
+    if (role == MeshAxisRole::tensor)
+      tensorAxes[axis] = deriveTensorParallel(func, strategy->mesh[axis]);
+
+  SmallVector<VariableOp> sharded;
+  auto layOut = [&](Operation *op, StringRef name) -> LogicalResult {
+    Choice choice = choose(op, name, *strategy, tensorAxes);
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    for (SbpAttr sbp : choice.sbps)
+      if (sbp.isSplit() && sbp.getAxis() >= type.getRank())
+        return op->emitError()
+               << choice.origin << " splits '" << name << "' on axis "
+               << sbp.getAxis() << " but " << type << " has "
+               << type.getRank() << " axes";
+    auto ndSbp = NdSbpAttr::get(context, choice.sbps);
+    if (!fitsShape(type, ndSbp, strategy->mesh))
+      return op->emitError()
+             << choice.origin << " gives '" << name << "' the layout "
+             << stringifyNdSbp(ndSbp) << ", which does not fit " << type
+             << " on mesh " << placement << ": some rank would get an empty "
+             << "piece";
+    setLayout(op->getResult(0), GlobalAttr::get(context, placement, ndSbp));
+    auto variable = dyn_cast<VariableOp>(op);
+    if (variable && strategy->shardVariables &&
+        llvm::any_of(choice.sbps, [](SbpAttr sbp) { return sbp.isSplit(); }))
+      sharded.push_back(variable);
+    return success();
+  };
+  WalkResult walked = func.walk([&](Operation *op) {
+    LogicalResult result = success();
+    if (auto input = dyn_cast<InputOp>(op))
+      result = layOut(op, input.getName());
+    else if (auto variable = dyn_cast<VariableOp>(op);
+             variable && !stateOf.count(op))
+      result = layOut(op, variable.getName());
+    return failed(result) ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (walked.wasInterrupted())
+    return signalPassFailure();
+  for (auto [state, param] : stateOf)
+    setLayout(state->getResult(0),
+              getGlobalEncoding(param->getResult(0).getType()));
+
+  if (strategy->shardVariables)
+    shardForZero(func, sharded);
+
+  SmallVector<Type> results;
+  if (!func.getBody().empty())
+    llvm::append_range(
+        results, func.getBody().back().getTerminator()->getOperandTypes());
+  func.setFunctionType(FunctionType::get(
+      context, func.getBody().getArgumentTypes(), results));
+}

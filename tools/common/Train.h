@@ -1,0 +1,53 @@
+//===- Train.h - The training passes of of-run --train ----------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// What `of-run --train` puts before oneflow-default-pipeline: a program
+// written for one device with a scalar loss output becomes a training step
+// (oneflow-autodiff, oneflow-optimizer) laid out on the devices by a
+// strategy (oneflow-apply-strategy).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_TOOLS_COMMON_TRAIN_H
+#define ONEFLOW_TOOLS_COMMON_TRAIN_H
+
+#include "mlir/Pass/PassManager.h"
+
+#include <cstdint>
+#include <string>
+
+namespace oftools {
+
+/// The options of the training passes; see oneflow-autodiff,
+/// oneflow-optimizer and oneflow-apply-strategy for their meaning.
+struct TrainOptions {
+  std::string loss = "loss";
+  std::string optimizer = "sgd";
+  double lr = 0.01;
+  double momentum = 0.0;
+  bool nesterov = false;
+  double weightDecay = 0.0;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double epsilon = 1e-8;
+  double clipNorm = 0.0;
+  int64_t warmupSteps = 0;
+  int64_t totalSteps = 0;
+  double minLr = 0.0;
+  /// dp, tp, hybrid, zero or a strategy file; empty: dp on several devices,
+  /// the program's own layouts on one.
+  std::string strategy;
+  int64_t devices = 1;
+};
+
+/// Adds func.func(oneflow-infer-shapes, oneflow-autodiff,
+/// oneflow-optimizer[, oneflow-apply-strategy]) to `pm`.
+void buildTrainingPipeline(mlir::OpPassManager &pm,
+                           const TrainOptions &options);
+
+} // namespace oftools
+
+#endif // ONEFLOW_TOOLS_COMMON_TRAIN_H

@@ -1,0 +1,73 @@
+//===- TrainFlags.cpp - of-run's training flags ---------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// `of-run model.mlir --train [--loss NAME] [--optimizer sgd|adam|adamw]
+// [--lr ...] [--strategy dp|tp|hybrid|zero|FILE]`: the flags map one to one
+// to the options of oneflow-autodiff, oneflow-optimizer and
+// oneflow-apply-strategy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TrainFlags.h"
+
+#include "absl/flags/flag.h"
+
+ABSL_FLAG(bool, train, false,
+          "Compile the .mlir model (written for one device, with a scalar "
+          "loss output) into a training step: autodiff, optimizer, strategy");
+ABSL_FLAG(std::string, loss, "loss", "With --train: the scalar loss output");
+ABSL_FLAG(std::string, optimizer, "sgd", "With --train: sgd, adam or adamw");
+ABSL_FLAG(double, lr, 0.01, "With --train: peak learning rate");
+ABSL_FLAG(double, momentum, 0.0, "With --train: SGD momentum");
+ABSL_FLAG(bool, nesterov, false, "With --train: SGD with Nesterov momentum");
+ABSL_FLAG(double, weight_decay, 0.0,
+          "With --train: L2 penalty (sgd, adam) or decoupled decay (adamw)");
+ABSL_FLAG(double, beta1, 0.9, "With --train: Adam beta1");
+ABSL_FLAG(double, beta2, 0.999, "With --train: Adam beta2");
+ABSL_FLAG(double, epsilon, 1e-8, "With --train: Adam epsilon");
+ABSL_FLAG(double, clip_norm, 0.0,
+          "With --train: clip the global gradient norm to this (0: off)");
+ABSL_FLAG(int64_t, warmup_steps, 0,
+          "With --train: steps of linear learning-rate warm-up");
+ABSL_FLAG(int64_t, total_steps, 0,
+          "With --train: step at which the cosine decay reaches --min-lr "
+          "(0: no decay)");
+ABSL_FLAG(double, min_lr, 0.0,
+          "With --train: learning rate at the end of the cosine decay");
+ABSL_FLAG(std::string, strategy, "",
+          "With --train: dp, tp, hybrid, zero or a JSON strategy file "
+          "(default: dp on several devices)");
+
+absl::StatusOr<std::optional<oftools::TrainOptions>>
+ofrun::trainOptionsFromFlags(int64_t devices) {
+  if (!absl::GetFlag(FLAGS_train)) {
+    if (!absl::GetFlag(FLAGS_strategy).empty())
+      return absl::InvalidArgumentError(
+          "--strategy lays out a training step; it needs --train");
+    return std::nullopt;
+  }
+  oftools::TrainOptions options;
+  options.loss = absl::GetFlag(FLAGS_loss);
+  options.optimizer = absl::GetFlag(FLAGS_optimizer);
+  if (options.optimizer != "sgd" && options.optimizer != "adam" &&
+      options.optimizer != "adamw")
+    return absl::InvalidArgumentError("--optimizer '" + options.optimizer +
+                                      "' is not sgd, adam or adamw");
+  options.lr = absl::GetFlag(FLAGS_lr);
+  options.momentum = absl::GetFlag(FLAGS_momentum);
+  options.nesterov = absl::GetFlag(FLAGS_nesterov);
+  options.weightDecay = absl::GetFlag(FLAGS_weight_decay);
+  options.beta1 = absl::GetFlag(FLAGS_beta1);
+  options.beta2 = absl::GetFlag(FLAGS_beta2);
+  options.epsilon = absl::GetFlag(FLAGS_epsilon);
+  options.clipNorm = absl::GetFlag(FLAGS_clip_norm);
+  options.warmupSteps = absl::GetFlag(FLAGS_warmup_steps);
+  options.totalSteps = absl::GetFlag(FLAGS_total_steps);
+  options.minLr = absl::GetFlag(FLAGS_min_lr);
+  options.strategy = absl::GetFlag(FLAGS_strategy);
+  options.devices = devices;
+  return options;
+}
