@@ -7,7 +7,8 @@ Models (float32, inference):
           batch 8, 64 channels, 56x56
 
 For each, of-run runs the program written in the oneflow dialect (input x
-filled with 0.5, copied into place each step) and reports
+filled with 0.5: a fill source writes each buffer of its regst once, as
+PyTorch reuses one input tensor) and reports
 its steady-state milliseconds per step (step 0, which pays for thread
 start-up and JIT, is left out); PyTorch runs the same model with
 torch.no_grad() and the median of as many iterations. The ratio is

@@ -25,6 +25,7 @@ void mlir::oneflow::buildOneFlowDefaultPipeline(
   funcPm.addPass(createSbpPropagationPass());
   funcPm.addPass(createInsertBoxingPass());
   funcPm.addPass(createLowerBoxingPass());
+  funcPm.addPass(createFuseAllReducePass());
   pm.addPass(createLowerToActorGraphPass(
       LowerToActorGraphPassOptions{options.regstCount}));
   pm.addNestedPass<actor::RankPlanOp>(createPlanMemoryPass());
@@ -36,6 +37,7 @@ void mlir::oneflow::registerOneFlowPipelines() {
       "From a program of oneflow ops to rank plans with planned memory: "
       "infer shapes, fuse conv2d with inference batch_norm, add and relu "
       "(blocked layouts between fused convolutions), propagate SBP, insert "
-      "and lower boxing, lower to actors, plan memory",
+      "and lower boxing, bucket small all-reduces, lower to actors, plan "
+      "memory",
       buildOneFlowDefaultPipeline);
 }

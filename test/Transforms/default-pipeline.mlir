@@ -10,7 +10,8 @@
 // PIPELINE-NEXT:     oneflow-conv-blocked-layouts,
 // PIPELINE-NEXT:     oneflow-sbp-propagation{cluster=},
 // PIPELINE-NEXT:     oneflow-insert-boxing,
-// PIPELINE-NEXT:     oneflow-lower-boxing
+// PIPELINE-NEXT:     oneflow-lower-boxing,
+// PIPELINE-NEXT:     oneflow-fuse-all-reduce{bucket-bytes=4194304}
 // PIPELINE-NEXT:   ),
 // PIPELINE-NEXT:   oneflow-lower-to-actor-graph{regst-count=1},
 // PIPELINE-NEXT:   oneflow_actor.rank_plan(

@@ -4,6 +4,7 @@
 # plans on several in-process ranks. Included from
 # unittests/Runtime/CMakeLists.txt.
 ##===----------------------------------------------------------------===//
+find_package(OpenMP REQUIRED)
 set(ONEFLOW_MULTIRANK_TEST_DIR ${CMAKE_CURRENT_SOURCE_DIR}/MultiRank)
 
 add_oneflow_unittest(OneFlowCollectiveKernelsTests
@@ -16,4 +17,5 @@ add_oneflow_unittest(OneFlowMultiRankTests
   ${ONEFLOW_MULTIRANK_TEST_DIR}/LocalBoxingTest.cpp
   ${ONEFLOW_MULTIRANK_TEST_DIR}/LayoutSourcesTest.cpp
   ${ONEFLOW_MULTIRANK_TEST_DIR}/MultiRankTest.cpp)
-target_link_libraries(OneFlowMultiRankTests PRIVATE OneFlowRuntime)
+target_link_libraries(OneFlowMultiRankTests PRIVATE OneFlowRuntime
+  OpenMP::OpenMP_CXX)

@@ -394,6 +394,42 @@ def LowerBoxingPass : Pass<"oneflow-lower-boxing", "::mlir::func::FuncOp"> {
   }];
 }
 
+def FuseAllReducePass
+    : Pass<"oneflow-fuse-all-reduce", "::mlir::func::FuncOp"> {
+  let summary = "Bucket small all-reduces into one (gradient bucketing)";
+  let description = [{
+    Each `oneflow.all_reduce` is a round of messages between the ranks of
+    its group, whose latency does not depend on its size: a data-parallel
+    step that all-reduces every gradient (and its loss) separately pays it
+    once per tensor. This pass groups all-reduces of the same element type,
+    operand layout and mesh axis, in program order, into buckets of at most
+    `bucket-bytes` bytes (as PyTorch's DistributedDataParallel buckets
+    gradients; a bucket also closes at an all-reduce that depends on one of
+    its members), and replaces each bucket of two or more by one all-reduce of
+    the concatenation of its flattened operands, sliced and reshaped back.
+    Only operands whose layout holds the whole tensor on every rank (B or P
+    on every mesh axis) are bucketed; an all-reduce larger than the bucket
+    stays as it is. Ops that use a result move after the fused all-reduce.
+
+    ```mlir
+    %a = oneflow.all_reduce %x {mesh_axis = 0} : tensor<4xf32, P> -> tensor<4xf32, B>
+    %b = oneflow.all_reduce %y {mesh_axis = 0} : tensor<2x2xf32, P> -> tensor<2x2xf32, B>
+    // becomes
+    %fx = oneflow.reshape %x : (tensor<4xf32, P>) -> tensor<4xf32, P>
+    %fy = oneflow.reshape %y : (tensor<2x2xf32, P>) -> tensor<4xf32, P>
+    %c = oneflow.concat %fx, %fy {axis = 0} : (...) -> tensor<8xf32, P>
+    %r = oneflow.all_reduce %c {mesh_axis = 0} : tensor<8xf32, P> -> tensor<8xf32, B>
+    %a = oneflow.slice %r {starts = [0], ends = [4], steps = [1]} : ... -> tensor<4xf32, B>
+    %s = oneflow.slice %r {starts = [4], ends = [8], steps = [1]} : ... -> tensor<4xf32, B>
+    %b = oneflow.reshape %s : (tensor<4xf32, B>) -> tensor<2x2xf32, B>
+    ```
+  }];
+  let options = [
+    Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"4194304",
+           "Most bytes of one bucket (0: no fusion)">,
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Test passes
 //===----------------------------------------------------------------------===//

@@ -14,6 +14,8 @@
 
 #include <thread>
 
+#include <omp.h>
+
 using namespace ofrt;
 
 namespace {
@@ -273,8 +275,12 @@ ofrt::runAllRanks(const LoadedPlan &plan, const MultiRankOptions &options) {
   std::shared_ptr<Rendezvous> store = createInProcessRendezvous();
   std::vector<RankState> states(world);
   std::vector<std::thread> threads;
+  // OpenMP's thread count belongs to the thread that set it: each rank
+  // thread (and through Engine::run its stream threads) takes the caller's.
+  int ompThreads = omp_get_max_threads();
   for (int r = 0; r < world; ++r)
-    threads.emplace_back([&, r] {
+    threads.emplace_back([&, r, ompThreads] {
+      omp_set_num_threads(ompThreads);
       CommunicatorPool pool(r, world, store, options.timeout, options.hostname);
       states[r].status =
           runProgram(plan.ranks[r], pool, options, states[r],

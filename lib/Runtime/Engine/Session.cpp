@@ -12,10 +12,12 @@
 #include "OneFlowDialect/Runtime/Pieces.h"
 #include "OneFlowDialect/Runtime/Random.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <set>
 
 using namespace ofrt;
 
@@ -56,6 +58,25 @@ static uint64_t hashName(const std::string &name) {
   for (unsigned char c : name)
     h = (h ^ c) * 1099511628211ull;
   return h;
+}
+
+/// Another regst whose arena memory overlaps `regst`'s, or null when
+/// `regst`'s buffers are its own (a regst with its own allocation, offset
+/// -1, always is).
+static const RegstSpec *sharedWith(const RankProgram &program,
+                                   const RegstSpec &regst) {
+  if (regst.offset < 0)
+    return nullptr;
+  int64_t begin = regst.offset,
+          end = begin + regst.count * alignedBytes(regst.desc);
+  for (const RegstSpec &other : program.regsts) {
+    if (other.id == regst.id || other.offset < 0)
+      continue;
+    int64_t b = other.offset, e = b + other.count * alignedBytes(other.desc);
+    if (b < end && begin < e)
+      return &other;
+  }
+  return nullptr;
 }
 
 static bool endsWith(const std::string &s, const std::string &suffix) {
@@ -123,11 +144,15 @@ namespace {
 /// this rank's piece of the logical batch.
 class InputKernel : public Kernel {
 public:
+  /// `ownMemory`: nothing but this kernel writes the buffers of its regst
+  /// (no other regst shares their memory; no op writes its operands), so a
+  /// buffer that holds the same batch every step is written once.
   InputKernel(InputSource source, TensorDesc desc, PieceLayout layout,
-              std::string name)
+              std::string name, bool ownMemory)
       : source(std::move(source)), desc(std::move(desc)),
         layout(std::move(layout)), name(std::move(name)),
-        logical{this->desc.dtype, this->layout.logicalShape} {}
+        logical{this->desc.dtype, this->layout.logicalShape},
+        ownMemory(ownMemory) {}
 
   absl::Status open() {
     if (source.kind == InputSource::Kind::Fill || layout.zero) {
@@ -216,7 +241,14 @@ public:
       return absl::OkStatus();
     }
     if (!filled.empty() || desc.numel() == 0) {
+      // The same batch every step: each buffer of the regst is written at
+      // its first use only, unless other regsts share its memory.
+      if (ownMemory &&
+          std::find(written.begin(), written.end(), out.data) != written.end())
+        return absl::OkStatus();
       std::memcpy(out.data, filled.data(), filled.size());
+      if (ownMemory)
+        written.push_back(out.data);
       return absl::OkStatus();
     }
     forEachLogicalIndex(
@@ -240,6 +272,8 @@ private:
   int64_t dataOffset = 0, batches = 0;
   std::vector<uint8_t> filled;
   std::vector<uint8_t> batch; ///< One logical batch, when this is a piece.
+  bool ownMemory;
+  std::vector<void *> written; ///< Buffers that hold the filled batch.
 };
 
 /// `oneflow.output`: notes the last step it read; the session copies that
@@ -366,25 +400,23 @@ Session::create(RankProgram program, const SessionOptions &options) {
       own = program.findRegst(actor.inputs[0]);
     else if (actor.op.type == "oneflow.variable" && !actor.outputs.empty())
       own = program.findRegst(actor.outputs[0]);
-    if (!own || own->offset < 0)
+    if (!own)
       continue;
-    int64_t begin = own->offset,
-            end = begin + own->count * alignedBytes(own->desc);
-    for (const RegstSpec &other : program.regsts) {
-      if (other.id == own->id || other.offset < 0)
-        continue;
-      int64_t b = other.offset, e = b + other.count * alignedBytes(other.desc);
-      if (b < end && begin < e)
-        return absl::InvalidArgumentError(
-            "regst " + std::to_string(own->id) + " of " + actor.op.where() +
-            " shares memory with regst " + std::to_string(other.id) +
-            "; variables and outputs need their own memory");
-    }
+    if (const RegstSpec *other = sharedWith(program, *own))
+      return absl::InvalidArgumentError(
+          "regst " + std::to_string(own->id) + " of " + actor.op.where() +
+          " shares memory with regst " + std::to_string(other->id) +
+          "; variables and outputs need their own memory");
   }
   for (const auto &[name, isUsed] : used)
     if (!isUsed)
       return absl::InvalidArgumentError("the program has no input named '" +
                                         name + "'");
+  // Regsts whose memory no other regst shares (the engine takes `program`).
+  std::set<int64_t> ownMemory;
+  for (const RegstSpec &regst : program.regsts)
+    if (!sharedWith(program, regst))
+      ownMemory.insert(regst.id);
   Impl *state = impl.get();
   int64_t rank = program.rank;
   KernelProvider provider =
@@ -404,8 +436,9 @@ Session::create(RankProgram program, const SessionOptions &options) {
           readPieceLayout(op, op.outputs[0].shape);
       if (!layout.ok())
         return layout.status();
-      auto kernel = std::make_unique<InputKernel>(source, op.outputs[0],
-                                                  std::move(*layout), name);
+      auto kernel = std::make_unique<InputKernel>(
+          source, op.outputs[0], std::move(*layout), name,
+          actor.outputs.size() == 1 && ownMemory.count(actor.outputs[0]));
       if (absl::Status status = kernel->open(); !status.ok())
         return status;
       return std::unique_ptr<Kernel>(std::move(kernel));

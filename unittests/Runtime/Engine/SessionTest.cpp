@@ -60,6 +60,60 @@ TEST(Session, VariablesAndOutputsNeedTheirOwnMemory) {
             "1; variables and outputs need their own memory");
 }
 
+/// input "x" (fill:3) -> neg -> relu -> add(relu, neg) -> output "y" =
+/// relu(-3) + -3 = -3, with relu's result in x's memory: x's lifetime ends
+/// at neg, and relu overwrites it with zeros every step.
+RankProgram inputSharingMemory() {
+  RankProgram p;
+  TensorDesc t{DType::F32, {4}};
+  auto actor = [&](int64_t id, const std::string &type,
+                   std::vector<int64_t> in, std::vector<int64_t> out) {
+    ActorSpec a;
+    a.id = id;
+    a.op.type = type;
+    a.op.name = type.substr(8);
+    a.inputs = in;
+    a.outputs = out;
+    a.op.inputs.assign(in.size(), t);
+    a.op.outputs.assign(out.size(), t);
+    p.actors.push_back(a);
+  };
+  actor(0, "oneflow.input", {}, {0});
+  p.actors[0].op.attrs["name"] = std::string("x");
+  actor(1, "oneflow.neg", {0}, {1});
+  actor(2, "oneflow.relu", {1}, {2});
+  actor(3, "oneflow.add", {2, 1}, {3});
+  actor(4, "oneflow.output", {3}, {});
+  p.actors[4].op.attrs["name"] = std::string("y");
+  p.regsts.push_back({0, t, 1, 0, {1}, 0});
+  p.regsts.push_back({1, t, 1, 1, {2, 3}, 64});
+  p.regsts.push_back({2, t, 1, 2, {3}, 0});
+  p.regsts.push_back({3, t, 1, 3, {4}, 128});
+  p.streams.push_back({"compute", {0, 1, 2, 3, 4}});
+  p.arenaBytes = 192;
+  return p;
+}
+
+// A fill source writes a buffer of its own once; one whose memory another
+// regst reuses is written again every step.
+TEST(Session, FillSourcesRewriteSharedMemory) {
+  SessionOptions options;
+  options.inputs["x"] = *parseInputSource("fill:3");
+  for (bool shared : {true, false}) {
+    RankProgram p = inputSharingMemory();
+    if (!shared)
+      p.regsts[2].offset = -1;
+    auto session = Session::create(p, options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    auto result = (*session)->run({3, false});
+    ASSERT_TRUE(result.ok()) << result.status();
+    const TensorData &y = (*session)->outputs().at("y");
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(reinterpret_cast<const float *>(y.bytes.data())[i], -3.0f)
+          << (shared ? "shared" : "own") << " memory, element " << i;
+  }
+}
+
 TEST(Session, UnknownInputNames) {
   SessionOptions options;
   options.inputs["images"] = InputSource();

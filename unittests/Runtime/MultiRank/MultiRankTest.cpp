@@ -16,7 +16,10 @@
 
 #include "OneFlowDialect/Runtime/MultiRank.h"
 
+#include <omp.h>
+
 #include <filesystem>
+#include <mutex>
 #include <fstream>
 
 using namespace ofrt;
@@ -100,6 +103,32 @@ TEST(MultiRank, DataParallelMatmulAndAllReduceMatchOneRank) {
       EXPECT_EQ(rank.steps, 2);
     expectNear(many->outputs.at("y"), one->outputs.at("y"));
     expectNear(many->outputs.at("s"), one->outputs.at("s"));
+  }
+}
+
+// of-run --threads N sets OpenMP's count on its main thread; the kernels
+// run on the stream threads of rank threads, which must take it too.
+TEST(MultiRank, KernelsTakeTheCallersOpenMPThreadCount) {
+  for (int threads : {1, 3}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    std::mutex mutex;
+    std::vector<int> seen;
+    MultiRankOptions o = options(2, 5s);
+    o.session.onOutput = [&](int64_t, const std::string &, int64_t,
+                             const TensorView &, bool) {
+      std::lock_guard<std::mutex> lock(mutex);
+      seen.push_back(omp_get_max_threads());
+    };
+    absl::StatusOr<MultiRankResult> result;
+    withWatchdog([&] {
+      int saved = omp_get_max_threads();
+      omp_set_num_threads(threads);
+      result = runAllRanks(dataParallelPlan(2), o);
+      omp_set_num_threads(saved);
+    });
+    ASSERT_TRUE(result.ok()) << result.status();
+    // Two outputs on two ranks for two steps.
+    EXPECT_EQ(seen, std::vector<int>(8, threads));
   }
 }
 

@@ -1,0 +1,210 @@
+//===- FuseAllReduce.cpp - Bucket small all-reduces into one --------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// All-reduces of the same element type, operand layout and mesh axis are
+// gathered in program order into buckets of at most `bucket-bytes`; each
+// bucket of two or more becomes reshape -> concat -> one all_reduce ->
+// slice -> reshape. The ops are built after the bucket's last all-reduce
+// and the block is sorted topologically, so users of earlier members move
+// after them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Transforms/Passes.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#define DEBUG_TYPE "oneflow-fuse-all-reduce"
+
+namespace mlir::oneflow {
+#define GEN_PASS_DEF_FUSEALLREDUCEPASS
+#include "OneFlowDialect/Transforms/Passes.h.inc"
+} // namespace mlir::oneflow
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+/// The bytes of `op`'s operand when every rank holds the whole tensor (B
+/// or P on every mesh axis) with a static shape, else -1.
+static int64_t wholeBytes(AllReduceOp op) {
+  auto type = cast<RankedTensorType>(op.getX().getType());
+  GlobalAttr global = getGlobalEncoding(type);
+  if (!global || !type.hasStaticShape() ||
+      !type.getElementType().isIntOrFloat())
+    return -1;
+  for (SbpAttr sbp : global.getNdSbp())
+    if (sbp.getKind() == SbpKind::split)
+      return -1;
+  return type.getNumElements() *
+         llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
+}
+
+/// Whether `op` uses, directly or through other ops, a result of one of
+/// `members` (the first of which comes first in the block): then the two
+/// cannot be one all-reduce.
+static bool dependsOn(Operation *op, ArrayRef<AllReduceOp> members) {
+  Operation *first = members.front();
+  SmallPtrSet<Operation *, 8> targets, seen;
+  for (AllReduceOp member : members)
+    targets.insert(member);
+  SmallVector<Operation *> work{op};
+  while (!work.empty()) {
+    Operation *current = work.pop_back_val();
+    for (Value operand : current->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!def || def->getBlock() != first->getBlock() ||
+          def->isBeforeInBlock(first) || !seen.insert(def).second)
+        continue;
+      if (targets.contains(def))
+        return true;
+      work.push_back(def);
+    }
+  }
+  return false;
+}
+
+/// Whether fusing `bucket` keeps every in-place write where it is relative
+/// to the other users of the value it writes. The users of the bucket's
+/// results (and theirs) only move later; an optimizer update among them
+/// must not move past a user of its variable that came after it.
+static bool keepsWritesInOrder(ArrayRef<AllReduceOp> bucket) {
+  SetVector<Operation *> moving;
+  SmallVector<Operation *> work;
+  for (AllReduceOp op : bucket)
+    work.push_back(op);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    for (Operation *user : op->getUsers())
+      if (moving.insert(user))
+        work.push_back(user);
+  }
+  for (Operation *op : moving) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      continue;
+    for (Value operand : op->getOperands()) {
+      if (!effects.getEffectOnValue<MemoryEffects::Write>(operand))
+        continue;
+      for (Operation *user : operand.getUsers())
+        if (!moving.contains(user) && user->getBlock() == op->getBlock() &&
+            op->isBeforeInBlock(user))
+          return false;
+    }
+  }
+  return true;
+}
+
+/// Replaces the all-reduces of `bucket` (two or more, same element type,
+/// operand and result encodings and mesh axis) by one.
+static void fuse(ArrayRef<AllReduceOp> bucket) {
+  AllReduceOp last = bucket.back();
+  OpBuilder b(last->getContext());
+  b.setInsertionPointAfter(last);
+  Location loc = b.getFusedLoc(llvm::map_to_vector(
+      bucket, [](AllReduceOp op) { return op.getLoc(); }));
+  auto operandType = cast<RankedTensorType>(last.getX().getType());
+  auto resultType = cast<RankedTensorType>(last.getType());
+  Type element = operandType.getElementType();
+  auto flat = [&](int64_t n, RankedTensorType like) {
+    return RankedTensorType::get({n}, element, like.getEncoding());
+  };
+  SmallVector<Value> pieces;
+  SmallVector<int64_t> sizes;
+  for (AllReduceOp op : bucket) {
+    auto type = cast<RankedTensorType>(op.getX().getType());
+    sizes.push_back(type.getNumElements());
+    pieces.push_back(ReshapeOp::create(b, op.getLoc(),
+                                       flat(sizes.back(), operandType),
+                                       op.getX())
+                         .getResult());
+  }
+  int64_t total = 0;
+  for (int64_t n : sizes)
+    total += n;
+  Value joined = ConcatOp::create(b, loc, flat(total, operandType), pieces,
+                                  /*axis=*/0)
+                     .getResult();
+  Value reduced = AllReduceOp::create(b, loc, flat(total, resultType), joined,
+                                      last.getMeshAxis())
+                      .getResult();
+  int64_t start = 0;
+  for (auto [index, n] : llvm::enumerate(sizes)) {
+    AllReduceOp op = bucket[index];
+    Value piece =
+        SliceOp::create(b, op.getLoc(), flat(n, resultType), reduced,
+                        b.getDenseI64ArrayAttr({start}),
+                        b.getDenseI64ArrayAttr({start + n}),
+                        b.getDenseI64ArrayAttr({1}))
+            .getResult();
+    start += n;
+    Value result =
+        ReshapeOp::create(b, op.getLoc(), op.getType(), piece).getResult();
+    op.getResult().replaceAllUsesWith(result);
+  }
+  for (AllReduceOp op : bucket)
+    op.erase();
+}
+
+namespace {
+
+struct FuseAllReducePass
+    : public mlir::oneflow::impl::FuseAllReducePassBase<FuseAllReducePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (bucketBytes <= 0)
+      return;
+    for (Block &block : getOperation().getBody()) {
+      // Open buckets by (element type, operand and result encodings, mesh
+      // axis); a bucket closes when the next member would overflow it or
+      // depends on one of its members.
+      using Key = std::tuple<Type, Attribute, Attribute, uint64_t>;
+      llvm::MapVector<Key, std::pair<SmallVector<AllReduceOp>, int64_t>> open;
+      SmallVector<SmallVector<AllReduceOp>> buckets;
+      for (auto op : block.getOps<AllReduceOp>()) {
+        int64_t bytes = wholeBytes(op);
+        if (bytes < 0 || bytes > bucketBytes)
+          continue;
+        auto operand = cast<RankedTensorType>(op.getX().getType());
+        Key key{operand.getElementType(), operand.getEncoding(),
+                cast<RankedTensorType>(op.getType()).getEncoding(),
+                op.getMeshAxis()};
+        auto &[members, used] = open[key];
+        if (!members.empty() &&
+            (used + bytes > bucketBytes || dependsOn(op, members))) {
+          buckets.push_back(std::move(members));
+          members.clear();
+          used = 0;
+        }
+        members.push_back(op);
+        used += bytes;
+      }
+      for (auto &entry : open)
+        buckets.push_back(std::move(entry.second.first));
+      bool changed = false;
+      for (ArrayRef<AllReduceOp> bucket : buckets)
+        if (bucket.size() > 1 && keepsWritesInOrder(bucket)) {
+          fuse(bucket);
+          changed = true;
+        }
+      if (!changed)
+        continue;
+      // Buckets hold independent all-reduces (dependsOn), so an order
+      // exists.
+      bool sorted = sortTopologically(&block);
+      assert(sorted && "a bucket holds an all-reduce that depends on another");
+      (void)sorted;
+    }
+  }
+};
+
+} // namespace
