@@ -84,6 +84,12 @@ ofrt::OutputObserver Progress::observer() {
   };
 }
 
+void Progress::setFirstStep(int64_t step) {
+  std::lock_guard<std::mutex> lock(mutex);
+  firstStep = step;
+  done = seen = step - 1;
+}
+
 int64_t Progress::lastStep() const {
   std::lock_guard<std::mutex> lock(mutex);
   return seen;
@@ -101,7 +107,8 @@ void Progress::record(const std::string &name, int64_t step, double value) {
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
-    double rate = (s + 1) * samplesPerStep / std::max(seconds, 1e-9);
+    double rate =
+        (s + 1 - firstStep) * samplesPerStep / std::max(seconds, 1e-9);
     for (const auto &[n, v] : values) {
       first.emplace(n, v);
       last[n] = v;
@@ -114,11 +121,11 @@ void Progress::record(const std::string &name, int64_t step, double value) {
       std::fprintf(csv, "\n");
     }
     // Redraw at most every 0.1 s, and at the last step.
-    if (live && (seconds - drawn >= 0.1 || s + 1 == steps)) {
+    if (live && (seconds - drawn >= 0.1 || s + 1 == firstStep + steps)) {
       drawn = seconds;
       std::string line = "\rstep " + std::to_string(s + 1);
       if (steps > 0)
-        line += "/" + std::to_string(steps);
+        line += "/" + std::to_string(firstStep + steps);
       for (const std::string &n : names) {
         char buf[64];
         std::snprintf(buf, sizeof buf, " | %s %.5g", n.c_str(), values[n]);
@@ -129,7 +136,8 @@ void Progress::record(const std::string &name, int64_t step, double value) {
       line += buf;
       if (steps > 0) {
         std::snprintf(buf, sizeof buf, " | %.1f s left",
-                      seconds / (s + 1) * (steps - s - 1));
+                      seconds / (s + 1 - firstStep) *
+                          (firstStep + steps - s - 1));
         line += buf;
       }
       std::fprintf(stderr, "%s   ", line.c_str());
@@ -147,9 +155,10 @@ void Progress::finish() {
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
+  int64_t ran = done + 1 - firstStep;
   std::printf("summary: %lld steps in %.2f s, %.0f samples/s",
-              static_cast<long long>(done + 1), seconds,
-              (done + 1) * samplesPerStep / std::max(seconds, 1e-9));
+              static_cast<long long>(ran), seconds,
+              ran * samplesPerStep / std::max(seconds, 1e-9));
   for (const std::string &n : names)
     if (first.count(n))
       std::printf("; %s %.6g -> %.6g", n.c_str(), first[n], last[n]);

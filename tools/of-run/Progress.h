@@ -35,6 +35,9 @@ public:
          const std::string &csvPath, bool live);
   ~Progress();
 
+  /// A resumed run's first step: outputs arrive from it on, and the
+  /// summary counts the steps of this run.
+  void setFirstStep(int64_t step);
   /// The observer to give the sessions.
   ofrt::OutputObserver observer();
   /// The last step any output of rank 0 reached (-1: none yet).
@@ -48,7 +51,7 @@ private:
   void record(const std::string &name, int64_t step, double value);
 
   std::vector<std::string> names; ///< Watched outputs, sorted.
-  int64_t steps = -1, samplesPerStep = 1;
+  int64_t steps = -1, samplesPerStep = 1, firstStep = 0;
   bool live = false;
   std::FILE *csv = nullptr;
   std::chrono::steady_clock::time_point start;

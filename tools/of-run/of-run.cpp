@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/Runtime/MultiRank.h"
+#include "Checkpointing.h"
 #include "Launch.h"
 #include "ModelLoader.h"
 #include "Progress.h"
@@ -342,6 +343,12 @@ int main(int argc, char **argv) {
     return ofrun::launchProcesses(processes, rest);
   }
 
+  absl::StatusOr<std::unique_ptr<ofrun::Checkpointing>> checkpointing =
+      ofrun::Checkpointing::create(*plan, !*launched || (*launched)->world == 1,
+                                   !*launched || (*launched)->rank == 0);
+  if (!checkpointing.ok())
+    return fail(std::string(checkpointing.status().message()));
+  (*checkpointing)->configure(options);
   options.run.maxSteps = absl::GetFlag(FLAGS_steps);
   options.run.recordFirings = true;
   std::string progressMode = absl::GetFlag(FLAGS_progress);
@@ -353,6 +360,7 @@ int main(int argc, char **argv) {
           progressMode == "on" || (progressMode == "auto" && isatty(2)));
   if (!progress.ok())
     return fail(std::string(progress.status().message()));
+  (*progress)->setFirstStep(options.run.firstStep);
   options.session.onOutput = (*progress)->observer();
   // Ctrl-C stops every rank of this process after the same step, beyond
   // any step a source has reached (sources run at most the regsts' buffer
@@ -388,6 +396,8 @@ int main(int argc, char **argv) {
   if (watcher.interrupted())
     std::printf("interrupted: stopped after step %lld\n",
                 static_cast<long long>(stepLimit.load()));
+  if (absl::Status status = (*checkpointing)->finish(*result); !status.ok())
+    return fail(std::string(status.message()));
 
   for (const auto &[name, value] : result->outputs)
     printOutput(name, value, absl::GetFlag(FLAGS_print_limit));

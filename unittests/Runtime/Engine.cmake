@@ -4,6 +4,7 @@ add_oneflow_unittest(OneFlowEngineTests
   Engine/RandomPlansTest.cpp
   Engine/ProgramTest.cpp
   Engine/SessionTest.cpp
-  Engine/NpyTest.cpp)
+  Engine/NpyTest.cpp
+  Engine/CheckpointTest.cpp)
 target_link_libraries(OneFlowEngineTests PRIVATE OneFlowRuntime
   OpenMP::OpenMP_CXX)

@@ -41,10 +41,16 @@ struct RunOptions {
   int64_t maxSteps = -1;
   /// Record every firing (RunResult::firings).
   bool recordFirings = false;
-  /// When set, sources also stop at this step; it may be lowered while the
-  /// run goes (Ctrl-C: every rank of a job must get the same value, beyond
-  /// the step any of its sources has reached, so that all stop together).
+  /// When set, sources also stop at this step (a kernel step, counted from
+  /// 0 before firstStep); it may be lowered while the run goes (Ctrl-C:
+  /// every rank of a job must get the same value, beyond the step any of
+  /// its sources has reached, so that all stop together).
   const std::atomic<int64_t> *stepLimit = nullptr;
+  /// The step kernels see first (KernelContext::step): a run resumed from
+  /// a checkpoint continues its step count, so learning-rate schedules,
+  /// dropout masks and file batches continue too. Firings, maxSteps and
+  /// RunResult::steps count from the start of this run.
+  int64_t firstStep = 0;
 };
 
 struct RunResult {

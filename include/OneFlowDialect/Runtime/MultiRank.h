@@ -38,6 +38,9 @@ struct MultiRankOptions {
   std::chrono::milliseconds timeout{60000};
   /// The interface this process's ranks listen on.
   std::string hostname = "127.0.0.1";
+  /// Also return the logical value of every variable after the run
+  /// (MultiRankResult::variables), for a checkpoint.
+  bool collectVariables = false;
 };
 
 struct MultiRankResult {
@@ -48,6 +51,9 @@ struct MultiRankResult {
   /// rank 0 has all, others their own); firings of the ranks this process
   /// ran, when RunOptions::recordFirings is set.
   std::vector<RunResult> ranks;
+  /// With MultiRankOptions::collectVariables: every variable's logical
+  /// value after the run, by name (runRank: on rank 0 only).
+  std::map<std::string, TensorData> variables;
 };
 
 /// Checks that the plan's ranks are 0 .. worldSize - 1 in order.

@@ -37,6 +37,10 @@ absl::StatusOr<NpyHeader> readNpyHeader(std::istream &in,
 /// Reads a whole .npy file.
 absl::StatusOr<TensorData> readNpy(const std::string &path);
 
+/// The bytes of a version 1 .npy file before the data of an array of
+/// `desc` (magic string, version, header length and the padded header).
+absl::StatusOr<std::string> encodeNpyHeader(const TensorDesc &desc);
+
 /// Writes `tensor` as a version 1 .npy file.
 absl::Status writeNpy(const std::string &path, const TensorData &tensor);
 

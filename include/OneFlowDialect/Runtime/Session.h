@@ -22,6 +22,7 @@
 
 namespace ofrt {
 
+class CheckpointReader;
 class CommunicatorPool;
 
 /// Where an input's batches come from.
@@ -54,6 +55,14 @@ using OutputObserver =
     std::function<void(int64_t rank, const std::string &name, int64_t step,
                        const TensorView &value, bool whole)>;
 
+/// Sees a variable's piece each time its actor fires at `step` after the
+/// first step of a run: the value after `step` steps, before any op reads
+/// it at that step (a consistent point for checkpoints). Runs on the
+/// variable's stream thread; `value` is only valid during the call.
+using VariableObserver =
+    std::function<void(int64_t rank, const std::string &name, int64_t step,
+                       const TensorView &value)>;
+
 struct SessionOptions {
   std::map<std::string, InputSource> inputs; ///< By input name.
   /// Inputs not listed above get Random in [0, 1) (floats) or [0, 2)
@@ -65,6 +74,11 @@ struct SessionOptions {
   CommunicatorPool *communicators = nullptr;
   /// Called for every output at every step when set (progress, metrics).
   OutputObserver onOutput;
+  /// When set, variables this checkpoint holds start from their piece of
+  /// its value instead of their initializers. Not owned; ranks may share it.
+  CheckpointReader *restore = nullptr;
+  /// Called for every variable at every step but the first when set.
+  VariableObserver onVariable;
 };
 
 class Session {
@@ -80,6 +94,9 @@ public:
   /// The value each output had at the last step, by output name.
   const std::map<std::string, TensorData> &outputs() const;
   const RankProgram &program() const;
+  /// A copy of the buffer of regst `regstId` that holds `step` (after a
+  /// run: a variable's value, its regst having one buffer).
+  TensorData regstValue(int64_t regstId, int64_t step) const;
 
   ~Session();
 

@@ -136,19 +136,18 @@ absl::StatusOr<TensorData> ofrt::readNpy(const std::string &path) {
   return tensor;
 }
 
-absl::Status ofrt::writeNpy(const std::string &path, const TensorData &tensor) {
+absl::StatusOr<std::string> ofrt::encodeNpyHeader(const TensorDesc &desc) {
   const char *descr = nullptr;
   for (const DescrName &entry : kDescrs)
-    if (entry.dtype == tensor.desc.dtype)
+    if (entry.dtype == desc.dtype)
       descr = entry.descr;
   if (!descr)
     return absl::InvalidArgumentError(
-        std::string(".npy files here hold no ") +
-        dtypeName(tensor.desc.dtype));
+        std::string(".npy files here hold no ") + dtypeName(desc.dtype));
   std::string shape;
-  for (size_t i = 0; i < tensor.desc.shape.size(); ++i)
-    shape += (i ? ", " : "") + std::to_string(tensor.desc.shape[i]);
-  if (tensor.desc.shape.size() == 1)
+  for (size_t i = 0; i < desc.shape.size(); ++i)
+    shape += (i ? ", " : "") + std::to_string(desc.shape[i]);
+  if (desc.shape.size() == 1)
     shape += ","; // "(5,)"
   std::string header = std::string("{'descr': '") + descr +
                        "', 'fortran_order': False, 'shape': (" + shape +
@@ -157,15 +156,21 @@ absl::Status ofrt::writeNpy(const std::string &path, const TensorData &tensor) {
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header.push_back('\n');
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
   uint16_t length = header.size();
-  char lengthBytes[2] = {static_cast<char>(length & 0xff),
-                         static_cast<char>(length >> 8)};
-  out.write(kMagic, 6);
-  out.put(1);
-  out.put(0);
-  out.write(lengthBytes, 2);
-  out << header;
+  std::string prefix(kMagic, 6);
+  prefix.push_back(1);
+  prefix.push_back(0);
+  prefix.push_back(static_cast<char>(length & 0xff));
+  prefix.push_back(static_cast<char>(length >> 8));
+  return prefix + header;
+}
+
+absl::Status ofrt::writeNpy(const std::string &path, const TensorData &tensor) {
+  absl::StatusOr<std::string> header = encodeNpyHeader(tensor.desc);
+  if (!header.ok())
+    return header.status();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << *header;
   out.write(reinterpret_cast<const char *>(tensor.bytes.data()),
             tensor.bytes.size());
   if (!out)

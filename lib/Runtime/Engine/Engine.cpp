@@ -79,6 +79,7 @@ struct Engine::Impl {
 
   // Shared by the stream threads during a run.
   std::atomic<bool> stopped{false};
+  int64_t firstStep = 0; ///< RunOptions::firstStep of this run.
   std::mutex errorMutex;
   absl::Status error;
 
@@ -210,7 +211,8 @@ void Engine::Impl::fail(const ActorState &actor, const absl::Status &status) {
       error = absl::Status(status.code(), "actor '" + actor.spec->op.name +
                                               "' (" + where +
                                               ") failed at step " +
-                                              std::to_string(actor.step) +
+                                              std::to_string(firstStep +
+                                                             actor.step) +
                                               ": " + message);
     }
   }
@@ -279,7 +281,7 @@ absl::Status Engine::Impl::fire(int64_t index, std::vector<Firing> *firings,
   for (int64_t r : actor.resultRegsts)
     outputs.push_back(view(r));
   auto begin = std::chrono::steady_clock::now();
-  absl::Status status = actor.kernel->compute({actor.step}, inputs, outputs);
+  absl::Status status = actor.kernel->compute({firstStep + actor.step}, inputs, outputs);
   auto end = std::chrono::steady_clock::now();
   if (!status.ok())
     return status;
@@ -333,7 +335,8 @@ void Engine::Impl::runStream(int64_t stream, const RunOptions &options,
     bool sourceDone =
         actor.inputs.empty() &&
         ((options.maxSteps >= 0 && actor.step >= options.maxSteps) ||
-         (options.stepLimit && actor.step >= options.stepLimit->load()));
+         (options.stepLimit &&
+          options.firstStep + actor.step >= options.stepLimit->load()));
     bool unread = !actor.pairs.empty();
     for (const OutputPair &pair : actor.pairs)
       unread &= pair.ended;
@@ -391,6 +394,7 @@ Engine::create(RankProgram program, const KernelProvider &provider) {
 
 absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
   Impl &state = *impl;
+  state.firstStep = options.firstStep;
   auto start = std::chrono::steady_clock::now();
   std::vector<std::vector<Firing>> firings(state.streamOrders.size());
   std::vector<std::thread> threads;

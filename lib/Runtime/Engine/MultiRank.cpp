@@ -6,6 +6,7 @@
 
 #include "OneFlowDialect/Runtime/MultiRank.h"
 
+#include "OneFlowDialect/Runtime/Checkpoint.h"
 #include "OneFlowDialect/Runtime/CommunicatorPool.h"
 #include "OneFlowDialect/Runtime/Pieces.h"
 
@@ -27,12 +28,17 @@ struct RankState {
   absl::Status status;
   RunResult result;
   std::vector<std::pair<std::string, OutputPiece>> pieces;
+  /// With collectVariables: the rank's variable values, in plan order
+  /// (empty unless primary).
+  std::vector<TensorData> variables;
 };
 
-/// Runs `program` with `pool` and collects its output pieces. The session
+/// Runs `program` with `pool` and collects its output pieces (and, given
+/// `variables`, the values of its primary variable pieces). The session
 /// (and with it every kernel) is gone when this returns.
 absl::Status runProgram(const RankProgram &program, CommunicatorPool &pool,
-                        const MultiRankOptions &options, RankState &state) {
+                        const MultiRankOptions &options, RankState &state,
+                        const std::vector<VariablePiece> *variables) {
   SessionOptions sessionOptions = options.session;
   sessionOptions.communicators = &pool;
   absl::StatusOr<std::unique_ptr<Session>> session =
@@ -43,6 +49,11 @@ absl::Status runProgram(const RankProgram &program, CommunicatorPool &pool,
   if (!result.ok())
     return result.status();
   state.result = std::move(*result);
+  if (variables)
+    for (const VariablePiece &piece : *variables)
+      state.variables.push_back(piece.primary
+                                    ? (*session)->regstValue(piece.regst, 0)
+                                    : TensorData{});
   for (const ActorSpec &actor : program.actors) {
     if (actor.op.type != "oneflow.output")
       continue;
@@ -126,10 +137,13 @@ proto::RankReport makeReport(int rank, const RankState &state) {
     out->set_primary(piece.primary);
     out->set_data(piece.value.bytes.data(), piece.value.bytes.size());
   }
+  for (const TensorData &value : state.variables)
+    report.add_variables(value.bytes.data(), value.bytes.size());
   return report;
 }
 
-void readReport(const proto::RankReport &report, RankState &state) {
+void readReport(const proto::RankReport &report,
+                const std::vector<VariablePiece> *variables, RankState &state) {
   state.result.steps = report.steps();
   state.result.seconds = report.seconds();
   for (const proto::OutputPiece &in : report.pieces()) {
@@ -145,12 +159,20 @@ void readReport(const proto::RankReport &report, RankState &state) {
     piece.primary = in.primary();
     state.pieces.push_back({in.name(), std::move(piece)});
   }
+  for (int i = 0; variables && i < report.variables_size(); ++i) {
+    TensorData value;
+    if (i < static_cast<int>(variables->size()))
+      value.desc = (*variables)[i].desc;
+    value.bytes.assign(report.variables(i).begin(), report.variables(i).end());
+    state.variables.push_back(std::move(value));
+  }
 }
 
 /// Sends this rank's report to rank 0 (rank != 0) or receives every other
 /// rank's into `states` (rank 0), over the world group.
-absl::Status exchangeReports(CommunicatorPool &pool,
-                             std::vector<RankState> &states) {
+absl::Status
+exchangeReports(CommunicatorPool &pool, std::vector<RankState> &states,
+                const std::vector<std::vector<VariablePiece>> *variables) {
   int world = pool.worldSize(), rank = pool.rank();
   std::vector<int64_t> everyone;
   for (int r = 0; r < world; ++r)
@@ -180,9 +202,47 @@ absl::Status exchangeReports(CommunicatorPool &pool,
     if (!report.ParseFromString(bytes))
       return absl::DataLossError("rank " + std::to_string(r) +
                                  " sent a corrupt report");
-    readReport(report, states[r]);
+    readReport(report, variables ? &(*variables)[r] : nullptr, states[r]);
   }
   return absl::OkStatus();
+}
+
+/// The variables of every rank when the run collects them (else none).
+absl::StatusOr<std::vector<std::vector<VariablePiece>>>
+planVariablesIf(const LoadedPlan &plan, const MultiRankOptions &options) {
+  if (!options.collectVariables)
+    return std::vector<std::vector<VariablePiece>>(plan.ranks.size());
+  return planVariables(plan.ranks);
+}
+
+/// The result from every rank's state: timing, and the outputs (and
+/// variables) assembled from the pieces.
+absl::StatusOr<MultiRankResult>
+collectResult(std::vector<RankState> &states,
+              const std::vector<std::vector<VariablePiece>> &variables,
+              const MultiRankOptions &options) {
+  MultiRankResult result;
+  std::vector<std::pair<std::string, OutputPiece>> pieces;
+  std::vector<std::vector<TensorData>> values;
+  for (RankState &state : states) {
+    result.ranks.push_back(std::move(state.result));
+    for (auto &piece : state.pieces)
+      pieces.push_back(std::move(piece));
+    values.push_back(std::move(state.variables));
+  }
+  absl::StatusOr<std::map<std::string, TensorData>> outputs =
+      assembleAll(pieces);
+  if (!outputs.ok())
+    return outputs.status();
+  result.outputs = std::move(*outputs);
+  if (options.collectVariables) {
+    absl::StatusOr<std::map<std::string, TensorData>> assembled =
+        assembleVariables(variables, values);
+    if (!assembled.ok())
+      return assembled.status();
+    result.variables = std::move(*assembled);
+  }
+  return result;
 }
 
 } // namespace
@@ -206,33 +266,28 @@ ofrt::runAllRanks(const LoadedPlan &plan, const MultiRankOptions &options) {
   if (absl::Status status = checkRankNumbers(plan); !status.ok())
     return status;
   int world = plan.ranks.size();
+  absl::StatusOr<std::vector<std::vector<VariablePiece>>> variables =
+      planVariablesIf(plan, options);
+  if (!variables.ok())
+    return variables.status();
   std::shared_ptr<Rendezvous> store = createInProcessRendezvous();
   std::vector<RankState> states(world);
   std::vector<std::thread> threads;
   for (int r = 0; r < world; ++r)
     threads.emplace_back([&, r] {
       CommunicatorPool pool(r, world, store, options.timeout, options.hostname);
-      states[r].status = runProgram(plan.ranks[r], pool, options, states[r]);
+      states[r].status =
+          runProgram(plan.ranks[r], pool, options, states[r],
+                     options.collectVariables ? &(*variables)[r] : nullptr);
     });
   for (std::thread &thread : threads)
     thread.join();
   std::vector<absl::Status> statuses;
-  std::vector<std::pair<std::string, OutputPiece>> pieces;
-  MultiRankResult result;
-  for (RankState &state : states) {
+  for (RankState &state : states)
     statuses.push_back(state.status);
-    result.ranks.push_back(std::move(state.result));
-    for (auto &piece : state.pieces)
-      pieces.push_back(std::move(piece));
-  }
   if (absl::Status status = combineErrors(statuses); !status.ok())
     return status;
-  absl::StatusOr<std::map<std::string, TensorData>> outputs =
-      assembleAll(pieces);
-  if (!outputs.ok())
-    return outputs.status();
-  result.outputs = std::move(*outputs);
-  return result;
+  return collectResult(states, *variables, options);
 }
 
 absl::StatusOr<MultiRankResult>
@@ -246,30 +301,29 @@ ofrt::runRank(const LoadedPlan &plan, int rank,
     return absl::InvalidArgumentError("rank " + std::to_string(rank) +
                                       " is not in the plan's " +
                                       std::to_string(world) + " ranks");
+  absl::StatusOr<std::vector<std::vector<VariablePiece>>> variables =
+      planVariablesIf(plan, options);
+  if (!variables.ok())
+    return variables.status();
+  const std::vector<std::vector<VariablePiece>> *collect =
+      options.collectVariables ? &*variables : nullptr;
   std::vector<RankState> states(world);
   CommunicatorPool pool(rank, world, std::move(store), options.timeout,
                         options.hostname);
   absl::Status status = runProgram(plan.ranks[rank], pool, options,
-                                   states[rank]);
+                                   states[rank],
+                                   collect ? &(*collect)[rank] : nullptr);
   if (status.ok() && world > 1)
-    status = exchangeReports(pool, states);
+    status = exchangeReports(pool, states, collect);
   if (!status.ok())
     return absl::Status(status.code(), "rank " + std::to_string(rank) +
                                            " failed: " +
                                            std::string(status.message()));
-  MultiRankResult result;
-  for (RankState &state : states)
-    result.ranks.push_back(state.result);
-  if (rank != 0)
+  if (rank != 0) {
+    MultiRankResult result;
+    for (RankState &state : states)
+      result.ranks.push_back(state.result);
     return result;
-  std::vector<std::pair<std::string, OutputPiece>> pieces;
-  for (RankState &state : states)
-    for (auto &piece : state.pieces)
-      pieces.push_back(std::move(piece));
-  absl::StatusOr<std::map<std::string, TensorData>> outputs =
-      assembleAll(pieces);
-  if (!outputs.ok())
-    return outputs.status();
-  result.outputs = std::move(*outputs);
-  return result;
+  }
+  return collectResult(states, *variables, options);
 }

@@ -6,6 +6,7 @@
 
 #include "OneFlowDialect/Runtime/Session.h"
 
+#include "OneFlowDialect/Runtime/Checkpoint.h"
 #include "OneFlowDialect/Runtime/CollectiveKernels.h"
 #include "OneFlowDialect/Runtime/Npy.h"
 #include "OneFlowDialect/Runtime/Pieces.h"
@@ -189,17 +190,19 @@ public:
       // Every rank reads each logical batch, so all end together.
       char *target = batch.empty() ? static_cast<char *>(out.data)
                                    : reinterpret_cast<char *>(batch.data());
-      if (nextBatch == batches) {
+      // Batch number = step, so that a resumed run reads on where the
+      // checkpointed one stopped; with `loop`, epoch after epoch.
+      int64_t batchIndex = context.step;
+      if (batchIndex >= batches) {
         if (!source.loop)
           return absl::OutOfRangeError("end of data");
-        nextBatch = 0; // The next epoch.
+        batchIndex %= batches;
       }
-      file.seekg(dataOffset + nextBatch * logical.bytes());
+      file.seekg(dataOffset + batchIndex * logical.bytes());
       if (!file.read(target, logical.bytes()))
         return absl::DataLossError("data file '" + source.path +
                                    "' for input '" + name +
                                    "' could not be read");
-      ++nextBatch;
       if (layout.zero)
         std::memset(out.data, 0, desc.bytes());
       else if (!batch.empty())
@@ -229,7 +232,7 @@ private:
   std::string name;
   TensorDesc logical;
   std::ifstream file;
-  int64_t dataOffset = 0, batches = 0, nextBatch = 0;
+  int64_t dataOffset = 0, batches = 0;
   std::vector<uint8_t> filled;
   std::vector<uint8_t> batch; ///< One logical batch, when this is a piece.
 };
@@ -260,6 +263,61 @@ private:
   std::string name;
   bool whole; ///< The value is the logical tensor, not a piece of it.
 };
+
+/// A variable's kernel, showing its value to an observer each time it
+/// fires after the first step of the run: every consumer has returned the
+/// previous step (its regst has one buffer), so the value is the one after
+/// that many steps, and no op has read it for this step yet.
+class ObservedVariableKernel : public Kernel {
+public:
+  ObservedVariableKernel(std::unique_ptr<Kernel> inner,
+                         VariableObserver observer, int64_t rank,
+                         std::string name)
+      : inner(std::move(inner)), observer(std::move(observer)), rank(rank),
+        name(std::move(name)) {}
+
+  absl::Status compute(const KernelContext &context,
+                       const std::vector<TensorView> &inputs,
+                       const std::vector<TensorView> &outputs) override {
+    if (absl::Status status = inner->compute(context, inputs, outputs);
+        !status.ok())
+      return status;
+    if (!first)
+      observer(rank, name, context.step, outputs[0]);
+    first = false;
+    return absl::OkStatus();
+  }
+
+private:
+  std::unique_ptr<Kernel> inner;
+  VariableObserver observer;
+  int64_t rank;
+  std::string name;
+  bool first = true;
+};
+
+/// Creates a variable's kernel, with its piece of the checkpoint's value
+/// when `restore` holds the variable.
+absl::StatusOr<std::unique_ptr<Kernel>>
+createVariableKernel(const OpDesc &op, CheckpointReader *restore) {
+  std::string name = op.get<std::string>("name", op.name);
+  if (!restore || !restore->tensors().count(name) || op.outputs.size() != 1)
+    return KernelRegistry::global().create(DeviceKind::Cpu, op);
+  absl::StatusOr<PieceLayout> layout = readPieceLayout(op, op.outputs[0].shape);
+  if (!layout.ok())
+    return layout.status();
+  if (layout->zero) // This rank holds zeros, whatever the value.
+    return KernelRegistry::global().create(DeviceKind::Cpu, op);
+  absl::StatusOr<TensorData> piece =
+      restore->readBox(name, layout->begin, op.outputs[0].shape);
+  if (!piece.ok())
+    return piece.status();
+  OpDesc loaded = op;
+  loaded.attrs.erase("init");
+  loaded.attrs.erase("init_args");
+  loaded.attrs["value"] = std::move(*piece);
+  return KernelRegistry::global().create(DeviceKind::Cpu, loaded);
+}
 
 } // namespace
 
@@ -365,6 +423,15 @@ Session::create(RankProgram program, const SessionOptions &options) {
                          "communicators (run the plan on all its ranks)");
       return createCollectiveKernel(op, *options.communicators);
     }
+    if (op.type == "oneflow.variable") {
+      absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+          createVariableKernel(op, options.restore);
+      if (!kernel.ok() || !options.onVariable)
+        return kernel;
+      return std::unique_ptr<Kernel>(std::make_unique<ObservedVariableKernel>(
+          std::move(*kernel), options.onVariable, rank,
+          op.get<std::string>("name", op.name)));
+    }
     return KernelRegistry::global().create(DeviceKind::Cpu, op);
   };
   absl::StatusOr<std::unique_ptr<Engine>> engine =
@@ -394,6 +461,18 @@ absl::StatusOr<RunResult> Session::run(const RunOptions &options) {
 
 const std::map<std::string, TensorData> &Session::outputs() const {
   return impl->outputs;
+}
+
+TensorData Session::regstValue(int64_t regstId, int64_t step) const {
+  TensorData value;
+  const RegstSpec *regst = impl->engine->program().findRegst(regstId);
+  if (!regst)
+    return value;
+  const auto *data =
+      static_cast<const uint8_t *>(impl->engine->buffer(regstId, step));
+  value.desc = regst->desc;
+  value.bytes.assign(data, data + regst->desc.bytes());
+  return value;
 }
 
 const RankProgram &Session::program() const { return impl->engine->program(); }

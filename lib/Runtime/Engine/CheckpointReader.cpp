@@ -1,0 +1,305 @@
+//===- CheckpointReader.cpp - Loading variables ---------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Reads a checkpoint's manifest (llvm::json), checks each file once (size,
+// .npy header, CRC-32) and reads boxes of logical tensors with pread, one
+// contiguous run at a time, so that a rank reads only its piece.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Runtime/Checkpoint.h"
+
+#include "OneFlowDialect/Runtime/Npy.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <zlib.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace ofrt;
+namespace fs = std::filesystem;
+
+namespace {
+
+absl::Status manifestError(const std::string &path, const std::string &why) {
+  return absl::InvalidArgumentError("checkpoint '" + path + "': " + why);
+}
+
+/// Reads a whole small file.
+absl::StatusOr<std::string> readText(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return absl::NotFoundError("checkpoint: cannot open '" + path +
+                               "': " + std::strerror(errno));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+absl::StatusOr<DType> parseDType(const std::string &name) {
+  if (name == "f32")
+    return DType::F32;
+  if (name == "f64")
+    return DType::F64;
+  if (name == "i32")
+    return DType::I32;
+  if (name == "i64")
+    return DType::I64;
+  return absl::InvalidArgumentError("dtype '" + name +
+                                    "' is not f32, f64, i32 or i64");
+}
+
+/// One manifest entry; errors say what is wrong with it.
+absl::StatusOr<CheckpointEntry> parseEntry(const llvm::json::Value &value) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return absl::InvalidArgumentError("is not an object");
+  CheckpointEntry entry;
+  std::optional<llvm::StringRef> file = object->getString("file");
+  if (!file || file->empty() || file->contains('/') || *file == "." ||
+      *file == "..")
+    return absl::InvalidArgumentError(
+        "needs \"file\", a file name inside the checkpoint directory");
+  entry.file = file->str();
+  std::optional<llvm::StringRef> dtype = object->getString("dtype");
+  if (!dtype)
+    return absl::InvalidArgumentError("needs \"dtype\", a string");
+  absl::StatusOr<DType> parsed = parseDType(dtype->str());
+  if (!parsed.ok())
+    return parsed.status();
+  entry.desc.dtype = *parsed;
+  const llvm::json::Array *shape = object->getArray("shape");
+  if (!shape)
+    return absl::InvalidArgumentError("needs \"shape\", a list of sizes");
+  for (const llvm::json::Value &dim : *shape) {
+    std::optional<int64_t> size = dim.getAsInteger();
+    if (!size || *size < 0)
+      return absl::InvalidArgumentError(
+          "has a \"shape\" entry that is not a size");
+    entry.desc.shape.push_back(*size);
+  }
+  std::optional<int64_t> crc = object->getInteger("crc32");
+  if (!crc || *crc < 0 || *crc > 0xFFFFFFFFll)
+    return absl::InvalidArgumentError(
+        "needs \"crc32\", an unsigned 32-bit integer");
+  entry.crc32 = static_cast<uint32_t>(*crc);
+  return entry;
+}
+
+} // namespace
+
+absl::StatusOr<std::unique_ptr<CheckpointReader>>
+CheckpointReader::open(const std::string &path) {
+  std::string dir = path;
+  std::error_code error;
+  if (!fs::exists(fs::path(dir) / "manifest.json", error)) {
+    fs::path latest = fs::path(path) / "latest";
+    if (!fs::exists(latest, error))
+      return absl::NotFoundError("checkpoint '" + path +
+                                 "' has neither manifest.json nor latest");
+    absl::StatusOr<std::string> name = readText(latest.string());
+    if (!name.ok())
+      return name.status();
+    while (!name->empty() && std::isspace(static_cast<unsigned char>(name->back())))
+      name->pop_back();
+    if (name->empty() || name->find('/') != std::string::npos)
+      return manifestError(latest.string(), "does not name a step directory");
+    dir = (fs::path(path) / *name).string();
+    if (!fs::exists(fs::path(dir) / "manifest.json", error))
+      return absl::NotFoundError("checkpoint '" + latest.string() +
+                                 "' names '" + *name +
+                                 "', which has no manifest.json");
+  }
+  std::string manifestPath = (fs::path(dir) / "manifest.json").string();
+  absl::StatusOr<std::string> text = readText(manifestPath);
+  if (!text.ok())
+    return text.status();
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(*text);
+  if (!json)
+    return manifestError(manifestPath, "invalid JSON: " +
+                                           llvm::toString(json.takeError()));
+  const llvm::json::Object *manifest = json->getAsObject();
+  if (!manifest)
+    return manifestError(manifestPath, "is not a JSON object");
+  std::optional<llvm::StringRef> format = manifest->getString("format");
+  if (!format || *format != "oneflow-checkpoint")
+    return manifestError(manifestPath,
+                         "\"format\" is not \"oneflow-checkpoint\"");
+  std::optional<int64_t> version = manifest->getInteger("version");
+  if (!version)
+    return manifestError(manifestPath, "has no integer \"version\"");
+  if (*version != 1)
+    return manifestError(manifestPath,
+                         "format version " + std::to_string(*version) +
+                             " is not one this runtime reads (version 1)");
+  std::optional<int64_t> step = manifest->getInteger("step");
+  if (!step || *step < 0)
+    return manifestError(manifestPath,
+                         "\"step\" is not a count of steps (an integer >= 0)");
+  const llvm::json::Object *tensors = manifest->getObject("tensors");
+  if (!tensors)
+    return manifestError(manifestPath, "has no \"tensors\" object");
+  std::unique_ptr<CheckpointReader> reader(new CheckpointReader());
+  reader->dir = dir;
+  reader->stepCount = *step;
+  for (const auto &[name, value] : *tensors) {
+    absl::StatusOr<CheckpointEntry> entry = parseEntry(value);
+    if (!entry.ok())
+      return manifestError(manifestPath, "tensor '" + name.str() + "' " +
+                                             std::string(entry.status().message()));
+    reader->entries[name.str()] = std::move(*entry);
+  }
+  return reader;
+}
+
+absl::Status CheckpointReader::checkAgainst(
+    const std::map<std::string, TensorDesc> &variables, bool partial) const {
+  for (const auto &[name, entry] : entries) {
+    auto it = variables.find(name);
+    if (it == variables.end())
+      return absl::InvalidArgumentError(
+          "checkpoint '" + dir + "' has tensor '" + name +
+          "', which is no variable of the program");
+    if (it->second != entry.desc)
+      return absl::InvalidArgumentError(
+          "checkpoint '" + dir + "': tensor '" + name + "' is " +
+          entry.desc.str() + " but the program's variable is " +
+          it->second.str());
+  }
+  if (partial)
+    return absl::OkStatus();
+  for (const auto &[name, desc] : variables)
+    if (!entries.count(name))
+      return absl::InvalidArgumentError(
+          "checkpoint '" + dir + "' has no tensor '" + name +
+          "' (a variable of the program); --resume-partial starts such "
+          "variables from their initializers");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> CheckpointReader::verify(const std::string &name) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = verified.find(name); it != verified.end())
+    return it->second;
+  auto entryIt = entries.find(name);
+  if (entryIt == entries.end())
+    return absl::NotFoundError("checkpoint '" + dir + "' has no tensor '" +
+                               name + "'");
+  const CheckpointEntry &entry = entryIt->second;
+  std::string path = (fs::path(dir) / entry.file).string();
+  auto bad = [&](const std::string &why) {
+    return absl::DataLossError("checkpoint tensor '" + name + "' in '" + path +
+                               "': " + why);
+  };
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return bad(std::string("cannot open: ") + std::strerror(errno));
+  absl::StatusOr<NpyHeader> header = readNpyHeader(in, path);
+  if (!header.ok())
+    return absl::DataLossError("checkpoint tensor '" + name + "': " +
+                               std::string(header.status().message()));
+  if (header->desc != entry.desc)
+    return bad("the file holds " + header->desc.str() +
+               " but the manifest says " + entry.desc.str());
+  in.seekg(0, std::ios::end);
+  int64_t size = in.tellg();
+  int64_t expected = header->dataOffset + entry.desc.bytes();
+  if (size != expected)
+    return bad("the file has " + std::to_string(size) + " bytes, not the " +
+               std::to_string(expected) + " of its header and data" +
+               (size < expected ? " (truncated)" : ""));
+  in.seekg(0);
+  uLong crc = crc32(0L, Z_NULL, 0);
+  std::vector<char> chunk(1 << 20);
+  while (in) {
+    in.read(chunk.data(), chunk.size());
+    crc = crc32_z(crc, reinterpret_cast<const Bytef *>(chunk.data()),
+                  in.gcount());
+  }
+  if (static_cast<uint32_t>(crc) != entry.crc32)
+    return bad("CRC-32 " + std::to_string(static_cast<uint32_t>(crc)) +
+               " differs from the manifest's " + std::to_string(entry.crc32) +
+               " (the file is corrupt)");
+  verified[name] = header->dataOffset;
+  return header->dataOffset;
+}
+
+absl::StatusOr<TensorData>
+CheckpointReader::readBox(const std::string &name,
+                          const std::vector<int64_t> &begin,
+                          const std::vector<int64_t> &shape) {
+  absl::StatusOr<int64_t> offset = verify(name);
+  if (!offset.ok())
+    return offset.status();
+  const CheckpointEntry &entry = entries.at(name);
+  const std::vector<int64_t> &logical = entry.desc.shape;
+  size_t rank = logical.size();
+  std::string path = (fs::path(dir) / entry.file).string();
+  if (begin.size() != rank || shape.size() != rank)
+    return absl::InvalidArgumentError("checkpoint tensor '" + name +
+                                      "': a box of the wrong rank");
+  for (size_t d = 0; d < rank; ++d)
+    if (begin[d] < 0 || shape[d] < 0 || begin[d] + shape[d] > logical[d])
+      return absl::InvalidArgumentError("checkpoint tensor '" + name +
+                                        "': a box outside its shape");
+  TensorData box;
+  box.desc = {entry.desc.dtype, shape};
+  box.bytes.resize(box.desc.bytes());
+  if (box.bytes.empty())
+    return box;
+  // Runs: the innermost axes the box covers whole, plus the next one.
+  size_t inner = rank;
+  int64_t run = 1;
+  while (inner > 0) {
+    --inner;
+    run *= shape[inner];
+    if (shape[inner] != logical[inner])
+      break;
+  }
+  std::vector<int64_t> strides(rank, 1);
+  for (size_t d = rank; d-- > 1;)
+    strides[d - 1] = strides[d] * logical[d];
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return absl::DataLossError("checkpoint tensor '" + name + "' in '" + path +
+                               "': cannot open: " + std::strerror(errno));
+  size_t element = dtypeSize(entry.desc.dtype);
+  size_t runBytes = run * element;
+  std::vector<int64_t> index(inner, 0); // Over the axes before `inner`.
+  for (size_t out = 0; out < box.bytes.size(); out += runBytes) {
+    int64_t start = 0;
+    for (size_t d = 0; d < rank; ++d)
+      start += (begin[d] + (d < inner ? index[d] : 0)) * strides[d];
+    size_t done = 0;
+    while (done < runBytes) {
+      ssize_t n = ::pread(fd, box.bytes.data() + out + done, runBytes - done,
+                          *offset + start * element + done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0) {
+        ::close(fd);
+        return absl::DataLossError("checkpoint tensor '" + name + "' in '" +
+                                   path + "' could not be read");
+      }
+      done += n;
+    }
+    for (size_t d = inner; d-- > 0;) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  ::close(fd);
+  return box;
+}

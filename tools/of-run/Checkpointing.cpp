@@ -1,0 +1,158 @@
+//===- Checkpointing.cpp - of-run's checkpoint flags ----------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "Checkpointing.h"
+
+#include "absl/flags/flag.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+ABSL_FLAG(std::string, save, "",
+          "Save the variables (parameters and optimizer states) under this "
+          "directory after the run, also when Ctrl-C stops it: DIR/step-N/ "
+          "and DIR/latest, written atomically");
+ABSL_FLAG(int64_t, save_every, 0,
+          "With --save: also save after every N steps (--save-every)");
+ABSL_FLAG(int64_t, keep, 2,
+          "With --save: the number of newest step directories to keep");
+ABSL_FLAG(std::string, resume, "",
+          "Start from this checkpoint (a step directory, or a --save "
+          "directory with `latest`): its variables and its step count");
+ABSL_FLAG(bool, resume_partial, false,
+          "With --resume: variables the checkpoint lacks start from their "
+          "initializers instead of being an error (--resume-partial)");
+
+using namespace ofrun;
+
+absl::StatusOr<std::unique_ptr<Checkpointing>>
+Checkpointing::create(const ofrt::LoadedPlan &plan, bool allRanksHere,
+                      bool verbose) {
+  std::unique_ptr<Checkpointing> result(new Checkpointing());
+  Checkpointing &c = *result;
+  c.verbose = verbose;
+  c.saveRoot = absl::GetFlag(FLAGS_save);
+  c.every = absl::GetFlag(FLAGS_save_every);
+  c.saveOptions.keep = absl::GetFlag(FLAGS_keep);
+  if (c.every < 0)
+    return absl::InvalidArgumentError("--save-every must not be negative");
+  if (c.saveOptions.keep < 1)
+    return absl::InvalidArgumentError("--keep must be at least 1");
+  if (c.every > 0 && c.saveRoot.empty())
+    return absl::InvalidArgumentError("--save-every needs --save DIR");
+  if (c.every > 0 && !allRanksHere)
+    return absl::InvalidArgumentError(
+        "--save-every needs every rank in this process (--devices cpu:N); "
+        "with several processes of-run saves once, after the run");
+  if (absl::GetFlag(FLAGS_resume_partial) && absl::GetFlag(FLAGS_resume).empty())
+    return absl::InvalidArgumentError("--resume-partial needs --resume");
+  // Test hook: kill this process after N files of a save (a crash mid-save).
+  if (const char *kill = std::getenv("OF_RUN_TEST_FAIL_SAVE_AFTER"))
+    c.saveOptions.killAfterFiles = std::atoll(kill);
+
+  bool needVariables = !c.saveRoot.empty() || !absl::GetFlag(FLAGS_resume).empty();
+  if (!needVariables)
+    return result;
+  absl::StatusOr<std::vector<std::vector<ofrt::VariablePiece>>> variables =
+      ofrt::planVariables(plan.ranks);
+  if (!variables.ok())
+    return variables.status();
+  c.variables = std::move(*variables);
+  c.index.resize(c.variables.size());
+  for (size_t r = 0; r < c.variables.size(); ++r)
+    for (size_t i = 0; i < c.variables[r].size(); ++i) {
+      c.index[r][c.variables[r][i].name] = i;
+      c.primaryPieces += c.variables[r][i].primary;
+    }
+  if (std::string path = absl::GetFlag(FLAGS_resume); !path.empty()) {
+    absl::StatusOr<std::unique_ptr<ofrt::CheckpointReader>> reader =
+        ofrt::CheckpointReader::open(path);
+    if (!reader.ok())
+      return reader.status();
+    if (absl::Status status = (*reader)->checkAgainst(
+            ofrt::logicalVariables(c.variables),
+            absl::GetFlag(FLAGS_resume_partial));
+        !status.ok())
+      return status;
+    c.resume = std::move(*reader);
+    if (verbose)
+      std::printf("resumed from %s at step %lld (%zu tensors)\n",
+                  c.resume->directory().c_str(),
+                  static_cast<long long>(c.resume->step()),
+                  c.resume->tensors().size());
+  }
+  return result;
+}
+
+int64_t Checkpointing::firstStep() const {
+  return resume ? resume->step() : 0;
+}
+
+void Checkpointing::configure(ofrt::MultiRankOptions &options) {
+  options.run.firstStep = firstStep();
+  options.session.restore = resume.get();
+  options.collectVariables = !saveRoot.empty();
+  if (every > 0)
+    options.session.onVariable = [this](int64_t rank, const std::string &name,
+                                        int64_t step,
+                                        const ofrt::TensorView &value) {
+      observe(rank, name, step, value);
+    };
+}
+
+void Checkpointing::observe(int64_t rank, const std::string &name,
+                            int64_t step, const ofrt::TensorView &value) {
+  if (step % every != 0 || rank < 0 ||
+      rank >= static_cast<int64_t>(index.size()))
+    return;
+  auto it = index[rank].find(name);
+  if (it == index[rank].end() || !variables[rank][it->second].primary)
+    return;
+  const auto *bytes = static_cast<const uint8_t *>(value.data);
+  ofrt::TensorData copy{value.desc,
+                        std::vector<uint8_t>(bytes, bytes + value.desc.bytes())};
+  std::lock_guard<std::mutex> lock(mutex);
+  auto &[values, count] = pending[step];
+  if (values.empty()) {
+    values.resize(variables.size());
+    for (size_t r = 0; r < variables.size(); ++r)
+      values[r].resize(variables[r].size());
+  }
+  values[rank][it->second] = std::move(copy);
+  if (++count < primaryPieces)
+    return;
+  auto snapshot = std::move(values);
+  pending.erase(step);
+  absl::StatusOr<std::map<std::string, ofrt::TensorData>> tensors =
+      ofrt::assembleVariables(variables, snapshot);
+  absl::Status status = tensors.ok() ? save(step, *tensors) : tensors.status();
+  if (!status.ok() && saveError.ok())
+    saveError = status;
+}
+
+absl::Status
+Checkpointing::save(int64_t step,
+                    const std::map<std::string, ofrt::TensorData> &tensors) {
+  absl::StatusOr<std::string> dir =
+      ofrt::saveCheckpoint(saveRoot, step, tensors, saveOptions);
+  if (!dir.ok())
+    return dir.status();
+  if (verbose)
+    std::printf("saved checkpoint %s (step %lld)\n", dir->c_str(),
+                static_cast<long long>(step));
+  return absl::OkStatus();
+}
+
+absl::Status Checkpointing::finish(const ofrt::MultiRankResult &result) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!saveError.ok())
+      return saveError;
+  }
+  if (saveRoot.empty() || result.ranks.empty())
+    return absl::OkStatus();
+  return save(firstStep() + result.ranks[0].steps, result.variables);
+}
