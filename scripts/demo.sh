@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-#===- scripts/demo.sh - Set up, build and run the main job ---------------===#
+#===- scripts/demo.sh - Set up, build and tour the compiler's stages -----===#
 #
 # SPDX-License-Identifier: Apache-2.0
 #
-# The main job, until training lands: an MLP written for one device with
-# hybrid (data + tensor parallel) layouts on a 2x2 mesh of CPU ranks is
+# A tour of the stages (the main job is scripts/train_gpt.sh): an MLP
+# written for one device with hybrid (data + tensor parallel) layouts on a 2x2 mesh of CPU ranks is
 # verified and printed by of-opt, its shapes are inferred, of-translate
 # reports which piece of every global tensor each rank holds, SBP
 # propagation derives every other layout and the boxing between them, and

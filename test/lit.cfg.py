@@ -40,3 +40,4 @@ import shutil
 if shutil.which("redis-server"):
     config.available_features.add("redis-server")
 lit_config.parallelism_groups["multi-rank"] = 1
+config.substitutions.append(("%oneflow_bin", config.oneflow_tools_dir))

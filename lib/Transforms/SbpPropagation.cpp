@@ -15,6 +15,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <cmath>
 #include <limits>
 #include <tuple>
 
@@ -334,9 +335,20 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
       break;
     }
   }
-  // ...else the cheapest, the earlier one on ties.
+  // ...else the cheapest. On ties, the one that boxes the fewest
+  // variables: a parameter keeps the layout it was given (tensor-parallel
+  // weights stay split, the activations move) where that costs no more.
+  // Then the earlier one.
+  auto boxedVariables = [&](const NdSbpSignature &candidate) {
+    unsigned count = 0;
+    for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+      count += operand.getDefiningOp<VariableOp>() &&
+               producers[i] != required(candidate, i);
+    return count;
+  };
   if (!chosen) {
     double best = std::numeric_limits<double>::infinity();
+    unsigned bestBoxed = 0;
     for (const NdSbpSignature &candidate : candidates) {
       double cost = computeCost(op, candidate.countPieces(mesh), clusterDesc);
       for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
@@ -345,8 +357,13 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
         cost += cachedBoxingCost(type, producers[i], need) +
                 partialPenalty(type, producers[i], need);
       }
-      if (!chosen || cost < best) {
+      unsigned boxed = boxedVariables(candidate);
+      // Costs within a relative 1e-9 tie (sums of the same terms in
+      // another order).
+      bool tie = chosen && std::abs(cost - best) <= 1e-9 * std::abs(best);
+      if (!chosen || (!tie && cost < best) || (tie && boxed < bestBoxed)) {
         best = cost;
+        bestBoxed = boxed;
         chosen = &candidate;
       }
     }

@@ -153,3 +153,22 @@ func.func @in_place_update() {
   oneflow.sgd_update %v, %g {lr = 0.1 : f64} : tensor<8xf32, #oneflow.global<#p2, [S(0)]>>, tensor<8xf32>
   return
 }
+
+// -----
+
+// A tie: all-gathering the S(0) activation (B, S(1) -> S(1)) moves as many
+// bytes as all-gathering the S(1) weight (S(0), B -> S(0)), and the compute
+// splits alike. The variable keeps its stated layout; the activation moves.
+
+#p4 = #oneflow.placement<cpu, ranks = [0, 1, 2, 3]>
+
+// CHECK-LABEL: func.func @tie_keeps_variable_layout
+func.func @tie_keeps_variable_layout() {
+  %x = oneflow.input "x" : tensor<16x8xf32, #oneflow.global<#p4, [S(0)]>>
+  %w = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<8x16xf32, #oneflow.global<#p4, [S(1)]>>
+  // CHECK: oneflow.matmul {{.*}} {oneflow.operand_layouts = [#oneflow.global<#cpu4, [B]>, #oneflow.global<#cpu4, [S(1)]>]}
+  // CHECK-SAME: -> tensor<16x16xf32, #oneflow.global<#cpu4, [S(1)]>>
+  %y = oneflow.matmul %x, %w : (tensor<16x8xf32, #oneflow.global<#p4, [S(0)]>>, tensor<8x16xf32, #oneflow.global<#p4, [S(1)]>>) -> tensor<16x16xf32>
+  oneflow.output "y", %y : tensor<16x16xf32>
+  return
+}

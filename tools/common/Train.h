@@ -27,6 +27,9 @@ namespace oftools {
 /// oneflow-optimizer and oneflow-apply-strategy for their meaning.
 struct TrainOptions {
   std::string loss = "loss";
+  /// For an ONNX model with loss "cross_entropy": the labels input that the
+  /// importer adds with the loss.
+  std::string labels = "labels";
   /// kind (sgd, adam, adamw), lr, momentum, ..., as the pass takes them.
   mlir::oneflow::OptimizerPassOptions optimizer;
   /// dp, tp, hybrid, zero or a strategy file; empty: dp on several devices,

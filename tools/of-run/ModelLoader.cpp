@@ -4,15 +4,18 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The one place of-run touches the compiler: a .mlir program goes through
-// oneflow-default-pipeline and plan export in memory, then is loaded like
-// any plan file. The runtime itself stays MLIR-free.
+// The one place of-run touches the compiler: a .mlir program (or an ONNX
+// model, imported first) goes through oneflow-default-pipeline and plan
+// export in memory, then is loaded like any plan file. The runtime itself
+// stays MLIR-free.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ModelLoader.h"
 
 #include "Compile.h"
+
+#include "OneFlowDialect/Target/OnnxImport.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -29,8 +32,8 @@ static bool endsWith(const std::string &s, const std::string &suffix) {
 }
 
 /// Compiles `path` to a binary plan, reporting diagnostics on stderr.
-static absl::StatusOr<std::string>
-compile(const std::string &path, const oftools::TrainOptions *train) {
+static absl::StatusOr<std::string> compile(const std::string &path, int ranks,
+                                           const oftools::TrainOptions *train) {
   DialectRegistry registry;
   oftools::registerToolDialects(registry);
   MLIRContext context(registry);
@@ -42,28 +45,47 @@ compile(const std::string &path, const oftools::TrainOptions *train) {
   if (!file)
     return absl::NotFoundError("cannot open model file '" + path +
                                "': " + error);
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module;
+  oftools::TrainOptions attached;
+  if (endsWith(path, ".onnx")) {
+    oneflow::OnnxImportOptions options;
+    // Training lays the program out by its strategy instead.
+    options.dataParallelRanks = train ? 1 : ranks;
+    if (train && train->loss == "cross_entropy") {
+      options.loss = train->loss;
+      options.labels = train->labels;
+      attached = *train;
+      attached.loss = "loss"; // The output the importer adds.
+      train = &attached;
+    }
+    module =
+        oneflow::importOnnxModel(file->getBuffer(), path, &context, options);
+  } else {
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  }
   if (!module)
-    return absl::InvalidArgumentError("cannot parse '" + path +
-                                      "' (the errors above say why)");
+    return absl::InvalidArgumentError(
+        (endsWith(path, ".onnx") ? "cannot import '" : "cannot parse '") +
+        path + "' (the errors above say why)");
   return oftools::compileToPlan(*module, path, train);
 }
 
 absl::StatusOr<ofrt::LoadedPlan>
 ofrun::loadModel(const std::string &path, const std::string &emitPlan,
-                 const oftools::TrainOptions *train) {
-  if (!endsWith(path, ".mlir")) {
+                 int ranks, const oftools::TrainOptions *train) {
+  if (!endsWith(path, ".mlir") && !endsWith(path, ".onnx")) {
     if (train)
       return absl::InvalidArgumentError(
-          "--train needs a .mlir model written for one device, not the plan '" +
+          "--train needs a .mlir or .onnx model written for one device, not "
+          "the plan '" +
           path + "'");
     if (!emitPlan.empty())
       return absl::InvalidArgumentError(
-          "--emit_plan needs a .mlir model to compile");
+          "--emit_plan needs a .mlir or .onnx model to compile");
     return ofrt::loadPlanFile(path);
   }
-  absl::StatusOr<std::string> plan = compile(path, train);
+  absl::StatusOr<std::string> plan = compile(path, ranks, train);
   if (!plan.ok())
     return plan.status();
   if (!emitPlan.empty()) {

@@ -13,12 +13,14 @@
 namespace ofrun {
 
 /// Loads `path`: a plan (.plan binary, .plantxt text) as it is, or a
-/// `oneflow` program (.mlir) compiled through oneflow-default-pipeline.
+/// `oneflow` program (.mlir) or ONNX model (.onnx, imported data-parallel
+/// over `ranks` CPU ranks) compiled through oneflow-default-pipeline.
 /// When `emitPlan` is not empty, the compiled plan is also written there.
-/// With `train`, a .mlir program becomes a training step first
-/// (oftools::buildTrainingPipeline); plans cannot.
+/// With `train`, a .mlir program or .onnx model (imported without layouts)
+/// becomes a training step first (oftools::buildTrainingPipeline); plans
+/// cannot.
 absl::StatusOr<ofrt::LoadedPlan>
-loadModel(const std::string &path, const std::string &emitPlan,
+loadModel(const std::string &path, const std::string &emitPlan, int ranks,
           const oftools::TrainOptions *train = nullptr);
 
 } // namespace ofrun

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // `of-run model.mlir --train [--loss NAME] [--optimizer sgd|adam|adamw]
+// (or model.onnx --train --loss cross_entropy [--labels NAME])
 // [--lr ...] [--strategy dp|tp|hybrid|zero|FILE]`: the flags map one to one
 // to the options of oneflow-autodiff, oneflow-optimizer and
 // oneflow-apply-strategy.
@@ -18,7 +19,12 @@
 ABSL_FLAG(bool, train, false,
           "Compile the .mlir model (written for one device, with a scalar "
           "loss output) into a training step: autodiff, optimizer, strategy");
-ABSL_FLAG(std::string, loss, "loss", "With --train: the scalar loss output");
+ABSL_FLAG(std::string, loss, "loss",
+          "With --train: the scalar loss output; for an .onnx model, "
+          "cross_entropy attaches that loss to the model's output");
+ABSL_FLAG(std::string, labels, "labels",
+          "With --train --loss cross_entropy on an .onnx model: the name of "
+          "the int64 labels input it adds (feed it with --input)");
 ABSL_FLAG(std::string, optimizer, "sgd", "With --train: sgd, adam or adamw");
 ABSL_FLAG(double, lr, 0.01, "With --train: peak learning rate");
 ABSL_FLAG(double, momentum, 0.0, "With --train: SGD momentum");
@@ -51,6 +57,7 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   }
   oftools::TrainOptions options;
   options.loss = absl::GetFlag(FLAGS_loss);
+  options.labels = absl::GetFlag(FLAGS_labels);
   std::string kind = absl::GetFlag(FLAGS_optimizer);
   if (kind != "sgd" && kind != "adam" && kind != "adamw")
     return absl::InvalidArgumentError("--optimizer '" + kind +

@@ -6,6 +6,7 @@
 //
 //   of-run model.plan [--steps N] [--input NAME=SOURCE]... [--trace out.json]
 //   of-run model.mlir ...   (compiled through oneflow-default-pipeline)
+//   of-run model.onnx ...   (imported, data parallel over the ranks)
 //   of-run model.mlir --train --devices cpu:4 --strategy dp|tp|hybrid|zero|FILE
 //   of-run model.plan --devices cpu:4          (4 ranks in this process)
 //   of-run model.plan --nproc-per-node 4       (4 processes of of-run)
@@ -20,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/Runtime/MultiRank.h"
+#include "OneFlowDialect/Runtime/Npy.h"
 #include "Checkpointing.h"
 #include "Launch.h"
 #include "ModelLoader.h"
@@ -73,6 +75,9 @@ ABSL_FLAG(uint64_t, seed, 0, "Seed of the generated inputs");
 ABSL_FLAG(std::string, trace, "", "Write a Chrome trace of every actor firing to this file");
 ABSL_FLAG(std::string, emit_plan, "", "Also write the compiled plan (binary) to this file");
 ABSL_FLAG(int, print_limit, 8, "Elements of each output to print");
+ABSL_FLAG(std::string, save_outputs, "",
+          "Write each output at the last step to DIR/<name>.npy (the "
+          "directory must exist)");
 ABSL_FLAG(std::string, metrics, "",
           "Write one CSV row per step: time, samples/s and every scalar "
           "output rank 0 holds whole (a loss)");
@@ -259,7 +264,8 @@ int main(int argc, char **argv) {
   std::vector<char *> args =
       absl::ParseCommandLine(normalizedArgv.size(), normalizedArgv.data());
   if (args.size() != 2)
-    return fail("expected exactly one model file (.mlir, .plan or .plantxt); "
+    return fail("expected exactly one model file (.mlir, .onnx, .plan or "
+                ".plantxt); "
                 "see --help");
   std::string model = args[1];
   absl::StatusOr<int> devices = parseDevices(absl::GetFlag(FLAGS_devices));
@@ -313,7 +319,7 @@ int main(int argc, char **argv) {
   if (!train.ok())
     return fail(std::string(train.status().message()));
   absl::StatusOr<ofrt::LoadedPlan> plan =
-      ofrun::loadModel(model, absl::GetFlag(FLAGS_emit_plan),
+      ofrun::loadModel(model, absl::GetFlag(FLAGS_emit_plan), wanted,
                        *train ? &**train : nullptr);
   if (!plan.ok())
     return fail(std::string(plan.status().message()));
@@ -401,6 +407,11 @@ int main(int argc, char **argv) {
 
   for (const auto &[name, value] : result->outputs)
     printOutput(name, value, absl::GetFlag(FLAGS_print_limit));
+  if (std::string dir = absl::GetFlag(FLAGS_save_outputs); !dir.empty())
+    for (const auto &[name, value] : result->outputs)
+      if (absl::Status status = ofrt::writeNpy(dir + "/" + name + ".npy", value);
+          !status.ok())
+        return fail(std::string(status.message()));
   printTiming(plan->ranks[0], result->ranks[0], result->ranks);
   if (!absl::GetFlag(FLAGS_trace).empty()) {
     // Every rank this process ran (all of them unless under a launcher).

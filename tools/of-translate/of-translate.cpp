@@ -5,11 +5,12 @@
 //===----------------------------------------------------------------------===//
 //
 // mlir-translate for the oneflow dialect. Translations register themselves
-// here: the layout report and plan export now, the ONNX importer later.
+// here: the layout report, plan export and the ONNX importer.
 //
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/Target/LayoutReport.h"
+#include "OneFlowDialect/Target/OnnxImport.h"
 #include "OneFlowDialect/Target/PlanExport.h"
 
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
@@ -17,6 +18,7 @@
 int main(int argc, char **argv) {
   mlir::oneflow::registerLayoutReportTranslation();
   mlir::oneflow::registerPlanExportTranslations();
+  mlir::oneflow::registerOnnxImportTranslation();
   return mlir::failed(mlir::mlirTranslateMain(
              argc, argv, "OneFlow-MLIR translation driver\n"))
              ? 1

@@ -61,7 +61,9 @@ def SbpPropagationPass
       OneFlow, the first candidate whose operands all arrive in the layout
       it needs wins; otherwise the cheapest by the cost model (boxing of
       each operand along `planBoxing`'s route, plus compute divided over
-      the devices sharing it), ties going to the earlier candidate. As
+      the devices sharing it); on ties, the candidate that boxes the fewest
+      variables (a parameter keeps its stated layout, so tensor-parallel
+      weights stay split and activations move), then the earlier one. As
       OneFlow penalizes partial inputs, an operand the candidate needs `P`
       on a mesh axis where it is not also costs an all-reduce of it on that
       axis: the partial sum it starts must be reduced later.

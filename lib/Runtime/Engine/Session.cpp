@@ -148,7 +148,8 @@ public:
     file.seekg(0);
     if (endsWith(source.path, ".npy")) {
       // Batches are runs of rows of the array; rows left over after the
-      // last whole batch are not used.
+      // last whole batch are not used. A scalar input reads a 0-d array,
+      // one batch.
       absl::StatusOr<NpyHeader> header = readNpyHeader(file, source.path);
       if (!header.ok())
         return header.status();
@@ -156,18 +157,22 @@ public:
       std::vector<int64_t> rowShape(logical.shape.begin() +
                                         std::min<size_t>(1, logical.rank()),
                                     logical.shape.end());
+      bool scalar = logical.rank() == 0;
       if (array.dtype != logical.dtype || array.rank() != logical.rank() ||
-          logical.rank() == 0 ||
-          std::vector<int64_t>(array.shape.begin() + 1, array.shape.end()) !=
-              rowShape ||
-          array.shape[0] < logical.shape[0] ||
+          (!scalar &&
+           (std::vector<int64_t>(array.shape.begin() + 1, array.shape.end()) !=
+                rowShape ||
+            array.shape[0] < logical.shape[0])) ||
           size < header->dataOffset + static_cast<int64_t>(array.bytes()))
         return absl::InvalidArgumentError(
             "data file '" + source.path + "' for input '" + name + "' holds " +
             array.str() + ", which has no whole " + logical.str() +
             " batch (or is cut short)");
       dataOffset = header->dataOffset;
-      batches = array.shape[0] / logical.shape[0];
+      // A scalar or empty batch is the whole (0-d or empty) array.
+      batches = scalar || logical.shape[0] == 0
+                    ? 1
+                    : array.shape[0] / logical.shape[0];
     } else {
       if (size == 0 || size % logical.bytes() != 0)
         return absl::InvalidArgumentError(

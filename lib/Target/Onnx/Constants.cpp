@@ -1,0 +1,253 @@
+//===- Constants.cpp - ONNX tensors known at import time ------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Element types and TensorProto contents: ConstTensor for what folds, and
+// elements attributes for initializers (read straight from raw_data).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "llvm/Support/Endian.h"
+
+using namespace mlir;
+using namespace mlir::oneflow::onnx_import;
+
+Type mlir::oneflow::onnx_import::elementType(int32_t onnxType,
+                                             MLIRContext *context) {
+  Builder b(context);
+  switch (onnxType) {
+  case onnx::TensorProto::FLOAT:
+    return b.getF32Type();
+  case onnx::TensorProto::DOUBLE:
+    return b.getF64Type();
+  case onnx::TensorProto::INT64:
+    return b.getI64Type();
+  case onnx::TensorProto::INT32:
+    return b.getI32Type();
+  case onnx::TensorProto::BOOL:
+    return b.getI1Type();
+  default:
+    return {};
+  }
+}
+
+std::string mlir::oneflow::onnx_import::elementTypeName(int32_t onnxType) {
+  if (onnx::TensorProto::DataType_IsValid(onnxType))
+    return onnx::TensorProto::DataType_Name(
+        static_cast<onnx::TensorProto::DataType>(onnxType));
+  return "data type " + std::to_string(onnxType);
+}
+
+bool ConstTensor::isFloat() const {
+  return dtype == onnx::TensorProto::FLOAT ||
+         dtype == onnx::TensorProto::DOUBLE;
+}
+
+int64_t
+mlir::oneflow::onnx_import::elementCount(llvm::ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d > 0 && n > kMaxElements / d))
+      return kMaxElements;
+    n *= d;
+  }
+  return n;
+}
+
+int64_t ConstTensor::numElements() const { return elementCount(shape); }
+
+ConstTensor ConstTensor::zeros(int32_t dtype, llvm::ArrayRef<int64_t> shape) {
+  ConstTensor t;
+  t.dtype = dtype;
+  t.shape.assign(shape.begin(), shape.end());
+  if (t.isFloat())
+    t.floats.assign(t.numElements(), 0.0);
+  else
+    t.ints.assign(t.numElements(), 0);
+  return t;
+}
+
+void ConstTensor::append(const ConstTensor &from, int64_t i) {
+  if (isFloat())
+    floats.push_back(from.getDouble(i));
+  else if (dtype == onnx::TensorProto::BOOL)
+    ints.push_back(from.getDouble(i) != 0.0);
+  else
+    ints.push_back(from.getInt(i));
+}
+
+/// Element `i` of a little-endian raw buffer of `dtype`.
+static void readRaw(ConstTensor &t, llvm::StringRef raw, int64_t i) {
+  using namespace llvm::support;
+  const char *p = raw.data();
+  switch (t.dtype) {
+  case onnx::TensorProto::FLOAT:
+    t.floats.push_back(llvm::bit_cast<float>(endian::read32le(p + 4 * i)));
+    return;
+  case onnx::TensorProto::DOUBLE:
+    t.floats.push_back(llvm::bit_cast<double>(endian::read64le(p + 8 * i)));
+    return;
+  case onnx::TensorProto::INT64:
+    t.ints.push_back(static_cast<int64_t>(endian::read64le(p + 8 * i)));
+    return;
+  case onnx::TensorProto::INT32:
+    t.ints.push_back(static_cast<int32_t>(endian::read32le(p + 4 * i)));
+    return;
+  case onnx::TensorProto::BOOL:
+    t.ints.push_back(p[i] != 0);
+    return;
+  }
+}
+
+static int64_t elementBytes(int32_t dtype) {
+  switch (dtype) {
+  case onnx::TensorProto::DOUBLE:
+  case onnx::TensorProto::INT64:
+    return 8;
+  case onnx::TensorProto::BOOL:
+    return 1;
+  default:
+    return 4;
+  }
+}
+
+/// The shape of `proto` after checking its dims; sets `why` on failure.
+static FailureOr<llvm::SmallVector<int64_t>>
+protoShape(const onnx::TensorProto &proto, std::string &why) {
+  llvm::SmallVector<int64_t> shape;
+  int64_t count = 1;
+  for (int64_t d : proto.dims()) {
+    if (d < 0 || (d > 0 && count > (int64_t(1) << 40) / d)) {
+      why = "its shape is negative or too large";
+      return failure();
+    }
+    count *= d;
+    shape.push_back(d);
+  }
+  return shape;
+}
+
+FailureOr<ConstTensor> ConstTensor::fromProto(const onnx::TensorProto &proto,
+                                              std::string &why) {
+  ConstTensor t;
+  t.dtype = proto.data_type();
+  switch (t.dtype) {
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::DOUBLE:
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::BOOL:
+    break;
+  default:
+    why = "its element type " + elementTypeName(t.dtype) + " is not supported";
+    return failure();
+  }
+  FailureOr<llvm::SmallVector<int64_t>> shape = protoShape(proto, why);
+  if (failed(shape))
+    return failure();
+  t.shape = *shape;
+  int64_t n = t.numElements();
+  if (proto.has_raw_data()) {
+    const std::string &raw = proto.raw_data();
+    if (static_cast<int64_t>(raw.size()) != n * elementBytes(t.dtype)) {
+      why = "its raw data holds " + std::to_string(raw.size()) +
+            " bytes, not the " + std::to_string(n * elementBytes(t.dtype)) +
+            " of its shape";
+      return failure();
+    }
+    for (int64_t i = 0; i < n; ++i)
+      readRaw(t, raw, i);
+    return t;
+  }
+  int64_t have = 0;
+  switch (t.dtype) {
+  case onnx::TensorProto::FLOAT:
+    have = proto.float_data_size();
+    t.floats.assign(proto.float_data().begin(), proto.float_data().end());
+    break;
+  case onnx::TensorProto::DOUBLE:
+    have = proto.double_data_size();
+    t.floats.assign(proto.double_data().begin(), proto.double_data().end());
+    break;
+  case onnx::TensorProto::INT64:
+    have = proto.int64_data_size();
+    t.ints.assign(proto.int64_data().begin(), proto.int64_data().end());
+    break;
+  default: // INT32 and BOOL live in int32_data.
+    have = proto.int32_data_size();
+    t.ints.assign(proto.int32_data().begin(), proto.int32_data().end());
+    if (t.dtype == onnx::TensorProto::BOOL)
+      for (int64_t &v : t.ints)
+        v = v != 0;
+    break;
+  }
+  if (have != n) {
+    why = "it holds " + std::to_string(have) + " elements, not the " +
+          std::to_string(n) + " of its shape";
+    return failure();
+  }
+  return t;
+}
+
+RankedTensorType ConstTensor::getType(MLIRContext *context) const {
+  return RankedTensorType::get(shape, elementType(dtype, context));
+}
+
+DenseElementsAttr ConstTensor::toAttr(MLIRContext *context) const {
+  RankedTensorType type = getType(context);
+  Type element = type.getElementType();
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    llvm::SmallVector<APFloat> values;
+    values.reserve(floats.size());
+    for (double v : floats) {
+      APFloat f(v);
+      bool lost;
+      f.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                &lost);
+      values.push_back(f);
+    }
+    return DenseElementsAttr::get(type, values);
+  }
+  unsigned width = element.getIntOrFloatBitWidth();
+  llvm::SmallVector<APInt> values;
+  values.reserve(ints.size());
+  for (int64_t v : ints)
+    values.push_back(APInt(width, static_cast<uint64_t>(v), /*isSigned=*/true,
+                           /*implicitTrunc=*/true));
+  return DenseElementsAttr::get(type, values);
+}
+
+FailureOr<DenseElementsAttr> mlir::oneflow::onnx_import::initializerAttr(
+    const onnx::TensorProto &proto, MLIRContext *context, std::string &why) {
+  int32_t dtype = proto.data_type();
+  Type element = elementType(dtype, context);
+  if (!element) {
+    why = "its element type " + elementTypeName(dtype) + " is not supported";
+    return failure();
+  }
+  // Raw little-endian floats and integers are the attribute's own storage
+  // (on this little-endian host); booleans and typed fields go through
+  // ConstTensor.
+  if (proto.has_raw_data() && dtype != onnx::TensorProto::BOOL) {
+    FailureOr<llvm::SmallVector<int64_t>> shape = protoShape(proto, why);
+    if (failed(shape))
+      return failure();
+    RankedTensorType type = RankedTensorType::get(*shape, element);
+    int64_t bytes = type.getNumElements() * elementBytes(dtype);
+    if (static_cast<int64_t>(proto.raw_data().size()) != bytes) {
+      why = "its raw data holds " + std::to_string(proto.raw_data().size()) +
+            " bytes, not the " + std::to_string(bytes) + " of its shape";
+      return failure();
+    }
+    llvm::ArrayRef<char> raw(proto.raw_data().data(), proto.raw_data().size());
+    return DenseElementsAttr::getFromRawBuffer(type, raw);
+  }
+  FailureOr<ConstTensor> tensor = ConstTensor::fromProto(proto, why);
+  if (failed(tensor))
+    return failure();
+  return tensor->toAttr(context);
+}

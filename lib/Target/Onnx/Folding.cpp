@@ -1,0 +1,518 @@
+//===- Folding.cpp - Import-time evaluation of constant subgraphs ---------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// PyTorch's exporter computes shapes at run time (Shape, Gather, Concat,
+// Unsqueeze, ConstantOfShape, ...). With static shapes all of it is known
+// at import time: a node whose inputs are known is evaluated here and its
+// outputs are recorded as constants, so that no op is emitted for it.
+// Results are bounded in size; larger ones are mapped as ops instead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::oneflow::onnx_import;
+
+/// Folded results above this many elements are left to the op mapping.
+static constexpr int64_t kMaxFoldedElements = 1 << 16;
+
+namespace {
+using Fold = FailureOr<bool> (*)(NodeContext &,
+                                 llvm::ArrayRef<const ConstTensor *>);
+} // namespace
+
+/// Row-major strides of `shape`, with 0 for axes broadcast to `out`.
+static llvm::SmallVector<int64_t>
+broadcastStrides(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> out) {
+  llvm::SmallVector<int64_t> strides(out.size(), 0);
+  int64_t stride = 1;
+  for (int64_t i = shape.size() - 1, o = out.size() - 1; i >= 0; --i, --o) {
+    strides[o] = shape[i] == 1 ? 0 : stride;
+    stride *= shape[i];
+  }
+  return strides;
+}
+
+/// The flat index, in a tensor of `strides`, of element `flat` of `out`.
+static int64_t mapIndex(int64_t flat, llvm::ArrayRef<int64_t> out,
+                        llvm::ArrayRef<int64_t> strides) {
+  int64_t index = 0;
+  for (int64_t d = out.size() - 1; d >= 0; --d) {
+    int64_t coord = flat % out[d];
+    flat /= out[d];
+    index += coord * strides[d];
+  }
+  return index;
+}
+
+static FailureOr<bool> foldConstant(NodeContext &node,
+                                    llvm::ArrayRef<const ConstTensor *>) {
+  ConstTensor t;
+  std::string why;
+  if (const onnx::AttributeProto *a = node.attr("value")) {
+    FailureOr<ConstTensor> value = ConstTensor::fromProto(a->t(), why);
+    if (failed(value))
+      return node.error() << "its value: " << why;
+    t = std::move(*value);
+  } else if (const onnx::AttributeProto *a = node.attr("value_float")) {
+    t.dtype = onnx::TensorProto::FLOAT;
+    t.floats = {a->f()};
+  } else if (const onnx::AttributeProto *a = node.attr("value_floats")) {
+    t.dtype = onnx::TensorProto::FLOAT;
+    t.floats.assign(a->floats().begin(), a->floats().end());
+    t.shape = {static_cast<int64_t>(t.floats.size())};
+  } else if (const onnx::AttributeProto *a = node.attr("value_int")) {
+    t.dtype = onnx::TensorProto::INT64;
+    t.ints = {a->i()};
+  } else if (const onnx::AttributeProto *a = node.attr("value_ints")) {
+    t.dtype = onnx::TensorProto::INT64;
+    t.ints.assign(a->ints().begin(), a->ints().end());
+    t.shape = {static_cast<int64_t>(t.ints.size())};
+  } else {
+    for (const onnx::AttributeProto &a : node.node.attribute())
+      return node.error() << "unsupported attribute '" << a.name() << "'";
+    return node.error() << "has no value";
+  }
+  if (t.isFloat())
+    for (double &v : t.floats)
+      v = static_cast<float>(v) == v || t.dtype == onnx::TensorProto::DOUBLE
+              ? v
+              : static_cast<float>(v);
+  node.setConst(0, std::move(t));
+  return true;
+}
+
+static FailureOr<bool> foldShape(NodeContext &node,
+                                 llvm::ArrayRef<const ConstTensor *>) {
+  FailureOr<llvm::SmallVector<int64_t>> inputShape = node.inputShape(0);
+  if (failed(inputShape))
+    return failure();
+  llvm::ArrayRef<int64_t> shape = *inputShape;
+  int64_t rank = shape.size();
+  int64_t start = node.getInt("start", 0), end = node.getInt("end", rank);
+  start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
+  end = std::clamp<int64_t>(end < 0 ? end + rank : end, 0, rank);
+  ConstTensor t;
+  t.dtype = onnx::TensorProto::INT64;
+  for (int64_t i = start; i < end; ++i)
+    t.ints.push_back(shape[i]);
+  t.shape = {static_cast<int64_t>(t.ints.size())};
+  node.setConst(0, std::move(t));
+  return true;
+}
+
+static FailureOr<bool> foldSize(NodeContext &node,
+                                llvm::ArrayRef<const ConstTensor *>) {
+  FailureOr<llvm::SmallVector<int64_t>> inputShape = node.inputShape(0);
+  if (failed(inputShape))
+    return failure();
+  ConstTensor t;
+  t.dtype = onnx::TensorProto::INT64;
+  t.ints = {elementCount(*inputShape)};
+  node.setConst(0, std::move(t));
+  return true;
+}
+
+static FailureOr<bool> foldIdentity(NodeContext &node,
+                                    llvm::ArrayRef<const ConstTensor *> in) {
+  node.setConst(0, *in[0]);
+  return true;
+}
+
+static FailureOr<bool> foldCast(NodeContext &node,
+                                llvm::ArrayRef<const ConstTensor *> in) {
+  int64_t to = node.getInt("to", 0);
+  if (!elementType(to, node.getContext()))
+    return node.error() << "unsupported target type " << elementTypeName(to);
+  ConstTensor t = ConstTensor::zeros(to, in[0]->shape);
+  t.floats.clear();
+  t.ints.clear();
+  for (int64_t i = 0; i < in[0]->numElements(); ++i) {
+    double v = in[0]->getDouble(i);
+    if (t.isFloat())
+      t.floats.push_back(to == onnx::TensorProto::FLOAT ? static_cast<float>(v)
+                                                        : v);
+    else if (to == onnx::TensorProto::BOOL)
+      t.ints.push_back(v != 0.0);
+    else if (!std::isfinite(v) || std::fabs(v) > 9.2e18)
+      return false; // Leave undefined conversions to the kernel.
+    else
+      t.ints.push_back(in[0]->isFloat() ? static_cast<int64_t>(v)
+                                        : in[0]->ints[i]);
+  }
+  if (to == onnx::TensorProto::INT32)
+    for (int64_t &v : t.ints)
+      v = static_cast<int32_t>(v);
+  node.setConst(0, std::move(t));
+  return true;
+}
+
+/// A result of `shape` gathered elementwise from `in` through `source`.
+static ConstTensor gathered(const ConstTensor &in,
+                            llvm::ArrayRef<int64_t> shape,
+                            llvm::function_ref<int64_t(int64_t)> source) {
+  ConstTensor t;
+  t.dtype = in.dtype;
+  t.shape.assign(shape.begin(), shape.end());
+  for (int64_t i = 0, n = elementCount(shape); i < n; ++i)
+    t.append(in, source(i));
+  return t;
+}
+
+static FailureOr<bool> foldReshape(NodeContext &node,
+                                   llvm::ArrayRef<const ConstTensor *> in) {
+  FailureOr<llvm::SmallVector<int64_t>> shape = reshapeShape(
+      node, in[0]->shape, in[1]->ints, node.getInt("allowzero", 0) != 0);
+  if (failed(shape))
+    return failure();
+  ConstTensor t = *in[0];
+  t.shape = *shape;
+  node.setConst(0, std::move(t));
+  return true;
+}
+
+static FailureOr<bool> foldUnsqueeze(NodeContext &node,
+                                     llvm::ArrayRef<const ConstTensor *> in) {
+  if (in.size() < 2 || !in[1])
+    return node.error() << "needs its axes input";
+  FailureOr<llvm::SmallVector<int64_t>> shape =
+      unsqueezeShape(node, in[0]->shape, in[1]->ints);
+  if (failed(shape))
+    return failure();
+  ConstTensor t = *in[0];
+  t.shape = *shape;
+  node.setConst(0, std::move(t));
+  return true;
+}
+
+static FailureOr<bool> foldSqueeze(NodeContext &node,
+                                   llvm::ArrayRef<const ConstTensor *> in) {
+  std::optional<llvm::ArrayRef<int64_t>> axes;
+  if (in.size() > 1 && in[1])
+    axes = llvm::ArrayRef<int64_t>(in[1]->ints);
+  FailureOr<llvm::SmallVector<int64_t>> shape =
+      squeezeShape(node, in[0]->shape, axes);
+  if (failed(shape))
+    return failure();
+  ConstTensor t = *in[0];
+  t.shape = *shape;
+  node.setConst(0, std::move(t));
+  return true;
+}
+
+static FailureOr<bool> foldConcat(NodeContext &node,
+                                  llvm::ArrayRef<const ConstTensor *> in) {
+  int64_t rank = in[0]->shape.size();
+  FailureOr<int64_t> axis =
+      normalizeAxis(node, node.getInt("axis", 0), rank, "axis");
+  if (failed(axis))
+    return failure();
+  llvm::SmallVector<int64_t> shape(in[0]->shape);
+  shape[*axis] = 0;
+  for (const ConstTensor *t : in) {
+    if (static_cast<int64_t>(t->shape.size()) != rank ||
+        t->dtype != in[0]->dtype)
+      return node.error() << "inputs differ in rank or element type";
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != *axis && t->shape[d] != in[0]->shape[d])
+        return node.error() << "inputs differ in dimension " << d;
+    shape[*axis] += t->shape[*axis];
+  }
+  int64_t outer =
+      elementCount(llvm::ArrayRef<int64_t>(shape).take_front(*axis));
+  int64_t inner =
+      elementCount(llvm::ArrayRef<int64_t>(shape).drop_front(*axis + 1));
+  ConstTensor t;
+  t.dtype = in[0]->dtype;
+  t.shape = shape;
+  for (int64_t o = 0; o < outer; ++o)
+    for (const ConstTensor *part : in)
+      for (int64_t i = 0, n = part->shape[*axis] * inner; i < n; ++i)
+        t.append(*part, o * n + i);
+  node.setConst(0, std::move(t));
+  return true;
+}
+
+static FailureOr<bool> foldGather(NodeContext &node,
+                                  llvm::ArrayRef<const ConstTensor *> in) {
+  const ConstTensor &data = *in[0], &indices = *in[1];
+  int64_t rank = data.shape.size();
+  FailureOr<int64_t> axis =
+      normalizeAxis(node, node.getInt("axis", 0), rank, "axis");
+  if (failed(axis))
+    return failure();
+  int64_t dim = data.shape[*axis];
+  llvm::SmallVector<int64_t> shape(data.shape.begin(),
+                                   data.shape.begin() + *axis);
+  shape.append(indices.shape.begin(), indices.shape.end());
+  shape.append(data.shape.begin() + *axis + 1, data.shape.end());
+  int64_t inner =
+      elementCount(llvm::ArrayRef<int64_t>(data.shape).drop_front(*axis + 1));
+  int64_t count = indices.numElements();
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t k = indices.ints[i];
+    if (k < -dim || k >= dim)
+      return node.error() << "index " << k << " is out of range for axis of "
+                          << dim;
+  }
+  node.setConst(0, gathered(data, shape, [&](int64_t flat) {
+                  int64_t in = flat % inner;
+                  int64_t j = (flat / inner) % count;
+                  int64_t o = flat / (inner * count);
+                  int64_t k = indices.ints[j] < 0 ? indices.ints[j] + dim
+                                                  : indices.ints[j];
+                  return (o * dim + k) * inner + in;
+                }));
+  return true;
+}
+
+static FailureOr<bool> foldSlice(NodeContext &node,
+                                 llvm::ArrayRef<const ConstTensor *> in) {
+  FailureOr<llvm::SmallVector<SliceAxis>> axes = sliceAxes(node, in[0]->shape);
+  if (failed(axes))
+    return failure();
+  llvm::SmallVector<int64_t> shape;
+  for (const SliceAxis &a : *axes)
+    shape.push_back(a.size);
+  llvm::SmallVector<int64_t> strides =
+      broadcastStrides(in[0]->shape, in[0]->shape);
+  node.setConst(0, gathered(*in[0], shape, [&](int64_t flat) {
+                  int64_t index = 0;
+                  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+                    int64_t coord = flat % shape[d];
+                    flat /= shape[d];
+                    index += ((*axes)[d].start + coord * (*axes)[d].step) *
+                             strides[d];
+                  }
+                  return index;
+                }));
+  return true;
+}
+
+static FailureOr<bool> foldExpand(NodeContext &node,
+                                  llvm::ArrayRef<const ConstTensor *> in) {
+  FailureOr<llvm::SmallVector<int64_t>> shape =
+      broadcastShape(node, in[0]->shape, in[1]->ints);
+  if (failed(shape) || elementCount(*shape) > kMaxFoldedElements)
+    return failed(shape) ? FailureOr<bool>(failure()) : false;
+  llvm::SmallVector<int64_t> strides = broadcastStrides(in[0]->shape, *shape);
+  node.setConst(0, gathered(*in[0], *shape, [&](int64_t flat) {
+                  return mapIndex(flat, *shape, strides);
+                }));
+  return true;
+}
+
+FailureOr<ConstTensor>
+mlir::oneflow::onnx_import::constantOfShapeValue(NodeContext &node) {
+  ConstTensor value;
+  value.dtype = onnx::TensorProto::FLOAT;
+  value.floats = {0.0};
+  if (const onnx::AttributeProto *a = node.attr("value")) {
+    std::string why;
+    FailureOr<ConstTensor> v = ConstTensor::fromProto(a->t(), why);
+    if (failed(v))
+      return node.error() << "its value: " << why;
+    if (v->numElements() != 1)
+      return node.error() << "its value must hold one element";
+    value = std::move(*v);
+  }
+  return value;
+}
+
+static FailureOr<bool>
+foldConstantOfShape(NodeContext &node, llvm::ArrayRef<const ConstTensor *> in) {
+  llvm::SmallVector<int64_t> shape(in[0]->ints.begin(), in[0]->ints.end());
+  for (int64_t d : shape)
+    if (d < 0)
+      return node.error() << "shape has a negative dimension " << d;
+  FailureOr<ConstTensor> value = constantOfShapeValue(node);
+  if (failed(value))
+    return failure();
+  if (elementCount(shape) > kMaxFoldedElements)
+    return false;
+  node.setConst(0, gathered(*value, shape, [](int64_t) { return 0; }));
+  return true;
+}
+
+static FailureOr<bool> foldRange(NodeContext &node,
+                                 llvm::ArrayRef<const ConstTensor *> in) {
+  double start = in[0]->getDouble(0), limit = in[1]->getDouble(0),
+         delta = in[2]->getDouble(0);
+  if (delta == 0)
+    return node.error() << "delta is zero";
+  double count = std::max(0.0, std::ceil((limit - start) / delta));
+  if (!(count <= kMaxFoldedElements))
+    return false;
+  ConstTensor t;
+  t.dtype = in[0]->dtype;
+  t.shape = {static_cast<int64_t>(count)};
+  ConstTensor one = *in[0];
+  for (int64_t i = 0; i < t.shape[0]; ++i) {
+    if (one.isFloat())
+      one.floats[0] = start + i * delta;
+    else
+      one.ints[0] = in[0]->ints[0] + i * in[2]->ints[0];
+    t.append(one, 0);
+  }
+  node.setConst(0, std::move(t));
+  return true;
+}
+
+/// Element-wise ops over broadcast operands.
+template <typename F>
+static FailureOr<bool> foldElementwise(NodeContext &node,
+                                       llvm::ArrayRef<const ConstTensor *> in,
+                                       int32_t dtype, F f) {
+  llvm::SmallVector<int64_t> shape(in[0]->shape);
+  for (const ConstTensor *t : in.drop_front()) {
+    FailureOr<llvm::SmallVector<int64_t>> s =
+        broadcastShape(node, shape, t->shape);
+    if (failed(s))
+      return failure();
+    shape = *s;
+  }
+  if (elementCount(shape) > kMaxFoldedElements)
+    return false;
+  llvm::SmallVector<llvm::SmallVector<int64_t>> strides;
+  for (const ConstTensor *t : in)
+    strides.push_back(broadcastStrides(t->shape, shape));
+  ConstTensor out;
+  out.dtype = dtype;
+  out.shape = shape;
+  ConstTensor scalar;
+  scalar.dtype = onnx::TensorProto::DOUBLE;
+  scalar.floats = {0.0};
+  for (int64_t i = 0, n = elementCount(shape); i < n; ++i) {
+    llvm::SmallVector<double, 3> args;
+    for (size_t k = 0; k < in.size(); ++k)
+      args.push_back(in[k]->getDouble(mapIndex(i, shape, strides[k])));
+    scalar.floats[0] = f(args);
+    if (dtype == onnx::TensorProto::FLOAT)
+      scalar.floats[0] = static_cast<float>(scalar.floats[0]);
+    out.append(scalar, 0);
+  }
+  node.setConst(0, std::move(out));
+  return true;
+}
+
+template <typename F> static Fold binary(F f) {
+  static F fn = f;
+  return [](NodeContext &node,
+            llvm::ArrayRef<const ConstTensor *> in) -> FailureOr<bool> {
+    if (in[0]->dtype != in[1]->dtype)
+      return node.error() << "operands differ in element type";
+    bool integer = !in[0]->isFloat();
+    return foldElementwise(
+        node, in, in[0]->dtype,
+        [&](llvm::ArrayRef<double> a) { return fn(a[0], a[1], integer); });
+  };
+}
+
+static FailureOr<bool> foldEqual(NodeContext &node,
+                                 llvm::ArrayRef<const ConstTensor *> in) {
+  return foldElementwise(node, in, onnx::TensorProto::BOOL,
+                         [](llvm::ArrayRef<double> a) { return a[0] == a[1]; });
+}
+
+static FailureOr<bool> foldWhere(NodeContext &node,
+                                 llvm::ArrayRef<const ConstTensor *> in) {
+  return foldElementwise(node, in, in[1]->dtype, [](llvm::ArrayRef<double> a) {
+    return a[0] != 0 ? a[1] : a[2];
+  });
+}
+
+/// The folds by op type.
+static const llvm::StringMap<Fold> &folds() {
+  static const llvm::StringMap<Fold> table = [] {
+    llvm::StringMap<Fold> m;
+    m["Constant"] = foldConstant;
+    m["Shape"] = foldShape;
+    m["Size"] = foldSize;
+    m["Identity"] = foldIdentity;
+    m["Cast"] = foldCast;
+    m["Reshape"] = foldReshape;
+    m["Unsqueeze"] = foldUnsqueeze;
+    m["Squeeze"] = foldSqueeze;
+    m["Concat"] = foldConcat;
+    m["Gather"] = foldGather;
+    m["Slice"] = foldSlice;
+    m["Expand"] = foldExpand;
+    m["ConstantOfShape"] = foldConstantOfShape;
+    m["Range"] = foldRange;
+    m["Equal"] = foldEqual;
+    m["Where"] = foldWhere;
+    m["Add"] = binary([](double a, double b, bool) { return a + b; });
+    m["Sub"] = binary([](double a, double b, bool) { return a - b; });
+    m["Mul"] = binary([](double a, double b, bool) { return a * b; });
+    m["Div"] = binary([](double a, double b, bool integer) {
+      // Integer division truncates; by zero it is left to the kernel.
+      return integer ? (b == 0 ? 0.0 : std::trunc(a / b)) : a / b;
+    });
+    return m;
+  }();
+  return table;
+}
+
+bool mlir::oneflow::onnx_import::isFoldable(llvm::StringRef opType) {
+  return folds().count(opType);
+}
+
+FailureOr<bool> mlir::oneflow::onnx_import::foldNode(NodeContext &node) {
+  auto it = folds().find(node.opType());
+  if (it == folds().end())
+    return false;
+  // Constant has no inputs; Shape and Size need only their input's type.
+  if (node.opType() == "Constant" || node.opType() == "Shape" ||
+      node.opType() == "Size") {
+    if (node.opType() != "Constant" && !node.hasInput(0))
+      return node.error() << "input 0 is required";
+    return it->second(node, {});
+  }
+  llvm::SmallVector<const ConstTensor *> inputs;
+  for (unsigned i = 0; i < node.numInputs(); ++i) {
+    if (!node.hasInput(i)) {
+      inputs.push_back(nullptr);
+      continue;
+    }
+    const ConstTensor *c = node.constInput(i);
+    if (!c)
+      return false;
+    inputs.push_back(c);
+  }
+  if (inputs.empty() || !inputs[0])
+    return false;
+  // Index-like inputs must be integers.
+  llvm::StringRef op = node.opType();
+  if ((op == "Reshape" || op == "Expand" || op == "Gather" ||
+       op == "Unsqueeze" || op == "Squeeze" || op == "ConstantOfShape") &&
+      inputs.size() > (op == "ConstantOfShape" ? 0u : 1u)) {
+    const ConstTensor *ix = inputs[op == "ConstantOfShape" ? 0 : 1];
+    if (ix && ix->isFloat())
+      return node.error() << "its index or shape input must be integers";
+  }
+  // Every input but Slice's and Squeeze's optional ones must be present.
+  bool optional = op == "Slice" || op == "Squeeze";
+  if (!optional && llvm::is_contained(inputs, nullptr))
+    return false;
+  unsigned arity =
+      llvm::StringSwitch<unsigned>(op)
+          .Cases({"Identity", "Cast", "ConstantOfShape", "Squeeze", "Concat"},
+                 1)
+          .Cases({"Where", "Range"}, 3)
+          .Default(2);
+  if (inputs.size() < arity)
+    return false;
+  if (op == "Range")
+    for (const ConstTensor *t : inputs)
+      if (t->numElements() != 1)
+        return node.error() << "start, limit and delta must be scalars";
+  return it->second(node, inputs);
+}

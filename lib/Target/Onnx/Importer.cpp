@@ -1,0 +1,445 @@
+//===- Importer.cpp - The ONNX graph walk ---------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Graph inputs become `oneflow.input`, then each node in order is folded
+// (when its inputs are known) or mapped by its op type's lowering, then
+// graph outputs become `oneflow.output`. Initializers become variables the
+// first time a node uses one as data; ones that only feed shapes and axes
+// fold away.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "OneFlowDialect/IR/OneFlowAttrs.h"
+#include "OneFlowDialect/IR/OneFlowDialect.h"
+#include "OneFlowDialect/IR/OneFlowOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using namespace mlir::oneflow::onnx_import;
+
+//===----------------------------------------------------------------------===//
+// NodeContext
+//===----------------------------------------------------------------------===//
+
+NodeContext::NodeContext(Importer &importer, const onnx::NodeProto &node,
+                         int64_t index, Location loc)
+    : node(node), index(index), loc(loc), b(importer.builder),
+      importer(importer) {}
+
+std::string
+mlir::oneflow::onnx_import::describeNode(const onnx::NodeProto &node,
+                                         int64_t index) {
+  std::string text = "node ";
+  if (!node.name().empty())
+    text += "'" + node.name() + "' (#" + std::to_string(index) + ", ";
+  else
+    text += "#" + std::to_string(index) + " (";
+  return text + node.op_type() + ")";
+}
+
+std::string NodeContext::describe() const { return describeNode(node, index); }
+
+InFlightDiagnostic NodeContext::error() {
+  return emitError(loc) << describe() << ": ";
+}
+
+bool NodeContext::hasInput(unsigned i) const {
+  return i < static_cast<unsigned>(node.input_size()) && !node.input(i).empty();
+}
+
+bool NodeContext::hasOutput(unsigned i) const {
+  return i < static_cast<unsigned>(node.output_size()) &&
+         !node.output(i).empty();
+}
+
+LogicalResult NodeContext::checkArity(unsigned min, unsigned max,
+                                      unsigned outputs) {
+  if (numInputs() < min || numInputs() > max)
+    return error() << "has " << numInputs() << " inputs, expected " << min
+                   << (min == max ? "" : " to " + std::to_string(max));
+  for (unsigned i = 0; i < min; ++i)
+    if (!hasInput(i))
+      return error() << "input " << i << " is required";
+  for (unsigned i = outputs; i < numOutputs(); ++i)
+    if (hasOutput(i))
+      return error() << "output " << i << " ('" << node.output(i)
+                     << "') is not supported";
+  return success();
+}
+
+FailureOr<Value> NodeContext::input(unsigned i) {
+  if (!hasInput(i))
+    return error() << "input " << i << " is required";
+  return importer.materialize(node.input(i), loc);
+}
+
+const ConstTensor *NodeContext::constInput(unsigned i) {
+  if (!hasInput(i))
+    return nullptr;
+  auto it = importer.values.find(node.input(i));
+  if (it == importer.values.end())
+    return nullptr;
+  Entry &entry = it->second;
+  if (!entry.constant && entry.initializer) {
+    // Small integer initializers fold (shapes, axes, indices); float ones
+    // are parameters, which stay variables.
+    int32_t dtype = entry.initializer->data_type();
+    if (dtype == onnx::TensorProto::FLOAT || dtype == onnx::TensorProto::DOUBLE)
+      return nullptr;
+    std::string why;
+    FailureOr<ConstTensor> tensor =
+        ConstTensor::fromProto(*entry.initializer, why);
+    if (failed(tensor) || tensor->numElements() > 4096)
+      return nullptr;
+    entry.constant = std::make_shared<ConstTensor>(std::move(*tensor));
+  }
+  return entry.constant.get();
+}
+
+FailureOr<llvm::SmallVector<int64_t>> NodeContext::inputShape(unsigned i) {
+  if (hasInput(i)) {
+    auto it = importer.values.find(node.input(i));
+    if (it != importer.values.end() && !it->second.value &&
+        it->second.initializer)
+      return llvm::SmallVector<int64_t>(it->second.initializer->dims().begin(),
+                                        it->second.initializer->dims().end());
+  }
+  FailureOr<Value> value = input(i);
+  if (failed(value))
+    return failure();
+  return llvm::SmallVector<int64_t>(typeOf(*value).getShape());
+}
+
+FailureOr<llvm::SmallVector<int64_t>>
+NodeContext::constInts(unsigned i, llvm::StringRef what) {
+  const ConstTensor *c = constInput(i);
+  if (!c)
+    return error() << "its " << what << " (input " << i
+                   << ") must be known at import time (a constant or an "
+                      "initializer)";
+  if (c->isFloat())
+    return error() << "its " << what << " (input " << i << ") must be integers";
+  return llvm::SmallVector<int64_t>(c->ints.begin(), c->ints.end());
+}
+
+const onnx::AttributeProto *NodeContext::attr(llvm::StringRef name) {
+  handled.insert(name);
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t NodeContext::getInt(llvm::StringRef name, int64_t defaultValue) {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->i() : defaultValue;
+}
+
+double NodeContext::getFloat(llvm::StringRef name, double defaultValue) {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->f() : defaultValue;
+}
+
+std::string NodeContext::getString(llvm::StringRef name,
+                                   llvm::StringRef defaultValue) {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->s() : defaultValue.str();
+}
+
+FailureOr<llvm::SmallVector<int64_t>>
+NodeContext::getInts(llvm::StringRef name) {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return failure();
+  return llvm::SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+LogicalResult NodeContext::checkAttributesHandled() {
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (!handled.contains(a.name()))
+      return error() << "unsupported attribute '" << a.name() << "'";
+  return success();
+}
+
+void NodeContext::setOutput(unsigned i, Value value) {
+  if (hasOutput(i))
+    importer.values[node.output(i)].value = value;
+}
+
+void NodeContext::setConst(unsigned i, ConstTensor value) {
+  if (hasOutput(i))
+    importer.values[node.output(i)].constant =
+        std::make_shared<ConstTensor>(std::move(value));
+}
+
+Value NodeContext::reshape(Value value, llvm::ArrayRef<int64_t> shape) {
+  RankedTensorType type = typeOf(value);
+  if (type.getShape() == shape)
+    return value;
+  return createTyped<ReshapeOp>(
+      RankedTensorType::get(shape, type.getElementType()), value);
+}
+
+Value NodeContext::constant(const ConstTensor &value) {
+  DenseElementsAttr attr = value.toAttr(getContext());
+  return createTyped<ConstantOp>(attr.getType(), {}, {named("value", attr)});
+}
+
+Value NodeContext::fill(RankedTensorType type, double value) {
+  return createTyped<FillOp>(type, {},
+                             {named("value", b.getF64FloatAttr(value))});
+}
+
+FailureOr<int64_t>
+mlir::oneflow::onnx_import::normalizeAxis(NodeContext &node, int64_t axis,
+                                          int64_t rank, llvm::StringRef what) {
+  if (axis < -rank || axis >= rank)
+    return node.error() << what << " " << axis << " is out of range for rank "
+                        << rank;
+  return axis < 0 ? axis + rank : axis;
+}
+
+//===----------------------------------------------------------------------===//
+// Importer
+//===----------------------------------------------------------------------===//
+
+Importer::Importer(MLIRContext *context, llvm::StringRef filename,
+                   const OnnxImportOptions &options)
+    : builder(context), context(context),
+      fileLocation(FileLineColLoc::get(context, filename, 0, 0)),
+      options(options) {
+  addMathLowerings(table);
+  addNNLowerings(table);
+  addShapeLowerings(table);
+}
+
+Type Importer::withLayout(RankedTensorType type, bool split) {
+  int64_t n = options.dataParallelRanks;
+  if (n <= 1)
+    return type;
+  llvm::SmallVector<int64_t> ranks;
+  for (int64_t r = 0; r < n; ++r)
+    ranks.push_back(r);
+  auto placement = PlacementAttr::get(context, DeviceKind::cpu, ranks, {n});
+  SbpAttr sbp = split && type.getRank() > 0 && type.getDimSize(0) >= n
+                    ? SbpAttr::getSplit(context, 0)
+                    : SbpAttr::getBroadcast(context);
+  auto layout =
+      GlobalAttr::get(context, placement, NdSbpAttr::get(context, {sbp}));
+  return RankedTensorType::get(type.getShape(), type.getElementType(), layout);
+}
+
+FailureOr<Value> Importer::materialize(llvm::StringRef name, Location loc) {
+  auto it = values.find(name);
+  if (it == values.end())
+    return emitError(loc) << "uses '" << name
+                          << "', which no node, input or initializer defines";
+  Entry &entry = it->second;
+  if (entry.value)
+    return entry.value;
+  if (entry.initializer) {
+    // One variable per initializer, however many names alias it.
+    Value &variable = variables[entry.initializer];
+    if (variable)
+      return entry.value = variable;
+    const onnx::TensorProto &proto = *entry.initializer;
+    std::string why;
+    FailureOr<DenseElementsAttr> attr = initializerAttr(proto, context, why);
+    if (failed(attr))
+      return emitError(fileLocation)
+             << "initializer '" << proto.name() << "': " << why;
+    // Integer tensors are data, not parameters: frozen.
+    bool isFrozen = frozen.contains(name) ||
+                    !isa<FloatType>(attr->getType().getElementType());
+    llvm::SmallVector<NamedAttribute> attrs{
+        builder.getNamedAttr("name", builder.getStringAttr(proto.name())),
+        builder.getNamedAttr("value", *attr)};
+    if (isFrozen)
+      attrs.push_back(builder.getNamedAttr("frozen", builder.getUnitAttr()));
+    OperationState state(fileLocation, VariableOp::getOperationName());
+    state.addAttributes(attrs);
+    state.addTypes(withLayout(cast<RankedTensorType>(attr->getType()),
+                              /*split=*/false));
+    entry.value = variable = builder.create(state)->getResult(0);
+    return entry.value;
+  }
+  if (entry.constant) {
+    DenseElementsAttr attr = entry.constant->toAttr(context);
+    // Broadcast on every rank, so that a program of constants has ranks.
+    entry.value = ConstantOp::create(
+        builder, loc,
+        withLayout(cast<RankedTensorType>(attr.getType()), /*split=*/false),
+        attr);
+    return entry.value;
+  }
+  return emitError(loc) << "'" << name << "' has no value";
+}
+
+/// The static tensor type of a graph input or output, or an error naming it.
+static FailureOr<RankedTensorType> valueType(const onnx::ValueInfoProto &info,
+                                             Location loc,
+                                             llvm::StringRef what) {
+  MLIRContext *context = loc.getContext();
+  if (!info.type().has_tensor_type())
+    return emitError(loc) << what << " '" << info.name() << "' is not a tensor";
+  const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
+  Type element = elementType(tensor.elem_type(), context);
+  if (!element)
+    return emitError(loc) << what << " '" << info.name()
+                          << "' has unsupported element type "
+                          << elementTypeName(tensor.elem_type());
+  if (!tensor.has_shape())
+    return emitError(loc) << what << " '" << info.name() << "' has no shape";
+  llvm::SmallVector<int64_t> shape;
+  for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim()) {
+    if (!dim.has_dim_value() || dim.dim_value() < 0)
+      return emitError(loc)
+             << what << " '" << info.name()
+             << "' has a dimension of unknown size"
+             << (dim.has_dim_param() ? " ('" + dim.dim_param() + "')"
+                                     : std::string())
+             << "; the importer needs static shapes";
+    shape.push_back(dim.dim_value());
+  }
+  return RankedTensorType::get(shape, element);
+}
+
+LogicalResult Importer::importInputs(const onnx::GraphProto &graph) {
+  for (const onnx::TensorProto &init : graph.initializer()) {
+    if (values.count(init.name()))
+      return emitError(fileLocation)
+             << "initializer '" << init.name() << "' is defined twice";
+    values[init.name()].initializer = &init;
+  }
+  for (const onnx::ValueInfoProto &info : graph.input()) {
+    if (values.count(info.name()))
+      continue; // An initializer listed as an input (IR version < 4).
+    FailureOr<RankedTensorType> type =
+        valueType(info, fileLocation, "graph input");
+    if (failed(type))
+      return failure();
+    Location loc =
+        NameLoc::get(builder.getStringAttr(info.name()), fileLocation);
+    values[info.name()].value = InputOp::create(
+        builder, loc, withLayout(*type, /*split=*/true), info.name());
+  }
+  return success();
+}
+
+LogicalResult Importer::importNode(const onnx::NodeProto &node, int64_t index) {
+  Location loc = NameLoc::get(
+      builder.getStringAttr(node.name().empty() ? "#" + std::to_string(index)
+                                                : node.name()),
+      fileLocation);
+  NodeContext ctx(*this, node, index, loc);
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return ctx.error() << "op domain '" << node.domain()
+                       << "' is not supported";
+  // Errors that ops raise themselves (shape inference) name the node too.
+  std::string description = ctx.describe();
+  ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error &&
+        diag.str().find(description) == std::string::npos)
+      diag.attachNote() << "while importing " << description;
+    return failure(); // Let the next handler print it.
+  });
+  FailureOr<bool> folded = foldNode(ctx);
+  if (failed(folded))
+    return failure();
+  if (!*folded) {
+    auto it = table.find(node.op_type());
+    if (it == table.end())
+      return ctx.error() << "unsupported op type '" << node.op_type() << "'";
+    if (failed(it->second(ctx)))
+      return failure();
+  }
+  if (failed(ctx.checkAttributesHandled()))
+    return failure();
+  for (unsigned i = 0; i < ctx.numOutputs(); ++i) {
+    if (!ctx.hasOutput(i))
+      continue;
+    auto it = values.find(node.output(i));
+    if (it == values.end() || (!it->second.value && !it->second.constant))
+      return ctx.error() << "output " << i << " ('" << node.output(i)
+                         << "') is not supported";
+  }
+  return success();
+}
+
+LogicalResult Importer::importOutputs(const onnx::GraphProto &graph) {
+  for (const onnx::ValueInfoProto &info : graph.output()) {
+    FailureOr<RankedTensorType> type =
+        valueType(info, fileLocation, "graph output");
+    if (failed(type))
+      return failure();
+    Location loc =
+        NameLoc::get(builder.getStringAttr(info.name()), fileLocation);
+    FailureOr<Value> value = materialize(info.name(), loc);
+    if (failed(value))
+      return failure();
+    RankedTensorType have = NodeContext::typeOf(*value);
+    if (have.getShape() != type->getShape() ||
+        have.getElementType() != type->getElementType())
+      return emitError(loc)
+             << "graph output '" << info.name() << "' is imported as "
+             << RankedTensorType::get(have.getShape(), have.getElementType())
+             << " but the model declares " << *type;
+    OutputOp::create(builder, loc, info.name(), *value);
+  }
+  return success();
+}
+
+OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
+  graph = &model.graph();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLocation);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(builder, fileLocation, "main",
+                                   builder.getFunctionType({}, {}));
+  builder.setInsertionPointToEnd(func.addEntryBlock());
+  if (failed(importInputs(*graph)))
+    return nullptr;
+  // BatchNormalization's running statistics are not trained.
+  for (const onnx::NodeProto &node : graph->node())
+    if (node.op_type() == "BatchNormalization")
+      for (int i = 3; i < node.input_size() && i < 5; ++i)
+        frozen.insert(node.input(i));
+  for (int64_t i = 0; i < graph->node_size(); ++i)
+    if (failed(importNode(graph->node(i), i)))
+      return nullptr;
+  if (failed(importOutputs(*graph)))
+    return nullptr;
+  func::ReturnOp::create(builder, fileLocation);
+  if (failed(attachLoss(*module, options)) || failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+void mlir::oneflow::registerOnnxImportDialects(DialectRegistry &registry) {
+  registry.insert<OneFlowDialect, func::FuncDialect>();
+}
+
+OwningOpRef<ModuleOp>
+mlir::oneflow::importOnnxModel(llvm::StringRef bytes, llvm::StringRef filename,
+                               MLIRContext *context,
+                               const OnnxImportOptions &options) {
+  context->loadDialect<OneFlowDialect, func::FuncDialect>();
+  Location loc = FileLineColLoc::get(context, filename, 0, 0);
+  Importer importer(context, filename, options);
+  FailureOr<onnx::ModelProto> model = readModel(
+      bytes, loc, [&](llvm::StringRef op) { return importer.isSupported(op); });
+  if (failed(model))
+    return nullptr;
+  return importer.run(*model);
+}

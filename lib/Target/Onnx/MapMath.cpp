@@ -1,0 +1,307 @@
+//===- MapMath.cpp - Element-wise, reduction and matmul ops ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// | ONNX                          | oneflow                                   |
+// |-------------------------------|-------------------------------------------|
+// | Add Sub Mul Div Pow           | add sub mul div pow; scalar_add/mul/div/  |
+// |                               | pow when one operand is a float scalar    |
+// | Max Min (two inputs)          | maximum minimum                           |
+// | Clip                          | maximum, minimum                          |
+// | Equal Less Greater ...        | equal less greater ...                    |
+// | Where                         | where                                     |
+// | Relu Sqrt Erf Tanh Sigmoid    | the unary op of that name                 |
+// | Exp Log Neg Abs               |                                           |
+// | ReduceMean ReduceSum ReduceMax| reduce_mean reduce_sum reduce_max         |
+// | MatMul                        | matmul (2-D), batch_matmul (N-D)          |
+// | Gemm                          | matmul [scalar_mul] [add]                 |
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "OneFlowDialect/IR/OneFlowOps.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using namespace mlir::oneflow::onnx_import;
+
+/// The float scalar a constant operand holds, when it is one that keeps the
+/// other operand's shape.
+static std::optional<double> scalarOperand(NodeContext &node, unsigned i,
+                                           Value other) {
+  const ConstTensor *c = node.constInput(i);
+  RankedTensorType type = NodeContext::typeOf(other);
+  if (!c || !c->isFloat() || c->numElements() != 1 ||
+      static_cast<int64_t>(c->shape.size()) > type.getRank() ||
+      !isa<FloatType>(type.getElementType()))
+    return std::nullopt;
+  return c->floats[0];
+}
+
+template <typename OpTy>
+static LogicalResult mapScalar(NodeContext &node, Value x, double scalar) {
+  FailureOr<OpTy> op = node.create<OpTy>(
+      x, {node.named("scalar", node.b.getF64FloatAttr(scalar))});
+  if (failed(op))
+    return failure();
+  node.setOutput(0, op->getResult());
+  return success();
+}
+
+/// A binary op; `scalarForm` picks a scalar op when the right operand is a
+/// float scalar constant.
+template <typename OpTy>
+static LogicalResult mapBinary(NodeContext &node,
+                               LogicalResult (*scalarForm)(NodeContext &, Value,
+                                                           double) = nullptr) {
+  if (failed(node.checkArity(2, 2, 1)))
+    return failure();
+  FailureOr<Value> lhs = node.input(0);
+  if (failed(lhs))
+    return failure();
+  if (scalarForm)
+    if (std::optional<double> scalar = scalarOperand(node, 1, *lhs))
+      return scalarForm(node, *lhs, *scalar);
+  FailureOr<Value> rhs = node.input(1);
+  if (failed(rhs))
+    return failure();
+  FailureOr<OpTy> op = node.create<OpTy>({*lhs, *rhs});
+  if (failed(op))
+    return failure();
+  node.setOutput(0, op->getResult());
+  return success();
+}
+
+template <typename OpTy> static LogicalResult mapUnary(NodeContext &node) {
+  if (failed(node.checkArity(1, 1, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<OpTy> op = node.create<OpTy>(*x);
+  if (failed(op))
+    return failure();
+  node.setOutput(0, op->getResult());
+  return success();
+}
+
+static LogicalResult mapWhere(NodeContext &node) {
+  if (failed(node.checkArity(3, 3, 1)))
+    return failure();
+  FailureOr<Value> c = node.input(0), x = node.input(1), y = node.input(2);
+  if (failed(c) || failed(x) || failed(y))
+    return failure();
+  FailureOr<WhereOp> op = node.create<WhereOp>({*c, *x, *y});
+  if (failed(op))
+    return failure();
+  node.setOutput(0, op->getResult());
+  return success();
+}
+
+/// ReduceMean and ReduceMax take `axes` as an attribute in opsets 13 to 17,
+/// ReduceSum as an input.
+template <typename OpTy> static LogicalResult mapReduce(NodeContext &node) {
+  bool axesInput = node.opType() == "ReduceSum";
+  if (failed(node.checkArity(1, axesInput ? 2 : 1, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0);
+  if (failed(x))
+    return failure();
+  int64_t rank = NodeContext::typeOf(*x).getRank();
+  llvm::SmallVector<int64_t> axes;
+  if (axesInput && node.hasInput(1)) {
+    FailureOr<llvm::SmallVector<int64_t>> given = node.constInts(1, "axes");
+    if (failed(given))
+      return failure();
+    axes = *given;
+  } else if (!axesInput) {
+    if (FailureOr<llvm::SmallVector<int64_t>> given = node.getInts("axes");
+        succeeded(given))
+      axes = *given;
+  }
+  bool keepdims = node.getInt("keepdims", 1) != 0;
+  if (axes.empty()) {
+    if (node.getInt("noop_with_empty_axes", 0) != 0) {
+      node.setOutput(0, *x);
+      return success();
+    }
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  for (int64_t &axis : axes) {
+    FailureOr<int64_t> a = normalizeAxis(node, axis, rank, "axis");
+    if (failed(a))
+      return failure();
+    axis = *a;
+  }
+  llvm::SmallVector<NamedAttribute> attrs{
+      node.named("axes", node.b.getDenseI64ArrayAttr(axes))};
+  if (keepdims)
+    attrs.push_back(node.named("keepdims", node.b.getUnitAttr()));
+  FailureOr<OpTy> op = node.create<OpTy>(*x, attrs);
+  if (failed(op))
+    return failure();
+  node.setOutput(0, op->getResult());
+  return success();
+}
+
+static LogicalResult mapMatMul(NodeContext &node) {
+  if (failed(node.checkArity(2, 2, 1)))
+    return failure();
+  FailureOr<Value> a = node.input(0), b = node.input(1);
+  if (failed(a) || failed(b))
+    return failure();
+  int64_t rankA = NodeContext::typeOf(*a).getRank(),
+          rankB = NodeContext::typeOf(*b).getRank();
+  if (rankA == 0 || rankB == 0)
+    return node.error() << "operands must have rank 1 or more";
+  // 1-D operands are a row (left) or a column (right), dropped afterwards.
+  Value lhs = *a, rhs = *b;
+  if (rankA == 1)
+    lhs = node.reshape(lhs, {1, NodeContext::typeOf(lhs).getDimSize(0)});
+  if (rankB == 1)
+    rhs = node.reshape(rhs, {NodeContext::typeOf(rhs).getDimSize(0), 1});
+  Value result;
+  if (rankA <= 2 && rankB <= 2) {
+    FailureOr<MatmulOp> op = node.create<MatmulOp>({lhs, rhs});
+    if (failed(op))
+      return failure();
+    result = op->getResult();
+  } else {
+    FailureOr<BatchMatmulOp> op = node.create<BatchMatmulOp>({lhs, rhs});
+    if (failed(op))
+      return failure();
+    result = op->getResult();
+  }
+  llvm::SmallVector<int64_t> shape(NodeContext::typeOf(result).getShape());
+  if (rankB == 1)
+    shape.pop_back();
+  if (rankA == 1)
+    shape.erase(shape.end() - (rankB == 1 ? 1 : 2));
+  node.setOutput(0, node.reshape(result, shape));
+  return success();
+}
+
+static LogicalResult mapGemm(NodeContext &node) {
+  if (failed(node.checkArity(2, 3, 1)))
+    return failure();
+  FailureOr<Value> a = node.input(0), b = node.input(1);
+  if (failed(a) || failed(b))
+    return failure();
+  double alpha = node.getFloat("alpha", 1.0), beta = node.getFloat("beta", 1.0);
+  llvm::SmallVector<NamedAttribute> attrs;
+  if (node.getInt("transA", 0))
+    attrs.push_back(node.named("transpose_a", node.b.getUnitAttr()));
+  if (node.getInt("transB", 0))
+    attrs.push_back(node.named("transpose_b", node.b.getUnitAttr()));
+  FailureOr<MatmulOp> product = node.create<MatmulOp>({*a, *b}, attrs);
+  if (failed(product))
+    return failure();
+  Value y = product->getResult();
+  auto scaled = [&](Value v, double s) -> FailureOr<Value> {
+    if (s == 1.0)
+      return v;
+    FailureOr<ScalarMulOp> op = node.create<ScalarMulOp>(
+        v, {node.named("scalar", node.b.getF64FloatAttr(s))});
+    if (failed(op))
+      return failure();
+    return op->getResult();
+  };
+  FailureOr<Value> ys = scaled(y, alpha);
+  if (failed(ys))
+    return failure();
+  y = *ys;
+  if (node.hasInput(2) && beta != 0.0) {
+    FailureOr<Value> c = node.input(2);
+    if (failed(c))
+      return failure();
+    FailureOr<Value> cs = scaled(*c, beta);
+    if (failed(cs))
+      return failure();
+    FailureOr<AddOp> sum = node.create<AddOp>({y, *cs});
+    if (failed(sum))
+      return failure();
+    if (NodeContext::typeOf(sum->getResult()).getShape() !=
+        NodeContext::typeOf(y).getShape())
+      return node.error() << "C does not broadcast to the product's shape";
+    y = sum->getResult();
+  }
+  node.setOutput(0, y);
+  return success();
+}
+
+/// Clip(x, min, max) as maximum(x, min) then minimum(., max).
+static LogicalResult mapClip(NodeContext &node) {
+  if (failed(node.checkArity(1, 3, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0);
+  if (failed(x))
+    return failure();
+  Value y = *x;
+  for (unsigned i = 1; i < 3; ++i) {
+    if (!node.hasInput(i))
+      continue;
+    FailureOr<Value> bound = node.input(i);
+    if (failed(bound))
+      return failure();
+    FailureOr<Operation *> op =
+        i == 1 ? FailureOr<Operation *>(node.create<MaximumOp>({y, *bound}))
+               : FailureOr<Operation *>(node.create<MinimumOp>({y, *bound}));
+    if (failed(op))
+      return failure();
+    y = (*op)->getResult(0);
+  }
+  node.setOutput(0, y);
+  return success();
+}
+
+static LogicalResult subScalar(NodeContext &node, Value x, double s) {
+  return mapScalar<ScalarAddOp>(node, x, -s);
+}
+
+void mlir::oneflow::onnx_import::addMathLowerings(
+    llvm::StringMap<Lowering> &table) {
+  table["Add"] = [](NodeContext &n) {
+    return mapBinary<AddOp>(n, mapScalar<ScalarAddOp>);
+  };
+  table["Sub"] = [](NodeContext &n) { return mapBinary<SubOp>(n, subScalar); };
+  table["Mul"] = [](NodeContext &n) {
+    return mapBinary<MulOp>(n, mapScalar<ScalarMulOp>);
+  };
+  table["Div"] = [](NodeContext &n) {
+    return mapBinary<DivOp>(n, mapScalar<ScalarDivOp>);
+  };
+  table["Pow"] = [](NodeContext &n) {
+    return mapBinary<PowOp>(n, mapScalar<ScalarPowOp>);
+  };
+  table["Max"] = [](NodeContext &n) { return mapBinary<MaximumOp>(n); };
+  table["Min"] = [](NodeContext &n) { return mapBinary<MinimumOp>(n); };
+  table["Equal"] = [](NodeContext &n) { return mapBinary<EqualOp>(n); };
+  table["Less"] = [](NodeContext &n) { return mapBinary<LessOp>(n); };
+  table["LessOrEqual"] = [](NodeContext &n) {
+    return mapBinary<LessEqualOp>(n);
+  };
+  table["Greater"] = [](NodeContext &n) { return mapBinary<GreaterOp>(n); };
+  table["GreaterOrEqual"] = [](NodeContext &n) {
+    return mapBinary<GreaterEqualOp>(n);
+  };
+  table["Where"] = mapWhere;
+  table["Clip"] = mapClip;
+  table["Relu"] = mapUnary<ReluOp>;
+  table["Sqrt"] = mapUnary<SqrtOp>;
+  table["Erf"] = mapUnary<ErfOp>;
+  table["Tanh"] = mapUnary<TanhOp>;
+  table["Sigmoid"] = mapUnary<SigmoidOp>;
+  table["Exp"] = mapUnary<ExpOp>;
+  table["Log"] = mapUnary<LogOp>;
+  table["Neg"] = mapUnary<NegOp>;
+  table["Abs"] = mapUnary<AbsOp>;
+  table["ReduceMean"] = mapReduce<ReduceMeanOp>;
+  table["ReduceSum"] = mapReduce<ReduceSumOp>;
+  table["ReduceMax"] = mapReduce<ReduceMaxOp>;
+  table["MatMul"] = mapMatMul;
+  table["Gemm"] = mapGemm;
+}

@@ -1,0 +1,297 @@
+//===- MapNN.cpp - Convolution, pooling, normalization, softmax -----------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// | ONNX                  | oneflow                                        |
+// |-----------------------|------------------------------------------------|
+// | Conv (2-D)            | conv2d                                         |
+// | MaxPool AveragePool   | max_pool2d avg_pool2d                          |
+// | GlobalAveragePool     | global_avg_pool2d                              |
+// | BatchNormalization    | batch_norm (inference; statistics frozen)      |
+// | LayerNormalization    | layer_norm (mean and inverse std reshaped)     |
+// | Softmax LogSoftmax    | softmax log_softmax                            |
+// | Dropout               | nothing in inference, dropout when training    |
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "OneFlowDialect/IR/OneFlowOps.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using namespace mlir::oneflow::onnx_import;
+
+namespace {
+/// The window attributes of a 2-D convolution or pooling node.
+struct Window {
+  llvm::SmallVector<int64_t> kernel, strides{1, 1}, pads{0, 0, 0, 0},
+      dilations{1, 1};
+};
+} // namespace
+
+/// Reads kernel_shape, strides, pads, dilations and auto_pad for an input
+/// of spatial size `spatial`; `kernel` is the weight's when given.
+static FailureOr<Window> readWindow(NodeContext &node,
+                                    llvm::ArrayRef<int64_t> spatial,
+                                    llvm::ArrayRef<int64_t> kernel,
+                                    bool hasDilations) {
+  Window w;
+  auto list = [&](llvm::StringRef name, llvm::SmallVector<int64_t> &out,
+                  size_t size) -> LogicalResult {
+    FailureOr<llvm::SmallVector<int64_t>> v = node.getInts(name);
+    if (failed(v))
+      return success();
+    if (v->size() != size)
+      return node.error() << "attribute '" << name << "' has " << v->size()
+                          << " values, expected " << size;
+    for (int64_t x : *v)
+      if (x < 0 || (x == 0 && name != "pads"))
+        return node.error() << "attribute '" << name << "' has value " << x;
+    out = *v;
+    return success();
+  };
+  w.kernel.assign(kernel.begin(), kernel.end());
+  if (failed(list("kernel_shape", w.kernel, 2)) ||
+      failed(list("strides", w.strides, 2)) ||
+      failed(list("pads", w.pads, 4)) ||
+      (hasDilations && failed(list("dilations", w.dilations, 2))))
+    return failure();
+  if (w.kernel.size() != 2)
+    return node.error() << "needs a 2-D kernel_shape";
+  if (!kernel.empty() && llvm::ArrayRef<int64_t>(w.kernel) != kernel)
+    return node.error() << "kernel_shape does not match the weight";
+  std::string autoPad = node.getString("auto_pad", "NOTSET");
+  if (autoPad == "VALID") {
+    w.pads = {0, 0, 0, 0};
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (int i = 0; i < 2; ++i) {
+      int64_t out = (spatial[i] + w.strides[i] - 1) / w.strides[i];
+      int64_t extent = (w.kernel[i] - 1) * w.dilations[i] + 1;
+      int64_t total =
+          std::max<int64_t>(0, (out - 1) * w.strides[i] + extent - spatial[i]);
+      int64_t small = total / 2;
+      w.pads[i] = autoPad == "SAME_UPPER" ? small : total - small;
+      w.pads[i + 2] = total - w.pads[i];
+    }
+  } else if (autoPad != "NOTSET") {
+    return node.error() << "unsupported auto_pad '" << autoPad << "'";
+  }
+  return w;
+}
+
+/// The input of a 2-D (NCHW) op.
+static FailureOr<Value> image(NodeContext &node) {
+  FailureOr<Value> x = node.input(0);
+  if (failed(x))
+    return failure();
+  if (NodeContext::typeOf(*x).getRank() != 4)
+    return node.error() << "only 2-D (NCHW) inputs are supported, not rank "
+                        << NodeContext::typeOf(*x).getRank();
+  return x;
+}
+
+template <typename OpTy>
+static LogicalResult finish(NodeContext &node, FailureOr<OpTy> op) {
+  if (failed(op))
+    return failure();
+  node.setOutput(0, op->getOperation()->getResult(0));
+  return success();
+}
+
+static LogicalResult mapConv(NodeContext &node) {
+  if (failed(node.checkArity(2, 3, 1)))
+    return failure();
+  FailureOr<Value> x = image(node), w = node.input(1);
+  if (failed(x) || failed(w))
+    return failure();
+  RankedTensorType wType = NodeContext::typeOf(*w);
+  if (wType.getRank() != 4)
+    return node.error() << "the weight must have rank 4";
+  FailureOr<Window> win =
+      readWindow(node, NodeContext::typeOf(*x).getShape().drop_front(2),
+                 wType.getShape().drop_front(2), /*hasDilations=*/true);
+  if (failed(win))
+    return failure();
+  llvm::SmallVector<Value> operands{*x, *w};
+  if (node.hasInput(2)) {
+    FailureOr<Value> bias = node.input(2);
+    if (failed(bias))
+      return failure();
+    operands.push_back(*bias);
+  }
+  OpBuilder &b = node.b;
+  return finish(
+      node,
+      node.create<Conv2DOp>(
+          operands,
+          {node.named("strides", b.getDenseI64ArrayAttr(win->strides)),
+           node.named("pads", b.getDenseI64ArrayAttr(win->pads)),
+           node.named("dilations", b.getDenseI64ArrayAttr(win->dilations)),
+           node.named("groups",
+                      b.getI64IntegerAttr(node.getInt("group", 1)))}));
+}
+
+template <typename OpTy> static LogicalResult mapPool(NodeContext &node) {
+  bool isMax = std::is_same_v<OpTy, MaxPool2DOp>;
+  if (failed(node.checkArity(1, 1, 1)))
+    return failure();
+  FailureOr<Value> x = image(node);
+  if (failed(x))
+    return failure();
+  FailureOr<Window> win =
+      readWindow(node, NodeContext::typeOf(*x).getShape().drop_front(2), {},
+                 /*hasDilations=*/isMax);
+  if (failed(win))
+    return failure();
+  OpBuilder &b = node.b;
+  llvm::SmallVector<NamedAttribute> attrs{
+      node.named("kernel_size", b.getDenseI64ArrayAttr(win->kernel)),
+      node.named("strides", b.getDenseI64ArrayAttr(win->strides)),
+      node.named("pads", b.getDenseI64ArrayAttr(win->pads))};
+  if (node.getInt("ceil_mode", 0))
+    attrs.push_back(node.named("ceil_mode", b.getUnitAttr()));
+  if (isMax) {
+    attrs.push_back(
+        node.named("dilations", b.getDenseI64ArrayAttr(win->dilations)));
+    if (node.getInt("storage_order", 0) != 0)
+      return node.error() << "storage_order 1 is not supported";
+  } else if (node.getInt("count_include_pad", 0)) {
+    attrs.push_back(node.named("count_include_pad", b.getUnitAttr()));
+  }
+  return finish(node, node.create<OpTy>(*x, attrs));
+}
+
+static LogicalResult mapGlobalAveragePool(NodeContext &node) {
+  if (failed(node.checkArity(1, 1, 1)))
+    return failure();
+  FailureOr<Value> x = image(node);
+  if (failed(x))
+    return failure();
+  return finish(node, node.create<GlobalAvgPool2DOp>(*x));
+}
+
+static LogicalResult mapBatchNormalization(NodeContext &node) {
+  if (failed(node.checkArity(5, 5, 1)))
+    return failure();
+  if (node.getInt("training_mode", 0) != 0)
+    return node.error() << "training_mode 1 is not supported (export the "
+                           "model in eval mode)";
+  llvm::SmallVector<Value> operands;
+  for (unsigned i = 0; i < 5; ++i) {
+    FailureOr<Value> v = node.input(i);
+    if (failed(v))
+      return failure();
+    operands.push_back(*v);
+  }
+  OpBuilder &b = node.b;
+  return finish(
+      node, node.create<BatchNormOp>(
+                operands,
+                {node.named("epsilon",
+                            b.getF64FloatAttr(node.getFloat("epsilon", 1e-5))),
+                 node.named("momentum", b.getF64FloatAttr(
+                                            node.getFloat("momentum", 0.9)))}));
+}
+
+static LogicalResult mapLayerNormalization(NodeContext &node) {
+  if (failed(node.checkArity(2, 3, 3)))
+    return failure();
+  FailureOr<Value> x = node.input(0), scale = node.input(1);
+  if (failed(x) || failed(scale))
+    return failure();
+  RankedTensorType xType = NodeContext::typeOf(*x);
+  FailureOr<int64_t> axis =
+      normalizeAxis(node, node.getInt("axis", -1), xType.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  if (node.getInt("stash_type", 1) != 1)
+    return node.error() << "only stash_type 1 (float) is supported";
+  llvm::ArrayRef<int64_t> normShape = xType.getShape().drop_front(*axis);
+  Value gamma = node.reshape(*scale, normShape);
+  Value beta;
+  if (node.hasInput(2)) {
+    FailureOr<Value> bias = node.input(2);
+    if (failed(bias))
+      return failure();
+    beta = node.reshape(*bias, normShape);
+  } else {
+    beta = node.fill(NodeContext::typeOf(gamma), 0.0);
+  }
+  OpBuilder &b = node.b;
+  FailureOr<LayerNormOp> op = node.create<LayerNormOp>(
+      {*x, gamma, beta},
+      {node.named("begin_norm_axis", b.getI64IntegerAttr(*axis)),
+       node.named("begin_params_axis", b.getI64IntegerAttr(*axis)),
+       node.named("epsilon",
+                  b.getF64FloatAttr(node.getFloat("epsilon", 1e-5)))});
+  if (failed(op))
+    return failure();
+  node.setOutput(0, op->getY());
+  // ONNX keeps the normalized axes as 1s in Mean and InvStdDev.
+  llvm::SmallVector<int64_t> statShape(xType.getShape().take_front(*axis));
+  statShape.append(xType.getRank() - *axis, 1);
+  if (node.hasOutput(1))
+    node.setOutput(1, node.reshape(op->getMean(), statShape));
+  if (node.hasOutput(2))
+    node.setOutput(2, node.reshape(op->getInvVariance(), statShape));
+  return success();
+}
+
+template <typename OpTy> static LogicalResult mapSoftmax(NodeContext &node) {
+  if (failed(node.checkArity(1, 1, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0);
+  if (failed(x))
+    return failure();
+  return finish(node,
+                node.create<OpTy>(
+                    *x, {node.named("axis", node.b.getI64IntegerAttr(
+                                                node.getInt("axis", -1)))}));
+}
+
+static LogicalResult mapDropout(NodeContext &node) {
+  if (failed(node.checkArity(1, 3, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0);
+  if (failed(x))
+    return failure();
+  bool training = false;
+  if (node.hasInput(2)) {
+    const ConstTensor *mode = node.constInput(2);
+    if (!mode || mode->numElements() != 1)
+      return node.error() << "training_mode must be a constant scalar";
+    training = mode->getDouble(0) != 0;
+  }
+  double ratio = 0.5;
+  if (node.hasInput(1)) {
+    const ConstTensor *r = node.constInput(1);
+    if (!r || r->numElements() != 1)
+      return node.error() << "ratio must be a constant scalar";
+    ratio = r->getDouble(0);
+  }
+  int64_t seed = static_cast<int64_t>(node.getFloat("seed", 0));
+  if (!training || ratio == 0.0) {
+    node.setOutput(0, *x);
+    return success();
+  }
+  return finish(node,
+                node.create<DropoutOp>(
+                    *x, {node.named("rate", node.b.getF64FloatAttr(ratio)),
+                         node.named("seed", node.b.getI64IntegerAttr(seed))}));
+}
+
+void mlir::oneflow::onnx_import::addNNLowerings(
+    llvm::StringMap<Lowering> &table) {
+  table["Conv"] = mapConv;
+  table["MaxPool"] = mapPool<MaxPool2DOp>;
+  table["AveragePool"] = mapPool<AvgPool2DOp>;
+  table["GlobalAveragePool"] = mapGlobalAveragePool;
+  table["BatchNormalization"] = mapBatchNormalization;
+  table["LayerNormalization"] = mapLayerNormalization;
+  table["Softmax"] = mapSoftmax<SoftmaxOp>;
+  table["LogSoftmax"] = mapSoftmax<LogSoftmaxOp>;
+  table["Dropout"] = mapDropout;
+}

@@ -1,0 +1,158 @@
+//===- ModelReader.cpp - Parse and validate an ONNX model -----------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The ONNX library does the reading: protobuf parsing, onnx::checker and
+// onnx::shape_inference. Each of its exceptions becomes an error at the
+// model's location; nothing here aborts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "onnx/checker.h"
+#include "onnx/defs/schema.h"
+#include "onnx/shape_inference/implementation.h"
+
+#include <google/protobuf/io/coded_stream.h>
+
+using namespace mlir;
+using namespace mlir::oneflow::onnx_import;
+
+/// Fails when a tensor of the graph keeps its data outside the model.
+static LogicalResult checkNoExternalData(const onnx::GraphProto &graph,
+                                         Location loc) {
+  for (const onnx::TensorProto &tensor : graph.initializer())
+    if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
+      return emitError(loc) << "initializer '" << tensor.name()
+                            << "' keeps its data in an external file, which "
+                               "the importer does not read";
+  for (const onnx::NodeProto &node : graph.node())
+    for (const onnx::AttributeProto &attr : node.attribute())
+      if (attr.has_t() &&
+          attr.t().data_location() == onnx::TensorProto::EXTERNAL)
+        return emitError(loc)
+               << "node '" << node.name() << "' (" << node.op_type()
+               << ") keeps a tensor in an external file, "
+                  "which the importer does not read";
+  return success();
+}
+
+/// A model of another opset imports when each of its nodes resolves to an
+/// op version that one of opsets 13 to 17 also resolves to (the op has not
+/// changed in between): AveragePool of opset 11 is AveragePool-11, which
+/// opset 17 uses too.
+static LogicalResult checkOpVersions(const onnx::GraphProto &graph,
+                                     int64_t opset, Location loc) {
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    const onnx::OpSchema *schema =
+        onnx::OpSchemaRegistry::Schema(node.op_type(), opset, node.domain());
+    if (!schema)
+      continue; // Unknown ops are the checker's to report.
+    bool mapped = false;
+    for (int64_t v = kMinOpset; v <= kMaxOpset && !mapped; ++v) {
+      const onnx::OpSchema *other =
+          onnx::OpSchemaRegistry::Schema(node.op_type(), v, node.domain());
+      mapped = other && other->since_version() == schema->since_version();
+    }
+    if (!mapped)
+      return emitError(loc)
+             << "the model uses ONNX opset " << opset << ", where node "
+             << (node.name().empty() ? "" : "'" + node.name() + "' ") << "#"
+             << index << " is " << node.op_type() << "-"
+             << schema->since_version()
+             << "; the importer maps the op versions of opsets " << kMinOpset
+             << " to " << kMaxOpset;
+  }
+  return success();
+}
+
+/// libonnx's convolution and pooling shape inference reads past the ends of
+/// shapes whose ranks disagree (a fuzzer found it). We map 2-D windows only:
+/// the ranks that can be seen before inference (graph inputs, initializers)
+/// are checked first.
+static LogicalResult checkWindowRanks(const onnx::GraphProto &graph,
+                                      Location loc) {
+  llvm::StringMap<int64_t> ranks;
+  for (const onnx::TensorProto &init : graph.initializer())
+    ranks[init.name()] = init.dims_size();
+  for (const onnx::ValueInfoProto &input : graph.input())
+    if (input.type().has_tensor_type() &&
+        input.type().tensor_type().has_shape())
+      ranks[input.name()] = input.type().tensor_type().shape().dim_size();
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    llvm::StringRef op = node.op_type();
+    if (op != "Conv" && op != "MaxPool" && op != "AveragePool")
+      continue;
+    for (int i = 0, e = op == "Conv" ? 2 : 1; i < e && i < node.input_size();
+         ++i) {
+      auto it = ranks.find(node.input(i));
+      if (it != ranks.end() && it->second != 4)
+        return emitError(loc) << describeNode(node, index)
+                              << ": only 2-D (NCHW) inputs are supported, "
+                                 "not rank "
+                              << it->second;
+    }
+  }
+  return success();
+}
+
+FailureOr<onnx::ModelProto> mlir::oneflow::onnx_import::readModel(
+    llvm::StringRef bytes, Location loc,
+    llvm::function_ref<bool(llvm::StringRef)> isSupported) {
+  onnx::ModelProto model;
+  google::protobuf::io::CodedInputStream stream(
+      reinterpret_cast<const uint8_t *>(bytes.data()),
+      static_cast<int>(std::min<size_t>(bytes.size(), INT32_MAX)));
+  stream.SetTotalBytesLimit(INT32_MAX);
+  if (bytes.size() > INT32_MAX || !model.ParseFromCodedStream(&stream) ||
+      !stream.ConsumedEntireMessage())
+    return emitError(loc) << "not an ONNX model: the file does not parse as "
+                             "an onnx.ModelProto (truncated or not protobuf)";
+  if (!model.has_graph())
+    return emitError(loc) << "not an ONNX model: it has no graph";
+
+  int64_t opset = -1;
+  for (const onnx::OperatorSetIdProto &set : model.opset_import()) {
+    // Other domains are only an error when a node uses one.
+    if (set.domain().empty() || set.domain() == "ai.onnx")
+      opset = set.version();
+  }
+  if (opset < 0)
+    return emitError(loc) << "the model imports no version of the default "
+                             "ONNX operator set";
+  if ((opset < kMinOpset || opset > kMaxOpset) &&
+      failed(checkOpVersions(model.graph(), opset, loc)))
+    return failure();
+  if (failed(checkNoExternalData(model.graph(), loc)))
+    return failure();
+
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception &e) {
+    return emitError(loc) << "the ONNX checker rejects the model: " << e.what();
+  }
+  // Unsupported ops are reported before ONNX's shape inference runs on
+  // them (libonnx's inference of some ops it checks crashes on odd input).
+  for (auto [index, node] : llvm::enumerate(model.graph().node()))
+    if ((node.domain().empty() || node.domain() == "ai.onnx") &&
+        !isSupported(node.op_type()))
+      return emitError(loc)
+             << describeNode(node, index) << ": unsupported op type '"
+             << node.op_type() << "'";
+  if (failed(checkWindowRanks(model.graph(), loc)))
+    return failure();
+  try {
+    onnx::ShapeInferenceOptions options(/*check_type=*/true,
+                                        /*strict_mode=*/1,
+                                        /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(
+        model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception &e) {
+    return emitError(loc) << "ONNX shape inference fails on the model: "
+                          << e.what();
+  }
+  return model;
+}

@@ -1,0 +1,53 @@
+//===- Translation.cpp - Register --import-onnx with mlir-translate ------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Target/OnnxImport.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+static llvm::cl::opt<int64_t> importRanks(
+    "import-onnx-ranks",
+    llvm::cl::desc("With --import-onnx: split inputs along axis 0 over this "
+                   "many CPU ranks (data parallel); 1 leaves layouts out"),
+    llvm::cl::init(1));
+
+static llvm::cl::opt<std::string> importLoss(
+    "import-onnx-loss",
+    llvm::cl::desc("With --import-onnx: attach this loss to the model's "
+                   "output (cross_entropy) as an output \"loss\""),
+    llvm::cl::init(""));
+
+static llvm::cl::opt<std::string> importLabels(
+    "import-onnx-labels",
+    llvm::cl::desc("With --import-onnx-loss: the name of the labels input"),
+    llvm::cl::init("labels"));
+
+void mlir::oneflow::registerOnnxImportTranslation() {
+  TranslateToMLIRRegistration registration(
+      "import-onnx", "import an ONNX model (opsets 13 to 17)",
+      [](llvm::SourceMgr &sourceMgr,
+         MLIRContext *context) -> OwningOpRef<Operation *> {
+        const llvm::MemoryBuffer *buffer =
+            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        OnnxImportOptions options;
+        if (importRanks < 1) {
+          emitError(UnknownLoc::get(context))
+              << "--import-onnx-ranks must be at least 1";
+          return nullptr;
+        }
+        options.dataParallelRanks = importRanks;
+        options.loss = importLoss;
+        options.labels = importLabels;
+        return importOnnxModel(buffer->getBuffer(),
+                               buffer->getBufferIdentifier(), context, options);
+      },
+      [](DialectRegistry &registry) { registerOnnxImportDialects(registry); });
+}

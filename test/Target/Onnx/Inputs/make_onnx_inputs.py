@@ -1,0 +1,189 @@
+#!/usr/bin/python3
+# ===- make_onnx_inputs.py - The small .onnx files of test/Target/Onnx ---=== #
+#
+# SPDX-License-Identifier: Apache-2.0
+#
+# Writes, with the onnx package, the models the importer tests read: valid
+# ones whose IR the tests check, and broken ones, one per error. The output
+# is checked in next to this script; run it again after changing it:
+#
+#   /usr/bin/python3 make_onnx_inputs.py DIR
+#
+# ===---------------------------------------------------------------------=== #
+
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+I64 = TensorProto.INT64
+
+
+def vi(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def init(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=13, check=True):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                          producer_name="make_onnx_inputs")
+    m.ir_version = 8
+    if check:
+        onnx.checker.check_model(m)
+    return m
+
+
+def valid_models():
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((4, 3)).astype(np.float32)
+    b = rng.standard_normal((3,)).astype(np.float32)
+    yield "gemm", model(
+        [helper.make_node("Gemm", ["x", "w", "b"], ["y"], name="fc",
+                          alpha=0.5, beta=2.0, transB=1)],
+        [vi("x", F, [2, 4])], [vi("y", F, [2, 3])],
+        [init("w", w.T.copy()), init("b", b)])
+
+    # PyTorch's shape arithmetic: y = reshape(x, [shape(x)[0], -1]).
+    yield "fold-shape", model(
+        [helper.make_node("Shape", ["x"], ["s"]),
+         helper.make_node("Constant", [], ["zero"],
+                          value=numpy_helper.from_array(np.array(0, np.int64))),
+         helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+         helper.make_node("Unsqueeze", ["n", "axes"], ["n1"]),
+         helper.make_node("Concat", ["n1", "minus1"], ["shape"], axis=0),
+         helper.make_node("Reshape", ["x", "shape"], ["y"], name="flat")],
+        [vi("x", F, [2, 3, 4])], [vi("y", F, [2, 12])],
+        [init("axes", np.array([0], np.int64)),
+         init("minus1", np.array([-1], np.int64))])
+
+    # Conv + BatchNormalization + Relu + pools, as PyTorch exports them.
+    yield "conv-bn", model(
+        [helper.make_node("Conv", ["x", "cw"], ["c"], name="conv",
+                          kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                          strides=[2, 2]),
+         helper.make_node("BatchNormalization",
+                          ["c", "gamma", "beta", "mean", "var"], ["n"],
+                          name="bn", epsilon=1e-5),
+         helper.make_node("Relu", ["n"], ["r"]),
+         helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2],
+                          strides=[2, 2]),
+         helper.make_node("GlobalAveragePool", ["p"], ["g"]),
+         helper.make_node("Flatten", ["g"], ["y"], axis=1)],
+        [vi("x", F, [2, 3, 8, 8])], [vi("y", F, [2, 4])],
+        [init("cw", rng.standard_normal((4, 3, 3, 3)).astype(np.float32)),
+         init("gamma", np.ones(4, np.float32)),
+         init("beta", np.zeros(4, np.float32)),
+         init("mean", np.full(4, 0.1, np.float32)),
+         init("var", np.full(4, 2.0, np.float32))], opset=15)
+
+    # Known indices are checked and wrapped at import time.
+    yield "gather-ids", model(
+        [helper.make_node("Gather", ["table", "ids"], ["y"], name="embed")],
+        [vi("table", F, [5, 2])], [vi("y", F, [3, 2])],
+        [init("ids", np.array([4, -1, 0], np.int64))])
+
+    # An integer initializer used as data: a frozen variable.
+    yield "int-add", model(
+        [helper.make_node("Add", ["x", "offset"], ["y"], name="shift")],
+        [vi("x", I64, [3])], [vi("y", I64, [3])],
+        [init("offset", np.array([1, 2, 3], np.int64))])
+
+    yield "two-outputs", model(
+        [helper.make_node("Relu", ["x"], ["y"]),
+         helper.make_node("Neg", ["x"], ["z"])],
+        [vi("x", F, [2, 3])], [vi("y", F, [2, 3]), vi("z", F, [2, 3])])
+
+    yield "layernorm", model(
+        [helper.make_node("LayerNormalization", ["x", "g", "b"], ["y"],
+                          name="ln", axis=-1, epsilon=1e-5)],
+        [vi("x", F, [2, 4, 8])], [vi("y", F, [2, 4, 8])],
+        [init("g", np.ones(8, np.float32)), init("b", np.zeros(8, np.float32))],
+        opset=17)
+
+
+def broken_models():
+    yield "unsupported-op", model(
+        [helper.make_node("ArgMax", ["x"], ["y"], name="am", axis=1)],
+        [vi("x", F, [2, 3])], [vi("y", I64, [2, 1])])
+    yield "unsupported-attr", model(
+        [helper.make_node("MaxPool", ["x"], ["y"], name="pool",
+                          kernel_shape=[2, 2], storage_order=1)],
+        [vi("x", F, [1, 1, 4, 4])], [vi("y", F, [1, 1, 3, 3])])
+    yield "sparse-constant", model(
+        [helper.make_node(
+            "Constant", [], ["y"], name="c",
+            sparse_value=helper.make_sparse_tensor(
+                numpy_helper.from_array(np.array([1.0], np.float32), "v"),
+                numpy_helper.from_array(np.array([0], np.int64), "i"), [2]))],
+        [], [vi("y", F, [2])])
+    yield "unsupported-dtype", model(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        [vi("x", TensorProto.FLOAT16, [2])],
+        [vi("y", TensorProto.FLOAT16, [2])])
+    yield "cast-f16", model(
+        [helper.make_node("Cast", ["x"], ["y"], name="tohalf",
+                          to=TensorProto.FLOAT16)],
+        [vi("x", F, [2])], [vi("y", TensorProto.FLOAT16, [2])])
+    yield "old-opset", model(
+        [helper.make_node("Softmax", ["x"], ["y"], name="sm")],
+        [vi("x", F, [2, 3])], [vi("y", F, [2, 3])], opset=11)
+    yield "dynamic-dim", model(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        [vi("x", F, ["batch", 3])], [vi("y", F, ["batch", 3])])
+    yield "shape-input", model(
+        [helper.make_node("Reshape", ["x", "shape"], ["y"], name="r")],
+        [vi("x", F, [2, 3]), vi("shape", I64, [1])], [vi("y", F, [6])],
+        check=False)
+    yield "gather-range", model(
+        [helper.make_node("Gather", ["x", "ids"], ["y"], name="g")],
+        [vi("x", F, [3, 2])], [vi("y", F, [1, 2])],
+        [init("ids", np.array([7], np.int64))])
+    yield "slice-negative-step", model(
+        [helper.make_node("Slice", ["x", "s", "e", "a", "st"], ["y"],
+                          name="rev")],
+        [vi("x", F, [4])], [vi("y", F, [4])],
+        [init("s", np.array([-1], np.int64)),
+         init("e", np.array([-5], np.int64)),
+         init("a", np.array([0], np.int64)),
+         init("st", np.array([-1], np.int64))])
+    yield "conv1d", model(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="c1")],
+        [vi("x", F, [1, 2, 5])], [vi("y", F, [1, 2, 3])],
+        [init("w", np.ones((2, 2, 3), np.float32))])
+    yield "bad-broadcast", model(
+        [helper.make_node("Add", ["x", "z"], ["y"], name="add")],
+        [vi("x", F, [3, 4]), vi("z", F, [5])], [vi("y", F, [3, 4])],
+        check=False)
+    yield "undefined-input", model(
+        [helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
+        [vi("x", F, [2])], [vi("y", F, [2])], check=False)
+    ext = helper.make_tensor("w", F, [2], [1.0, 2.0])
+    ext.ClearField("float_data")
+    ext.data_location = TensorProto.EXTERNAL
+    entry = ext.external_data.add()
+    entry.key, entry.value = "location", "weights.bin"
+    yield "external-data", model(
+        [helper.make_node("Add", ["x", "w"], ["y"])],
+        [vi("x", F, [2])], [vi("y", F, [2])], [ext], check=False)
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(__file__)
+    for name, m in list(valid_models()) + list(broken_models()):
+        onnx.save(m, os.path.join(out, name + ".onnx"))
+    with open(os.path.join(out, "not-protobuf.onnx"), "w") as f:
+        f.write("this is not an ONNX model\n")
+    data = open(os.path.join(out, "conv-bn.onnx"), "rb").read()
+    with open(os.path.join(out, "truncated.onnx"), "wb") as f:
+        f.write(data[:len(data) // 2])
+
+
+if __name__ == "__main__":
+    main()
