@@ -1,6 +1,12 @@
 // An MLP classifier for 8x8 digit images (64 features, 10 classes) on one
 // device: two dense layers with ReLU, softmax cross-entropy, mean loss.
 // Run it with `of-run examples/mlp.mlir --input labels=random:0:10`.
+// Train it on digits (scripts/make_digits.py DIR) on 4 ranks with a
+// strategy (docs/strategies.md):
+//   of-run examples/mlp.mlir --train --lr 0.1 --momentum 0.9 --steps 200 \
+//     --devices cpu:4 --strategy dp|tp|hybrid|zero \
+//     --input images=@DIR/digits_images.npy:loop \
+//     --input labels=@DIR/digits_labels.npy:loop
 
 func.func @mlp() {
   %x = oneflow.input "images" : tensor<64x64xf32>

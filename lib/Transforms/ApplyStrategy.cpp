@@ -203,8 +203,8 @@ void ApplyStrategyPass::runOnOperation() {
       if (sbp.isSplit() && sbp.getAxis() >= type.getRank())
         return op->emitError()
                << choice.origin << " splits '" << name << "' on axis "
-               << sbp.getAxis() << " but " << type << " has "
-               << type.getRank() << " axes";
+               << sbp.getAxis() << " but " << type << " has rank "
+               << type.getRank();
     auto ndSbp = NdSbpAttr::get(context, choice.sbps);
     if (!fitsShape(type, ndSbp, strategy->mesh))
       return op->emitError()

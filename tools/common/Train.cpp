@@ -6,8 +6,6 @@
 
 #include "Train.h"
 
-#include "OneFlowDialect/Transforms/Passes.h"
-
 using namespace mlir;
 
 void oftools::buildTrainingPipeline(OpPassManager &pm,
@@ -17,20 +15,7 @@ void oftools::buildTrainingPipeline(OpPassManager &pm,
   oneflow::AutodiffPassOptions autodiff;
   autodiff.loss = options.loss;
   funcPm.addPass(oneflow::createAutodiffPass(autodiff));
-  oneflow::OptimizerPassOptions optimizer;
-  optimizer.kind = options.optimizer;
-  optimizer.lr = options.lr;
-  optimizer.momentum = options.momentum;
-  optimizer.nesterov = options.nesterov;
-  optimizer.weightDecay = options.weightDecay;
-  optimizer.beta1 = options.beta1;
-  optimizer.beta2 = options.beta2;
-  optimizer.epsilon = options.epsilon;
-  optimizer.clipNorm = options.clipNorm;
-  optimizer.warmupSteps = options.warmupSteps;
-  optimizer.totalSteps = options.totalSteps;
-  optimizer.minLr = options.minLr;
-  funcPm.addPass(oneflow::createOptimizerPass(optimizer));
+  funcPm.addPass(oneflow::createOptimizerPass(options.optimizer));
   std::string strategy = options.strategy;
   if (strategy.empty() && options.devices > 1)
     strategy = "dp";

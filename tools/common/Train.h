@@ -14,6 +14,8 @@
 #ifndef ONEFLOW_TOOLS_COMMON_TRAIN_H
 #define ONEFLOW_TOOLS_COMMON_TRAIN_H
 
+#include "OneFlowDialect/Transforms/Passes.h"
+
 #include "mlir/Pass/PassManager.h"
 
 #include <cstdint>
@@ -28,18 +30,8 @@ struct TrainOptions {
   /// For an ONNX model with loss "cross_entropy": the labels input that the
   /// importer adds with the loss.
   std::string labels = "labels";
-  std::string optimizer = "sgd";
-  double lr = 0.01;
-  double momentum = 0.0;
-  bool nesterov = false;
-  double weightDecay = 0.0;
-  double beta1 = 0.9;
-  double beta2 = 0.999;
-  double epsilon = 1e-8;
-  double clipNorm = 0.0;
-  int64_t warmupSteps = 0;
-  int64_t totalSteps = 0;
-  double minLr = 0.0;
+  /// kind (sgd, adam, adamw), lr, momentum, ..., as the pass takes them.
+  mlir::oneflow::OptimizerPassOptions optimizer;
   /// dp, tp, hybrid, zero or a strategy file; empty: dp on several devices,
   /// the program's own layouts on one.
   std::string strategy;

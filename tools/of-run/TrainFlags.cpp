@@ -58,22 +58,23 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   oftools::TrainOptions options;
   options.loss = absl::GetFlag(FLAGS_loss);
   options.labels = absl::GetFlag(FLAGS_labels);
-  options.optimizer = absl::GetFlag(FLAGS_optimizer);
-  if (options.optimizer != "sgd" && options.optimizer != "adam" &&
-      options.optimizer != "adamw")
-    return absl::InvalidArgumentError("--optimizer '" + options.optimizer +
+  std::string kind = absl::GetFlag(FLAGS_optimizer);
+  if (kind != "sgd" && kind != "adam" && kind != "adamw")
+    return absl::InvalidArgumentError("--optimizer '" + kind +
                                       "' is not sgd, adam or adamw");
-  options.lr = absl::GetFlag(FLAGS_lr);
-  options.momentum = absl::GetFlag(FLAGS_momentum);
-  options.nesterov = absl::GetFlag(FLAGS_nesterov);
-  options.weightDecay = absl::GetFlag(FLAGS_weight_decay);
-  options.beta1 = absl::GetFlag(FLAGS_beta1);
-  options.beta2 = absl::GetFlag(FLAGS_beta2);
-  options.epsilon = absl::GetFlag(FLAGS_epsilon);
-  options.clipNorm = absl::GetFlag(FLAGS_clip_norm);
-  options.warmupSteps = absl::GetFlag(FLAGS_warmup_steps);
-  options.totalSteps = absl::GetFlag(FLAGS_total_steps);
-  options.minLr = absl::GetFlag(FLAGS_min_lr);
+  mlir::oneflow::OptimizerPassOptions &optimizer = options.optimizer;
+  optimizer.kind = kind;
+  optimizer.lr = absl::GetFlag(FLAGS_lr);
+  optimizer.momentum = absl::GetFlag(FLAGS_momentum);
+  optimizer.nesterov = absl::GetFlag(FLAGS_nesterov);
+  optimizer.weightDecay = absl::GetFlag(FLAGS_weight_decay);
+  optimizer.beta1 = absl::GetFlag(FLAGS_beta1);
+  optimizer.beta2 = absl::GetFlag(FLAGS_beta2);
+  optimizer.epsilon = absl::GetFlag(FLAGS_epsilon);
+  optimizer.clipNorm = absl::GetFlag(FLAGS_clip_norm);
+  optimizer.warmupSteps = absl::GetFlag(FLAGS_warmup_steps);
+  optimizer.totalSteps = absl::GetFlag(FLAGS_total_steps);
+  optimizer.minLr = absl::GetFlag(FLAGS_min_lr);
   options.strategy = absl::GetFlag(FLAGS_strategy);
   options.devices = devices;
   return options;
