@@ -14,8 +14,7 @@
 
 #include "OneFlowDialect/Runtime/Npy.h"
 
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
+#include <nlohmann/json.hpp>
 
 #include <zlib.h>
 
@@ -264,7 +263,7 @@ ofrt::saveCheckpoint(const std::string &root, int64_t step,
     return fsError("cannot create", tmp, error);
 
   FileWriter writer(options);
-  llvm::json::Object entries;
+  nlohmann::ordered_json entries = nlohmann::ordered_json::object();
   std::set<std::string> files;
   for (const auto &[variable, value] : tensors) {
     std::string file = checkpointFileName(variable);
@@ -288,20 +287,16 @@ ofrt::saveCheckpoint(const std::string &root, int64_t step,
                                    value.bytes.size())});
     if (!crc.ok())
       return crc.status();
-    llvm::json::Array shape;
-    for (int64_t dim : value.desc.shape)
-      shape.push_back(dim);
-    entries[variable] = llvm::json::Object{{"file", file},
-                                           {"dtype", dtype},
-                                           {"shape", std::move(shape)},
-                                           {"crc32", int64_t(*crc)}};
+    entries[variable] = {{"file", file},
+                         {"dtype", dtype},
+                         {"shape", value.desc.shape},
+                         {"crc32", *crc}};
   }
-  llvm::json::Value manifest = llvm::json::Object{
-      {"format", "oneflow-checkpoint"},
-      {"version", 1},
-      {"step", step},
-      {"tensors", std::move(entries)}};
-  std::string text = llvm::formatv("{0:1}", manifest).str() + "\n";
+  nlohmann::ordered_json manifest = {{"format", "oneflow-checkpoint"},
+                                     {"version", 1},
+                                     {"step", step},
+                                     {"tensors", std::move(entries)}};
+  std::string text = manifest.dump(1) + "\n";
   if (absl::StatusOr<uint32_t> crc =
           writer.write((fs::path(tmp) / "manifest.json").string(), {text});
       !crc.ok())

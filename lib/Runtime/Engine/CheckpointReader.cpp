@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Reads a checkpoint's manifest (llvm::json), checks each file once (size,
+// Reads a checkpoint's manifest (nlohmann::json), checks each file once (size,
 // .npy header, CRC-32) and reads boxes of logical tensors with pread, one
 // contiguous run at a time, so that a rank reads only its piece.
 //
@@ -14,7 +14,7 @@
 
 #include "OneFlowDialect/Runtime/Npy.h"
 
-#include "llvm/Support/JSON.h"
+#include <nlohmann/json.hpp>
 
 #include <zlib.h>
 
@@ -25,6 +25,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 using namespace ofrt;
@@ -60,36 +62,56 @@ absl::StatusOr<DType> parseDType(const std::string &name) {
                                     "' is not f32, f64, i32 or i64");
 }
 
+using Json = nlohmann::json;
+
+/// The string member `key` of `object`, if it is one.
+std::optional<std::string> getString(const Json &object, const char *key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_string())
+    return std::nullopt;
+  return it->get<std::string>();
+}
+
+/// The integer member `key` of `object`, if it is one.
+std::optional<int64_t> getInteger(const Json &object, const char *key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number_integer())
+    return std::nullopt;
+  if (it->is_number_unsigned() &&
+      it->get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
+    return std::nullopt;
+  return it->get<int64_t>();
+}
+
 /// One manifest entry; errors say what is wrong with it.
-absl::StatusOr<CheckpointEntry> parseEntry(const llvm::json::Value &value) {
-  const llvm::json::Object *object = value.getAsObject();
-  if (!object)
+absl::StatusOr<CheckpointEntry> parseEntry(const Json &object) {
+  if (!object.is_object())
     return absl::InvalidArgumentError("is not an object");
   CheckpointEntry entry;
-  std::optional<llvm::StringRef> file = object->getString("file");
-  if (!file || file->empty() || file->contains('/') || *file == "." ||
-      *file == "..")
+  std::optional<std::string> file = getString(object, "file");
+  if (!file || file->empty() || file->find('/') != std::string::npos ||
+      *file == "." || *file == "..")
     return absl::InvalidArgumentError(
         "needs \"file\", a file name inside the checkpoint directory");
-  entry.file = file->str();
-  std::optional<llvm::StringRef> dtype = object->getString("dtype");
+  entry.file = *file;
+  std::optional<std::string> dtype = getString(object, "dtype");
   if (!dtype)
     return absl::InvalidArgumentError("needs \"dtype\", a string");
-  absl::StatusOr<DType> parsed = parseDType(dtype->str());
+  absl::StatusOr<DType> parsed = parseDType(*dtype);
   if (!parsed.ok())
     return parsed.status();
   entry.desc.dtype = *parsed;
-  const llvm::json::Array *shape = object->getArray("shape");
-  if (!shape)
+  auto shape = object.find("shape");
+  if (shape == object.end() || !shape->is_array())
     return absl::InvalidArgumentError("needs \"shape\", a list of sizes");
-  for (const llvm::json::Value &dim : *shape) {
-    std::optional<int64_t> size = dim.getAsInteger();
-    if (!size || *size < 0)
+  for (const Json &dim : *shape) {
+    if (!dim.is_number_integer() || (!dim.is_number_unsigned() &&
+                                     dim.get<int64_t>() < 0))
       return absl::InvalidArgumentError(
           "has a \"shape\" entry that is not a size");
-    entry.desc.shape.push_back(*size);
+    entry.desc.shape.push_back(dim.get<int64_t>());
   }
-  std::optional<int64_t> crc = object->getInteger("crc32");
+  std::optional<int64_t> crc = getInteger(object, "crc32");
   if (!crc || *crc < 0 || *crc > 0xFFFFFFFFll)
     return absl::InvalidArgumentError(
         "needs \"crc32\", an unsigned 32-bit integer");
@@ -125,40 +147,42 @@ CheckpointReader::open(const std::string &path) {
   absl::StatusOr<std::string> text = readText(manifestPath);
   if (!text.ok())
     return text.status();
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(*text);
-  if (!json)
-    return manifestError(manifestPath, "invalid JSON: " +
-                                           llvm::toString(json.takeError()));
-  const llvm::json::Object *manifest = json->getAsObject();
-  if (!manifest)
+  Json manifest;
+  try {
+    manifest = Json::parse(*text);
+  } catch (const Json::parse_error &error) {
+    return manifestError(manifestPath,
+                         std::string("invalid JSON: ") + error.what());
+  }
+  if (!manifest.is_object())
     return manifestError(manifestPath, "is not a JSON object");
-  std::optional<llvm::StringRef> format = manifest->getString("format");
+  std::optional<std::string> format = getString(manifest, "format");
   if (!format || *format != "oneflow-checkpoint")
     return manifestError(manifestPath,
                          "\"format\" is not \"oneflow-checkpoint\"");
-  std::optional<int64_t> version = manifest->getInteger("version");
+  std::optional<int64_t> version = getInteger(manifest, "version");
   if (!version)
     return manifestError(manifestPath, "has no integer \"version\"");
   if (*version != 1)
     return manifestError(manifestPath,
                          "format version " + std::to_string(*version) +
                              " is not one this runtime reads (version 1)");
-  std::optional<int64_t> step = manifest->getInteger("step");
+  std::optional<int64_t> step = getInteger(manifest, "step");
   if (!step || *step < 0)
     return manifestError(manifestPath,
                          "\"step\" is not a count of steps (an integer >= 0)");
-  const llvm::json::Object *tensors = manifest->getObject("tensors");
-  if (!tensors)
+  auto tensors = manifest.find("tensors");
+  if (tensors == manifest.end() || !tensors->is_object())
     return manifestError(manifestPath, "has no \"tensors\" object");
   std::unique_ptr<CheckpointReader> reader(new CheckpointReader());
   reader->dir = dir;
   reader->stepCount = *step;
-  for (const auto &[name, value] : *tensors) {
+  for (const auto &[name, value] : tensors->items()) {
     absl::StatusOr<CheckpointEntry> entry = parseEntry(value);
     if (!entry.ok())
-      return manifestError(manifestPath, "tensor '" + name.str() + "' " +
+      return manifestError(manifestPath, "tensor '" + name + "' " +
                                              std::string(entry.status().message()));
-    reader->entries[name.str()] = std::move(*entry);
+    reader->entries[name] = std::move(*entry);
   }
   return reader;
 }
