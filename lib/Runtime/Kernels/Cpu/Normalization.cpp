@@ -17,6 +17,7 @@
 #include "DnnlUtils.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace ofrt;
 using namespace ofrt::cpu;
@@ -245,11 +246,13 @@ class BatchNormGradKernel : public CpuKernel {
 public:
   BatchNormGradKernel(const OpDesc &op, int64_t outer, int64_t channels,
                       int64_t inner, float eps)
-      : CpuKernel(op), eps(eps), variance(channels) {
+      : CpuKernel(op), eps(eps), variance(channels),
+        scaleShift(2 * channels), diffScaleShift(2 * channels) {
     data = plainDesc({outer, channels, inner, 1}, dt::f32);
     stat = plainDesc({channels}, dt::f32);
-    normalization_flags flags =
-        normalization_flags::use_scale | normalization_flags::use_shift;
+    packed = plainDesc({2, channels}, dt::f32);
+    // oneDNN 2.6's backward runs with the packed (2, C) scale and shift.
+    normalization_flags flags = normalization_flags::use_scale_shift;
     dnnl::batch_normalization_forward::primitive_desc forwardPd(
         dnnl::batch_normalization_forward::desc(
             dnnl::prop_kind::forward_training, data, eps, flags),
@@ -264,24 +267,30 @@ public:
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) override {
     const float *inv = in[3].as<float>();
-    for (size_t c = 0; c < variance.size(); ++c)
+    size_t channels = variance.size();
+    for (size_t c = 0; c < channels; ++c)
       variance[c] = static_cast<float>(
           1.0 / (static_cast<double>(inv[c]) * inv[c]) - eps);
-    return execute(where, prim,
-                   {{DNNL_ARG_SRC, wrap(data, in[0].data)},
-                    {DNNL_ARG_DIFF_DST, wrap(data, in[1].data)},
-                    {DNNL_ARG_MEAN, wrap(stat, in[2].data)},
-                    {DNNL_ARG_VARIANCE, wrap(stat, variance.data())},
-                    {DNNL_ARG_SCALE, wrap(stat, in[4].data)},
-                    {DNNL_ARG_DIFF_SRC, wrap(data, out[0].data)},
-                    {DNNL_ARG_DIFF_SCALE, wrap(stat, out[1].data)},
-                    {DNNL_ARG_DIFF_SHIFT, wrap(stat, out[2].data)}});
+    std::memcpy(scaleShift.data(), in[4].data, channels * sizeof(float));
+    OFRT_RETURN_IF_ERROR(execute(
+        where, prim,
+        {{DNNL_ARG_SRC, wrap(data, in[0].data)},
+         {DNNL_ARG_DIFF_DST, wrap(data, in[1].data)},
+         {DNNL_ARG_MEAN, wrap(stat, in[2].data)},
+         {DNNL_ARG_VARIANCE, wrap(stat, variance.data())},
+         {DNNL_ARG_SCALE_SHIFT, wrap(packed, scaleShift.data())},
+         {DNNL_ARG_DIFF_SRC, wrap(data, out[0].data)},
+         {DNNL_ARG_DIFF_SCALE_SHIFT, wrap(packed, diffScaleShift.data())}}));
+    std::memcpy(out[1].data, diffScaleShift.data(), channels * sizeof(float));
+    std::memcpy(out[2].data, diffScaleShift.data() + channels,
+                channels * sizeof(float));
+    return absl::OkStatus();
   }
 
 private:
   double eps;
-  std::vector<float> variance;
-  MemDesc data, stat;
+  std::vector<float> variance, scaleShift, diffScaleShift;
+  MemDesc data, stat, packed;
   dnnl::batch_normalization_backward prim;
 };
 
