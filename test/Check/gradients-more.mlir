@@ -3,6 +3,7 @@
 // loss composed as reduce_mean((a - b)^2), against finite differences, and
 // on 2 and 4 ranks and a 2x2 mesh in random layouts against one rank.
 // RUN: of-check %s --mode gradients --devices cpu:1 --verbose | FileCheck %s
+// RUN: of-check %s --autodiff --mode signatures --devices cpu:2 | FileCheck %s --check-prefix=RANKS
 // RUN: of-check %s --autodiff --mode random --devices cpu:2 | FileCheck %s --check-prefix=RANKS
 // RUN: of-check %s --autodiff --mode random --devices cpu:4 | FileCheck %s --check-prefix=RANKS
 // RUN: of-check %s --autodiff --mode random --devices cpu:4 --mesh 2,2 | FileCheck %s --check-prefix=RANKS
