@@ -171,11 +171,12 @@ LogicalResult GatherGradOp::inferReturnTypes(MLIRContext *,
     return emitInferError(loc, name)
            << "dy " << dy << " does not hold the indices' shape "
            << indices << " at axis " << axis;
-  if (adaptor.getDimSize() < 0)
+  int64_t dimSize = adaptor.getDimSizeAttr().getInt();
+  if (dimSize < 0)
     return emitInferError(loc, name)
-           << "dim_size must not be negative, got " << adaptor.getDimSize();
+           << "dim_size must not be negative, got " << dimSize;
   SmallVector<int64_t> shape(dy.getShape().take_front(axis));
-  shape.push_back(adaptor.getDimSize());
+  shape.push_back(dimSize);
   llvm::append_range(shape, dy.getShape().drop_front(axis + indices.getRank()));
   types.push_back(RankedTensorType::get(shape, dy.getElementType()));
   return success();
