@@ -388,9 +388,11 @@ void mlir::oneflow::addRankAttrs(Operation *op, int64_t rank,
     return;
   }
 
-  // A piece of a table split along the gathered axis holds some rows only.
-  if (name == "oneflow.gather") {
-    Type type = op->getOperand(0).getType();
+  // A piece of a table split along the gathered axis holds some rows only
+  // (gather's operand, gather_grad's result).
+  if (name == "oneflow.gather" || name == "oneflow.gather_grad") {
+    Type type = name == "oneflow.gather" ? op->getOperand(0).getType()
+                                         : op->getResult(0).getType();
     if (!getGlobalEncoding(type))
       return;
     std::vector<int64_t> shape = shapeOf(type);

@@ -27,10 +27,14 @@ func.func @loss_not_f32() {
 
 // -----
 
-func.func @no_rule() {
-  %w = oneflow.variable "w" {init = #oneflow.init<normal(0.0, 1.0)>} : tensor<4xf32>
-  // expected-error@+1 {{'oneflow.reduce_max' op has no gradient rule, but the gradient of 'loss' flows through it}}
-  %m = oneflow.reduce_max %w {axes = array<i64: 0>} : (tensor<4xf32>) -> tensor<f32>
+// conv2d_bn (inference batch_norm folded into the convolution, built by
+// oneflow-fuse-conv-bn-act after autodiff) has no gradient rule.
+func.func @no_rule(%x: tensor<1x1x3x3xf32>) {
+  %w = oneflow.variable "w" {init = #oneflow.init<normal(0.0, 1.0)>} : tensor<1x1x1x1xf32>
+  %c = oneflow.variable "c" {frozen, init = #oneflow.init<ones>} : tensor<1xf32>
+  // expected-error@+1 {{'oneflow.conv2d_bn' op has no gradient rule, but the gradient of 'loss' flows through it}}
+  %y = oneflow.conv2d_bn %x, %w, %c, %c, %c, %c : (tensor<1x1x3x3xf32>, tensor<1x1x1x1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x3x3xf32>
+  %m = oneflow.reduce_sum %y {axes = array<i64: 0, 1, 2, 3>} : (tensor<1x1x3x3xf32>) -> tensor<f32>
   oneflow.output "loss", %m : tensor<f32>
   return
 }

@@ -69,7 +69,8 @@ func.func @unary(%y: tensor<8x6xf32>) {
 // Softmax never splits its axis, nor does sparse_softmax_cross_entropy its
 // class axis (its kernel is local; of-check found the model split wrong);
 // layer_norm splits axes before
-// begin_norm_axis with gamma, beta B; batch_norm is S(0) only.
+// begin_norm_axis with gamma, beta B; training batch_norm splits only its
+// channels (its batch statistics cover the whole batch).
 func.func @nn(%x: tensor<8x10xf32>, %l: tensor<8xi64>, %h: tensor<2x16x64xf32>, %g: tensor<64xf32>, %img: tensor<8x16x4x4xf32>, %c: tensor<16xf32>) {
   // expected-remark@+1 {{sbp: S(0) -> S(0)}}
   %0 = oneflow.softmax %x : (tensor<8x10xf32>) -> tensor<8x10xf32>
@@ -79,7 +80,7 @@ func.func @nn(%x: tensor<8x10xf32>, %l: tensor<8xi64>, %h: tensor<2x16x64xf32>, 
   %2, %3 = oneflow.sparse_softmax_cross_entropy %x, %l : (tensor<8x10xf32>, tensor<8xi64>) -> (tensor<8x10xf32>, tensor<8xf32>)
   // expected-remark@+1 {{sbp: S(0), B, B -> S(0), S(0), S(0) | S(1), B, B -> S(1), S(1), S(1)}}
   %4, %5, %6 = oneflow.layer_norm %h, %g, %g {begin_norm_axis = 2 : i64, begin_params_axis = 2 : i64} : (tensor<2x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<2x16x64xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
-  // expected-remark@+1 {{sbp: S(0), B, B, B, B -> S(0), B, B}}
+  // expected-remark@+1 {{sbp: S(1), S(0), S(0), S(0), S(0) -> S(1), S(0), S(0)}}
   %7, %8, %9 = oneflow.batch_norm %img, %c, %c, %c, %c {training} : (tensor<8x16x4x4xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<8x16x4x4xf32>, tensor<16xf32>, tensor<16xf32>)
   return
 }

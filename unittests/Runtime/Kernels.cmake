@@ -13,7 +13,8 @@ target_link_libraries(OneFlowCpuMathKernelsTests PRIVATE OneFlowCpuKernels)
 add_oneflow_unittest(OneFlowCpuNNKernelsTests
   ${ONEFLOW_KERNEL_TEST_DIR}/NNTest.cpp
   ${ONEFLOW_KERNEL_TEST_DIR}/ConvPoolTest.cpp
-  ${ONEFLOW_KERNEL_TEST_DIR}/ConvBnTest.cpp)
+  ${ONEFLOW_KERNEL_TEST_DIR}/ConvBnTest.cpp
+  ${ONEFLOW_KERNEL_TEST_DIR}/GradTest.cpp)
 target_link_libraries(OneFlowCpuNNKernelsTests PRIVATE OneFlowCpuKernels)
 
 add_oneflow_unittest(OneFlowCpuShapeKernelsTests

@@ -15,5 +15,6 @@ include "OneFlowDialect/IR/OneFlowConvOps.td"
 include "OneFlowDialect/IR/OneFlowShapeOps.td"
 include "OneFlowDialect/IR/OneFlowBoxingOps.td"
 include "OneFlowDialect/IR/OneFlowTrainOps.td"
+include "OneFlowDialect/IR/OneFlowGradOps.td"
 
 #endif // ONEFLOWDIALECT_IR_ONEFLOWOPS_TD

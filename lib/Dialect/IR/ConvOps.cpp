@@ -4,19 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "WindowShapes.h"
+
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Interfaces/SbpRules.h"
 
 using namespace mlir;
 using namespace mlir::oneflow;
-
-namespace {
-/// The spatial attributes of a 2-D window op.
-struct Window {
-  ArrayRef<int64_t> kernel, strides, pads, dilations;
-  bool ceilMode = false;
-};
-} // namespace
 
 /// Checks an attribute's length and that its values are at least `min`.
 static LogicalResult checkList(std::optional<Location> loc, StringRef opName,
@@ -32,8 +26,7 @@ static LogicalResult checkList(std::optional<Location> loc, StringRef opName,
   return success();
 }
 
-/// Infers the output height and width of a window op over (N, C, H, W).
-static LogicalResult inferSpatial(std::optional<Location> loc, StringRef opName,
+LogicalResult mlir::oneflow::inferSpatial(std::optional<Location> loc, StringRef opName,
                                   RankedTensorType x, const Window &w,
                                   SmallVectorImpl<int64_t> &outHW) {
   if (failed(checkList(loc, opName, "kernel_size", w.kernel, 2, 1)) ||
@@ -66,7 +59,7 @@ static LogicalResult inferSpatial(std::optional<Location> loc, StringRef opName,
   return success();
 }
 
-static LogicalResult checkNCHW(std::optional<Location> loc, StringRef opName,
+LogicalResult mlir::oneflow::checkNCHW(std::optional<Location> loc, StringRef opName,
                                RankedTensorType x) {
   if (x.getRank() != 4)
     return emitInferError(loc, opName)
@@ -74,21 +67,10 @@ static LogicalResult checkNCHW(std::optional<Location> loc, StringRef opName,
   return success();
 }
 
-namespace {
-/// The operands and attributes that conv2d and conv2d_bn share.
-struct ConvOperands {
-  Value x, weight, bias;
-  ArrayRef<int64_t> strides, pads, dilations;
-  int64_t groups;
-};
-} // namespace
-
-/// Checks a convolution's operands and infers its (N, F, OH, OW) type.
-static FailureOr<RankedTensorType> inferConv(std::optional<Location> loc,
-                                             StringRef name,
-                                             const ConvOperands &c) {
-  auto x = cast<RankedTensorType>(c.x.getType());
-  auto w = cast<RankedTensorType>(c.weight.getType());
+FailureOr<RankedTensorType>
+mlir::oneflow::inferConv(std::optional<Location> loc, StringRef name,
+                         const ConvOperands &c) {
+  RankedTensorType x = c.x, w = c.weight;
   if (failed(checkNCHW(loc, name, x)))
     return failure();
   if (w.getRank() != 4)
@@ -117,7 +99,7 @@ static FailureOr<RankedTensorType> inferConv(std::optional<Location> loc,
            << "the input has " << channels << " channels in " << c.groups
            << " groups";
   if (c.bias) {
-    auto b = cast<RankedTensorType>(c.bias.getType());
+    RankedTensorType b = c.bias;
     if (b.getRank() != 1 || b.getElementType() != x.getElementType() ||
         failed(verifyCompatibleShape(b.getShape(), {filters})))
       return emitInferError(loc, name)
@@ -138,7 +120,11 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
                                          SmallVectorImpl<Type> &types) {
   FailureOr<RankedTensorType> type = inferConv(
       loc, getOperationName(),
-      {adaptor.getX(), adaptor.getWeight(), adaptor.getBias(),
+      {cast<RankedTensorType>(adaptor.getX().getType()),
+       cast<RankedTensorType>(adaptor.getWeight().getType()),
+       adaptor.getBias()
+           ? cast<RankedTensorType>(adaptor.getBias().getType())
+           : RankedTensorType(),
        adaptor.getStrides(), adaptor.getPads(), adaptor.getDilations(),
        static_cast<int64_t>(adaptor.getGroups())});
   if (failed(type))
@@ -154,7 +140,9 @@ LogicalResult Conv2DBnOp::inferReturnTypes(MLIRContext *,
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> type =
       inferConv(loc, name,
-                {adaptor.getX(), adaptor.getWeight(), Value(),
+                {cast<RankedTensorType>(adaptor.getX().getType()),
+                 cast<RankedTensorType>(adaptor.getWeight().getType()),
+                 RankedTensorType(),
                  adaptor.getStrides(), adaptor.getPads(),
                  adaptor.getDilations(),
                  static_cast<int64_t>(adaptor.getGroups())});
@@ -200,20 +188,30 @@ LogicalResult Conv2DBnOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+FailureOr<RankedTensorType>
+mlir::oneflow::inferPool(std::optional<Location> loc, StringRef name,
+                         RankedTensorType x, const Window &w) {
+  if (failed(checkNCHW(loc, name, x)))
+    return failure();
+  SmallVector<int64_t> shape = {x.getDimSize(0), x.getDimSize(1)};
+  if (failed(inferSpatial(loc, name, x, w, shape)))
+    return failure();
+  return RankedTensorType::get(shape, x.getElementType());
+}
+
 LogicalResult MaxPool2DOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
-  auto x = cast<RankedTensorType>(adaptor.getX().getType());
-  if (failed(checkNCHW(loc, getOperationName(), x)))
-    return failure();
   Window window{adaptor.getKernelSize(), adaptor.getStrides(),
                 adaptor.getPads(), adaptor.getDilations(),
                 adaptor.getCeilMode()};
-  SmallVector<int64_t> shape = {x.getDimSize(0), x.getDimSize(1)};
-  if (failed(inferSpatial(loc, getOperationName(), x, window, shape)))
+  FailureOr<RankedTensorType> type =
+      inferPool(loc, getOperationName(),
+                cast<RankedTensorType>(adaptor.getX().getType()), window);
+  if (failed(type))
     return failure();
-  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  types.push_back(*type);
   return success();
 }
 
@@ -221,16 +219,15 @@ LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
-  auto x = cast<RankedTensorType>(adaptor.getX().getType());
-  if (failed(checkNCHW(loc, getOperationName(), x)))
-    return failure();
   static const int64_t unitDilations[] = {1, 1};
   Window window{adaptor.getKernelSize(), adaptor.getStrides(),
                 adaptor.getPads(), unitDilations, adaptor.getCeilMode()};
-  SmallVector<int64_t> shape = {x.getDimSize(0), x.getDimSize(1)};
-  if (failed(inferSpatial(loc, getOperationName(), x, window, shape)))
+  FailureOr<RankedTensorType> type =
+      inferPool(loc, getOperationName(),
+                cast<RankedTensorType>(adaptor.getX().getType()), window);
+  if (failed(type))
     return failure();
-  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  types.push_back(*type);
   return success();
 }
 

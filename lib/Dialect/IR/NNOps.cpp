@@ -193,14 +193,26 @@ void LayerNormOp::getSbpSignatures(int64_t meshAxisSize,
 
 void BatchNormOp::getSbpSignatures(int64_t meshAxisSize,
                                    SmallVectorImpl<SbpSignature> &signatures) {
-  // Data parallel only: x and y S(0); parameters, moving and batch
-  // statistics B (each device normalizes by the statistics of its shard).
+  // The channels are parallel: x, y S(axis), the parameters and statistics
+  // S(0). In inference the batch is parallel too (x and y S(0), the rest
+  // B); in training it is not, since the batch statistics cover the whole
+  // batch (a shard's statistics would differ from one device's).
   SbpDims dims(*this);
   int64_t rank = cast<RankedTensorType>(getX().getType()).getRank();
-  if (rank == 0 || normalizeAxis(getAxis(), rank) == 0)
+  if (rank == 0)
     return;
-  int64_t batch = dims.addDim(SbpDimKind::parallel);
-  dims.mapOperandAxis(0, 0, batch);
-  dims.mapResultAxis(0, 0, batch);
+  int64_t axis = normalizeAxis(getAxis(), rank);
+  if (!getTraining() && axis != 0) {
+    int64_t batch = dims.addDim(SbpDimKind::parallel);
+    dims.mapOperandAxis(0, 0, batch);
+    dims.mapResultAxis(0, 0, batch);
+  }
+  int64_t channels = dims.addDim(SbpDimKind::parallel);
+  dims.mapOperandAxis(0, axis, channels);
+  dims.mapResultAxis(0, axis, channels);
+  for (unsigned i = 1; i < 5; ++i)
+    dims.mapOperandAxis(i, 0, channels);
+  dims.mapResultAxis(1, 0, channels);
+  dims.mapResultAxis(2, 0, channels);
   dims.derive(meshAxisSize, signatures);
 }

@@ -49,4 +49,5 @@ void mlir::oneflow::attachGradientInterfaceModels(MLIRContext &context) {
   attachMathGradientModels(context);
   attachShapeGradientModels(context);
   attachNNGradientModels(context);
+  attachConvGradientModels(context);
 }

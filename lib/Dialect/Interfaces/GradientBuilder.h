@@ -107,6 +107,7 @@ template <typename... OpTys> void attachGradientModels(MLIRContext &context) {
 void attachMathGradientModels(MLIRContext &context);
 void attachShapeGradientModels(MLIRContext &context);
 void attachNNGradientModels(MLIRContext &context);
+void attachConvGradientModels(MLIRContext &context);
 
 } // namespace mlir::oneflow
 

@@ -61,6 +61,58 @@ static LogicalResult buildGradientRule(DivOp op, GradientBuilder &g,
   return success();
 }
 
+static LogicalResult buildGradientRule(PowOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // z = a^b: da = dz b a^(b - 1); db = dz z log(a), taken as 0 where a <= 0
+  // (b's derivative is only defined for a positive base).
+  Value a = op.getLhs(), bv = op.getRhs(), dz = dys[0];
+  OpBuilder &b = g.builder();
+  Location loc = g.getLoc();
+  Value lower = PowOp::create(b, loc, a, g.scalarAdd(bv, -1.0));
+  dxs.push_back(g.unbroadcast(g.mul(dz, g.mul(bv, lower)), g.typeOf(a)));
+  Type element = g.typeOf(a).getElementType();
+  Value positive = GreaterOp::create(b, loc, a, g.scalar(element, 0.0));
+  Value logA = LogOp::create(b, loc, a);
+  Value slope = g.where(positive, g.mul(op.getResult(), logA),
+                        g.scalar(element, 0.0));
+  dxs.push_back(g.unbroadcast(g.mul(dz, slope), g.typeOf(bv)));
+  return success();
+}
+
+/// Gradients of maximum (`isMax`) or minimum: dz goes to the operand that
+/// was picked, and half of it to each on a tie (as PyTorch).
+template <typename OpTy>
+static void extremumGradient(OpTy op, GradientBuilder &g, Value dz,
+                             bool isMax, SmallVectorImpl<Value> &dxs) {
+  OpBuilder &b = g.builder();
+  Location loc = g.getLoc();
+  Value lhs = op.getLhs(), rhs = op.getRhs();
+  Value zero = g.scalar(g.typeOf(dz).getElementType(), 0.0);
+  Value tie = EqualOp::create(b, loc, lhs, rhs);
+  Value half = g.where(tie, g.scalarMul(dz, 0.5), zero);
+  Value lhsWins = isMax ? GreaterOp::create(b, loc, lhs, rhs).getResult()
+                        : LessOp::create(b, loc, lhs, rhs).getResult();
+  Value rhsWins = isMax ? LessOp::create(b, loc, lhs, rhs).getResult()
+                        : GreaterOp::create(b, loc, lhs, rhs).getResult();
+  dxs.push_back(g.unbroadcast(g.where(lhsWins, dz, half), g.typeOf(lhs)));
+  dxs.push_back(g.unbroadcast(g.where(rhsWins, dz, half), g.typeOf(rhs)));
+}
+
+static LogicalResult buildGradientRule(MaximumOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  extremumGradient(op, g, dys[0], /*isMax=*/true, dxs);
+  return success();
+}
+
+static LogicalResult buildGradientRule(MinimumOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  extremumGradient(op, g, dys[0], /*isMax=*/false, dxs);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Unary and scalar ops
 //===----------------------------------------------------------------------===//
@@ -161,6 +213,74 @@ static LogicalResult buildGradientRule(GeluOp op, GradientBuilder &g,
   return success();
 }
 
+static LogicalResult buildGradientRule(ScalarPowOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // p x^(p - 1); p = 0 gives 0 and p = 1 gives dz, also where x = 0.
+  double p = op.getScalar().convertToDouble();
+  Value dz = dys[0];
+  if (p == 0.0) {
+    dxs.push_back(g.fill(g.typeOf(op.getX()), 0.0));
+    return success();
+  }
+  if (p == 1.0) {
+    dxs.push_back(dz);
+    return success();
+  }
+  Value lower = p == 2.0 ? op.getX()
+                         : ScalarPowOp::create(g.builder(), g.getLoc(),
+                                               op.getX(),
+                                               g.builder().getF64FloatAttr(p - 1))
+                               .getResult();
+  dxs.push_back(g.scalarMul(g.mul(dz, lower), p));
+  return success();
+}
+
+static LogicalResult buildGradientRule(AbsOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // sign(x), 0 at 0 (as PyTorch).
+  OpBuilder &b = g.builder();
+  Value x = op.getX(), dz = dys[0];
+  Value zero = g.scalar(g.typeOf(x).getElementType(), 0.0);
+  Value negative = LessOp::create(b, g.getLoc(), x, zero);
+  Value positive = GreaterOp::create(b, g.getLoc(), x, zero);
+  dxs.push_back(g.where(positive, dz, g.where(negative, g.neg(dz), zero)));
+  return success();
+}
+
+static LogicalResult buildGradientRule(RsqrtOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // -y^3 / 2.
+  Value y = op.getResult();
+  dxs.push_back(g.scalarMul(g.mul(dys[0], g.mul(y, g.mul(y, y))), -0.5));
+  return success();
+}
+
+static LogicalResult buildGradientRule(ErfOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // 2 / sqrt(pi) exp(-x^2).
+  Value x = op.getX();
+  Value bell = g.exp(g.neg(g.mul(x, x)));
+  dxs.push_back(g.scalarMul(g.mul(dys[0], bell), 2.0 / std::sqrt(M_PI)));
+  return success();
+}
+
+static LogicalResult buildGradientRule(CastOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // Float to float casts the gradient back; an integer input has none.
+  RankedTensorType x = g.typeOf(op.getX());
+  if (!isa<FloatType>(x.getElementType()) || !dys[0]) {
+    dxs.push_back(Value());
+    return success();
+  }
+  dxs.push_back(CastOp::create(g.builder(), g.getLoc(), x, dys[0]));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Selection
 //===----------------------------------------------------------------------===//
@@ -191,8 +311,9 @@ static LogicalResult buildGradientRule(MaskedFillOp op, GradientBuilder &g,
 } // namespace mlir::oneflow
 
 void mlir::oneflow::attachMathGradientModels(MLIRContext &context) {
-  attachGradientModels<AddOp, SubOp, MulOp, DivOp, NegOp, ScalarAddOp,
-                       ScalarMulOp, ScalarDivOp, ReluOp, TanhOp, SigmoidOp,
-                       ExpOp, LogOp, SqrtOp, GeluOp, WhereOp, MaskedFillOp>(
-      context);
+  attachGradientModels<AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp,
+                       MinimumOp, NegOp, ScalarAddOp, ScalarMulOp, ScalarDivOp,
+                       ScalarPowOp, ReluOp, TanhOp, SigmoidOp, ExpOp, LogOp,
+                       SqrtOp, RsqrtOp, AbsOp, ErfOp, GeluOp, CastOp, WhereOp,
+                       MaskedFillOp>(context);
 }

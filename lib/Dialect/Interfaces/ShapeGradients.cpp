@@ -4,12 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Reductions broadcast their gradient back; reshapes, transposes and
-// flattens undo themselves; concat slices its gradient and slice pads its
-// gradient with zeros (concatenations, strided ones through a reshape that
-// interleaves zeros); gather's table gradient is a product with the one-hot
-// of its indices (O(indices x rows x row size) work: fine for small
-// vocabularies, a scatter-add op would do better for large ones).
+// Reductions broadcast their gradient back (reduce_max to its maxima);
+// reshapes, transposes and flattens undo themselves; concat slices its
+// gradient and slice pads its gradient with zeros (concatenations, strided
+// ones through a reshape that interleaves zeros); gather's table gradient is
+// a scatter-add, `gather_grad`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,6 +106,25 @@ static LogicalResult buildGradientRule(ReduceMeanOp op, GradientBuilder &g,
   return success();
 }
 
+static LogicalResult buildGradientRule(ReduceMaxOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // dy goes to the maxima, shared evenly between ties (as torch.amax).
+  RankedTensorType x = g.typeOf(op.getX());
+  SmallVector<int64_t> keep = keepdimsShape(x.getShape(), op.getAxes());
+  SmallVector<int64_t> axes;
+  for (int64_t axis : op.getAxes())
+    axes.push_back(normalizeAxis(axis, x.getRank()));
+  Type element = x.getElementType();
+  Value isMax = EqualOp::create(g.builder(), g.getLoc(), op.getX(),
+                                g.reshape(op.getResult(), keep));
+  Value mask =
+      g.where(isMax, g.scalar(element, 1.0), g.scalar(element, 0.0));
+  Value ties = g.reduceSum(mask, axes, /*keepdims=*/true);
+  dxs.push_back(g.mul(mask, g.div(g.reshape(dys[0], keep), ties)));
+  return success();
+}
+
 static LogicalResult buildGradientRule(ReshapeOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {
@@ -189,42 +207,16 @@ static LogicalResult buildGradientRule(SliceOp op, GradientBuilder &g,
 static LogicalResult buildGradientRule(GatherOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {
-  // The table x is (outer, rows, inner) around `axis` and the result
-  // (outer, n, inner) for n indices: dx = onehot(indices)^T dy, a batched
-  // product over `outer` with the (n, rows) one-hot shared by every batch.
+  // The rows of dy added back into a zero table at their indices.
   RankedTensorType x = g.typeOf(op.getX());
-  RankedTensorType indices = g.typeOf(op.getIndices());
   int64_t axis = normalizeAxis(op.getAxis(), x.getRank());
-  if (!x.hasStaticShape() || !indices.hasStaticShape())
-    return op.emitOpError("needs static shapes to take its gradient");
-  ArrayRef<int64_t> shape = x.getShape();
-  int64_t rows = shape[axis], count = indices.getNumElements();
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= shape[d];
-  for (int64_t d = axis + 1; d < x.getRank(); ++d)
-    inner *= shape[d];
-
+  if (ShapedType::isDynamic(x.getDimSize(axis)))
+    return op.emitOpError("needs a static size of the gathered axis to take "
+                          "its gradient");
   OpBuilder &b = g.builder();
-  Type indexElement = indices.getElementType();
-  auto rowsType = RankedTensorType::get({rows}, indexElement);
-  SmallVector<APInt> rowIds;
-  for (int64_t row = 0; row < rows; ++row)
-    rowIds.push_back(APInt(indexElement.getIntOrFloatBitWidth(), row));
-  Value iota = ConstantOp::create(b, g.getLoc(), rowsType,
-                                  DenseElementsAttr::get(rowsType, rowIds));
-  // Negative indices count from the end.
-  Value ids = g.reshape(op.getIndices(), {count, 1});
-  Value zero = g.scalar(indexElement, 0.0);
-  Value wrapped = AddOp::create(b, g.getLoc(), ids, g.scalar(indexElement, rows));
-  ids = g.where(LessOp::create(b, g.getLoc(), ids, zero), wrapped, ids);
-  Type element = x.getElementType();
-  Value onehot = g.where(EqualOp::create(b, g.getLoc(), ids, iota),
-                         g.scalar(element, 1.0), g.scalar(element, 0.0));
-  Value dy = g.reshape(dys[0], {outer, count, inner});
-  Value dx = BatchMatmulOp::create(b, g.getLoc(), onehot, dy, b.getUnitAttr(),
-                                   UnitAttr());
-  dxs.push_back(g.reshape(dx, shape));
+  dxs.push_back(GatherGradOp::create(b, g.getLoc(), dys[0], op.getIndices(),
+                                     b.getI64IntegerAttr(axis),
+                                     b.getI64IntegerAttr(x.getDimSize(axis))));
   dxs.push_back(Value());
   return success();
 }
@@ -232,6 +224,6 @@ static LogicalResult buildGradientRule(GatherOp op, GradientBuilder &g,
 } // namespace mlir::oneflow
 
 void mlir::oneflow::attachShapeGradientModels(MLIRContext &context) {
-  attachGradientModels<ReduceSumOp, ReduceMeanOp, ReshapeOp, FlattenOp,
+  attachGradientModels<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReshapeOp, FlattenOp,
                        TransposeOp, ConcatOp, SliceOp, GatherOp>(context);
 }

@@ -74,7 +74,13 @@ TEST(CpuKernelRegistry, HasEveryComputeOp) {
                        "local_slice",
                        "to_partial",
                        "sgd_update",
-                       "adam_update"};
+                       "adam_update",
+                       "conv2d_backward_data",
+                       "conv2d_backward_filter",
+                       "max_pool2d_grad",
+                       "avg_pool2d_grad",
+                       "batch_norm_grad",
+                       "gather_grad"};
   for (const char *name : ops)
     EXPECT_TRUE(
         registry().contains(DeviceKind::Cpu, std::string("oneflow.") + name))

@@ -65,8 +65,8 @@ MemDesc cpu::blockedDesc(const Shape &shape) {
   return MemDesc(dnnlDims(shape), dt::f32, tag::nChw16c);
 }
 
-dnnl::convolution_forward::desc cpu::convDesc(const ConvGeometry &g,
-                                              bool hasBias) {
+dnnl::convolution_forward::desc
+cpu::convDesc(const ConvGeometry &g, bool hasBias, dnnl::prop_kind prop) {
   auto any = [](const MemDesc &d) {
     return MemDesc(d.dims(), dt::f32, tag::any);
   };
@@ -84,7 +84,6 @@ dnnl::convolution_forward::desc cpu::convDesc(const ConvGeometry &g,
   // oneDNN counts dilation from 0 (the dialect's dilation - 1).
   Dims dilations = {g.dilations[0] - 1, g.dilations[1] - 1};
   Dims padL = {g.pads[0], g.pads[1]}, padR = {g.pads[2], g.pads[3]};
-  auto prop = dnnl::prop_kind::forward_inference;
   auto algo = dnnl::algorithm::convolution_direct;
   if (hasBias)
     return dnnl::convolution_forward::desc(

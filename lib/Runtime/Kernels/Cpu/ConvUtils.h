@@ -40,10 +40,12 @@ struct ConvGeometry {
 absl::Status readConvGeometry(const OpDesc &op, const TensorDesc &x,
                               const TensorDesc &w, ConvGeometry &geometry);
 
-/// The descriptor of a forward-inference convolution with the given
-/// geometry; the weights and activations in the layouts oneDNN prefers.
-dnnl::convolution_forward::desc convDesc(const ConvGeometry &geometry,
-                                         bool hasBias);
+/// The descriptor of a forward convolution (inference unless `prop` says
+/// otherwise) with the given geometry; the weights and activations in the
+/// layouts oneDNN prefers.
+dnnl::convolution_forward::desc
+convDesc(const ConvGeometry &geometry, bool hasBias,
+         dnnl::prop_kind prop = dnnl::prop_kind::forward_inference);
 /// Whether convDesc puts the activations in nChw16c (rather than letting
 /// oneDNN choose): one group, channels and filters in multiples of 16.
 bool computesBlocked(const ConvGeometry &geometry);

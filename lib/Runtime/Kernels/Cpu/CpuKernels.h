@@ -19,6 +19,8 @@ void registerSelectKernels(KernelRegistry &registry);
 void registerSoftmaxKernels(KernelRegistry &registry);
 void registerNormalizationKernels(KernelRegistry &registry);
 void registerConvKernels(KernelRegistry &registry);
+/// conv2d_backward_data and conv2d_backward_filter.
+void registerConvGradKernels(KernelRegistry &registry);
 void registerConvBnKernels(KernelRegistry &registry);
 void registerPoolingKernels(KernelRegistry &registry);
 void registerReductionKernels(KernelRegistry &registry);

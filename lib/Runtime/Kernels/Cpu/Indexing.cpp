@@ -1,4 +1,4 @@
-//===- Indexing.cpp - gather ----------------------------------------------===//
+//===- Indexing.cpp - gather and gather_grad ------------------------------===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -7,6 +7,8 @@
 // Plain code (oneDNN has no gather). Indices follow ONNX Gather: valid in
 // [-D, D) where D is the size of `axis`, negative ones counting from the
 // end; anything else makes compute() fail with the index and its position.
+// gather_grad is the scatter-add that transposes gather: a zero table, and
+// each row of dy added into the row its index names.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,19 @@ using namespace ofrt;
 using namespace ofrt::cpu;
 
 namespace {
+
+/// Fails naming the first index outside [-limit, limit).
+template <typename I>
+absl::Status checkIndices(const std::string &where, const I *indices,
+                          int64_t count, int64_t limit) {
+  for (int64_t j = 0; j < count; ++j)
+    if (indices[j] < -limit || indices[j] >= limit)
+      return absl::OutOfRangeError(
+          where + ": index " + std::to_string(indices[j]) + " at position " +
+          std::to_string(j) + " is outside [-" + std::to_string(limit) + ", " +
+          std::to_string(limit) + ")");
+  return absl::OkStatus();
+}
 
 class GatherKernel : public CpuKernel {
 public:
@@ -35,12 +50,7 @@ public:
 private:
   template <typename I>
   absl::Status run(const TensorView &x, const I *indices, const TensorView &y) {
-    for (int64_t j = 0; j < count; ++j)
-      if (indices[j] < -limit || indices[j] >= limit)
-        return absl::OutOfRangeError(
-            where + ": index " + std::to_string(indices[j]) + " at position " +
-            std::to_string(j) + " is outside [-" + std::to_string(limit) +
-            ", " + std::to_string(limit) + ")");
+    OFRT_RETURN_IF_ERROR(checkIndices(where, indices, count, limit));
     const uint8_t *src = x.as<uint8_t>();
     uint8_t *dst = y.as<uint8_t>();
     for (int64_t o = 0; o < outer; ++o)
@@ -95,8 +105,92 @@ KernelOr createGather(const OpDesc &op) {
                                         limit);
 }
 
+class GatherGradKernel : public CpuKernel {
+public:
+  GatherGradKernel(const OpDesc &op, int64_t outer, int64_t dim, int64_t inner,
+                   int64_t begin, int64_t limit)
+      : CpuKernel(op), outer(outer), dim(dim), inner(inner), begin(begin),
+        limit(limit), count(op.inputs[1].numel()),
+        wide(op.inputs[1].dtype == DType::I64),
+        isDouble(op.inputs[0].dtype == DType::F64) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    if (wide)
+      return isDouble ? run<double>(in[0], in[1].as<int64_t>(), out[0])
+                      : run<float>(in[0], in[1].as<int64_t>(), out[0]);
+    return isDouble ? run<double>(in[0], in[1].as<int32_t>(), out[0])
+                    : run<float>(in[0], in[1].as<int32_t>(), out[0]);
+  }
+
+private:
+  template <typename T, typename I>
+  absl::Status run(const TensorView &dyView, const I *indices,
+                   const TensorView &dxView) {
+    OFRT_RETURN_IF_ERROR(checkIndices(where, indices, count, limit));
+    const T *dy = dyView.as<T>();
+    T *dx = dxView.as<T>();
+    std::fill_n(dx, outer * dim * inner, T(0));
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t j = 0; j < count; ++j) {
+        int64_t row = (indices[j] < 0 ? indices[j] + limit : indices[j]) -
+                      begin;
+        // Rows another piece of a split table holds are its to add.
+        if (row < 0 || row >= dim)
+          continue;
+        const T *src = dy + (o * count + j) * inner;
+        T *dst = dx + (o * dim + row) * inner;
+        for (int64_t k = 0; k < inner; ++k)
+          dst[k] += src[k];
+      }
+    return absl::OkStatus();
+  }
+
+  /// This piece holds rows [begin, begin + dim) of `limit`.
+  int64_t outer, dim, inner, begin, limit, count;
+  bool wide, isDouble;
+};
+
+KernelOr createGatherGrad(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
+  const TensorDesc &dy = op.inputs[0], &indices = op.inputs[1];
+  const TensorDesc &dx = op.outputs[0];
+  int64_t axisAttr = 0, axis = 0;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axisAttr, {int64_t(0)}));
+  if (indices.dtype != DType::I32 && indices.dtype != DType::I64)
+    return opError(op, "indices must be i32 or i64, got " + indices.str());
+  if (dy.dtype != DType::F32 && dy.dtype != DType::F64)
+    return opError(op, "has a CPU kernel for f32 and f64 only, got " +
+                           dy.str());
+  if (dx.rank() < 1 || dy.rank() != dx.rank() + indices.rank() - 1)
+    return opError(op, "dy " + dy.str() + " and indices " + indices.str() +
+                           " do not fit the result " + dx.str());
+  OFRT_RETURN_IF_ERROR(normalizeAxis(op, "axis", axisAttr, dx.rank(), axis));
+  Shape expected(dx.shape.begin(), dx.shape.begin() + axis);
+  expected.insert(expected.end(), indices.shape.begin(), indices.shape.end());
+  expected.insert(expected.end(), dx.shape.begin() + axis + 1, dx.shape.end());
+  if (dy != TensorDesc{dx.dtype, expected})
+    return opError(op, "dy is " + dy.str() + ", needs " +
+                           TensorDesc{dx.dtype, expected}.str() +
+                           " for the result " + dx.str());
+  int64_t begin = 0, limit = dx.shape[axis];
+  OFRT_RETURN_IF_ERROR(readAttr(op, "dim_size", limit, {limit}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "index_begin", begin, {begin}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "index_limit", limit, {limit}));
+  if (begin < 0 || limit < begin + dx.shape[axis])
+    return opError(op, "rows [" + std::to_string(begin) + ", " +
+                           std::to_string(begin + dx.shape[axis]) +
+                           ") of the table are outside its " +
+                           std::to_string(limit) + " rows");
+  int64_t outer = numel(Shape(dx.shape.begin(), dx.shape.begin() + axis));
+  int64_t inner = numel(Shape(dx.shape.begin() + axis + 1, dx.shape.end()));
+  return std::make_unique<GatherGradKernel>(op, outer, dx.shape[axis], inner,
+                                            begin, limit);
+}
+
 } // namespace
 
 void cpu::registerIndexingKernels(KernelRegistry &registry) {
   addKernel(registry, "oneflow.gather", createGather);
+  addKernel(registry, "oneflow.gather_grad", createGatherGrad);
 }

@@ -17,6 +17,7 @@
 #include "DnnlUtils.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace ofrt;
 using namespace ofrt::cpu;
@@ -238,9 +239,99 @@ KernelOr createBatchNorm(const OpDesc &op) {
                                            static_cast<float>(eps), training);
 }
 
+/// batch_norm_grad: oneDNN's batch_normalization_backward on the same
+/// [outer, C, inner, 1] view, with the variance recovered from the
+/// inverse standard deviation the forward op returned.
+class BatchNormGradKernel : public CpuKernel {
+public:
+  BatchNormGradKernel(const OpDesc &op, int64_t outer, int64_t channels,
+                      int64_t inner, float eps)
+      : CpuKernel(op), eps(eps), variance(channels),
+        scaleShift(2 * channels), diffScaleShift(2 * channels) {
+    data = plainDesc({outer, channels, inner, 1}, dt::f32);
+    stat = plainDesc({channels}, dt::f32);
+    packed = plainDesc({2, channels}, dt::f32);
+    // oneDNN 2.6's backward runs with the packed (2, C) scale and shift.
+    normalization_flags flags = normalization_flags::use_scale_shift;
+    dnnl::batch_normalization_forward::primitive_desc forwardPd(
+        dnnl::batch_normalization_forward::desc(
+            dnnl::prop_kind::forward_training, data, eps, flags),
+        cpuEngine());
+    dnnl::batch_normalization_backward::primitive_desc pd(
+        dnnl::batch_normalization_backward::desc(dnnl::prop_kind::backward,
+                                                 data, data, eps, flags),
+        cpuEngine(), forwardPd);
+    prim = dnnl::batch_normalization_backward(pd);
+  }
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    const float *inv = in[3].as<float>();
+    size_t channels = variance.size();
+    for (size_t c = 0; c < channels; ++c)
+      variance[c] = static_cast<float>(
+          1.0 / (static_cast<double>(inv[c]) * inv[c]) - eps);
+    std::memcpy(scaleShift.data(), in[4].data, channels * sizeof(float));
+    OFRT_RETURN_IF_ERROR(execute(
+        where, prim,
+        {{DNNL_ARG_SRC, wrap(data, in[0].data)},
+         {DNNL_ARG_DIFF_DST, wrap(data, in[1].data)},
+         {DNNL_ARG_MEAN, wrap(stat, in[2].data)},
+         {DNNL_ARG_VARIANCE, wrap(stat, variance.data())},
+         {DNNL_ARG_SCALE_SHIFT, wrap(packed, scaleShift.data())},
+         {DNNL_ARG_DIFF_SRC, wrap(data, out[0].data)},
+         {DNNL_ARG_DIFF_SCALE_SHIFT, wrap(packed, diffScaleShift.data())}}));
+    std::memcpy(out[1].data, diffScaleShift.data(), channels * sizeof(float));
+    std::memcpy(out[2].data, diffScaleShift.data() + channels,
+                channels * sizeof(float));
+    return absl::OkStatus();
+  }
+
+private:
+  double eps;
+  std::vector<float> variance, scaleShift, diffScaleShift;
+  MemDesc data, stat, packed;
+  dnnl::batch_normalization_backward prim;
+};
+
+KernelOr createBatchNormGrad(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 5, 3));
+  const TensorDesc &x = op.inputs[0];
+  int64_t axisAttr = 0, axis = 0;
+  double eps = 0;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axisAttr, {int64_t(1)}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "epsilon", eps, {1e-5}));
+  if (x.rank() < 2)
+    return opError(op, "needs an input of rank 2 or more, got " + x.str());
+  OFRT_RETURN_IF_ERROR(normalizeAxis(op, "axis", axisAttr, x.rank(), axis));
+  if (!(eps > 0) || !std::isfinite(eps))
+    return opError(op, "epsilon " + std::to_string(eps) + " must be positive");
+  if (x.dtype != DType::F32)
+    return opError(op, std::string("has no CPU kernel for element type ") +
+                           dtypeName(x.dtype) + " (f32 only)");
+  if (op.inputs[1] != x)
+    return opError(op, "dy is " + op.inputs[1].str() + ", x " + x.str());
+  int64_t channels = x.shape[axis];
+  const char *names[] = {"mean", "inv_variance", "gamma"};
+  for (size_t i = 0; i < 3; ++i)
+    OFRT_RETURN_IF_ERROR(checkParam(op, i + 2, names[i], {channels}));
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, x));
+  OFRT_RETURN_IF_ERROR(checkResult(op, 1, {x.dtype, {channels}}));
+  OFRT_RETURN_IF_ERROR(checkResult(op, 2, {x.dtype, {channels}}));
+  int64_t outer = numel(Shape(x.shape.begin(), x.shape.begin() + axis));
+  int64_t inner = numel(Shape(x.shape.begin() + axis + 1, x.shape.end()));
+  if (channels == 0)
+    return std::make_unique<NoopKernel>(op);
+  if (outer * inner == 0)
+    return opError(op, "normalizes over no elements (" + x.str() + ")");
+  return std::make_unique<BatchNormGradKernel>(op, outer, channels, inner,
+                                               static_cast<float>(eps));
+}
+
 } // namespace
 
 void cpu::registerNormalizationKernels(KernelRegistry &registry) {
   addKernel(registry, "oneflow.layer_norm", createLayerNorm);
   addKernel(registry, "oneflow.batch_norm", createBatchNorm);
+  addKernel(registry, "oneflow.batch_norm_grad", createBatchNormGrad);
 }

@@ -15,6 +15,7 @@ void ofrt::registerCpuKernels(KernelRegistry &registry) {
   registerSoftmaxKernels(registry);
   registerNormalizationKernels(registry);
   registerConvKernels(registry);
+  registerConvGradKernels(registry);
   registerConvBnKernels(registry);
   registerPoolingKernels(registry);
   registerReductionKernels(registry);
