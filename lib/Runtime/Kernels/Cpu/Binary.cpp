@@ -77,7 +77,7 @@ public:
                    MemDesc c, bool swap)
       : CpuKernel(op), aDesc(a), bDesc(b), cDesc(c), swap(swap) {
     dnnl::binary::primitive_desc pd(dnnl::binary::desc(alg, a, b, c),
-                                    cpuEngine());
+                                    scratchpadAttr(), cpuEngine());
     prim = dnnl::binary(pd);
   }
 

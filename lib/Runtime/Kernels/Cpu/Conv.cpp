@@ -24,7 +24,7 @@ public:
   ConvKernel(const OpDesc &op, const ConvGeometry &g, bool hasBias)
       : CpuKernel(op), hasBias(hasBias) {
     dnnl::convolution_forward::primitive_desc pd(convDesc(g, hasBias),
-                                                 cpuEngine());
+                                                 scratchpadAttr(), cpuEngine());
     prim = dnnl::convolution_forward(pd);
     bias = plainDesc({g.filters()}, dt::f32);
     srcStage = Staged(plainDesc(g.x, dt::f32), pd.src_desc(), true);

@@ -52,7 +52,7 @@ public:
       ops.append_sum(1.0f);
     if (relu)
       ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-    dnnl::primitive_attr attr;
+    dnnl::primitive_attr attr = scratchpadAttr();
     attr.set_post_ops(ops);
     dnnl::convolution_forward::primitive_desc pd(convDesc(g, true), attr,
                                                  cpuEngine());

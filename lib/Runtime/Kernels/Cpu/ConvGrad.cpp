@@ -38,7 +38,7 @@ struct ConvDims {
 
 dnnl::convolution_forward::primitive_desc hintFor(const ConvGeometry &g) {
   return dnnl::convolution_forward::primitive_desc(
-      convDesc(g, false, dnnl::prop_kind::forward_training), cpuEngine());
+      convDesc(g, false, dnnl::prop_kind::forward_training), scratchpadAttr(), cpuEngine());
 }
 
 /// dx from dy and the weights.
@@ -53,7 +53,7 @@ public:
             anyDesc(plainDesc(g.x, dt::f32)), anyDesc(plainWeightsDesc(g)),
             anyDesc(plainDesc(g.y, dt::f32)), d.strides, d.dilations, d.padL,
             d.padR),
-        cpuEngine(), hintFor(g));
+        scratchpadAttr(), cpuEngine(), hintFor(g));
     prim = dnnl::convolution_backward_data(pd);
     dyStage = Staged(plainDesc(g.y, dt::f32), pd.diff_dst_desc(), true);
     weightsStage = Staged(plainWeightsDesc(g), pd.weights_desc(), true);
@@ -96,7 +96,7 @@ public:
             anyDesc(plainDesc(g.x, dt::f32)), anyDesc(plainWeightsDesc(g)),
             anyDesc(plainDesc(g.y, dt::f32)), d.strides, d.dilations, d.padL,
             d.padR),
-        cpuEngine(), hintFor(g));
+        scratchpadAttr(), cpuEngine(), hintFor(g));
     prim = dnnl::convolution_backward_weights(pd);
     xStage = Staged(plainDesc(g.x, dt::f32), pd.src_desc(), true);
     dyStage = Staged(plainDesc(g.y, dt::f32), pd.diff_dst_desc(), true);

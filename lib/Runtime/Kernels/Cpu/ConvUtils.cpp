@@ -99,9 +99,9 @@ Staged::Staged(const MemDesc &user, const MemDesc &inner, bool toInner,
   if (user == inner)
     return;
   reorder = toInner ? dnnl::reorder(dnnl::reorder::primitive_desc(
-                          cpuEngine(), user, cpuEngine(), inner))
+                          cpuEngine(), user, cpuEngine(), inner, scratchpadAttr()))
                     : dnnl::reorder(dnnl::reorder::primitive_desc(
-                          cpuEngine(), inner, cpuEngine(), user));
+                          cpuEngine(), inner, cpuEngine(), user, scratchpadAttr()));
   if (ownBuffer)
     buffer.resize(inner.get_size());
 }

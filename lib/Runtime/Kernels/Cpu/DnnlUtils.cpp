@@ -6,6 +6,8 @@
 
 #include "DnnlUtils.h"
 
+#include <vector>
+
 using namespace ofrt;
 using namespace ofrt::cpu;
 
@@ -70,10 +72,33 @@ absl::Status cpu::checkDnnlRank(const OpDesc &op, int64_t rank, int64_t extra) {
   return absl::OkStatus();
 }
 
+dnnl::primitive_attr cpu::scratchpadAttr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
 absl::Status cpu::execute(const std::string &where, const dnnl::primitive &prim,
                           const std::unordered_map<int, dnnl::memory> &args) {
   try {
-    prim.execute(cpuStream(), args);
+    // A primitive made with scratchpadAttr() states its scratchpad (zero
+    // bytes otherwise); it gets this thread's, grown as needed. Execution
+    // waits, so one buffer a thread serves every primitive.
+    const_dnnl_primitive_desc_t pd = prim.get_primitive_desc();
+    const dnnl_memory_desc_t *md =
+        dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    size_t bytes = md ? dnnl_memory_desc_get_size(md) : 0;
+    if (bytes == 0) {
+      prim.execute(cpuStream(), args);
+    } else {
+      thread_local std::vector<uint8_t> scratchpad;
+      if (scratchpad.size() < bytes)
+        scratchpad.resize(bytes);
+      std::unordered_map<int, dnnl::memory> withScratchpad = args;
+      withScratchpad[DNNL_ARG_SCRATCHPAD] =
+          dnnl::memory(MemDesc(*md), cpuEngine(), scratchpad.data());
+      prim.execute(cpuStream(), withScratchpad);
+    }
     cpuStream().wait();
   } catch (const dnnl::error &e) {
     return absl::InternalError(where + ": oneDNN failed: " + e.what());

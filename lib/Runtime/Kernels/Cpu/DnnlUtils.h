@@ -31,6 +31,13 @@ const dnnl::engine &cpuEngine();
 /// This thread's stream on cpuEngine().
 dnnl::stream &cpuStream();
 
+/// Primitive attributes with a user-managed scratchpad, for every primitive
+/// descriptor: oneDNN's library scratchpad is per thread and binds a
+/// primitive to the thread that created it, but kernels are created on one
+/// thread and run on their stream's. execute() hands the primitive a
+/// scratchpad of the running thread.
+dnnl::primitive_attr scratchpadAttr();
+
 /// The oneDNN type of `dtype`, if it has one (f32, bf16, f16, s8, s32, and
 /// u8 for Bool).
 std::optional<dt> dnnlType(DType dtype);
@@ -59,8 +66,9 @@ inline dnnl::memory wrap(const MemDesc &desc, const void *data) {
   return dnnl::memory(desc, cpuEngine(), const_cast<void *>(data));
 }
 
-/// Runs `prim` with `args` on this thread's stream and waits; a dnnl::error
-/// becomes an Internal error that names the op.
+/// Runs `prim` with `args` (plus this thread's scratchpad when `prim` needs
+/// one) on this thread's stream and waits; a dnnl::error becomes an
+/// Internal error that names the op.
 absl::Status execute(const std::string &where, const dnnl::primitive &prim,
                      const std::unordered_map<int, dnnl::memory> &args);
 

@@ -72,7 +72,8 @@ public:
                const std::vector<MemDesc> &srcs, const MemDesc &dst, int axis)
       : CpuKernel(op), used(used), srcs(srcs), dst(dst) {
     prim = dnnl::concat(
-        dnnl::concat::primitive_desc(dst, axis, srcs, cpuEngine()));
+        dnnl::concat::primitive_desc(dst, axis, srcs, cpuEngine(),
+                                     scratchpadAttr()));
   }
 
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,

@@ -21,7 +21,7 @@ class MatmulKernel : public CpuKernel {
 public:
   MatmulKernel(const OpDesc &op, MemDesc a, MemDesc b, MemDesc c)
       : CpuKernel(op), aDesc(a), bDesc(b), cDesc(c) {
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), cpuEngine());
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), scratchpadAttr(), cpuEngine());
     prim = dnnl::matmul(pd);
   }
 

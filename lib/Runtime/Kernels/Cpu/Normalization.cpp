@@ -46,7 +46,7 @@ public:
     dnnl::layer_normalization_forward::primitive_desc pd(
         dnnl::layer_normalization_forward::desc(
             dnnl::prop_kind::forward_training, data, stat, eps, flags),
-        cpuEngine());
+        scratchpadAttr(), cpuEngine());
     norm = dnnl::layer_normalization_forward(pd);
     if (fusedAffine)
       return;
@@ -57,7 +57,7 @@ public:
     affineParams = plainDesc(padShape(paramShape, shape.size()), dt::f32);
     dnnl::post_ops ops;
     ops.append_binary(algorithm::binary_add, affineParams);
-    dnnl::primitive_attr attr;
+    dnnl::primitive_attr attr = scratchpadAttr();
     attr.set_post_ops(ops);
     dnnl::binary::primitive_desc affinePd(
         dnnl::binary::desc(algorithm::binary_mul, full, affineParams, full),
@@ -168,7 +168,7 @@ public:
             training ? dnnl::prop_kind::forward_training
                      : dnnl::prop_kind::forward_inference,
             data, eps, flags),
-        cpuEngine());
+        scratchpadAttr(), cpuEngine());
     prim = dnnl::batch_normalization_forward(pd);
   }
 
@@ -256,11 +256,11 @@ public:
     dnnl::batch_normalization_forward::primitive_desc forwardPd(
         dnnl::batch_normalization_forward::desc(
             dnnl::prop_kind::forward_training, data, eps, flags),
-        cpuEngine());
+        scratchpadAttr(), cpuEngine());
     dnnl::batch_normalization_backward::primitive_desc pd(
         dnnl::batch_normalization_backward::desc(dnnl::prop_kind::backward,
                                                  data, data, eps, flags),
-        cpuEngine(), forwardPd);
+        scratchpadAttr(), cpuEngine(), forwardPd);
     prim = dnnl::batch_normalization_backward(pd);
   }
 

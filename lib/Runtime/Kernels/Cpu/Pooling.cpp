@@ -72,7 +72,7 @@ public:
     dst = plainDesc({xs[0], xs[1], h.out, w.out}, dt::f32);
     dnnl::pooling_v2_forward::primitive_desc pd(
         poolDesc(dnnl::prop_kind::forward_inference, alg, src, dst, h, w),
-        cpuEngine());
+        scratchpadAttr(), cpuEngine());
     prim = dnnl::pooling_v2_forward(pd);
     planes = xs[0] * xs[1];
     if (alg == algorithm::pooling_avg_include_padding &&
@@ -111,13 +111,13 @@ public:
     dst = plainDesc({xs[0], xs[1], h.out, w.out}, dt::f32);
     dnnl::pooling_v2_forward::primitive_desc forwardPd(
         poolDesc(dnnl::prop_kind::forward_training, alg, src, dst, h, w),
-        cpuEngine());
+        scratchpadAttr(), cpuEngine());
     dnnl::pooling_v2_backward::primitive_desc pd(
         dnnl::pooling_v2_backward::desc(
             alg, src, dst, {h.stride, w.stride}, {h.kernel, w.kernel},
             {h.dilation - 1, w.dilation - 1}, {h.padBegin, w.padBegin},
             {h.padEnd + h.extraPad, w.padEnd + w.extraPad}),
-        cpuEngine(), forwardPd);
+        scratchpadAttr(), cpuEngine(), forwardPd);
     backward = dnnl::pooling_v2_backward(pd);
     planes = xs[0] * xs[1];
     if (isMax) {

@@ -68,13 +68,14 @@ public:
       from = stridedDesc(dims, strides, type);
       to = plainDesc(dims, type);
       transpose = dnnl::reorder(
-          dnnl::reorder::primitive_desc(cpuEngine(), from, cpuEngine(), to));
+          dnnl::reorder::primitive_desc(cpuEngine(), from, cpuEngine(), to,
+                                        scratchpadAttr()));
       scratch.resize(to.get_size());
     }
     src = plainDesc({kept, folded}, type);
     dst = plainDesc({kept, 1}, type);
     dnnl::reduction::primitive_desc pd(
-        dnnl::reduction::desc(alg, src, dst, 0.f, 0.f), cpuEngine());
+        dnnl::reduction::desc(alg, src, dst, 0.f, 0.f), scratchpadAttr(), cpuEngine());
     prim = dnnl::reduction(pd);
   }
 

@@ -50,7 +50,7 @@ dnnl::softmax_v2_forward makeSoftmax(const MemDesc &desc, int axis, bool log) {
                                      log ? algorithm::softmax_log
                                          : algorithm::softmax_accurate,
                                      desc, desc, axis),
-      cpuEngine());
+      scratchpadAttr(), cpuEngine());
   return dnnl::softmax_v2_forward(pd);
 }
 

@@ -137,7 +137,7 @@ public:
     dnnl::eltwise_forward::primitive_desc pd(
         dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg,
                                     desc, alpha, beta),
-        cpuEngine());
+        scratchpadAttr(), cpuEngine());
     prim = dnnl::eltwise_forward(pd);
   }
 
