@@ -231,12 +231,17 @@ absl::Status fsError(const std::string &what, const std::string &path,
 /// `current`), and leftovers of interrupted saves.
 void prune(const std::string &root, int64_t keep, const std::string &current) {
   std::vector<std::pair<int64_t, fs::path>> steps;
+  std::vector<fs::path> leftovers;
   std::error_code error;
   for (const fs::directory_entry &entry : fs::directory_iterator(root, error)) {
     std::string name = entry.path().filename().string();
     if (int64_t step = stepOfName(name); step >= 0 && entry.is_directory())
       steps.push_back({step, entry.path()});
+    else if (name.rfind(".tmp-", 0) == 0 && stepOfName(name.substr(5)) >= 0)
+      leftovers.push_back(entry.path());
   }
+  for (const fs::path &leftover : leftovers)
+    fs::remove_all(leftover, error);
   std::sort(steps.begin(), steps.end());
   for (size_t i = 0; i + keep < steps.size(); ++i)
     if (steps[i].second.filename() != current)
