@@ -155,7 +155,8 @@ void Progress::finish() {
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  int64_t ran = done + 1 - firstStep;
+  // Without a watched scalar output, a step is done when any output is.
+  int64_t ran = (names.empty() ? seen : done) + 1 - firstStep;
   std::printf("summary: %lld steps in %.2f s, %.0f samples/s",
               static_cast<long long>(ran), seconds,
               ran * samplesPerStep / std::max(seconds, 1e-9));

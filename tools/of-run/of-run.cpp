@@ -128,7 +128,7 @@ int fail(const std::string &message) {
 
 void printOutput(const std::string &name, const ofrt::TensorData &t,
                  int limit) {
-  if (t.bytes.empty()) {
+  if (t.bytes.empty() && t.desc.numel() != 0) {
     std::printf("%s: (never computed)\n", name.c_str());
     return;
   }
