@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::oneflow;
@@ -176,9 +177,39 @@ SmallVector<GlobalAttr> ofcheck::enumerateLayouts(PlacementAttr placement,
   return layouts;
 }
 
+/// For each variable an op writes in place (an optimizer's parameter and its
+/// states), the first variable that op writes: the update needs all of
+/// them in one layout.
+static DenseMap<Operation *, Operation *> getUpdateGroups(ModuleOp module) {
+  DenseMap<Operation *, Operation *> leader;
+  for (Operation *op : oneflowOps(module)) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      continue;
+    Operation *first = nullptr;
+    for (Value operand : op->getOperands()) {
+      Operation *variable = operand.getDefiningOp<VariableOp>();
+      if (!variable ||
+          !effects.getEffectOnValue<MemoryEffects::Write>(operand))
+        continue;
+      if (!first)
+        first = leader.lookup(variable) ? leader.lookup(variable) : variable;
+      leader.try_emplace(variable, first);
+    }
+  }
+  return leader;
+}
+
+static bool hasPartial(GlobalAttr global) {
+  return llvm::any_of(global.getNdSbp().getSbps(),
+                      [](SbpAttr sbp) { return sbp.isPartial(); });
+}
+
 std::string ofcheck::randomizeSourceLayouts(ModuleOp module,
                                             PlacementAttr placement,
                                             std::mt19937_64 &rng) {
+  DenseMap<Operation *, Operation *> groups = getUpdateGroups(module);
+  DenseMap<Operation *, GlobalAttr> groupLayouts;
   std::string chosen;
   for (Operation *op : oneflowOps(module)) {
     if (!isa<InputOp, VariableOp>(op))
@@ -186,7 +217,19 @@ std::string ofcheck::randomizeSourceLayouts(ModuleOp module,
     Value result = op->getResult(0);
     SmallVector<GlobalAttr> layouts =
         enumerateLayouts(placement, shapeOf(result.getType()));
-    GlobalAttr global = layouts[rng() % layouts.size()];
+    GlobalAttr global;
+    if (Operation *group = groups.lookup(op)) {
+      // A variable an optimizer updates is never partial (the update is not
+      // linear in it), and shares its parameter's layout.
+      GlobalAttr &shared = groupLayouts[group];
+      if (!shared) {
+        llvm::erase_if(layouts, hasPartial);
+        shared = layouts[rng() % layouts.size()];
+      }
+      global = shared;
+    } else {
+      global = layouts[rng() % layouts.size()];
+    }
     result.setType(withEncoding(result.getType(), global));
     std::string name = op->getAttrOfType<StringAttr>("name").str();
     std::string text;
