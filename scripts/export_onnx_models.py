@@ -19,11 +19,19 @@
 #                GELU, final LayerNorm and tied head; int64 token ids, opset 14
 #
 #   export_onnx_models.py OUT [NAME...]       (default: all)
-#   export_onnx_models.py OUT NAME --train STEPS [--lr LR]
+#   export_onnx_models.py OUT NAME --train STEPS [--lr LR] [--batch-stats]
 #
-# With --train, also the data of STEPS batches and the losses PyTorch gets
-# training the model from the exported weights with plain SGD on them (mean
-# cross-entropy of the output against int64 labels, one batch per step):
+# With --train, the model is exported for training, with a batch of 8 (the
+# MLP: 4) and
+# the BatchNormalization nodes kept (not folded into the convolutions):
+# their statistics frozen, dropout off (eval mode). With --batch-stats as
+# well, in PyTorch's training mode instead: BatchNormalization normalizes
+# with the batch statistics (training_mode 1), and the model has no dropout
+# (its random masks are PyTorch's own). Also written: the data of STEPS
+# batches and the losses PyTorch gets training the model from the exported
+# weights with plain SGD on them, in the same mode (mean cross-entropy of
+# the output's last axis against int64 labels shaped like the output
+# without it, one batch per step):
 #
 #   OUT/<name>.train-x.npy  OUT/<name>.train-labels.npy  OUT/<name>.train-loss.npy
 #
@@ -34,9 +42,11 @@ import os
 import sys
 
 import numpy as np
+import onnx
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from onnx import numpy_helper
 
 
 class MLP(nn.Module):
@@ -154,62 +164,91 @@ def randomize_batch_norm(model, generator):
                                           generator=generator) * 0.1)
 
 
-def build(name):
-    """(model, example input, opset)."""
+def build(name, train=False):
+    """(model, example input, opset); `train`: the training variant."""
     torch.manual_seed(0)
     g = torch.Generator().manual_seed(1)
+    batch = 8 if train else 2
     if name == "mlp":
         return MLP(), torch.randn(4, 16, generator=g), 13
     if name == "resnet18":
         model = ResNet18()
         with torch.no_grad():
             randomize_batch_norm(model, g)
-        return model, torch.randn(2, 3, 32, 32, generator=g), 15
+        return model, torch.randn(batch, 3, 32, 32, generator=g), 15
     if name == "transformer":
         layer = nn.TransformerEncoderLayer(d_model=32, nhead=4,
-                                           dim_feedforward=64, dropout=0.1)
+                                           dim_feedforward=64,
+                                           dropout=0.0 if train else 0.1)
         model = nn.TransformerEncoder(layer, num_layers=2,
                                       enable_nested_tensor=False)
         # (sequence, batch, features): the batch-first fast path does not
         # export.
-        return model, torch.randn(8, 2, 32, generator=g), 17
+        return model, torch.randn(8, batch, 32, generator=g), 17
     if name == "gpt":
         return GPT(), torch.randint(0, 64, (2, 8), generator=g), 14
     raise SystemExit("unknown model '%s'" % name)
 
 
-def export(name, out):
-    model, x, opset = build(name)
-    model.eval()
+def export(name, out, train=False, batch_stats=False):
+    model, x, opset = build(name, train)
+    model.train(batch_stats)
     with torch.no_grad():
         expected = model(x)
     path = os.path.join(out, name + ".onnx")
+    mode = torch.onnx.TrainingMode
+    # In eval mode the exporter folds batch norm into the convolutions,
+    # which trains differently: a model for training is exported in
+    # training mode, then given back the weights of build() (the trace ran
+    # the model, moving its batch-norm statistics) and, for frozen
+    # statistics, eval-mode BatchNormalization nodes.
     torch.onnx.export(model, (x,), path, opset_version=opset,
                       input_names=["x"], output_names=["y"],
-                      do_constant_folding=True)
+                      training=mode.TRAINING if train else mode.EVAL,
+                      do_constant_folding=not train)
+    if train:
+        weights = build(name, train)[0].state_dict()
+        proto = onnx.load(path)
+        for t in proto.graph.initializer:
+            if t.name in weights:
+                t.CopyFrom(numpy_helper.from_array(weights[t.name].numpy(),
+                                                   t.name))
+        for node in proto.graph.node:
+            if node.op_type == "BatchNormalization" and not batch_stats:
+                for a in node.attribute:
+                    if a.name == "training_mode":
+                        a.i = 0
+                del node.output[1:]
+        onnx.save(proto, path)
     np.save(os.path.join(out, name + ".input.npy"), x.numpy())
     np.save(os.path.join(out, name + ".expected.npy"), expected.numpy())
 
 
-def train_reference(name, out, steps, lr):
-    """Trains the exported weights (export() ran first) as of-run --train
-    --loss cross_entropy does, recording the loss of every step."""
-    model, x, _ = build(name)
+def train_reference(name, out, steps, lr, batch_stats):
+    """Trains the exported weights (export(train=True) ran first) as of-run
+    --train --loss cross_entropy does, recording the loss of every step."""
+    model, x, _ = build(name, train=True)
     model.train()
-    for m in model.modules():  # Exported in eval mode: keep it so.
-        if isinstance(m, (nn.Dropout, nn.BatchNorm2d)):
-            m.eval()
+    if not batch_stats:  # Exported in eval mode: keep it so.
+        for m in model.modules():
+            if isinstance(m, (nn.Dropout, nn.BatchNorm2d)):
+                m.eval()
     g = torch.Generator().manual_seed(2)
     batch = x.shape[0]
-    classes = model(x).shape[-1]
+    with torch.no_grad():
+        shape = model(x).shape
+    classes = shape[-1]
     xs = torch.randn((steps * batch,) + tuple(x.shape[1:]), generator=g)
-    labels = torch.randint(0, classes, (steps * batch,), generator=g)
+    labels = torch.randint(0, classes, (steps * batch,) + tuple(shape[1:-1]),
+                           generator=g)
     opt = torch.optim.SGD(model.parameters(), lr=lr)
     losses = []
     for step in range(steps):
         rows = slice(step * batch, (step + 1) * batch)
         opt.zero_grad()
-        loss = F.cross_entropy(model(xs[rows]), labels[rows])
+        logits = model(xs[rows])
+        loss = F.cross_entropy(logits.reshape(-1, classes),
+                               labels[rows].reshape(-1))
         loss.backward()
         opt.step()
         losses.append(loss.item())
@@ -224,6 +263,9 @@ def main():
     if not args:
         raise SystemExit(__doc__)
     steps, lr = 0, 0.1
+    batch_stats = "--batch-stats" in args
+    if batch_stats:
+        args.remove("--batch-stats")
     if "--lr" in args:
         i = args.index("--lr")
         lr = float(args[i + 1])
@@ -235,9 +277,9 @@ def main():
     out = args[0]
     os.makedirs(out, exist_ok=True)
     for name in args[1:] or ["mlp", "resnet18", "transformer", "gpt"]:
-        export(name, out)
+        export(name, out, train=steps > 0, batch_stats=batch_stats)
         if steps:
-            train_reference(name, out, steps, lr)
+            train_reference(name, out, steps, lr, batch_stats)
 
 
 if __name__ == "__main__":

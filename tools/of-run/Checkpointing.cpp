@@ -156,3 +156,20 @@ absl::Status Checkpointing::finish(const ofrt::MultiRankResult &result) {
     return absl::OkStatus();
   return save(firstStep() + result.ranks[0].steps, result.variables);
 }
+
+absl::StatusOr<std::map<std::string, ofrt::TensorData>>
+Checkpointing::resumedVariables() {
+  std::map<std::string, ofrt::TensorData> values;
+  if (!resume)
+    return values;
+  for (const auto &[name, desc] : ofrt::logicalVariables(variables)) {
+    if (!resume->tensors().count(name))
+      continue; // --resume-partial: it keeps its initializer.
+    absl::StatusOr<ofrt::TensorData> value = resume->readBox(
+        name, std::vector<int64_t>(desc.shape.size(), 0), desc.shape);
+    if (!value.ok())
+      return value.status();
+    values[name] = std::move(*value);
+  }
+  return values;
+}

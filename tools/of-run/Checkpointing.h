@@ -38,6 +38,9 @@ public:
   /// After the run (on the rank that holds the variables): saves them when
   /// --save is given and prints where; also reports a failed mid-run save.
   absl::Status finish(const ofrt::MultiRankResult &result);
+  /// The logical value of every variable of the plan as --resume holds it,
+  /// without running (of-run --steps 0 --resume CKPT --export-onnx OUT).
+  absl::StatusOr<std::map<std::string, ofrt::TensorData>> resumedVariables();
 
 private:
   Checkpointing() = default;

@@ -25,9 +25,11 @@
 #include "Checkpointing.h"
 #include "Launch.h"
 #include "ModelLoader.h"
+#include "OnnxExport.h"
 #include "Progress.h"
 #include "TrainFlags.h"
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -81,6 +83,11 @@ ABSL_FLAG(std::string, save_outputs, "",
 ABSL_FLAG(std::string, metrics, "",
           "Write one CSV row per step: time, samples/s and every scalar "
           "output rank 0 holds whole (a loss)");
+ABSL_FLAG(std::string, export_onnx, "",
+          "With an .onnx model: write it to this file with its initializers "
+          "set to the variables' values after the run (--export-onnx); "
+          "with --steps 0 --resume CKPT, to the checkpoint's");
+ABSL_DECLARE_FLAG(std::string, resume);
 ABSL_FLAG(std::string, progress, "auto",
           "Redraw a progress line on stderr: on, off, or auto (when stderr "
           "is a terminal)");
@@ -271,8 +278,16 @@ int main(int argc, char **argv) {
   absl::StatusOr<int> devices = parseDevices(absl::GetFlag(FLAGS_devices));
   if (!devices.ok())
     return fail(std::string(devices.status().message()));
-  if (absl::GetFlag(FLAGS_steps) < 1)
-    return fail("--steps must be at least 1");
+  std::string exportPath = absl::GetFlag(FLAGS_export_onnx);
+  bool exportOnly = absl::GetFlag(FLAGS_steps) == 0 && !exportPath.empty() &&
+                    !absl::GetFlag(FLAGS_resume).empty();
+  if (absl::GetFlag(FLAGS_steps) < 1 && !exportOnly)
+    return fail("--steps must be at least 1 (0 only with --resume CKPT and "
+                "--export-onnx OUT, to export a checkpoint's weights)");
+  if (!exportPath.empty())
+    if (absl::Status status = ofrun::checkOnnxExport(model, exportPath);
+        !status.ok())
+      return fail(std::string(status.message()));
   if (absl::GetFlag(FLAGS_threads) < 0)
     return fail("--threads must not be negative");
   if (absl::GetFlag(FLAGS_timeout_ms) < 1)
@@ -334,6 +349,25 @@ int main(int argc, char **argv) {
                      : "--devices asks for " + std::to_string(wanted)) +
                 "; compile it for " + std::to_string(wanted) +
                 (wanted == 1 ? " device" : " devices"));
+  if (exportOnly) {
+    // Nothing runs: the checkpoint, checked against the plan's variables,
+    // goes straight into the model.
+    if (*launched && (*launched)->rank != 0)
+      return 0;
+    absl::StatusOr<std::unique_ptr<ofrun::Checkpointing>> checkpointing =
+        ofrun::Checkpointing::create(*plan, true, true);
+    if (!checkpointing.ok())
+      return fail(std::string(checkpointing.status().message()));
+    absl::StatusOr<std::map<std::string, ofrt::TensorData>> values =
+        (*checkpointing)->resumedVariables();
+    if (!values.ok())
+      return fail(std::string(values.status().message()));
+    if (absl::Status status = ofrun::exportOnnx(model, exportPath, *values);
+        !status.ok())
+      return fail(std::string(status.message()));
+    std::printf("exported %s\n", exportPath.c_str());
+    return 0;
+  }
   if (!*launched && processes > 1) {
     // The ranks compile the model again but leave --emit_plan (written
     // above) alone, so that no two processes write one file.
@@ -355,6 +389,7 @@ int main(int argc, char **argv) {
   if (!checkpointing.ok())
     return fail(std::string(checkpointing.status().message()));
   (*checkpointing)->configure(options);
+  options.collectVariables |= !exportPath.empty();
   options.run.maxSteps = absl::GetFlag(FLAGS_steps);
   options.run.recordFirings = true;
   std::string progressMode = absl::GetFlag(FLAGS_progress);
@@ -404,6 +439,13 @@ int main(int argc, char **argv) {
                 static_cast<long long>(stepLimit.load()));
   if (absl::Status status = (*checkpointing)->finish(*result); !status.ok())
     return fail(std::string(status.message()));
+  if (!exportPath.empty()) {
+    if (absl::Status status =
+            ofrun::exportOnnx(model, exportPath, result->variables);
+        !status.ok())
+      return fail(std::string(status.message()));
+    std::printf("exported %s\n", exportPath.c_str());
+  }
 
   for (const auto &[name, value] : result->outputs)
     printOutput(name, value, absl::GetFlag(FLAGS_print_limit));

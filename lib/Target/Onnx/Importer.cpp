@@ -60,6 +60,10 @@ bool NodeContext::hasOutput(unsigned i) const {
          !node.output(i).empty();
 }
 
+bool NodeContext::isOutputUsed(unsigned i) const {
+  return hasOutput(i) && importer.isConsumed(node.output(i));
+}
+
 LogicalResult NodeContext::checkArity(unsigned min, unsigned max,
                                       unsigned outputs) {
   if (numInputs() < min || numInputs() > max)
@@ -68,8 +72,10 @@ LogicalResult NodeContext::checkArity(unsigned min, unsigned max,
   for (unsigned i = 0; i < min; ++i)
     if (!hasInput(i))
       return error() << "input " << i << " is required";
+  // An optional output nothing reads (Dropout's mask in a training
+  // export) is no obstacle.
   for (unsigned i = outputs; i < numOutputs(); ++i)
-    if (hasOutput(i))
+    if (isOutputUsed(i))
       return error() << "output " << i << " ('" << node.output(i)
                      << "') is not supported";
   return success();
@@ -364,7 +370,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node, int64_t index) {
   if (failed(ctx.checkAttributesHandled()))
     return failure();
   for (unsigned i = 0; i < ctx.numOutputs(); ++i) {
-    if (!ctx.hasOutput(i))
+    if (!ctx.isOutputUsed(i))
       continue;
     auto it = values.find(node.output(i));
     if (it == values.end() || (!it->second.value && !it->second.constant))
@@ -407,10 +413,15 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   if (failed(importInputs(*graph)))
     return nullptr;
   // BatchNormalization's running statistics are not trained.
-  for (const onnx::NodeProto &node : graph->node())
+  for (const onnx::NodeProto &node : graph->node()) {
     if (node.op_type() == "BatchNormalization")
       for (int i = 3; i < node.input_size() && i < 5; ++i)
         frozen.insert(node.input(i));
+    for (const std::string &input : node.input())
+      consumed.insert(input);
+  }
+  for (const onnx::ValueInfoProto &output : graph->output())
+    consumed.insert(output.name());
   for (int64_t i = 0; i < graph->node_size(); ++i)
     if (failed(importNode(graph->node(i), i)))
       return nullptr;

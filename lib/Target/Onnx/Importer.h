@@ -142,9 +142,8 @@ public:
   /// as integers; errors name `what`.
   FailureOr<llvm::SmallVector<int64_t>> constInts(unsigned i,
                                                   llvm::StringRef what);
-  /// Fails unless the node has between `min` and `max` inputs and exactly
-  /// `outputs` outputs (ignoring trailing optional outputs when `outputs`
-  /// is the number used).
+  /// Fails unless the node has between `min` and `max` inputs and no
+  /// output beyond the first `outputs` that a node or the graph reads.
   LogicalResult checkArity(unsigned min, unsigned max, unsigned outputs);
 
   // Attributes; reading one marks it handled.
@@ -161,6 +160,8 @@ public:
   void setConst(unsigned i, ConstTensor value);
   unsigned numOutputs() const { return node.output_size(); }
   bool hasOutput(unsigned i) const;
+  /// Whether a later node or the graph's outputs read output `i`.
+  bool isOutputUsed(unsigned i) const;
 
   /// The static type of a value (all our tensors are ranked).
   static RankedTensorType typeOf(Value value) {
@@ -296,6 +297,8 @@ public:
   FailureOr<Value> materialize(llvm::StringRef name, Location loc);
   Location fileLoc() const { return fileLocation; }
 
+  bool isConsumed(llvm::StringRef name) const { return consumed.contains(name); }
+
 private:
   LogicalResult importInputs(const onnx::GraphProto &graph);
   LogicalResult importNode(const onnx::NodeProto &node, int64_t index);
@@ -311,6 +314,8 @@ private:
   /// Names of initializers that must stay frozen (BatchNormalization's
   /// running statistics).
   llvm::StringSet<> frozen;
+  /// Names some node reads or the graph outputs.
+  llvm::StringSet<> consumed;
   const onnx::GraphProto *graph = nullptr;
 };
 

@@ -9,7 +9,8 @@
 // | Conv (2-D)            | conv2d                                         |
 // | MaxPool AveragePool   | max_pool2d avg_pool2d                          |
 // | GlobalAveragePool     | global_avg_pool2d                              |
-// | BatchNormalization    | batch_norm (inference; statistics frozen)      |
+// | BatchNormalization    | batch_norm (statistics frozen; training mode:  |
+// |                       | batch statistics, running ones computed)       |
 // | LayerNormalization    | layer_norm (mean and inverse std reshaped)     |
 // | Softmax LogSoftmax    | softmax log_softmax                            |
 // | Dropout               | nothing in inference, dropout when training    |
@@ -173,12 +174,38 @@ static LogicalResult mapGlobalAveragePool(NodeContext &node) {
   return finish(node, node.create<GlobalAvgPool2DOp>(*x));
 }
 
+/// x * scalar, x + scalar.
+static Value scalarOp(NodeContext &node, StringRef kind, Value x,
+                      double scalar) {
+  NamedAttribute attr = node.named("scalar", node.b.getF64FloatAttr(scalar));
+  if (kind == "mul")
+    return *node.create<ScalarMulOp>(x, {attr});
+  if (kind == "add")
+    return *node.create<ScalarAddOp>(x, {attr});
+  return *node.create<ScalarPowOp>(x, {attr});
+}
+
+/// running * momentum + current * (1 - momentum), ONNX's running statistic.
+static Value runningUpdate(NodeContext &node, Value running, Value current,
+                           double momentum) {
+  return *node.create<AddOp>(
+      ValueRange{scalarOp(node, "mul", running, momentum),
+                 scalarOp(node, "mul", current, 1.0 - momentum)});
+}
+
 static LogicalResult mapBatchNormalization(NodeContext &node) {
-  if (failed(node.checkArity(5, 5, 1)))
+  if (failed(node.checkArity(5, 5, 5)))
     return failure();
-  if (node.getInt("training_mode", 0) != 0)
-    return node.error() << "training_mode 1 is not supported (export the "
-                           "model in eval mode)";
+  // Training mode (training_mode 1, or before opset 14 the running-statistic
+  // outputs): the batch statistics normalize, over the whole logical batch
+  // whatever the layout.
+  bool training = node.getInt("training_mode", 0) != 0;
+  for (unsigned i = 1; i < node.numOutputs(); ++i)
+    training |= node.hasOutput(i);
+  for (unsigned i = 3; i < node.numOutputs(); ++i)
+    if (node.isOutputUsed(i))
+      return node.error() << "output " << i << " ('" << node.node.output(i)
+                          << "', a saved statistic) is not supported";
   llvm::SmallVector<Value> operands;
   for (unsigned i = 0; i < 5; ++i) {
     FailureOr<Value> v = node.input(i);
@@ -187,13 +214,27 @@ static LogicalResult mapBatchNormalization(NodeContext &node) {
     operands.push_back(*v);
   }
   OpBuilder &b = node.b;
-  return finish(
-      node, node.create<BatchNormOp>(
-                operands,
-                {node.named("epsilon",
-                            b.getF64FloatAttr(node.getFloat("epsilon", 1e-5))),
-                 node.named("momentum", b.getF64FloatAttr(
-                                            node.getFloat("momentum", 0.9)))}));
+  double eps = node.getFloat("epsilon", 1e-5);
+  double momentum = node.getFloat("momentum", 0.9);
+  llvm::SmallVector<NamedAttribute> attrs{
+      node.named("epsilon", b.getF64FloatAttr(eps)),
+      node.named("momentum", b.getF64FloatAttr(momentum))};
+  if (training)
+    attrs.push_back(node.named("training", b.getUnitAttr()));
+  FailureOr<BatchNormOp> bn = node.create<BatchNormOp>(operands, attrs);
+  if (failed(bn))
+    return failure();
+  node.setOutput(0, bn->getY());
+  // The updated running statistics, when the graph reads them (the
+  // variance is the batch's population variance, as the ONNX spec says).
+  if (node.isOutputUsed(1))
+    node.setOutput(1, runningUpdate(node, operands[3], bn->getMean(), momentum));
+  if (node.isOutputUsed(2)) {
+    Value variance = scalarOp(
+        node, "add", scalarOp(node, "pow", bn->getInvVariance(), -2.0), -eps);
+    node.setOutput(2, runningUpdate(node, operands[4], variance, momentum));
+  }
+  return success();
 }
 
 static LogicalResult mapLayerNormalization(NodeContext &node) {

@@ -107,6 +107,18 @@ def valid_models():
         [init("g", np.ones(8, np.float32)), init("b", np.zeros(8, np.float32))],
         opset=17)
 
+    # A BatchNormalization of a training export: batch statistics, and the
+    # updated running mean read as an output.
+    yield "bn-train", model(
+        [helper.make_node("BatchNormalization",
+                          ["x", "g", "b", "rm", "rv"], ["y", "rm_out", "rv_out"],
+                          name="bn", training_mode=1, momentum=0.8)],
+        [vi("x", F, [4, 2, 3, 3])], [vi("y", F, [4, 2, 3, 3]), vi("rm_out", F, [2])],
+        [init("g", np.array([1.0, 2.0], np.float32)),
+         init("b", np.array([0.5, -0.5], np.float32)),
+         init("rm", np.zeros(2, np.float32)),
+         init("rv", np.ones(2, np.float32))], opset=15)
+
 
 def broken_models():
     yield "unsupported-op", model(
@@ -164,6 +176,15 @@ def broken_models():
     yield "undefined-input", model(
         [helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
         [vi("x", F, [2])], [vi("y", F, [2])], check=False)
+    yield "dropout-mask", model(
+        [helper.make_node("Dropout", ["x"], ["y", "mask"], name="drop")],
+        [vi("x", F, [2])], [vi("y", F, [2]), vi("mask", TensorProto.BOOL, [2])])
+    yield "bn-saved-stats", model(
+        [helper.make_node("BatchNormalization", ["x", "g", "b", "rm", "rv"],
+                          ["y", "m", "v", "saved_mean", "saved_var"],
+                          name="bn9")],
+        [vi("x", F, [2, 2])], [vi("y", F, [2, 2]), vi("saved_mean", F, [2])],
+        [init(n, np.ones(2, np.float32)) for n in ["g", "b", "rm", "rv"]])
     ext = helper.make_tensor("w", F, [2], [1.0, 2.0])
     ext.ClearField("float_data")
     ext.data_location = TensorProto.EXTERNAL

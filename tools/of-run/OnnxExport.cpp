@@ -1,0 +1,147 @@
+//===- OnnxExport.cpp - Trained weights back into an ONNX model -----------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxExport.h"
+
+#include "onnx/checker.h"
+#include "onnx/onnx_pb.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace ofrun;
+
+namespace {
+
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+absl::Status writeError(const std::string &what, const std::string &path) {
+  return absl::PermissionDeniedError("--export-onnx: " + what + " '" + path +
+                                     "': " + std::strerror(errno));
+}
+
+/// Writes `bytes` to `path` through a temporary file that is fsynced and
+/// renamed into place.
+absl::Status writeAtomically(const std::string &path, const std::string &bytes) {
+  std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return writeError("cannot create", tmp);
+  const char *data = bytes.data();
+  size_t left = bytes.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, data, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      absl::Status status = writeError("cannot write", tmp);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return status;
+    }
+    data += n;
+    left -= n;
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    absl::Status status = writeError("cannot write", tmp);
+    ::unlink(tmp.c_str());
+    return status;
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    absl::Status status = writeError("cannot rename into", path);
+    ::unlink(tmp.c_str());
+    return status;
+  }
+  return absl::OkStatus();
+}
+
+std::string shapeString(const std::vector<int64_t> &shape) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    os << (i ? "," : "") << shape[i];
+  os << "]";
+  return os.str();
+}
+
+} // namespace
+
+absl::Status ofrun::checkOnnxExport(const std::string &source,
+                                    const std::string &path) {
+  if (!endsWith(source, ".onnx"))
+    return absl::InvalidArgumentError(
+        "--export-onnx writes an ONNX model back with its trained "
+        "initializers; it needs an .onnx model, not '" +
+        source + "'");
+  if (!endsWith(path, ".onnx"))
+    return absl::InvalidArgumentError("--export-onnx '" + path +
+                                      "' must name an .onnx file");
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code error;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, error))
+    return absl::NotFoundError("--export-onnx '" + path + "': directory '" +
+                               parent.string() + "' does not exist");
+  if (std::filesystem::absolute(path, error) ==
+      std::filesystem::absolute(source, error))
+    return absl::InvalidArgumentError(
+        "--export-onnx '" + path + "' would overwrite the model it trains");
+  return absl::OkStatus();
+}
+
+absl::Status
+ofrun::exportOnnx(const std::string &source, const std::string &path,
+                  const std::map<std::string, ofrt::TensorData> &values) {
+  onnx::ModelProto model;
+  {
+    std::ifstream in(source, std::ios::binary);
+    if (!in || !model.ParseFromIstream(&in))
+      return absl::NotFoundError("--export-onnx: cannot read the model '" +
+                                 source + "' again");
+  }
+  size_t replaced = 0;
+  for (onnx::TensorProto &init : *model.mutable_graph()->mutable_initializer()) {
+    auto it = values.find(init.name());
+    if (it == values.end() ||
+        init.data_type() != onnx::TensorProto::FLOAT)
+      continue;
+    const ofrt::TensorData &value = it->second;
+    std::vector<int64_t> dims(init.dims().begin(), init.dims().end());
+    if (value.desc.dtype != ofrt::DType::F32 || value.desc.shape != dims)
+      return absl::InvalidArgumentError(
+          "--export-onnx: variable '" + init.name() + "' is " +
+          value.desc.str() + " but initializer '" + init.name() + "' of '" +
+          source + "' is " + shapeString(dims) + " float");
+    init.clear_float_data();
+    init.clear_external_data();
+    init.set_data_location(onnx::TensorProto::DEFAULT);
+    init.set_raw_data(std::string(value.bytes.begin(), value.bytes.end()));
+    ++replaced;
+  }
+  if (replaced == 0)
+    return absl::InvalidArgumentError(
+        "--export-onnx: no variable of the run names a float initializer of '" +
+        source + "'; nothing to export");
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception &e) {
+    return absl::InternalError(
+        std::string("--export-onnx: the ONNX checker rejects the result: ") +
+        e.what());
+  }
+  std::string bytes;
+  if (!model.SerializeToString(&bytes))
+    return absl::InternalError("--export-onnx: cannot serialize the model");
+  return writeAtomically(path, bytes);
+}
