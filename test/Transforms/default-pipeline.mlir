@@ -11,7 +11,8 @@
 // PIPELINE-NEXT:     oneflow-sbp-propagation{cluster=},
 // PIPELINE-NEXT:     oneflow-insert-boxing,
 // PIPELINE-NEXT:     oneflow-lower-boxing,
-// PIPELINE-NEXT:     oneflow-fuse-all-reduce{bucket-bytes=4194304}
+// PIPELINE-NEXT:     oneflow-fuse-all-reduce{bucket-bytes=4194304},
+// PIPELINE-NEXT:     oneflow-pack-constant-weights
 // PIPELINE-NEXT:   ),
 // PIPELINE-NEXT:   oneflow-lower-to-actor-graph{regst-count=1},
 // PIPELINE-NEXT:   oneflow_actor.rank_plan(

@@ -13,7 +13,10 @@ def OneFlow_MatmulOp : OneFlow_InferredOp<"matmul", [Pure, OneFlow_HasSbp]> {
   let summary = "2-D matrix product, with optional transposes";
   let description = [{
     `a` is (m, k), or (k, m) with `transpose_a`; `b` is (k, n), or (n, k)
-    with `transpose_b`; the result is (m, n).
+    with `transpose_b`; the result is (m, n). `constant_b` (set by
+    `oneflow-pack-constant-weights`) says that `b` is a variable no op
+    writes: the CPU kernel packs it into oneDNN's preferred layout once
+    instead of reading the row-major matrix at every step.
 
     ```mlir
     %y = oneflow.matmul %x, %w {transpose_b}
@@ -21,7 +24,8 @@ def OneFlow_MatmulOp : OneFlow_InferredOp<"matmul", [Pure, OneFlow_HasSbp]> {
     ```
   }];
   let arguments = (ins OneFlow_FloatTensor:$a, OneFlow_FloatTensor:$b,
-                       UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b,
+                       UnitAttr:$constant_b);
   let results = (outs OneFlow_FloatTensor:$result);
   let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
 }

@@ -145,3 +145,35 @@ TEST(MatmulKernel, RunsAgainWithNewData) {
 }
 
 } // namespace
+
+// constant_b packs b into oneDNN's preferred layout once per buffer
+// address; given another buffer, the kernel packs that one.
+TEST(MatmulKernel, ConstantWeightsArePackedPerBuffer) {
+  for (bool tb : {false, true}) {
+    SCOPED_TRACE(tb ? "transpose_b" : "plain");
+    Shape as{33, 200}, bs = tb ? Shape{300, 200} : Shape{200, 300};
+    std::map<std::string, AttrValue> attrs{{"constant_b", true}};
+    if (tb)
+      attrs["transpose_b"] = true;
+    OpDesc desc = op("matmul", {{DType::F32, as}, {DType::F32, bs}},
+                     {{DType::F32, {33, 300}}}, attrs);
+    absl::StatusOr<std::unique_ptr<Kernel>> kernel = create(desc);
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    Values a = randomValues(count(as), 11);
+    TensorData aData = f32(as, a);
+    // Both weight buffers live throughout, so their addresses differ.
+    std::vector<Values> bs2{randomValues(count(bs), 12),
+                            randomValues(count(bs), 13)};
+    std::vector<TensorData> bData{f32(bs, bs2[0]), f32(bs, bs2[1])};
+    for (int call : {0, 0, 1, 1, 0}) {
+      Shape outShape;
+      Values expected = naiveMatmul(a, as, false, bs2[call], bs, tb, outShape);
+      TensorData result{{DType::F32, outShape},
+                        std::vector<uint8_t>(33 * 300 * 4, 0xA5)};
+      std::vector<TensorView> in{aData.view(), bData[call].view()};
+      std::vector<TensorView> out{result.view()};
+      ASSERT_TRUE((*kernel)->compute(KernelContext{}, in, out).ok());
+      EXPECT_TRUE(near(values(result), expected, 1e-4, 1e-4));
+    }
+  }
+}

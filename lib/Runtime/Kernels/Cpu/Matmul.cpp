@@ -5,10 +5,13 @@
 //===----------------------------------------------------------------------===//
 //
 // Transposes are strided memory descriptors, and broadcast batch axes are
-// size-1 axes of an operand: oneDNN's matmul reads both directly.
+// size-1 axes of an operand: oneDNN's matmul reads both directly. A matmul
+// with `constant_b` (oneflow-pack-constant-weights) packs b into the
+// primitive's preferred layout once.
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConvUtils.h"
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
 
@@ -19,23 +22,46 @@ namespace {
 
 class MatmulKernel : public CpuKernel {
 public:
-  MatmulKernel(const OpDesc &op, MemDesc a, MemDesc b, MemDesc c)
+  /// `constantB`: b's buffer keeps its contents while its address stays
+  /// (a variable nothing writes): it is packed once per address.
+  MatmulKernel(const OpDesc &op, MemDesc a, MemDesc b, MemDesc c,
+               bool constantB)
       : CpuKernel(op), aDesc(a), bDesc(b), cDesc(c) {
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), scratchpadAttr(), cpuEngine());
+    MemDesc weights =
+        constantB ? MemDesc(b.dims(), b.data_type(),
+                            dnnl::memory::format_tag::any)
+                  : b;
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, weights, c),
+                                    scratchpadAttr(), cpuEngine());
     prim = dnnl::matmul(pd);
+    if (constantB)
+      packedB = Staged(b, pd.weights_desc(), /*toInner=*/true);
   }
 
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) override {
+    void *b = in[1].data;
+    if (packedB.needed()) {
+      if (packedFrom != b) {
+        OFRT_RETURN_IF_ERROR(packedB.run(where, b, packedB.buffer.data(),
+                                         /*toInner=*/true));
+        packedFrom = b;
+      }
+      b = packedB.buffer.data();
+    }
     return execute(where, prim,
                    {{DNNL_ARG_SRC, wrap(aDesc, in[0].data)},
-                    {DNNL_ARG_WEIGHTS, wrap(bDesc, in[1].data)},
+                    {DNNL_ARG_WEIGHTS, wrap(packedB.needed() ? packedB.inner
+                                                             : bDesc,
+                                            b)},
                     {DNNL_ARG_DST, wrap(cDesc, out[0].data)}});
   }
 
 private:
   MemDesc aDesc, bDesc, cDesc;
   dnnl::matmul prim;
+  Staged packedB;
+  const void *packedFrom = nullptr;
 };
 
 /// An empty contraction (k = 0): the product is zero.
@@ -104,11 +130,15 @@ KernelOr createMatmul(const OpDesc &op, bool batched) {
     return std::make_unique<NoopKernel>(op);
   if (ka == 0)
     return std::make_unique<ZeroKernel>(op);
+  bool constantB = false;
+  if (!batched)
+    OFRT_RETURN_IF_ERROR(readAttr(op, "constant_b", constantB, {false}));
   size_t rank = outShape.size();
   dt type = *dnnlType(a.dtype);
   return std::make_unique<MatmulKernel>(
       op, operandDesc(a.shape, rank, transposeA, type),
-      operandDesc(b.shape, rank, transposeB, type), plainDesc(outShape, type));
+      operandDesc(b.shape, rank, transposeB, type), plainDesc(outShape, type),
+      constantB);
 }
 
 } // namespace
