@@ -20,7 +20,11 @@ target_link_libraries(OneFlowCpuNNKernelsTests PRIVATE OneFlowCpuKernels)
 add_oneflow_unittest(OneFlowCpuShapeKernelsTests
   ${ONEFLOW_KERNEL_TEST_DIR}/ShapeTest.cpp
   ${ONEFLOW_KERNEL_TEST_DIR}/RegistryTest.cpp)
-target_link_libraries(OneFlowCpuShapeKernelsTests PRIVATE OneFlowCpuKernels)
+target_link_libraries(OneFlowCpuShapeKernelsTests PRIVATE OneFlowCpuKernels
+  OpenMP::OpenMP_CXX)
+# RegistryTest checks cpu::addKernel's thread limit (KernelUtils.h).
+target_include_directories(OneFlowCpuShapeKernelsTests PRIVATE
+  ${PROJECT_SOURCE_DIR}/lib/Runtime/Kernels/Cpu)
 
 add_oneflow_unittest(OneFlowCpuRandomKernelsTests
   ${ONEFLOW_KERNEL_TEST_DIR}/RandomTest.cpp

@@ -6,6 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelTestUtils.h"
+#include "KernelUtils.h"
+
+#include <omp.h>
 
 #include <algorithm>
 
@@ -107,3 +110,55 @@ TEST(CpuKernelRegistry, WrongAttributeTypesAndCountsAreErrors) {
 }
 
 } // namespace
+
+// Kernels of few bytes are created and run on one OpenMP thread (forking a
+// team costs more than they take); larger ones, and sources and sinks, see
+// the calling thread's count.
+TEST(CpuKernelRegistry, SmallKernelsRunOnOneThread) {
+  struct Seen {
+    int created = 0, computed = 0;
+  };
+  class Probe : public Kernel {
+  public:
+    explicit Probe(Seen &seen) : seen(seen) {
+      seen.created = omp_get_max_threads();
+    }
+    absl::Status compute(const KernelContext &, const std::vector<TensorView> &,
+                         const std::vector<TensorView> &) override {
+      seen.computed = omp_get_max_threads();
+      return absl::OkStatus();
+    }
+
+  private:
+    Seen &seen;
+  };
+  KernelRegistry registry;
+  Seen seen;
+  for (const char *type : {"oneflow.probe", "oneflow.output"})
+    cpu::addKernel(registry, type, [&](const OpDesc &) {
+      return absl::StatusOr<std::unique_ptr<Kernel>>(
+          std::make_unique<Probe>(seen));
+    });
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(3);
+  // 128 KiB in all runs on one thread; a byte more, on the caller's three.
+  TensorDesc half{DType::F32, {16384}}, more{DType::F32, {16385}};
+  struct Case {
+    const char *type;
+    TensorDesc result;
+    int threads;
+  } cases[] = {{"probe", half, 1}, {"probe", more, 3}, {"output", half, 3}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::string(c.type) + " of " + c.result.str());
+    OpDesc desc = op(c.type, {half}, {c.result});
+    absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+        registry.create(DeviceKind::Cpu, desc);
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    ASSERT_TRUE((*kernel)->compute(KernelContext{}, {}, {}).ok());
+    EXPECT_EQ(seen.created, c.threads);
+    EXPECT_EQ(seen.computed, c.threads);
+    // The caller's count is back afterwards.
+    EXPECT_EQ(omp_get_max_threads(), 3);
+  }
+  omp_set_num_threads(saved);
+}

@@ -7,6 +7,8 @@
 #include "KernelUtils.h"
 #include "DnnlUtils.h"
 
+#include <omp.h>
+
 using namespace ofrt;
 using namespace ofrt::cpu;
 
@@ -197,9 +199,71 @@ absl::Status cpu::storeValues(const std::vector<double> &values, DType dtype,
   return absl::OkStatus();
 }
 
+namespace {
+
+/// Sets this thread's OpenMP count to `limit` for its lifetime when the
+/// count is higher (the count is per thread: other streams keep theirs).
+class OmpThreadLimit {
+public:
+  explicit OmpThreadLimit(bool enabled) {
+    if (enabled && omp_get_max_threads() > 1) {
+      saved = omp_get_max_threads();
+      omp_set_num_threads(1);
+    }
+  }
+  ~OmpThreadLimit() {
+    if (saved > 0)
+      omp_set_num_threads(saved);
+  }
+
+private:
+  int saved = 0;
+};
+
+/// A kernel of few bytes, created and run on one OpenMP thread.
+class SmallKernel : public Kernel {
+public:
+  explicit SmallKernel(std::unique_ptr<Kernel> inner)
+      : inner(std::move(inner)) {}
+  absl::Status compute(const KernelContext &context,
+                       const std::vector<TensorView> &inputs,
+                       const std::vector<TensorView> &outputs) override {
+    OmpThreadLimit limit(true);
+    return inner->compute(context, inputs, outputs);
+  }
+
+private:
+  std::unique_ptr<Kernel> inner;
+};
+
+} // namespace
+
+bool cpu::runsOnOneThread(const OpDesc &op) {
+  // Sources and sinks compute nothing; their callbacks (of-run's progress,
+  // checkpoints) see the stream's count.
+  if (op.type == "oneflow.input" || op.type == "oneflow.output" ||
+      op.type == "oneflow.variable")
+    return false;
+  size_t bytes = 0;
+  for (const TensorDesc &desc : op.inputs)
+    bytes += desc.bytes();
+  for (const TensorDesc &desc : op.outputs)
+    bytes += desc.bytes();
+  return bytes <= kOneThreadMaxBytes;
+}
+
 static KernelFactory guard(KernelFactory factory) {
   return [factory](const OpDesc &op) -> KernelOr {
     try {
+      if (cpu::runsOnOneThread(op)) {
+        // oneDNN sizes some primitives' work split by the thread count at
+        // creation, so creation too runs under the limit.
+        OmpThreadLimit limit(true);
+        KernelOr kernel = factory(op);
+        if (!kernel.ok())
+          return kernel;
+        return std::unique_ptr<Kernel>(new SmallKernel(std::move(*kernel)));
+      }
       return factory(op);
     } catch (const dnnl::error &e) {
       return opError(op, std::string("oneDNN has no primitive for it (") +

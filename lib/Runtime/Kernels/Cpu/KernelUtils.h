@@ -207,8 +207,17 @@ public:
 
 using KernelOr = absl::StatusOr<std::unique_ptr<Kernel>>;
 
+/// Kernels whose operands and results together take at most this many
+/// bytes are created and run on one OpenMP thread: forking a team for them
+/// costs more than it saves (PyTorch's parallel_for grain is 32,768
+/// elements, 128 KiB of floats).
+constexpr size_t kOneThreadMaxBytes = 128 * 1024;
+/// Whether the kernel of `op` runs on one thread (kOneThreadMaxBytes).
+bool runsOnOneThread(const OpDesc &op);
+
 /// Registers `factory` for CPU, turning oneDNN and other exceptions thrown
-/// while the kernel is created into errors that name the op.
+/// while the kernel is created into errors that name the op; kernels of few
+/// bytes are created and run on one OpenMP thread.
 void addKernel(KernelRegistry &registry, const std::string &type,
                KernelFactory factory);
 
