@@ -93,7 +93,12 @@ TEST(BinaryKernels, FloatBroadcasting) {
   std::vector<std::pair<Shape, Shape>> shapes = {
       {{7, 13}, {7, 13}}, {{7, 13}, {13}},       {{7, 1}, {1, 13}},
       {{13}, {7, 13}},    {{}, {7, 13}},         {{2, 1, 5}, {3, 1}},
-      {{1}, {1}},         {{3, 1, 1}, {1, 4, 1}}};
+      {{1}, {1}},         {{3, 1, 1}, {1, 4, 1}},
+      // Axes the kernel merges before oneDNN sees them: runs of full axes,
+      // runs of broadcast ones, size-1 axes of the result.
+      {{2, 3, 4, 5}, {2, 3, 4, 1}}, {{2, 3, 4, 5}, {2, 1, 1, 5}},
+      {{2, 1, 4, 1}, {2, 3, 4, 5}}, {{1, 3, 1, 5}, {1, 3, 1, 1}},
+      {{2, 3, 4, 5}, {1, 1, 4, 5}}, {{1, 1, 1}, {1, 1, 1}}};
   unsigned seed = 1;
   for (const BinaryCase &c : floatCases())
     for (const auto &[as, bs] : shapes)

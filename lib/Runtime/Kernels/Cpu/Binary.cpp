@@ -238,6 +238,35 @@ private:
   Shape outShape, aStrides, bStrides;
 };
 
+/// Merges neighbouring axes that every shape treats alike (each operand
+/// either has both at the result's size or both at 1), and drops axes of
+/// size 1 in the result: [4, 4, 32, 32] - [4, 4, 32, 1] becomes [512, 32] -
+/// [512, 1], a layout oneDNN's jit binary handles where the 4-D one fell to
+/// its reference code (~100x slower). Keeps at least one axis.
+void coalesceAxes(Shape &out, Shape &a, Shape &b) {
+  Shape no, na, nb;
+  auto kind = [&](const Shape &s, size_t i) { return s[i] == out[i]; };
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == 1)
+      continue;
+    if (!no.empty() && kind(a, i) == (na.back() == no.back()) &&
+        kind(b, i) == (nb.back() == no.back())) {
+      no.back() *= out[i];
+      na.back() *= a[i];
+      nb.back() *= b[i];
+      continue;
+    }
+    no.push_back(out[i]);
+    na.push_back(a[i]);
+    nb.push_back(b[i]);
+  }
+  if (no.empty())
+    no = na = nb = Shape{1};
+  out = no;
+  a = na;
+  b = nb;
+}
+
 KernelOr createBinary(const OpDesc &op, const OpInfo &info) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
   const TensorDesc &a = op.inputs[0], &b = op.inputs[1];
@@ -260,6 +289,7 @@ KernelOr createBinary(const OpDesc &op, const OpInfo &info) {
     OFRT_RETURN_IF_ERROR(checkDnnlRank(op, rank));
     Shape out = padShape(*shape, rank);
     Shape pa = padShape(a.shape, rank), pb = padShape(b.shape, rank);
+    coalesceAxes(out, pa, pb);
     algorithm alg = info.alg;
     // oneDNN broadcasts src1 on its fast paths; src0 broadcasting falls back
     // to its reference code (~300x slower). Swap the operands when the op
