@@ -288,6 +288,13 @@ int main(int argc, char **argv) {
     if (absl::Status status = ofrun::checkOnnxExport(model, exportPath);
         !status.ok())
       return fail(std::string(status.message()));
+  auto exportTo = [&](const std::map<std::string, ofrt::TensorData> &values) {
+    if (absl::Status status = ofrun::exportOnnx(model, exportPath, values);
+        !status.ok())
+      return fail(std::string(status.message()));
+    std::printf("exported %s\n", exportPath.c_str());
+    return 0;
+  };
   if (absl::GetFlag(FLAGS_threads) < 0)
     return fail("--threads must not be negative");
   if (absl::GetFlag(FLAGS_timeout_ms) < 1)
@@ -362,11 +369,7 @@ int main(int argc, char **argv) {
         (*checkpointing)->resumedVariables();
     if (!values.ok())
       return fail(std::string(values.status().message()));
-    if (absl::Status status = ofrun::exportOnnx(model, exportPath, *values);
-        !status.ok())
-      return fail(std::string(status.message()));
-    std::printf("exported %s\n", exportPath.c_str());
-    return 0;
+    return exportTo(*values);
   }
   if (!*launched && processes > 1) {
     // The ranks compile the model again but leave --emit_plan (written
@@ -439,13 +442,9 @@ int main(int argc, char **argv) {
                 static_cast<long long>(stepLimit.load()));
   if (absl::Status status = (*checkpointing)->finish(*result); !status.ok())
     return fail(std::string(status.message()));
-  if (!exportPath.empty()) {
-    if (absl::Status status =
-            ofrun::exportOnnx(model, exportPath, result->variables);
-        !status.ok())
-      return fail(std::string(status.message()));
-    std::printf("exported %s\n", exportPath.c_str());
-  }
+  if (!exportPath.empty())
+    if (int rc = exportTo(result->variables); rc != 0)
+      return rc;
 
   for (const auto &[name, value] : result->outputs)
     printOutput(name, value, absl::GetFlag(FLAGS_print_limit));

@@ -158,7 +158,13 @@ public:
   PlainBinaryKernel(const OpDesc &op, Op kind, const Shape &out)
       : CpuKernel(op), kind(kind), outShape(out),
         aStrides(broadcastStrides(op.inputs[0].shape, out)),
-        bStrides(broadcastStrides(op.inputs[1].shape, out)) {}
+        bStrides(broadcastStrides(op.inputs[1].shape, out)) {
+    Shape whole = rowMajorStrides(out), none(out.size(), 0);
+    aWhole = aStrides == whole;
+    bWhole = bStrides == whole;
+    aScalar = aStrides == none;
+    bScalar = bStrides == none;
+  }
 
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) override {
@@ -204,15 +210,17 @@ private:
     // Whole operands and scalars (relu's gradient mask: x > 0) in plain
     // loops the compiler vectorizes; other broadcasts walk the indices.
     int64_t n = numel(outShape);
-    Shape whole = rowMajorStrides(outShape), none(outShape.size(), 0);
-    bool aWhole = aStrides == whole, bWhole = bStrides == whole;
-    if (aWhole && (bWhole || bStrides == none)) {
-      int64_t step = bWhole ? 1 : 0;
+    if (aWhole && bWhole) {
       for (int64_t i = 0; i < n; ++i)
-        r[i] = static_cast<R>(f(a[i], b[i * step]));
+        r[i] = static_cast<R>(f(a[i], b[i]));
       return absl::OkStatus();
     }
-    if (bWhole && aStrides == none) {
+    if (aWhole && bScalar) {
+      for (int64_t i = 0; i < n; ++i)
+        r[i] = static_cast<R>(f(a[i], b[0]));
+      return absl::OkStatus();
+    }
+    if (aScalar && bWhole) {
       for (int64_t i = 0; i < n; ++i)
         r[i] = static_cast<R>(f(a[0], b[i]));
       return absl::OkStatus();
@@ -253,6 +261,9 @@ private:
 
   Op kind;
   Shape outShape, aStrides, bStrides;
+  /// Set once: an operand read whole (row-major, the result's shape) or as
+  /// one element.
+  bool aWhole = false, bWhole = false, aScalar = false, bScalar = false;
 };
 
 /// Merges neighbouring axes that every shape treats alike (each operand

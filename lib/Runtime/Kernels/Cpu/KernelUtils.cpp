@@ -201,17 +201,17 @@ absl::Status cpu::storeValues(const std::vector<double> &values, DType dtype,
 
 namespace {
 
-/// Sets this thread's OpenMP count to `limit` for its lifetime when the
-/// count is higher (the count is per thread: other streams keep theirs).
-class OmpThreadLimit {
+/// Sets this thread's OpenMP count to 1 for its lifetime (the count is per
+/// thread: other streams keep theirs).
+class OneOmpThread {
 public:
-  explicit OmpThreadLimit(bool enabled) {
-    if (enabled && omp_get_max_threads() > 1) {
+  OneOmpThread() {
+    if (omp_get_max_threads() > 1) {
       saved = omp_get_max_threads();
       omp_set_num_threads(1);
     }
   }
-  ~OmpThreadLimit() {
+  ~OneOmpThread() {
     if (saved > 0)
       omp_set_num_threads(saved);
   }
@@ -228,7 +228,7 @@ public:
   absl::Status compute(const KernelContext &context,
                        const std::vector<TensorView> &inputs,
                        const std::vector<TensorView> &outputs) override {
-    OmpThreadLimit limit(true);
+    OneOmpThread limit;
     return inner->compute(context, inputs, outputs);
   }
 
@@ -258,7 +258,7 @@ static KernelFactory guard(KernelFactory factory) {
       if (cpu::runsOnOneThread(op)) {
         // oneDNN sizes some primitives' work split by the thread count at
         // creation, so creation too runs under the limit.
-        OmpThreadLimit limit(true);
+        OneOmpThread limit;
         KernelOr kernel = factory(op);
         if (!kernel.ok())
           return kernel;
