@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Fits the alpha-beta model to Gloo over loopback TCP with 2 ranks as threads
-// of this process (the setting of `ClusterDesc::getDefault`):
+// Fits the alpha-beta model to a collective library (gloo unless
+// `--library L` names another) with 2 ranks as threads of this process
+// (gloo is the setting `ClusterDesc::getDefault` was measured in):
 //
 //   alpha = t(all-reduce of 8 bytes) / 2          (2(p-1) alpha, p = 2)
 //   beta  = n / (t(all-reduce of n bytes) - 2 alpha)   (2(p-1)/p n = n)
@@ -16,8 +17,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/Communicator.h"
-#include "OneFlowDialect/Runtime/GlooCommunicator.h"
+#include "ofrt/Communicator.h"
+#include "ofrt/Backend.h"
+#include "ofrt/Collectives.h"
 
 #include <algorithm>
 #include <chrono>
@@ -52,12 +54,18 @@ static double timeCollective(std::vector<std::unique_ptr<Communicator>> &group,
   return best;
 }
 
-int main() {
-  auto group = createInProcessGroup(2, std::chrono::seconds(60));
-  if (!group.ok()) {
-    std::fprintf(stderr, "%s\n", group.status().ToString().c_str());
+int main(int argc, char **argv) {
+  std::string library = "gloo";
+  if (argc == 3 && !std::strcmp(argv[1], "--library"))
+    library = argv[2];
+  auto local = createLocalGroup(CollectivesRegistry::global(), library, 2,
+                                std::chrono::seconds(60));
+  if (!local.ok()) {
+    std::fprintf(stderr, "%s\n", local.status().ToString().c_str());
     return 1;
   }
+  std::vector<std::unique_ptr<Communicator>> *group = &local->ranks;
+  std::printf("%s, 2 ranks as threads\n", library.c_str());
   const int64_t small = 2, large = 16 << 20; // f32 elements: 8 B, 64 MiB
   std::vector<std::vector<float>> in(2, std::vector<float>(large, 1.0f));
   std::vector<std::vector<float>> out(2, std::vector<float>(large));

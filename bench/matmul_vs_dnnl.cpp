@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/Session.h"
+#include "ofrt/Session.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 

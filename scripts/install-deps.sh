@@ -16,7 +16,7 @@ PACKAGES=(
   # LLVM/MLIR 22 (FileCheck and lit come with llvm-22-tools).
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   # Runtime: kernels and collectives.
-  libdnnl-dev libgloo-dev
+  libdnnl-dev libgloo-dev libopenmpi-dev openmpi-bin
   # ONNX import and the plan schema.
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   # Support libraries and tests.

@@ -40,4 +40,14 @@ import shutil
 if shutil.which("redis-server"):
     config.available_features.add("redis-server")
 lit_config.parallelism_groups["multi-rank"] = 1
+# Jobs under mpirun (root needs --allow-run-as-root; more ranks than cores
+# need --oversubscribe).
+if shutil.which("mpirun"):
+    config.available_features.add("mpirun")
+config.substitutions.append(
+    ("%mpirun", "mpirun --allow-run-as-root --oversubscribe "
+                "--mca btl self,vader --bind-to none"))
+config.substitutions.append(
+    ("%oneflow_unittests", os.path.join(config.oneflow_obj_root,
+                                        "unittests", "bin")))
 config.substitutions.append(("%oneflow_bin", config.oneflow_tools_dir))

@@ -14,7 +14,7 @@
 #ifndef ONEFLOW_TOOLS_OFCHECK_GRADIENTS_H
 #define ONEFLOW_TOOLS_OFCHECK_GRADIENTS_H
 
-#include "OneFlowDialect/Runtime/Tensor.h"
+#include "ofrt/Tensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
 

@@ -26,8 +26,8 @@
 #include "Variants.h"
 
 #include "OneFlowDialect/IR/OneFlowDialect.h"
-#include "OneFlowDialect/Runtime/MultiRank.h"
-#include "OneFlowDialect/Runtime/Plan.h"
+#include "ofrt/MultiRank.h"
+#include "ofrt/Plan.h"
 #include "OneFlowDialect/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

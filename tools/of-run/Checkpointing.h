@@ -8,15 +8,15 @@
 // opens and checks the checkpoint to resume from, makes the run continue its
 // step count, snapshots the variables every N steps and saves them, and
 // saves once more after the run (also after Ctrl-C). Format and guarantees:
-// OneFlowDialect/Runtime/Checkpoint.h and docs/checkpoints.md.
+// ofrt/Checkpoint.h and docs/checkpoints.md.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ONEFLOW_TOOLS_OF_RUN_CHECKPOINTING_H
 #define ONEFLOW_TOOLS_OF_RUN_CHECKPOINTING_H
 
-#include "OneFlowDialect/Runtime/Checkpoint.h"
-#include "OneFlowDialect/Runtime/MultiRank.h"
+#include "ofrt/Checkpoint.h"
+#include "ofrt/MultiRank.h"
 
 #include <mutex>
 

@@ -7,7 +7,7 @@
 #ifndef ONEFLOW_TOOLS_OFRUN_MODELLOADER_H
 #define ONEFLOW_TOOLS_OFRUN_MODELLOADER_H
 
-#include "OneFlowDialect/Runtime/Plan.h"
+#include "ofrt/Plan.h"
 #include "Train.h"
 
 namespace ofrun {

@@ -15,7 +15,7 @@
 #ifndef ONEFLOW_TOOLS_OF_RUN_ONNXEXPORT_H
 #define ONEFLOW_TOOLS_OF_RUN_ONNXEXPORT_H
 
-#include "OneFlowDialect/Runtime/Tensor.h"
+#include "ofrt/Tensor.h"
 
 #include "absl/status/status.h"
 

@@ -6,7 +6,7 @@
 
 #include "Progress.h"
 
-#include "OneFlowDialect/Runtime/Pieces.h"
+#include "ofrt/Pieces.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -13,8 +13,8 @@
 #ifndef ONEFLOW_TOOLS_OFRUN_PROGRESS_H
 #define ONEFLOW_TOOLS_OFRUN_PROGRESS_H
 
-#include "OneFlowDialect/Runtime/Program.h"
-#include "OneFlowDialect/Runtime/Session.h"
+#include "ofrt/Program.h"
+#include "ofrt/Session.h"
 
 #include <chrono>
 #include <cstdio>

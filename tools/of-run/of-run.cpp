@@ -20,8 +20,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/MultiRank.h"
-#include "OneFlowDialect/Runtime/Npy.h"
+#include "ofrt/Backend.h"
+#include "ofrt/MultiRank.h"
+#include "ofrt/Npy.h"
 #include "Checkpointing.h"
 #include "Launch.h"
 #include "ModelLoader.h"
@@ -34,7 +35,6 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 
-#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -66,6 +66,11 @@ ABSL_FLAG(std::string, job_id, "of-run",
 ABSL_FLAG(std::string, hostname, "",
           "The address this rank listens on (default: 127.0.0.1, or this "
           "machine's hostname with --redis)");
+ABSL_FLAG(std::string, collectives, "",
+          "The collective library: inproc (ranks that are threads of this "
+          "process; the default for --devices cpu:N), mpi (the default under "
+          "mpirun), gloo (the default under other launchers; needs "
+          "--store-dir or --redis)");
 ABSL_FLAG(int64_t, timeout_ms, 60000,
           "How long a rank waits for its peers, in a collective or when "
           "joining a group, before it fails (--timeout-ms)");
@@ -216,8 +221,8 @@ absl::StatusOr<int> parseDevices(const std::string &devices) {
 }
 
 /// The store of a rank started by a launcher: the launcher's directory,
-/// --store-dir or --redis.
-absl::StatusOr<std::shared_ptr<ofrt::Rendezvous>>
+/// --store-dir or --redis; none under mpirun without them (MPI needs none).
+absl::StatusOr<std::shared_ptr<ofrt::Store>>
 jobStore(const ofrun::ProcessRank &me, std::string &hostname) {
   std::string redis = absl::GetFlag(FLAGS_redis);
   std::string dir = absl::GetFlag(FLAGS_store_dir);
@@ -233,8 +238,8 @@ jobStore(const ofrun::ProcessRank &me, std::string &hostname) {
         std::sscanf(redis.c_str() + colon + 1, "%d", &port) != 1 || port <= 0)
       return absl::InvalidArgumentError("--redis '" + redis +
                                         "' is not HOST:PORT");
-    absl::StatusOr<std::shared_ptr<ofrt::Rendezvous>> store =
-        ofrt::createRedisRendezvous(redis.substr(0, colon), port);
+    absl::StatusOr<std::shared_ptr<ofrt::Store>> store =
+        ofrt::createRedisStore(redis.substr(0, colon), port);
     if (!store.ok())
       return store.status();
     if (hostname.empty()) {
@@ -242,20 +247,19 @@ jobStore(const ofrun::ProcessRank &me, std::string &hostname) {
       gethostname(name, sizeof(name) - 1);
       hostname = name;
     }
-    return ofrt::createPrefixRendezvous(*store, absl::GetFlag(FLAGS_job_id));
+    return ofrt::createPrefixStore(*store, absl::GetFlag(FLAGS_job_id));
   }
-  if (dir.empty())
+  if (dir.empty()) {
+    std::string collectives = absl::GetFlag(FLAGS_collectives);
+    if (me.launcher == "mpirun" && (collectives.empty() || collectives == "mpi"))
+      return std::shared_ptr<ofrt::Store>();
     return absl::InvalidArgumentError(
         "rank " + std::to_string(me.rank) + " of " + std::to_string(me.world) +
         " (set by " + me.launcher +
         ") needs --store-dir DIR (an empty directory every rank sees) or "
         "--redis HOST:PORT to meet the other ranks");
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error)
-    return absl::InvalidArgumentError("cannot create store directory '" + dir +
-                                      "': " + error.message());
-  return ofrt::createFileRendezvous(dir);
+  }
+  return ofrt::createFileStore(dir);
 }
 
 } // namespace
@@ -317,12 +321,19 @@ int main(int argc, char **argv) {
                      !absl::GetFlag(FLAGS_redis).empty()))
     return fail("--store-dir and --redis need a launcher (torchrun, mpirun, "
                 "srun, --nproc-per-node) to set this process's rank");
-  if (absl::GetFlag(FLAGS_threads) > 0)
-    omp_set_num_threads(absl::GetFlag(FLAGS_threads));
+  // Kernel threads are the CPU device's business (DeviceOptions); of-run's
+  // own OpenMP use (none) is left alone.
 
   ofrt::MultiRankOptions options;
   options.session.seed = absl::GetFlag(FLAGS_seed);
   options.timeout = std::chrono::milliseconds(absl::GetFlag(FLAGS_timeout_ms));
+  options.session.device.threads = absl::GetFlag(FLAGS_threads);
+  options.collectives = absl::GetFlag(FLAGS_collectives);
+  if (!options.collectives.empty() &&
+      !ofrt::CollectivesRegistry::global().contains(options.collectives))
+    return fail("--collectives '" + options.collectives +
+                "' is not a collective library of this runtime (it has " +
+                ofrt::CollectivesRegistry::global().names() + ")");
   for (const std::string &binding : absl::GetFlag(FLAGS_input)) {
     size_t eq = binding.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -420,8 +431,9 @@ int main(int argc, char **argv) {
   int rank = 0;
   if (*launched && (*launched)->world > 1) {
     rank = (*launched)->rank;
+    options.underMpi = (*launched)->launcher == "mpirun";
     options.hostname = absl::GetFlag(FLAGS_hostname);
-    absl::StatusOr<std::shared_ptr<ofrt::Rendezvous>> store =
+    absl::StatusOr<std::shared_ptr<ofrt::Store>> store =
         jobStore(**launched, options.hostname);
     if (!store.ok())
       return fail(std::string(store.status().message()));

@@ -10,7 +10,7 @@ set(ONEFLOW_MULTIRANK_TEST_DIR ${CMAKE_CURRENT_SOURCE_DIR}/MultiRank)
 add_oneflow_unittest(OneFlowCollectiveKernelsTests
   ${ONEFLOW_MULTIRANK_TEST_DIR}/CollectiveKernelsTest.cpp
   ${ONEFLOW_MULTIRANK_TEST_DIR}/TransferTest.cpp)
-target_link_libraries(OneFlowCollectiveKernelsTests PRIVATE OneFlowCollective)
+target_link_libraries(OneFlowCollectiveKernelsTests PRIVATE OneFlowCollectiveKernels OneFlowCollectives OneFlowBackends)
 
 add_oneflow_unittest(OneFlowMultiRankTests
   ${ONEFLOW_MULTIRANK_TEST_DIR}/PiecesTest.cpp

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/Kernel.h"
+#include "ofrt/Kernel.h"
 
 using namespace ofrt;
 

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/Npy.h"
+#include "ofrt/Npy.h"
 
 #include <cstring>
 #include <fstream>

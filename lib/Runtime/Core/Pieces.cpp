@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/Pieces.h"
+#include "ofrt/Pieces.h"
 
 #include <cstring>
 

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/Random.h"
+#include "ofrt/Random.h"
 
 #include <cmath>
 

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/Tensor.h"
+#include "ofrt/Tensor.h"
 
 #include <cmath>
 

@@ -7,19 +7,25 @@
 // Each stream thread owns the protocol state of its actors and changes it
 // only in response to messages, so no lock guards actor state. A thread
 // runs its actors in stream order, step after step; the next actor fires
-// when every input slot has the step readable and every output has a free
-// buffer, and otherwise the thread sleeps on its queue.
+// when every input slot has the step readable, every output has a free
+// buffer and it has an event free, and otherwise the thread sleeps on its
+// queue. Messages between actors of one stream are applied at once.
+//
+// A firing is done when its event completes. On the CPU that is before
+// record() returns, and the engine finishes the firing inline; on an
+// asynchronous device the event calls the engine back (on any thread),
+// which queues a Completed message for the actor's stream thread. An actor
+// finishes its firings in step order even if their completions arrive out
+// of order, and ends (EORD) only once none is in flight.
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/Engine.h"
+#include "ofrt/Engine.h"
+#include "ofrt/Status.h"
 
 #include "MessageQueue.h"
 
-#include "OneFlowDialect/Runtime/Device.h"
-
-#include <omp.h>
-
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -36,7 +42,7 @@ struct InputSlot {
   int64_t regst = 0;    ///< Index into Impl::regsts.
   int64_t producer = 0; ///< Actor index.
   int64_t pair = 0;     ///< The producer's (output, consumer) pair index.
-  int64_t available = 0; ///< Steps the producer has written.
+  int64_t available = 0; ///< Steps the producer has finished.
   bool eord = false;
 };
 
@@ -49,6 +55,13 @@ struct OutputPair {
   bool ended = false;
 };
 
+/// A firing whose work may not have finished.
+struct Pending {
+  std::unique_ptr<Event> event;
+  bool completed = false;
+  double startUs = 0, endUs = 0;
+};
+
 struct ActorState {
   const ActorSpec *spec = nullptr;
   std::unique_ptr<Kernel> kernel;
@@ -57,8 +70,13 @@ struct ActorState {
   std::vector<int64_t> resultRegsts;  ///< Regst index per result.
   std::vector<InputSlot> inputs;
   std::vector<OutputPair> pairs;
-  int64_t step = 0; ///< The next step to compute.
+  int64_t step = 0;     ///< The next step to fire.
+  int64_t finished = 0; ///< Steps whose work is done and announced.
+  /// Firing s uses pending[s % size]; at most size firings are in flight.
+  std::vector<Pending> pending;
+  bool dataEnded = false; ///< A source's kernel reported the end of data.
   bool ended = false;
+  int64_t inFlight() const { return step - finished; }
 };
 
 struct RegstState {
@@ -66,46 +84,62 @@ struct RegstState {
   std::vector<char *> buffers;
 };
 
+/// Tokens of completions: actor index and step.
+uint64_t tokenOf(int64_t actor, int64_t step) {
+  return (static_cast<uint64_t>(actor) << 40) | static_cast<uint64_t>(step);
+}
+
 } // namespace
 
-struct Engine::Impl {
+struct Engine::Impl : CompletionSink {
   RankProgram program;
-  std::unique_ptr<Device> device;
+  std::shared_ptr<Device> device;
   std::vector<ActorState> actors;
   std::vector<RegstState> regsts;
   std::vector<std::vector<int64_t>> streamOrders; ///< Actor indices.
+  std::vector<std::unique_ptr<Stream>> streams;
   std::vector<std::unique_ptr<MessageQueue>> queues;
   std::vector<void *> allocations;
 
   // Shared by the stream threads during a run.
   std::atomic<bool> stopped{false};
   int64_t firstStep = 0; ///< RunOptions::firstStep of this run.
+  std::vector<Firing> *firingsOf = nullptr; ///< Per stream, when recording.
+  std::chrono::steady_clock::time_point start;
   std::mutex errorMutex;
   absl::Status error;
 
-  ~Impl() {
+  ~Impl() override {
     for (void *p : allocations)
       device->deallocate(p);
   }
 
   absl::Status setUp(const KernelProvider &provider);
-  void runStream(int64_t stream, const RunOptions &options,
-                 std::chrono::steady_clock::time_point start,
-                 std::vector<Firing> &firings);
-  void fail(const ActorState &actor, const absl::Status &status);
-  void send(int64_t actor, Message message) {
+  void runStream(int64_t stream, const RunOptions &options);
+  void fail(const ActorState &actor, const absl::Status &status,
+            int64_t step);
+  void complete(uint64_t token, absl::Status status) override;
+  void send(int64_t from, int64_t actor, Message message) {
     message.actor = actor;
-    queues[actors[actor].stream]->push(message);
+    if (actors[actor].stream == actors[from].stream)
+      apply(message); // This thread owns the receiver.
+    else
+      queues[actors[actor].stream]->push(message);
   }
   void apply(const Message &message);
   bool mayFire(const ActorState &actor) const;
   void endActor(int64_t index);
-  absl::Status fire(int64_t index, std::vector<Firing> *firings,
-                    std::chrono::steady_clock::time_point start);
+  absl::Status fire(int64_t index);
+  void finish(int64_t index);
+  double nowUs() const {
+    return std::chrono::duration<double, std::micro>(
+               std::chrono::steady_clock::now() - start)
+        .count();
+  }
 };
 
 absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
-  std::map<int64_t, int64_t> actorIndex, regstIndex, streamIndex;
+  std::map<int64_t, int64_t> actorIndex, regstIndex;
   for (const ActorSpec &spec : program.actors) {
     actorIndex[spec.id] = actors.size();
     actors.emplace_back();
@@ -123,6 +157,14 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
     }
     streamOrders.push_back(std::move(order));
     queues.push_back(std::make_unique<MessageQueue>());
+    absl::StatusOr<std::unique_ptr<Stream>> created =
+        device->createStream(stream.name);
+    if (!created.ok())
+      return absl::Status(created.status().code(),
+                          "cannot create stream '" + stream.name + "' on " +
+                              device->name() + ": " +
+                              std::string(created.status().message()));
+    streams.push_back(std::move(*created));
   }
 
   // Buffers: in the planned arena, or one allocation per regst.
@@ -161,8 +203,7 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
   }
 
   // Protocol slots: distinct input regsts, and (output, consumer) pairs.
-  for (int64_t a = 0; a < static_cast<int64_t>(actors.size()); ++a) {
-    ActorState &actor = actors[a];
+  for (ActorState &actor : actors) {
     for (int64_t id : actor.spec->inputs)
       actor.operandRegsts.push_back(regstIndex[id]);
     for (int64_t id : actor.spec->outputs)
@@ -186,6 +227,22 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
     }
   }
 
+  // Events: as many firings in flight as the deepest regst it touches.
+  for (ActorState &actor : actors) {
+    int64_t depth = 1;
+    for (int64_t r : actor.operandRegsts)
+      depth = std::max(depth, regsts[r].spec->count);
+    for (int64_t r : actor.resultRegsts)
+      depth = std::max(depth, regsts[r].spec->count);
+    actor.pending.resize(depth);
+    for (Pending &pending : actor.pending) {
+      absl::StatusOr<std::unique_ptr<Event>> event = device->createEvent();
+      if (!event.ok())
+        return event.status();
+      pending.event = std::move(*event);
+    }
+  }
+
   for (ActorState &actor : actors) {
     absl::StatusOr<std::unique_ptr<Kernel>> kernel = provider(*actor.spec);
     if (!kernel.ok())
@@ -199,7 +256,8 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
   return absl::OkStatus();
 }
 
-void Engine::Impl::fail(const ActorState &actor, const absl::Status &status) {
+void Engine::Impl::fail(const ActorState &actor, const absl::Status &status,
+                        int64_t step) {
   {
     std::lock_guard<std::mutex> lock(errorMutex);
     if (error.ok()) {
@@ -212,13 +270,24 @@ void Engine::Impl::fail(const ActorState &actor, const absl::Status &status) {
                                               "' (" + where +
                                               ") failed at step " +
                                               std::to_string(firstStep +
-                                                             actor.step) +
+                                                             step) +
                                               ": " + message);
     }
   }
   stopped = true;
   for (auto &queue : queues)
     queue->push({Message::Kind::Stop, 0, 0, 0});
+}
+
+void Engine::Impl::complete(uint64_t token, absl::Status status) {
+  int64_t actor = static_cast<int64_t>(token >> 40);
+  int64_t step = static_cast<int64_t>(token & ((uint64_t(1) << 40) - 1));
+  if (!status.ok()) {
+    fail(actors[actor], status, step);
+    return;
+  }
+  Message message{Message::Kind::Completed, actor, 0, step};
+  queues[actors[actor].stream]->push(message);
 }
 
 void Engine::Impl::apply(const Message &message) {
@@ -238,12 +307,21 @@ void Engine::Impl::apply(const Message &message) {
   case Message::Kind::ConsumerEnded:
     actor.pairs[message.slot].ended = true;
     break;
+  case Message::Kind::Completed: {
+    Pending &pending = actor.pending[message.step % actor.pending.size()];
+    pending.completed = true;
+    pending.endUs = nowUs();
+    finish(message.actor);
+    break;
+  }
   case Message::Kind::Stop:
     break;
   }
 }
 
 bool Engine::Impl::mayFire(const ActorState &actor) const {
+  if (actor.inFlight() >= static_cast<int64_t>(actor.pending.size()))
+    return false;
   for (const InputSlot &slot : actor.inputs)
     if (slot.available <= actor.step)
       return false;
@@ -262,13 +340,35 @@ void Engine::Impl::endActor(int64_t index) {
     return;
   actor.ended = true;
   for (const OutputPair &pair : actor.pairs)
-    send(pair.consumer, {Message::Kind::Eord, 0, pair.slot, actor.step});
+    send(index, pair.consumer, {Message::Kind::Eord, 0, pair.slot, actor.step});
   for (const InputSlot &slot : actor.inputs)
-    send(slot.producer, {Message::Kind::ConsumerEnded, 0, slot.pair, 0});
+    send(index, slot.producer, {Message::Kind::ConsumerEnded, 0, slot.pair, 0});
 }
 
-absl::Status Engine::Impl::fire(int64_t index, std::vector<Firing> *firings,
-                                std::chrono::steady_clock::time_point start) {
+/// Announces, in step order, the firings of `index` whose work is done.
+void Engine::Impl::finish(int64_t index) {
+  ActorState &actor = actors[index];
+  while (actor.inFlight() > 0) {
+    int64_t done = actor.finished;
+    Pending &pending = actor.pending[done % actor.pending.size()];
+    if (!pending.completed)
+      return;
+    pending.completed = false;
+    ++actor.finished;
+    if (firingsOf)
+      firingsOf[actor.stream].push_back(
+          {actor.spec->id, done, pending.startUs, pending.endUs});
+    for (const OutputPair &pair : actor.pairs)
+      if (!pair.ended)
+        send(index, pair.consumer,
+             {Message::Kind::Ready, 0, pair.slot, done});
+    for (const InputSlot &slot : actor.inputs)
+      send(index, slot.producer,
+           {Message::Kind::Returned, 0, slot.pair, done});
+  }
+}
+
+absl::Status Engine::Impl::fire(int64_t index) {
   ActorState &actor = actors[index];
   auto view = [&](int64_t regst) {
     const RegstState &state = regsts[regst];
@@ -276,40 +376,36 @@ absl::Status Engine::Impl::fire(int64_t index, std::vector<Firing> *firings,
                       state.spec->desc};
   };
   std::vector<TensorView> inputs, outputs;
+  inputs.reserve(actor.operandRegsts.size());
+  outputs.reserve(actor.resultRegsts.size());
   for (int64_t r : actor.operandRegsts)
     inputs.push_back(view(r));
   for (int64_t r : actor.resultRegsts)
     outputs.push_back(view(r));
-  auto begin = std::chrono::steady_clock::now();
-  absl::Status status = actor.kernel->compute({firstStep + actor.step}, inputs, outputs);
-  auto end = std::chrono::steady_clock::now();
-  if (!status.ok())
-    return status;
-  if (firings) {
-    auto us = [&](auto t) {
-      return std::chrono::duration<double, std::micro>(t - start).count();
-    };
-    firings->push_back({actor.spec->id, actor.step, us(begin), us(end)});
+  Stream &stream = *streams[actor.stream];
+  Pending &pending = actor.pending[actor.step % actor.pending.size()];
+  if (firingsOf)
+    pending.startUs = nowUs();
+  KernelContext context{firstStep + actor.step, &stream, device.get()};
+  OFRT_RETURN_IF_ERROR(actor.kernel->compute(context, inputs, outputs));
+  OFRT_RETURN_IF_ERROR(stream.record(*pending.event));
+  int64_t step = actor.step++;
+  if (!pending.event->notify(*this, tokenOf(index, step))) {
+    pending.completed = true;
+    if (firingsOf)
+      pending.endUs = nowUs();
+    finish(index);
   }
-  for (const OutputPair &pair : actor.pairs)
-    if (!pair.ended)
-      send(pair.consumer, {Message::Kind::Ready, 0, pair.slot, actor.step});
-  for (const InputSlot &slot : actor.inputs)
-    send(slot.producer, {Message::Kind::Returned, 0, slot.pair, actor.step});
-  ++actor.step;
   return absl::OkStatus();
 }
 
-void Engine::Impl::runStream(int64_t stream, const RunOptions &options,
-                             std::chrono::steady_clock::time_point start,
-                             std::vector<Firing> &firings) {
+void Engine::Impl::runStream(int64_t stream, const RunOptions &options) {
   const std::vector<int64_t> &order = streamOrders[stream];
   MessageQueue &queue = *queues[stream];
-  if (absl::Status status =
-          device->bindStreamThread(program.streams[stream].name);
+  if (absl::Status status = device->bindThread(*streams[stream]);
       !status.ok()) {
     if (!order.empty())
-      fail(actors[order.front()], status);
+      fail(actors[order.front()], status, 0);
     return;
   }
   size_t position = 0, endedCount = 0;
@@ -327,20 +423,25 @@ void Engine::Impl::runStream(int64_t stream, const RunOptions &options,
       position = (position + 1) % order.size();
       continue;
     }
-    // End of data: a source at its step limit, an input that will not
-    // deliver this step, or outputs nobody reads any more.
+    // End of data: a source at its step limit or out of data, an input
+    // that will not deliver this step, or outputs nobody reads any more.
     bool inputEnded = false;
     for (const InputSlot &slot : actor.inputs)
       inputEnded |= slot.eord && slot.available <= actor.step;
     bool sourceDone =
         actor.inputs.empty() &&
-        ((options.maxSteps >= 0 && actor.step >= options.maxSteps) ||
+        (actor.dataEnded ||
+         (options.maxSteps >= 0 && actor.step >= options.maxSteps) ||
          (options.stepLimit &&
           options.firstStep + actor.step >= options.stepLimit->load()));
     bool unread = !actor.pairs.empty();
     for (const OutputPair &pair : actor.pairs)
       unread &= pair.ended;
     if (inputEnded || sourceDone || unread) {
+      if (actor.inFlight() > 0) { // End after the firings in flight.
+        apply(queue.pop());
+        continue;
+      }
       endActor(index);
       ++endedCount;
       position = (position + 1) % order.size();
@@ -350,14 +451,14 @@ void Engine::Impl::runStream(int64_t stream, const RunOptions &options,
       apply(queue.pop());
       continue;
     }
-    absl::Status status =
-        fire(index, options.recordFirings ? &firings : nullptr, start);
+    absl::Status status = fire(index);
     if (absl::IsOutOfRange(status) && actor.inputs.empty()) {
       // A source's kernel reports the end of its data.
-      endActor(index);
-      ++endedCount;
-    } else if (!status.ok()) {
-      fail(actor, status);
+      actor.dataEnded = true;
+      continue;
+    }
+    if (!status.ok()) {
+      fail(actor, status, actor.step);
       return;
     }
     position = (position + 1) % order.size();
@@ -368,6 +469,7 @@ Engine::Engine(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
 Engine::~Engine() = default;
 
 const RankProgram &Engine::program() const { return impl->program; }
+Device &Engine::device() const { return *impl->device; }
 
 const void *Engine::buffer(int64_t regstId, int64_t step) const {
   for (const RegstState &regst : impl->regsts)
@@ -376,16 +478,43 @@ const void *Engine::buffer(int64_t regstId, int64_t step) const {
   return nullptr;
 }
 
+absl::StatusOr<TensorData> Engine::read(int64_t regstId, int64_t step) const {
+  const RegstSpec *regst = impl->program.findRegst(regstId);
+  if (!regst)
+    return absl::NotFoundError("no regst " + std::to_string(regstId));
+  TensorData value;
+  value.desc = regst->desc;
+  value.bytes.resize(regst->desc.bytes());
+  const void *data = buffer(regstId, step);
+  Device &device = *impl->device;
+  if (device.hostAccessible()) {
+    std::copy_n(static_cast<const uint8_t *>(data), value.bytes.size(),
+                value.bytes.data());
+    return value;
+  }
+  absl::StatusOr<std::unique_ptr<Stream>> stream =
+      device.createStream("read");
+  if (!stream.ok())
+    return stream.status();
+  OFRT_RETURN_IF_ERROR(
+      device.copyToHost(**stream, value.bytes.data(), data, value.bytes.size()));
+  OFRT_RETURN_IF_ERROR((*stream)->synchronize());
+  return value;
+}
+
 absl::StatusOr<std::unique_ptr<Engine>>
-Engine::create(RankProgram program, const KernelProvider &provider) {
+Engine::create(RankProgram program, std::shared_ptr<Device> device,
+               const KernelProvider &provider) {
+  if (!device)
+    return absl::InvalidArgumentError("an engine needs a device");
+  if (device->kind() != program.device)
+    return absl::InvalidArgumentError(
+        std::string("rank ") + std::to_string(program.rank) + " is for " +
+        deviceKindName(program.device) + " devices, not " + device->name());
   if (absl::Status status = validateProgram(program); !status.ok())
     return status;
-  absl::StatusOr<std::unique_ptr<Device>> device =
-      createDevice(program.device, 0);
-  if (!device.ok())
-    return device.status();
   auto impl = std::make_unique<Impl>();
-  impl->device = std::move(*device);
+  impl->device = std::move(device);
   impl->program = std::move(program);
   if (absl::Status status = impl->setUp(provider); !status.ok())
     return status;
@@ -395,30 +524,29 @@ Engine::create(RankProgram program, const KernelProvider &provider) {
 absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
   Impl &state = *impl;
   state.firstStep = options.firstStep;
-  auto start = std::chrono::steady_clock::now();
+  state.start = std::chrono::steady_clock::now();
   std::vector<std::vector<Firing>> firings(state.streamOrders.size());
+  state.firingsOf = options.recordFirings ? firings.data() : nullptr;
   std::vector<std::thread> threads;
-  // OpenMP's thread count (omp_set_num_threads) belongs to the thread that
-  // set it; kernels on the stream threads use the caller's.
-  int ompThreads = omp_get_max_threads();
   for (size_t s = 0; s < state.streamOrders.size(); ++s)
-    threads.emplace_back([&, s, ompThreads] {
-      omp_set_num_threads(ompThreads);
-      state.runStream(s, options, start, firings[s]);
-    });
+    threads.emplace_back([&, s] { state.runStream(s, options); });
   for (std::thread &thread : threads)
     thread.join();
+  // Work still on the device (after a failure) finishes before buffers go.
+  for (auto &stream : state.streams)
+    (void)stream->synchronize();
+  state.firingsOf = nullptr;
   if (!state.error.ok())
     return state.error;
   RunResult result;
   result.seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
+                       std::chrono::steady_clock::now() - state.start)
                        .count();
   result.steps = -1;
   for (const ActorState &actor : state.actors)
     if (actor.pairs.empty())
-      result.steps = result.steps < 0 ? actor.step
-                                      : std::min(result.steps, actor.step);
+      result.steps = result.steps < 0 ? actor.finished
+                                      : std::min(result.steps, actor.finished);
   if (result.steps < 0)
     result.steps = 0;
   for (auto &stream : firings)

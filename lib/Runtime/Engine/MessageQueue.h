@@ -21,6 +21,7 @@ struct Message {
     Returned,      ///< A consumer is done reading `step` of an output regst.
     Eord,          ///< The producer of an input regst will write no more.
     ConsumerEnded, ///< A consumer of an output regst will read no more.
+    Completed,     ///< The work of the actor's firing `step` has finished.
     Stop,          ///< Another actor failed: stop now.
   };
   Kind kind = Kind::Stop;

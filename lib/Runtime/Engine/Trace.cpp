@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/Engine.h"
+#include "ofrt/Engine.h"
 
 #include "trace.pb.h"
 

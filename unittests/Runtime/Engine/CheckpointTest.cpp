@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/Checkpoint.h"
+#include "ofrt/Checkpoint.h"
 
 #include <gtest/gtest.h>
 

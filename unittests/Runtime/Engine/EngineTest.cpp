@@ -46,7 +46,7 @@ TEST(Engine, ChainOnOneStreamFiresInOrderWithCorrectValues) {
   b.actor("sink", "compute", {b.out(c)}, 0);
   std::map<int64_t, int64_t> sink;
   std::mutex mutex;
-  auto engine = Engine::create(b.program, sums(&sink, &mutex));
+  auto engine = Engine::create(b.program, test::cpuDevice(), sums(&sink, &mutex));
   ASSERT_TRUE(engine.ok()) << engine.status();
   auto result = (*engine)->run({/*maxSteps=*/4, /*recordFirings=*/true});
   ASSERT_TRUE(result.ok()) << result.status();
@@ -66,7 +66,7 @@ TEST(Engine, CountOneProducerStaysOneStepAhead) {
   ProgramBuilder b;
   int64_t p = b.actor("producer", "p", {}, 1, /*count=*/1);
   int64_t c = b.actor("consumer", "c", {b.out(p)}, 0);
-  auto engine = Engine::create(b.program, sums(nullptr, nullptr, {{c, 2000}}));
+  auto engine = Engine::create(b.program, test::cpuDevice(), sums(nullptr, nullptr, {{c, 2000}}));
   ASSERT_TRUE(engine.ok()) << engine.status();
   auto result = (*engine)->run({8, true});
   ASSERT_TRUE(result.ok()) << result.status();
@@ -83,7 +83,7 @@ TEST(Engine, CountTwoLetsNeighboursOverlap) {
   int64_t p = b.actor("producer", "p", {}, 1, /*count=*/2);
   int64_t c = b.actor("consumer", "c", {b.out(p)}, 0);
   auto engine =
-      Engine::create(b.program, sums(nullptr, nullptr, {{p, 3000}, {c, 3000}}));
+      Engine::create(b.program, test::cpuDevice(), sums(nullptr, nullptr, {{p, 3000}, {c, 3000}}));
   ASSERT_TRUE(engine.ok()) << engine.status();
   auto result = (*engine)->run({8, true});
   ASSERT_TRUE(result.ok()) << result.status();
@@ -99,7 +99,9 @@ TEST(Engine, CountTwoLetsNeighboursOverlap) {
   EXPECT_GE(overlaps, 4);
 }
 
-TEST(Engine, StreamThreadsTakeTheCallersOpenMPThreadCount) {
+// Threads per kernel are the CPU device's business: every stream thread
+// gets DeviceOptions::threads as its OpenMP count, whatever the caller's.
+TEST(Engine, StreamThreadsTakeTheDevicesKernelThreads) {
   ProgramBuilder b;
   int64_t a = b.actor("a", "s0", {});
   b.actor("sink", "s1", {b.out(a)}, 0);
@@ -114,11 +116,14 @@ TEST(Engine, StreamThreadsTakeTheCallersOpenMPThreadCount) {
     });
   };
   int saved = omp_get_max_threads();
+  omp_set_num_threads(2);
   for (int threads : {1, 3}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
-    omp_set_num_threads(threads);
     seen.clear();
-    auto engine = Engine::create(b.program, provider);
+    DeviceOptions options;
+    options.threads = threads;
+    std::shared_ptr<Device> device(*createDevice(DeviceKind::Cpu, 0, options));
+    auto engine = Engine::create(b.program, device, provider);
     ASSERT_TRUE(engine.ok()) << engine.status();
     ASSERT_TRUE((*engine)->run({/*maxSteps=*/2, false}).ok());
     EXPECT_EQ(seen, std::vector<int>(4, threads));
@@ -145,7 +150,7 @@ TEST(Engine, EndOfDataFromASourceStopsEveryActor) {
     return std::make_unique<SumKernel>(
         actor.id, hook, 0, actor.outputs.empty() ? &sink : nullptr, &mutex);
   };
-  auto engine = Engine::create(b.program, provider);
+  auto engine = Engine::create(b.program, test::cpuDevice(), provider);
   ASSERT_TRUE(engine.ok()) << engine.status();
   auto result = (*engine)->run({/*maxSteps=*/-1, false});
   ASSERT_TRUE(result.ok()) << result.status();
@@ -176,7 +181,7 @@ TEST(Engine, AFailingKernelStopsEveryStreamAndNamesTheActor) {
       };
     return std::make_unique<SumKernel>(actor.id, hook, 100);
   };
-  auto engine = Engine::create(b.program, provider);
+  auto engine = Engine::create(b.program, test::cpuDevice(), provider);
   ASSERT_TRUE(engine.ok()) << engine.status();
   auto result = (*engine)->run({/*maxSteps=*/-1, false});
   ASSERT_FALSE(result.ok());
@@ -191,8 +196,7 @@ TEST(Engine, AFailingKernelStopsEveryStreamAndNamesTheActor) {
 TEST(Engine, KernelCreationErrorNamesTheActor) {
   ProgramBuilder b;
   b.actor("conv", "compute", {}, 1);
-  auto engine = Engine::create(
-      b.program,
+  auto engine = Engine::create(b.program, test::cpuDevice(),
       [](const ActorSpec &) -> absl::StatusOr<std::unique_ptr<Kernel>> {
         return absl::InvalidArgumentError("groups must divide channels");
       });
@@ -206,7 +210,7 @@ TEST(Engine, ChromeTraceHasOneEventPerFiring) {
   ProgramBuilder b;
   int64_t a = b.actor("a", "compute", {});
   b.actor("sink", "io", {b.out(a)}, 0);
-  auto engine = Engine::create(b.program, sums());
+  auto engine = Engine::create(b.program, test::cpuDevice(), sums());
   ASSERT_TRUE(engine.ok());
   auto result = (*engine)->run({3, true});
   ASSERT_TRUE(result.ok());

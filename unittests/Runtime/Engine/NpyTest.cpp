@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/Npy.h"
+#include "ofrt/Npy.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 
 #include "TestPrograms.h"
 
-#include "OneFlowDialect/Runtime/Device.h"
+#include "ofrt/Device.h"
 
 #include <gtest/gtest.h>
 
@@ -83,8 +83,7 @@ TEST(ValidateProgram, DuplicateIds) {
 TEST(ValidateProgram, EngineRefusesInvalidPrograms) {
   ProgramBuilder b = chain();
   b.program.regsts[0].producer = 5;
-  auto engine = Engine::create(
-      b.program, [](const ActorSpec &) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+  auto engine = Engine::create(b.program, test::cpuDevice(), [](const ActorSpec &) -> absl::StatusOr<std::unique_ptr<Kernel>> {
         return absl::InternalError("not reached");
       });
   ASSERT_FALSE(engine.ok());
@@ -97,7 +96,7 @@ TEST(ValidateProgram, EngineRefusesInvalidPrograms) {
 namespace {
 
 TEST(Device, CpuAllocatesAlignedMemory) {
-  std::unique_ptr<Device> cpu = createCpuDevice();
+  std::shared_ptr<Device> cpu = test::cpuDevice();
   EXPECT_EQ(cpu->name(), "cpu:0");
   absl::StatusOr<void *> p = cpu->allocate(100);
   ASSERT_TRUE(p.ok());
@@ -110,16 +109,26 @@ TEST(Device, CpuAllocatesAlignedMemory) {
 }
 
 TEST(Device, CudaPlansNeedACudaBackend) {
+  // The engine runs a program only on a device of its kind.
   ProgramBuilder b = chain();
   b.program.device = DeviceKind::Cuda;
   auto engine = Engine::create(
-      b.program, [](const ActorSpec &) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+      b.program, test::cpuDevice(),
+      [](const ActorSpec &) -> absl::StatusOr<std::unique_ptr<Kernel>> {
         return absl::InternalError("not reached");
       });
   ASSERT_FALSE(engine.ok());
   EXPECT_EQ(engine.status().message(),
-            "this runtime has no CUDA backend yet; plans for cuda devices "
-            "cannot run");
+            "rank 0 is for cuda devices, not cpu:0");
+  // A build without a CUDA backend says so when asked for a device.
+  if (!findBackend(DeviceKind::Cuda).ok()) {
+    absl::StatusOr<std::unique_ptr<Device>> cuda =
+        createDevice(DeviceKind::Cuda, 0);
+    ASSERT_FALSE(cuda.ok());
+    EXPECT_EQ(cuda.status().message(),
+              "this runtime has no cuda backend; plans for cuda devices "
+              "cannot run here");
+  }
 }
 
 } // namespace

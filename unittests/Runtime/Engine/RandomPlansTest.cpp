@@ -69,7 +69,7 @@ TEST(Engine, ThousandRandomPlansFinishWithSerialResults) {
           actor.id, nullptr, 0,
           actor.outputs.empty() ? &sinks[actor.id] : nullptr, &mutex);
     };
-    auto engine = Engine::create(plan.builder.program, provider);
+    auto engine = Engine::create(plan.builder.program, test::cpuDevice(), provider);
     ASSERT_TRUE(engine.ok()) << engine.status();
     // A deadlock fails the test instead of hanging it.
     auto future = std::async(std::launch::async, [&] {

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/Session.h"
+#include "ofrt/Session.h"
 
 #include <gtest/gtest.h>
 

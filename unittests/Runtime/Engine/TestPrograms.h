@@ -7,7 +7,8 @@
 #ifndef ONEFLOW_UNITTESTS_RUNTIME_ENGINE_TESTPROGRAMS_H
 #define ONEFLOW_UNITTESTS_RUNTIME_ENGINE_TESTPROGRAMS_H
 
-#include "OneFlowDialect/Runtime/Engine.h"
+#include "ofrt/Backend.h"
+#include "ofrt/Engine.h"
 
 #include <chrono>
 #include <functional>
@@ -16,6 +17,11 @@
 #include <thread>
 
 namespace ofrt::test {
+
+/// This rank's CPU device.
+inline std::shared_ptr<Device> cpuDevice() {
+  return std::shared_ptr<Device>(*createDevice(DeviceKind::Cpu, 0));
+}
 
 /// Builds a program of actors passing one i64 scalar along each regst.
 class ProgramBuilder {

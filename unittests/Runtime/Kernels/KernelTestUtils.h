@@ -15,7 +15,7 @@
 #ifndef ONEFLOW_UNITTESTS_RUNTIME_KERNELS_KERNELTESTUTILS_H
 #define ONEFLOW_UNITTESTS_RUNTIME_KERNELS_KERNELTESTUTILS_H
 
-#include "OneFlowDialect/Runtime/Kernel.h"
+#include "ofrt/Kernel.h"
 
 #include "gtest/gtest.h"
 
@@ -185,14 +185,7 @@ inline std::vector<TensorDesc> descs(const std::vector<TensorData> &tensors) {
   return out;
 }
 
-inline const KernelRegistry &registry() {
-  static const KernelRegistry *instance = [] {
-    auto *r = new KernelRegistry();
-    registerCpuKernels(*r);
-    return r;
-  }();
-  return *instance;
-}
+inline const KernelRegistry &registry() { return KernelRegistry::global(); }
 
 inline absl::StatusOr<std::unique_ptr<Kernel>> create(const OpDesc &desc) {
   return registry().create(DeviceKind::Cpu, desc);

@@ -7,7 +7,7 @@
 
 #include "KernelTestUtils.h"
 
-#include "OneFlowDialect/Runtime/Random.h"
+#include "ofrt/Random.h"
 
 using namespace ofrt;
 using namespace ofrt::test;

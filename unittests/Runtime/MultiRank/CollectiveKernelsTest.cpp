@@ -12,7 +12,7 @@
 
 #include "RankThreads.h"
 
-#include "OneFlowDialect/Runtime/CollectiveKernels.h"
+#include "ofrt/CollectiveKernels.h"
 
 using namespace ofrt;
 using namespace oftest;
@@ -232,8 +232,9 @@ TEST(CollectiveKernels, BadAttributesAreErrorsNamingTheActor) {
        "oneflow.all_reduce 'all_reduce': cannot sum i8 (f32, f64, i32, i64 "
        "only)"},
   };
-  std::shared_ptr<Rendezvous> store = createInProcessRendezvous();
-  CommunicatorPool pool(0, 2, store, 200ms);
+  std::unique_ptr<CommunicatorPool> owned =
+      makePool(0, 2, createInProcessStore(), 200ms);
+  CommunicatorPool &pool = *owned;
   for (const Case &c : cases) {
     absl::StatusOr<std::unique_ptr<Kernel>> kernel =
         createCollectiveKernel(c.op, pool);

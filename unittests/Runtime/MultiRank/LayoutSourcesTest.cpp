@@ -13,7 +13,7 @@
 #include "ProgramBuilder.h"
 #include "RankThreads.h"
 
-#include "OneFlowDialect/Runtime/MultiRank.h"
+#include "ofrt/MultiRank.h"
 
 #include <cstdio>
 #include <filesystem>

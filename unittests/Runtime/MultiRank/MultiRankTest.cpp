@@ -14,7 +14,7 @@
 #include "ProgramBuilder.h"
 #include "RankThreads.h"
 
-#include "OneFlowDialect/Runtime/MultiRank.h"
+#include "ofrt/MultiRank.h"
 
 #include <omp.h>
 
@@ -106,26 +106,22 @@ TEST(MultiRank, DataParallelMatmulAndAllReduceMatchOneRank) {
   }
 }
 
-// of-run --threads N sets OpenMP's count on its main thread; the kernels
-// run on the stream threads of rank threads, which must take it too.
-TEST(MultiRank, KernelsTakeTheCallersOpenMPThreadCount) {
+// of-run --threads N reaches the kernels through the session's device
+// options, on the stream threads of every rank thread.
+TEST(MultiRank, KernelsTakeTheSessionsKernelThreads) {
   for (int threads : {1, 3}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
     std::mutex mutex;
     std::vector<int> seen;
     MultiRankOptions o = options(2, 5s);
+    o.session.device.threads = threads;
     o.session.onOutput = [&](int64_t, const std::string &, int64_t,
                              const TensorView &, bool) {
       std::lock_guard<std::mutex> lock(mutex);
       seen.push_back(omp_get_max_threads());
     };
     absl::StatusOr<MultiRankResult> result;
-    withWatchdog([&] {
-      int saved = omp_get_max_threads();
-      omp_set_num_threads(threads);
-      result = runAllRanks(dataParallelPlan(2), o);
-      omp_set_num_threads(saved);
-    });
+    withWatchdog([&] { result = runAllRanks(dataParallelPlan(2), o); });
     ASSERT_TRUE(result.ok()) << result.status();
     // Two outputs on two ranks for two steps.
     EXPECT_EQ(seen, std::vector<int>(8, threads));
@@ -137,7 +133,7 @@ TEST(MultiRank, RunRankOnEveryRankGivesRankZeroTheOutputs) {
   absl::StatusOr<MultiRankResult> all;
   withWatchdog([&] { all = runAllRanks(plan, options(2, 5s)); });
   ASSERT_TRUE(all.ok()) << all.status();
-  std::shared_ptr<Rendezvous> store = createInProcessRendezvous();
+  std::shared_ptr<Store> store = createInProcessStore();
   std::vector<absl::StatusOr<MultiRankResult>> results(3);
   withWatchdog([&] {
     std::vector<std::thread> threads;
@@ -214,7 +210,7 @@ TEST(MultiRank, KernelFailureAtStepThreeStopsEveryRank) {
 
 TEST(MultiRank, RankThatNeverStartsFailsTheOthersWithinTheTimeout) {
   LoadedPlan plan = dataParallelPlan(3);
-  std::shared_ptr<Rendezvous> store = createInProcessRendezvous();
+  std::shared_ptr<Store> store = createInProcessStore();
   std::vector<absl::StatusOr<MultiRankResult>> results(2);
   withWatchdog([&] {
     std::vector<std::thread> threads;

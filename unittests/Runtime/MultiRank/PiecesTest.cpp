@@ -6,7 +6,7 @@
 
 #include "RankThreads.h"
 
-#include "OneFlowDialect/Runtime/Pieces.h"
+#include "ofrt/Pieces.h"
 
 using namespace ofrt;
 using namespace oftest;

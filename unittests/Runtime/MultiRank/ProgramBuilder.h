@@ -14,8 +14,8 @@
 #ifndef ONEFLOW_UNITTESTS_RUNTIME_MULTIRANK_PROGRAMBUILDER_H
 #define ONEFLOW_UNITTESTS_RUNTIME_MULTIRANK_PROGRAMBUILDER_H
 
-#include "OneFlowDialect/Runtime/CollectiveKernels.h"
-#include "OneFlowDialect/Runtime/Program.h"
+#include "ofrt/CollectiveKernels.h"
+#include "ofrt/Program.h"
 
 namespace oftest {
 

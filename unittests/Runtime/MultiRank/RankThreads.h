@@ -14,8 +14,11 @@
 #ifndef ONEFLOW_UNITTESTS_RUNTIME_MULTIRANK_RANKTHREADS_H
 #define ONEFLOW_UNITTESTS_RUNTIME_MULTIRANK_RANKTHREADS_H
 
-#include "OneFlowDialect/Runtime/CommunicatorPool.h"
-#include "OneFlowDialect/Runtime/Kernel.h"
+#include "ofrt/Backend.h"
+#include "ofrt/CommunicatorPool.h"
+#include "ofrt/Kernel.h"
+
+#include "../Watchdog.h"
 
 #include "gtest/gtest.h"
 
@@ -30,32 +33,41 @@ namespace oftest {
 using namespace std::chrono_literals;
 using Shape = std::vector<int64_t>;
 
-/// Runs `test`, ending the process if it has not finished within `limit`.
-inline void withWatchdog(const std::function<void()> &test,
-                         std::chrono::seconds limit = 20s) {
-  auto done = std::async(std::launch::async, test);
-  if (done.wait_for(limit) != std::future_status::ready) {
-    std::fprintf(stderr, "watchdog: test hung for %llds\n",
-                 static_cast<long long>(limit.count()));
-    std::_Exit(1);
-  }
-  done.get();
+/// Rank `rank`'s pool of the collective library `library`, meeting in
+/// `store`.
+inline std::unique_ptr<ofrt::CommunicatorPool>
+makePool(int rank, int world, std::shared_ptr<ofrt::Store> store,
+         std::chrono::milliseconds timeout,
+         const std::string &library = "inproc") {
+  ofrt::CollectivesOptions options;
+  options.rank = rank;
+  options.worldSize = world;
+  options.store = std::move(store);
+  options.timeout = timeout;
+  auto pool = ofrt::CommunicatorPool::create(
+      ofrt::CollectivesRegistry::global(), library, options);
+  EXPECT_TRUE(pool.ok()) << pool.status();
+  return pool.ok() ? std::move(*pool) : nullptr;
 }
 
 /// Runs body(rank, pool) for ranks 0 .. world - 1, each in its own thread
-/// with a pool over one in-process store; returns each rank's status.
+/// with a pool of `library` over one in-process store; returns each rank's
+/// status.
 inline std::vector<absl::Status>
 onRanks(int world,
         const std::function<absl::Status(int, ofrt::CommunicatorPool &)> &body,
-        std::chrono::milliseconds timeout = 5000ms) {
-  std::shared_ptr<ofrt::Rendezvous> store = ofrt::createInProcessRendezvous();
+        std::chrono::milliseconds timeout = 5000ms,
+        const std::string &library = "inproc") {
+  std::shared_ptr<ofrt::Store> store = ofrt::createInProcessStore();
   std::vector<absl::Status> statuses(world);
   withWatchdog([&] {
     std::vector<std::thread> threads;
     for (int r = 0; r < world; ++r)
       threads.emplace_back([&, r] {
-        ofrt::CommunicatorPool pool(r, world, store, timeout);
-        statuses[r] = body(r, pool);
+        std::unique_ptr<ofrt::CommunicatorPool> pool =
+            makePool(r, world, store, timeout, library);
+        statuses[r] = pool ? body(r, *pool)
+                           : absl::InternalError("no pool");
       });
     for (std::thread &thread : threads)
       thread.join();

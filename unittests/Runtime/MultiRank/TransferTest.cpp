@@ -14,7 +14,7 @@
 
 #include "RankThreads.h"
 
-#include "OneFlowDialect/Runtime/CollectiveKernels.h"
+#include "ofrt/CollectiveKernels.h"
 
 #include <algorithm>
 
@@ -170,8 +170,9 @@ TEST(Transfer, ReducingTransferSumsAPartialSource) {
 }
 
 TEST(Transfer, BadRecordsAreErrorsNamingTheActor) {
-  std::shared_ptr<Rendezvous> store = createInProcessRendezvous();
-  CommunicatorPool pool(0, 2, store, 200ms);
+  std::unique_ptr<CommunicatorPool> owned =
+      makePool(0, 2, createInProcessStore(), 200ms);
+  CommunicatorPool &pool = *owned;
   TensorDesc t{DType::F32, {4}};
   std::vector<int64_t> group{0, 1};
   struct Case {

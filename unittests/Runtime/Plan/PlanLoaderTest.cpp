@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Runtime/Plan.h"
+#include "ofrt/Plan.h"
 
 #include "plan.pb.h"
 

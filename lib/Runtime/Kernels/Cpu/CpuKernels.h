@@ -7,7 +7,7 @@
 #ifndef ONEFLOW_LIB_RUNTIME_KERNELS_CPU_CPUKERNELS_H
 #define ONEFLOW_LIB_RUNTIME_KERNELS_CPU_CPUKERNELS_H
 
-#include "OneFlowDialect/Runtime/Kernel.h"
+#include "ofrt/Kernel.h"
 
 namespace ofrt {
 namespace cpu {
@@ -34,6 +34,10 @@ void registerLocalBoxingKernels(KernelRegistry &registry);
 void registerOptimizerKernels(KernelRegistry &registry);
 
 } // namespace cpu
+
+/// Adds every CPU kernel (oneDNN, and plain code where oneDNN has nothing).
+void registerCpuKernels(KernelRegistry &registry);
+
 } // namespace ofrt
 
 #endif // ONEFLOW_LIB_RUNTIME_KERNELS_CPU_CPUKERNELS_H

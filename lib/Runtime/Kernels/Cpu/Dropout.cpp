@@ -14,8 +14,8 @@
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
 
-#include "OneFlowDialect/Runtime/Pieces.h"
-#include "OneFlowDialect/Runtime/Random.h"
+#include "ofrt/Pieces.h"
+#include "ofrt/Random.h"
 
 using namespace ofrt;
 using namespace ofrt::cpu;

@@ -12,13 +12,6 @@
 using namespace ofrt;
 using namespace ofrt::cpu;
 
-std::string cpu::shapeStr(const Shape &shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 int64_t cpu::numel(const Shape &shape) {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -31,49 +24,6 @@ Shape cpu::rowMajorStrides(const Shape &shape) {
   for (size_t i = shape.size(); i-- > 1;)
     strides[i - 1] = strides[i] * std::max<int64_t>(shape[i], 1);
   return strides;
-}
-
-absl::Status cpu::opError(const std::string &where,
-                          const std::string &message) {
-  return absl::InvalidArgumentError(where + ": " + message);
-}
-
-absl::Status cpu::opError(const OpDesc &op, const std::string &message) {
-  return opError(op.where(), message);
-}
-
-absl::Status cpu::checkArity(const OpDesc &op, size_t minInputs,
-                             size_t maxInputs, size_t outputs) {
-  size_t n = op.inputs.size();
-  if (n < minInputs || n > maxInputs) {
-    std::string want =
-        minInputs == maxInputs
-            ? std::to_string(minInputs)
-            : std::to_string(minInputs) + " to " + std::to_string(maxInputs);
-    return opError(op, "needs " + want + " operands, got " + std::to_string(n));
-  }
-  if (op.outputs.size() != outputs)
-    return opError(op, "needs " + std::to_string(outputs) + " results, got " +
-                           std::to_string(op.outputs.size()));
-  for (const auto *list : {&op.inputs, &op.outputs})
-    for (const TensorDesc &desc : *list)
-      for (int64_t d : desc.shape)
-        if (d < 0)
-          return opError(op, "has a tensor of negative size " + desc.str());
-  return absl::OkStatus();
-}
-
-absl::Status cpu::checkArity(const OpDesc &op, size_t inputs, size_t outputs) {
-  return checkArity(op, inputs, inputs, outputs);
-}
-
-absl::Status cpu::checkResult(const OpDesc &op, size_t index,
-                              const TensorDesc &expected) {
-  const TensorDesc &have = op.outputs[index];
-  if (have != expected)
-    return opError(op, "result " + std::to_string(index) + " is " + have.str() +
-                           " but the op gives " + expected.str());
-  return absl::OkStatus();
 }
 
 absl::Status cpu::normalizeAxis(const OpDesc &op, const std::string &what,
@@ -145,25 +95,6 @@ void cpu::broadcastCopy(const void *src, const Shape &srcShape, void *dst,
     return broadcastWords<4>(src, strides, dst, outShape);
   default:
     return broadcastWords<8>(src, strides, dst, outShape);
-  }
-}
-
-const char *cpu::attrTypeName(const AttrValue &value) {
-  switch (value.index()) {
-  case 0:
-    return "an integer";
-  case 1:
-    return "a float";
-  case 2:
-    return "a unit (bool)";
-  case 3:
-    return "a string";
-  case 4:
-    return "an integer array";
-  case 5:
-    return "a float array";
-  default:
-    return "a tensor";
   }
 }
 

@@ -13,7 +13,9 @@
 #ifndef ONEFLOW_LIB_RUNTIME_KERNELS_CPU_KERNELUTILS_H
 #define ONEFLOW_LIB_RUNTIME_KERNELS_CPU_KERNELUTILS_H
 
-#include "OneFlowDialect/Runtime/Kernel.h"
+#include "ofrt/Kernel.h"
+#include "ofrt/KernelChecks.h"
+#include "ofrt/Status.h"
 
 #include <array>
 #include <cstring>
@@ -27,32 +29,14 @@ namespace ofrt {
 namespace cpu {
 
 using Shape = std::vector<int64_t>;
+using ofrt::checkArity;
+using ofrt::checkResult;
+using ofrt::opError;
+using ofrt::readAttr;
+using ofrt::shapeStr;
 
-/// "[7, 13]".
-std::string shapeStr(const Shape &shape);
 int64_t numel(const Shape &shape);
 Shape rowMajorStrides(const Shape &shape);
-
-/// InvalidArgument "<op.where()>: <message>".
-absl::Status opError(const OpDesc &op, const std::string &message);
-/// The same for a kernel that kept only op.where().
-absl::Status opError(const std::string &where, const std::string &message);
-
-/// Checks the operand and result counts (inputs in [minInputs, maxInputs]).
-absl::Status checkArity(const OpDesc &op, size_t minInputs, size_t maxInputs,
-                        size_t outputs);
-absl::Status checkArity(const OpDesc &op, size_t inputs, size_t outputs);
-
-/// Checks that result `index` is exactly `expected`.
-absl::Status checkResult(const OpDesc &op, size_t index,
-                         const TensorDesc &expected);
-
-/// Reads attribute `name` as T into `out`. Absent: `fallback` if given (the
-/// dialect's default), otherwise an error. Present with another type: an
-/// error (an integer is accepted where a double is expected).
-template <typename T>
-absl::Status readAttr(const OpDesc &op, const std::string &name, T &out,
-                      std::optional<T> fallback = std::nullopt);
 
 /// Normalizes `axis` of a rank-`rank` tensor (negative counts from the end).
 absl::Status normalizeAxis(const OpDesc &op, const std::string &what,
@@ -221,62 +205,7 @@ bool runsOnOneThread(const OpDesc &op);
 void addKernel(KernelRegistry &registry, const std::string &type,
                KernelFactory factory);
 
-//===----------------------------------------------------------------------===//
-// readAttr
-//===----------------------------------------------------------------------===//
-
-const char *attrTypeName(const AttrValue &value);
-
-template <typename T> const char *wantedTypeName() {
-  if constexpr (std::is_same_v<T, int64_t>)
-    return "an integer";
-  else if constexpr (std::is_same_v<T, double>)
-    return "a float";
-  else if constexpr (std::is_same_v<T, bool>)
-    return "a unit (bool)";
-  else if constexpr (std::is_same_v<T, std::string>)
-    return "a string";
-  else if constexpr (std::is_same_v<T, std::vector<int64_t>>)
-    return "an integer array";
-  else if constexpr (std::is_same_v<T, std::vector<double>>)
-    return "a float array";
-  else
-    return "a tensor";
-}
-
-template <typename T>
-absl::Status readAttr(const OpDesc &op, const std::string &name, T &out,
-                      std::optional<T> fallback) {
-  auto it = op.attrs.find(name);
-  if (it == op.attrs.end()) {
-    if (!fallback)
-      return opError(op, "needs attribute '" + name + "'");
-    out = *fallback;
-    return absl::OkStatus();
-  }
-  if (const T *value = std::get_if<T>(&it->second)) {
-    out = *value;
-    return absl::OkStatus();
-  }
-  if constexpr (std::is_same_v<T, double>) {
-    if (const int64_t *value = std::get_if<int64_t>(&it->second)) {
-      out = static_cast<double>(*value);
-      return absl::OkStatus();
-    }
-  }
-  return opError(op, "attribute '" + name + "' must be " + wantedTypeName<T>() +
-                         ", got " + attrTypeName(it->second));
-}
-
 } // namespace cpu
 } // namespace ofrt
-
-/// Returns from the enclosing function if `expr` (an absl::Status) fails.
-#define OFRT_RETURN_IF_ERROR(expr)                                             \
-  do {                                                                         \
-    absl::Status _status = (expr);                                             \
-    if (!_status.ok())                                                         \
-      return _status;                                                          \
-  } while (0)
 
 #endif // ONEFLOW_LIB_RUNTIME_KERNELS_CPU_KERNELUTILS_H

@@ -13,7 +13,7 @@
 #include "CpuKernels.h"
 #include "KernelUtils.h"
 
-#include "OneFlowDialect/Runtime/Pieces.h"
+#include "ofrt/Pieces.h"
 
 using namespace ofrt;
 using namespace ofrt::cpu;

@@ -1,0 +1,113 @@
+//===- Engine.h - Runs one rank's actors ------------------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The actor engine of the OneFlow paper: one thread per stream, actors that
+// fire when every consumed regst has a readable buffer and every produced
+// regst a free one, regst messages through in-process queues, end-of-data
+// propagated from the sources, and a failing kernel stopping every actor.
+//
+// The engine names no backend: it runs on the Device it is given, one
+// device Stream per plan stream, and learns that a firing's work has
+// finished from the event it records after it (Device.h); only then does it
+// tell consumers the regst is readable and producers their buffer is free.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OFRT_ENGINE_H
+#define OFRT_ENGINE_H
+
+#include "ofrt/Device.h"
+#include "ofrt/Program.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+
+namespace ofrt {
+
+/// Creates the kernel of an actor. of-run uses the kernel registry plus its
+/// data sources and sinks; tests inject their own kernels.
+using KernelProvider =
+    std::function<absl::StatusOr<std::unique_ptr<Kernel>>(const ActorSpec &)>;
+
+/// One firing of one actor, for traces and tests.
+struct Firing {
+  int64_t actor = 0;
+  int64_t step = 0;
+  double startUs = 0; ///< Microseconds since the run started.
+  double endUs = 0;
+};
+
+struct RunOptions {
+  /// Sources stop after this many steps; -1 runs until a source's kernel
+  /// reports the end of its data (absl::OutOfRangeError).
+  int64_t maxSteps = -1;
+  /// Record every firing (RunResult::firings).
+  bool recordFirings = false;
+  /// When set, sources also stop at this step (a kernel step, counted from
+  /// 0 before firstStep); it may be lowered while the run goes (Ctrl-C:
+  /// every rank of a job must get the same value, beyond the step any of
+  /// its sources has reached, so that all stop together).
+  const std::atomic<int64_t> *stepLimit = nullptr;
+  /// The step kernels see first (KernelContext::step): a run resumed from
+  /// a checkpoint continues its step count, so learning-rate schedules,
+  /// dropout masks and file batches continue too. Firings, maxSteps and
+  /// RunResult::steps count from the start of this run.
+  int64_t firstStep = 0;
+};
+
+struct RunResult {
+  int64_t steps = 0; ///< Steps every sink completed.
+  double seconds = 0;
+  std::vector<Firing> firings; ///< In no particular order.
+};
+
+class Engine {
+public:
+  /// Validates `program`, allocates its buffers on `device` (which must
+  /// be of the program's kind), creates a stream per plan stream and every
+  /// kernel.
+  static absl::StatusOr<std::unique_ptr<Engine>>
+  create(RankProgram program, std::shared_ptr<Device> device,
+         const KernelProvider &provider);
+  ~Engine();
+
+  /// Runs until the sources end (or maxSteps). A kernel error stops every
+  /// actor and is returned naming the actor, its op, its source location
+  /// and the step.
+  absl::StatusOr<RunResult> run(const RunOptions &options);
+
+  const RankProgram &program() const;
+  Device &device() const;
+
+  /// The buffer that holds `step` of regst `regstId` (buffer step % count),
+  /// in device memory; valid as long as the engine lives. After a run, the
+  /// last step a sink read is still there unless the regst's memory is
+  /// shared.
+  const void *buffer(int64_t regstId, int64_t step) const;
+  /// A host copy of that buffer.
+  absl::StatusOr<TensorData> read(int64_t regstId, int64_t step) const;
+
+private:
+  struct Impl;
+  explicit Engine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+/// Writes `firings` as a Chrome trace (chrome://tracing, Perfetto): one
+/// complete event per firing, one thread row per stream.
+absl::Status writeChromeTrace(const RankProgram &program,
+                              const std::vector<Firing> &firings,
+                              const std::string &path);
+/// The same for several ranks (firings[i] are programs[i]'s), one process
+/// row per rank.
+absl::Status writeChromeTrace(const std::vector<RankProgram> &programs,
+                              const std::vector<std::vector<Firing>> &firings,
+                              const std::string &path);
+
+} // namespace ofrt
+
+#endif // OFRT_ENGINE_H

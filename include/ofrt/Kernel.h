@@ -1,0 +1,114 @@
+//===- Kernel.h - Kernels and their registry --------------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// A kernel computes one op of the plan on one device. It is created once
+// per actor, for the static shapes the plan gives, so that library
+// primitives (oneDNN, cuBLAS, cuDNN) are set up before the first step; it
+// then runs each time its actor fires, on the stream its context names: a
+// CPU kernel does its work before compute() returns, a GPU kernel enqueues
+// it on the stream (Device.h). Each backend registers its kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OFRT_KERNEL_H
+#define OFRT_KERNEL_H
+
+#include "ofrt/Device.h"
+#include "ofrt/Tensor.h"
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ofrt {
+
+/// An op attribute, with the names and meanings of the `oneflow` dialect's
+/// attributes (unit attributes are bools). Tensors carry constant values.
+using AttrValue = std::variant<int64_t, double, bool, std::string,
+                               std::vector<int64_t>, std::vector<double>,
+                               TensorData>;
+
+/// What a kernel is created for: the op's name in the dialect (for example
+/// "oneflow.matmul"), its attributes, and the static descriptions of its
+/// operands and results.
+struct OpDesc {
+  std::string type;
+  std::map<std::string, AttrValue> attrs;
+  std::vector<TensorDesc> inputs;
+  std::vector<TensorDesc> outputs;
+  /// For messages: the actor's name and the op's source location.
+  std::string name;
+  std::string location;
+
+  bool has(const std::string &attr) const { return attrs.count(attr) != 0; }
+  /// The attribute `attr` as T, or `fallback` if absent. A present
+  /// attribute of another type is a programming error in the plan producer
+  /// and returns `fallback` as well; kernels validate what they read.
+  template <typename T> T get(const std::string &attr, T fallback) const {
+    auto it = attrs.find(attr);
+    if (it == attrs.end())
+      return fallback;
+    if (const T *value = std::get_if<T>(&it->second))
+      return *value;
+    return fallback;
+  }
+  /// "oneflow.matmul 'fc1' at model.mlir:3:8", for error messages.
+  std::string where() const;
+};
+
+/// What a kernel sees each time it runs.
+struct KernelContext {
+  /// The step (iteration) being computed, from 0; random ops draw from it.
+  int64_t step = 0;
+  /// The stream the kernel's work goes on, and its device (null in tests
+  /// that call CPU kernels directly).
+  Stream *stream = nullptr;
+  Device *device = nullptr;
+};
+
+class Kernel {
+public:
+  virtual ~Kernel();
+  /// Computes the outputs from the inputs. The views have exactly the
+  /// descriptions the kernel was created with. Returns an error (naming
+  /// the op) instead of crashing on bad data, such as an out-of-range
+  /// index.
+  virtual absl::Status compute(const KernelContext &context,
+                               const std::vector<TensorView> &inputs,
+                               const std::vector<TensorView> &outputs) = 0;
+};
+
+using KernelFactory =
+    std::function<absl::StatusOr<std::unique_ptr<Kernel>>(const OpDesc &)>;
+
+/// Kernels by device kind and op type.
+class KernelRegistry {
+public:
+  /// The registry with every kernel built into this runtime.
+  static const KernelRegistry &global();
+
+  void add(DeviceKind device, const std::string &opType,
+           KernelFactory factory);
+  /// Creates the kernel for `op` on `device`; an op without a kernel is an
+  /// error that names the op.
+  absl::StatusOr<std::unique_ptr<Kernel>> create(DeviceKind device,
+                                                 const OpDesc &op) const;
+  bool contains(DeviceKind device, const std::string &opType) const;
+  std::vector<std::string> opTypes(DeviceKind device) const;
+
+private:
+  std::map<std::pair<DeviceKind, std::string>, KernelFactory> factories;
+};
+
+} // namespace ofrt
+
+#endif // OFRT_KERNEL_H

@@ -1,0 +1,40 @@
+//===- Plan.h - Loading compiled plans --------------------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Reads a plan (lib/Runtime/Plan/plan.proto) in binary or text format,
+// checks its version and converts each rank into a RankProgram.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OFRT_PLAN_H
+#define OFRT_PLAN_H
+
+#include "ofrt/Program.h"
+
+namespace ofrt {
+
+/// The plan schema version this runtime reads.
+int64_t currentPlanVersion();
+
+struct LoadedPlan {
+  int64_t worldSize = 1;
+  std::string source;
+  std::vector<RankProgram> ranks;
+};
+
+/// Parses `bytes` (binary, or text format when `text` is set); `what` names
+/// the plan in messages. A plan of another version, a corrupt plan, or one
+/// whose references do not resolve is an error saying so.
+absl::StatusOr<LoadedPlan> parsePlan(const std::string &bytes, bool text,
+                                     const std::string &what);
+
+/// Reads a plan file: text format for names ending in .plantxt, .pbtxt or
+/// .txtpb, binary otherwise.
+absl::StatusOr<LoadedPlan> loadPlanFile(const std::string &path);
+
+} // namespace ofrt
+
+#endif // OFRT_PLAN_H

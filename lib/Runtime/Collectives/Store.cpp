@@ -1,0 +1,147 @@
+//===- Store.cpp - Rendezvous stores over Gloo's ---------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The stores are Gloo's (hash map, file, Redis) behind ofrt::Store; Gloo
+// reports a timeout or a lost server by throwing, which becomes a status
+// here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ofrt/Store.h"
+
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/rendezvous/hash_store.h>
+#include <gloo/rendezvous/redis_store.h>
+
+#include <filesystem>
+
+using namespace ofrt;
+
+Store::~Store() = default;
+
+namespace {
+
+bool isTimeout(const std::string &message) {
+  return message.find("imeout") != std::string::npos ||
+         message.find("imed out") != std::string::npos;
+}
+
+class GlooBackedStore : public Store {
+public:
+  GlooBackedStore(std::unique_ptr<gloo::rendezvous::Store> store,
+                  std::string where)
+      : store(std::move(store)), where(std::move(where)) {}
+
+  absl::Status set(const std::string &key, const std::string &value) override {
+    return guard("setting '" + key + "'", [&] {
+      store->set(key, std::vector<char>(value.begin(), value.end()));
+    });
+  }
+
+  absl::StatusOr<std::string> get(const std::string &key,
+                                  std::chrono::milliseconds timeout) override {
+    std::string value;
+    absl::Status status = guard("waiting for '" + key + "'", [&] {
+      store->wait({key}, timeout);
+      std::vector<char> bytes = store->get(key);
+      value.assign(bytes.begin(), bytes.end());
+    });
+    if (!status.ok())
+      return status;
+    return value;
+  }
+
+  absl::Status wait(const std::vector<std::string> &keys,
+                    std::chrono::milliseconds timeout) override {
+    std::string list;
+    for (const std::string &key : keys)
+      list += (list.empty() ? "'" : ", '") + key + "'";
+    return guard("waiting for " + list, [&] { store->wait(keys, timeout); });
+  }
+
+  std::string describe() const override { return where; }
+
+private:
+  template <typename Body>
+  absl::Status guard(const std::string &what, Body &&body) {
+    try {
+      body();
+      return absl::OkStatus();
+    } catch (const std::exception &error) {
+      std::string message = error.what();
+      if (isTimeout(message))
+        return absl::DeadlineExceededError(where + ": timed out " + what +
+                                           " (gloo: " + message + ")");
+      return absl::UnavailableError(where + ": failed " + what +
+                                    " (gloo: " + message + ")");
+    }
+  }
+
+  std::unique_ptr<gloo::rendezvous::Store> store;
+  std::string where;
+};
+
+class PrefixStore : public Store {
+public:
+  PrefixStore(std::shared_ptr<Store> parent, std::string prefix)
+      : parent(std::move(parent)), prefix(std::move(prefix) + "/") {}
+
+  absl::Status set(const std::string &key, const std::string &value) override {
+    return parent->set(prefix + key, value);
+  }
+  absl::StatusOr<std::string> get(const std::string &key,
+                                  std::chrono::milliseconds timeout) override {
+    return parent->get(prefix + key, timeout);
+  }
+  absl::Status wait(const std::vector<std::string> &keys,
+                    std::chrono::milliseconds timeout) override {
+    std::vector<std::string> full;
+    for (const std::string &key : keys)
+      full.push_back(prefix + key);
+    return parent->wait(full, timeout);
+  }
+  std::string describe() const override { return parent->describe(); }
+
+private:
+  std::shared_ptr<Store> parent;
+  std::string prefix;
+};
+
+} // namespace
+
+std::shared_ptr<Store> ofrt::createInProcessStore() {
+  return std::make_shared<GlooBackedStore>(
+      std::make_unique<gloo::rendezvous::HashStore>(), "in-process store");
+}
+
+absl::StatusOr<std::shared_ptr<Store>>
+ofrt::createFileStore(const std::string &directory) {
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error)
+    return absl::InvalidArgumentError("cannot create store directory '" +
+                                      directory + "': " + error.message());
+  return std::shared_ptr<Store>(std::make_shared<GlooBackedStore>(
+      std::make_unique<gloo::rendezvous::FileStore>(directory),
+      "store directory " + directory));
+}
+
+absl::StatusOr<std::shared_ptr<Store>>
+ofrt::createRedisStore(const std::string &host, int port) {
+  std::string where = "Redis server " + host + ":" + std::to_string(port);
+  try {
+    return std::shared_ptr<Store>(std::make_shared<GlooBackedStore>(
+        std::make_unique<gloo::rendezvous::RedisStore>(host, port), where));
+  } catch (const std::exception &error) {
+    return absl::UnavailableError("cannot reach the " + where +
+                                  " (gloo: " + error.what() + ")");
+  }
+}
+
+std::shared_ptr<Store> ofrt::createPrefixStore(std::shared_ptr<Store> parent,
+                                               const std::string &prefix) {
+  return std::make_shared<PrefixStore>(std::move(parent), prefix);
+}

@@ -1,0 +1,172 @@
+//===- Program.cpp - Checking a rank program before it runs ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "ofrt/Program.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace ofrt;
+
+const ActorSpec *RankProgram::findActor(int64_t id) const {
+  for (const ActorSpec &actor : actors)
+    if (actor.id == id)
+      return &actor;
+  return nullptr;
+}
+
+const RegstSpec *RankProgram::findRegst(int64_t id) const {
+  for (const RegstSpec &regst : regsts)
+    if (regst.id == id)
+      return &regst;
+  return nullptr;
+}
+
+int64_t ofrt::alignedBytes(const TensorDesc &desc) {
+  int64_t bytes = desc.bytes();
+  return (bytes + 63) / 64 * 64;
+}
+
+static std::string actorName(const ActorSpec &actor) {
+  return "actor " + std::to_string(actor.id) + " (" + actor.op.where() + ")";
+}
+
+/// Kahn's algorithm over data edges and stream-order edges.
+static absl::Status checkAcyclic(const RankProgram &program,
+                                 const std::map<int64_t, size_t> &actorIndex) {
+  size_t n = program.actors.size();
+  std::vector<std::vector<size_t>> succ(n);
+  std::vector<int> indegree(n, 0);
+  auto addEdge = [&](size_t from, size_t to) {
+    succ[from].push_back(to);
+    ++indegree[to];
+  };
+  for (const RegstSpec &regst : program.regsts)
+    for (int64_t consumer : regst.consumers)
+      addEdge(actorIndex.at(regst.producer), actorIndex.at(consumer));
+  for (const StreamSpec &stream : program.streams)
+    for (size_t i = 1; i < stream.actors.size(); ++i)
+      addEdge(actorIndex.at(stream.actors[i - 1]),
+              actorIndex.at(stream.actors[i]));
+  std::vector<size_t> ready;
+  for (size_t i = 0; i < n; ++i)
+    if (indegree[i] == 0)
+      ready.push_back(i);
+  size_t visited = 0;
+  while (!ready.empty()) {
+    size_t i = ready.back();
+    ready.pop_back();
+    ++visited;
+    for (size_t j : succ[i])
+      if (--indegree[j] == 0)
+        ready.push_back(j);
+  }
+  if (visited == n)
+    return absl::OkStatus();
+  for (size_t i = 0; i < n; ++i)
+    if (indegree[i] > 0)
+      return absl::InvalidArgumentError(
+          actorName(program.actors[i]) +
+          " is on a cycle of data and stream-order dependencies (the plan "
+          "would deadlock)");
+  return absl::InvalidArgumentError("the plan has a dependency cycle");
+}
+
+absl::Status ofrt::validateProgram(const RankProgram &program) {
+  auto invalid = [](const std::string &message) {
+    return absl::InvalidArgumentError(message);
+  };
+  std::map<int64_t, size_t> actorIndex;
+  for (size_t i = 0; i < program.actors.size(); ++i)
+    if (!actorIndex.emplace(program.actors[i].id, i).second)
+      return invalid("actor id " + std::to_string(program.actors[i].id) +
+                     " is used twice");
+  std::map<int64_t, const RegstSpec *> regsts;
+  for (const RegstSpec &regst : program.regsts) {
+    std::string name = "regst " + std::to_string(regst.id);
+    if (!regsts.emplace(regst.id, &regst).second)
+      return invalid(name + " is declared twice");
+    if (regst.count < 1)
+      return invalid(name + " has count " + std::to_string(regst.count) +
+                     "; it needs at least 1 buffer");
+    for (int64_t dim : regst.desc.shape)
+      if (dim < 0)
+        return invalid(name + " has a negative dimension");
+    if (!actorIndex.count(regst.producer))
+      return invalid(name + " names producer " +
+                     std::to_string(regst.producer) + ", which is no actor");
+    const ActorSpec &producer = program.actors[actorIndex[regst.producer]];
+    if (std::find(producer.outputs.begin(), producer.outputs.end(),
+                  regst.id) == producer.outputs.end())
+      return invalid(name + " names producer " + actorName(producer) +
+                     ", which does not list it as an output");
+    for (int64_t consumer : regst.consumers) {
+      if (!actorIndex.count(consumer))
+        return invalid(name + " names consumer " + std::to_string(consumer) +
+                       ", which is no actor");
+      const ActorSpec &actor = program.actors[actorIndex[consumer]];
+      if (std::find(actor.inputs.begin(), actor.inputs.end(), regst.id) ==
+          actor.inputs.end())
+        return invalid(name + " names consumer " + actorName(actor) +
+                       ", which does not list it as an input");
+    }
+    if (regst.offset >= 0 &&
+        regst.offset + regst.count * alignedBytes(regst.desc) >
+            program.arenaBytes)
+      return invalid(name + " does not fit the " +
+                     std::to_string(program.arenaBytes) + "-byte arena");
+  }
+  std::map<int64_t, int> onStreams;
+  for (const StreamSpec &stream : program.streams)
+    for (int64_t id : stream.actors) {
+      if (!actorIndex.count(id))
+        return invalid("stream '" + stream.name + "' lists actor " +
+                       std::to_string(id) + ", which does not exist");
+      ++onStreams[id];
+    }
+  for (const ActorSpec &actor : program.actors) {
+    if (onStreams[actor.id] != 1)
+      return invalid(actorName(actor) + " is on " +
+                     std::to_string(onStreams[actor.id]) +
+                     " streams; it must be on exactly one");
+    auto checkRegsts = [&](const std::vector<int64_t> &ids, bool isInput,
+                           const std::vector<TensorDesc> &descs) {
+      if (ids.size() != descs.size())
+        return invalid(actorName(actor) + " has " +
+                       std::to_string(ids.size()) +
+                       (isInput ? " input" : " output") + " regsts but its op " +
+                       "describes " + std::to_string(descs.size()));
+      for (size_t i = 0; i < ids.size(); ++i) {
+        auto it = regsts.find(ids[i]);
+        if (it == regsts.end())
+          return invalid(actorName(actor) + " uses regst " +
+                         std::to_string(ids[i]) + ", which is not declared");
+        const RegstSpec &regst = *it->second;
+        if (regst.desc != descs[i])
+          return invalid(actorName(actor) + " expects " + descs[i].str() +
+                         " but regst " + std::to_string(regst.id) + " holds " +
+                         regst.desc.str());
+        bool listed =
+            isInput ? std::count(regst.consumers.begin(), regst.consumers.end(),
+                                 actor.id) == 1
+                    : regst.producer == actor.id;
+        if (!listed)
+          return invalid("regst " + std::to_string(regst.id) +
+                         " does not list " + actorName(actor) + " as its " +
+                         (isInput ? "consumer" : "producer"));
+      }
+      return absl::OkStatus();
+    };
+    if (absl::Status s = checkRegsts(actor.inputs, true, actor.op.inputs);
+        !s.ok())
+      return s;
+    if (absl::Status s = checkRegsts(actor.outputs, false, actor.op.outputs);
+        !s.ok())
+      return s;
+  }
+  return checkAcyclic(program, actorIndex);
+}

@@ -1,0 +1,360 @@
+//===- MultiRank.cpp - Running every rank of a plan -----------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "ofrt/MultiRank.h"
+
+#include "ofrt/Backend.h"
+#include "ofrt/Checkpoint.h"
+#include "ofrt/CommunicatorPool.h"
+#include "ofrt/Pieces.h"
+
+#include "pieces.pb.h"
+
+#include <thread>
+
+
+using namespace ofrt;
+
+namespace {
+
+/// What one rank's run leaves behind.
+struct RankState {
+  absl::Status status;
+  RunResult result;
+  std::vector<std::pair<std::string, OutputPiece>> pieces;
+  /// With collectVariables: the rank's variable values, in plan order
+  /// (empty unless primary).
+  std::vector<TensorData> variables;
+};
+
+/// Runs `program` with `pool` and collects its output pieces (and, given
+/// `variables`, the values of its primary variable pieces). The session
+/// (and with it every kernel) is gone when this returns.
+absl::Status runProgram(const RankProgram &program, CommunicatorPool &pool,
+                        const MultiRankOptions &options, RankState &state,
+                        const std::vector<VariablePiece> *variables) {
+  SessionOptions sessionOptions = options.session;
+  sessionOptions.communicators = &pool;
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::create(program, sessionOptions);
+  if (!session.ok())
+    return session.status();
+  absl::StatusOr<RunResult> result = (*session)->run(options.run);
+  if (!result.ok())
+    return result.status();
+  state.result = std::move(*result);
+  if (variables)
+    for (const VariablePiece &piece : *variables) {
+      TensorData value;
+      if (piece.primary) {
+        absl::StatusOr<TensorData> read = (*session)->regstValue(piece.regst, 0);
+        if (!read.ok())
+          return read.status();
+        value = std::move(*read);
+      }
+      state.variables.push_back(std::move(value));
+    }
+  for (const ActorSpec &actor : program.actors) {
+    if (actor.op.type != "oneflow.output")
+      continue;
+    std::string name = actor.op.get<std::string>("name", actor.op.name);
+    absl::StatusOr<OutputPiece> piece = readOutputPiece(actor.op, program.rank);
+    if (!piece.ok())
+      return piece.status();
+    auto it = (*session)->outputs().find(name);
+    if (it != (*session)->outputs().end())
+      piece->value = it->second;
+    if (piece->value.bytes.empty() && !actor.op.inputs.empty())
+      piece->value.desc = actor.op.inputs[0];
+    state.pieces.push_back({name, std::move(*piece)});
+  }
+  return absl::OkStatus();
+}
+
+/// Errors a rank gets because a peer failed, rather than its own.
+bool isConsequence(const absl::Status &status) {
+  return absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status) ||
+         (absl::IsFailedPrecondition(status) &&
+          status.message().find("broken by") != std::string::npos);
+}
+
+/// One error for the job: the first rank that failed on its own (or the
+/// first failure), then what every other failing rank saw. A single rank's
+/// error is returned as it is.
+absl::Status combineErrors(const std::vector<absl::Status> &statuses) {
+  if (statuses.size() == 1)
+    return statuses[0];
+  int root = -1;
+  for (size_t r = 0; r < statuses.size() && root < 0; ++r)
+    if (!statuses[r].ok() && !isConsequence(statuses[r]))
+      root = r;
+  for (size_t r = 0; r < statuses.size() && root < 0; ++r)
+    if (!statuses[r].ok())
+      root = r;
+  if (root < 0)
+    return absl::OkStatus();
+  std::string message = "rank " + std::to_string(root) + " failed: " +
+                        std::string(statuses[root].message());
+  for (size_t r = 0; r < statuses.size(); ++r)
+    if (static_cast<int>(r) != root && !statuses[r].ok())
+      message += "\nrank " + std::to_string(r) +
+                 " stopped: " + std::string(statuses[r].message());
+  return absl::Status(statuses[root].code(), message);
+}
+
+/// Assembles every output from the pieces of all ranks.
+absl::StatusOr<std::map<std::string, TensorData>>
+assembleAll(const std::vector<std::pair<std::string, OutputPiece>> &pieces) {
+  std::map<std::string, std::vector<OutputPiece>> byName;
+  for (const auto &[name, piece] : pieces)
+    byName[name].push_back(piece);
+  std::map<std::string, TensorData> outputs;
+  for (const auto &[name, list] : byName) {
+    absl::StatusOr<TensorData> value = assemblePieces(name, list);
+    if (!value.ok())
+      return value.status();
+    outputs[name] = std::move(*value);
+  }
+  return outputs;
+}
+
+proto::RankReport makeReport(int rank, const RankState &state) {
+  proto::RankReport report;
+  report.set_rank(rank);
+  report.set_steps(state.result.steps);
+  report.set_seconds(state.result.seconds);
+  for (const auto &[name, piece] : state.pieces) {
+    proto::OutputPiece *out = report.add_pieces();
+    out->set_name(name);
+    out->set_dtype(static_cast<int>(piece.value.desc.dtype));
+    for (int64_t dim : piece.value.desc.shape)
+      out->add_shape(dim);
+    for (int64_t dim : piece.layout.logicalShape)
+      out->add_logical_shape(dim);
+    for (int64_t begin : piece.layout.begin)
+      out->add_slice_begin(begin);
+    out->set_partial(piece.partial);
+    out->set_primary(piece.primary);
+    out->set_data(piece.value.bytes.data(), piece.value.bytes.size());
+  }
+  for (const TensorData &value : state.variables)
+    report.add_variables(value.bytes.data(), value.bytes.size());
+  return report;
+}
+
+void readReport(const proto::RankReport &report,
+                const std::vector<VariablePiece> *variables, RankState &state) {
+  state.result.steps = report.steps();
+  state.result.seconds = report.seconds();
+  for (const proto::OutputPiece &in : report.pieces()) {
+    OutputPiece piece;
+    piece.value.desc.dtype = static_cast<DType>(in.dtype());
+    piece.value.desc.shape.assign(in.shape().begin(), in.shape().end());
+    piece.value.bytes.assign(in.data().begin(), in.data().end());
+    piece.layout.logicalShape.assign(in.logical_shape().begin(),
+                                     in.logical_shape().end());
+    piece.layout.begin.assign(in.slice_begin().begin(),
+                              in.slice_begin().end());
+    piece.partial = in.partial();
+    piece.primary = in.primary();
+    state.pieces.push_back({in.name(), std::move(piece)});
+  }
+  for (int i = 0; variables && i < report.variables_size(); ++i) {
+    TensorData value;
+    if (i < static_cast<int>(variables->size()))
+      value.desc = (*variables)[i].desc;
+    value.bytes.assign(report.variables(i).begin(), report.variables(i).end());
+    state.variables.push_back(std::move(value));
+  }
+}
+
+/// Sends this rank's report to rank 0 (rank != 0) or receives every other
+/// rank's into `states` (rank 0), over the control channel.
+absl::Status
+exchangeReports(CommunicatorPool &pool, std::vector<RankState> &states,
+                const std::vector<std::vector<VariablePiece>> *variables) {
+  int rank = pool.rank();
+  absl::StatusOr<std::unique_ptr<ControlChannel>> channel =
+      pool.controlChannel();
+  if (!channel.ok())
+    return channel.status();
+  if (rank != 0)
+    return (*channel)->send(
+        "result", makeReport(rank, states[rank]).SerializeAsString());
+  absl::StatusOr<std::vector<std::string>> reports =
+      (*channel)->gather("result");
+  if (!reports.ok())
+    return reports.status();
+  for (size_t r = 1; r < reports->size(); ++r) {
+    proto::RankReport report;
+    if (!report.ParseFromString((*reports)[r]))
+      return absl::DataLossError("rank " + std::to_string(r) +
+                                 " sent a corrupt report");
+    readReport(report, variables ? &(*variables)[r] : nullptr, states[r]);
+  }
+  return absl::OkStatus();
+}
+
+/// The variables of every rank when the run collects them (else none).
+absl::StatusOr<std::vector<std::vector<VariablePiece>>>
+planVariablesIf(const LoadedPlan &plan, const MultiRankOptions &options) {
+  if (!options.collectVariables)
+    return std::vector<std::vector<VariablePiece>>(plan.ranks.size());
+  return planVariables(plan.ranks);
+}
+
+/// The result from every rank's state: timing, and the outputs (and
+/// variables) assembled from the pieces.
+absl::StatusOr<MultiRankResult>
+collectResult(std::vector<RankState> &states,
+              const std::vector<std::vector<VariablePiece>> &variables,
+              const MultiRankOptions &options) {
+  MultiRankResult result;
+  std::vector<std::pair<std::string, OutputPiece>> pieces;
+  std::vector<std::vector<TensorData>> values;
+  for (RankState &state : states) {
+    result.ranks.push_back(std::move(state.result));
+    for (auto &piece : state.pieces)
+      pieces.push_back(std::move(piece));
+    values.push_back(std::move(state.variables));
+  }
+  absl::StatusOr<std::map<std::string, TensorData>> outputs =
+      assembleAll(pieces);
+  if (!outputs.ok())
+    return outputs.status();
+  result.outputs = std::move(*outputs);
+  if (options.collectVariables) {
+    absl::StatusOr<std::map<std::string, TensorData>> assembled =
+        assembleVariables(variables, values);
+    if (!assembled.ok())
+      return assembled.status();
+    result.variables = std::move(*assembled);
+  }
+  return result;
+}
+
+CollectivesOptions collectivesOptions(int rank, int world,
+                                      std::shared_ptr<Store> store,
+                                      const MultiRankOptions &options) {
+  CollectivesOptions result;
+  result.rank = rank;
+  result.worldSize = world;
+  result.store = std::move(store);
+  result.timeout = options.timeout;
+  result.hostname = options.hostname;
+  return result;
+}
+
+/// The collective library: the one asked for, else the default of the
+/// plan's device backend.
+absl::StatusOr<std::string> collectivesLibrary(const LoadedPlan &plan,
+                                               const MultiRankOptions &options,
+                                               bool inOneProcess) {
+  if (!options.collectives.empty())
+    return options.collectives;
+  absl::StatusOr<const Backend *> backend =
+      findBackend(plan.ranks.empty() ? DeviceKind::Cpu : plan.ranks[0].device);
+  if (!backend.ok())
+    return backend.status();
+  return (*backend)->defaultCollectives(inOneProcess, options.underMpi);
+}
+
+} // namespace
+
+absl::Status ofrt::checkRankNumbers(const LoadedPlan &plan) {
+  if (plan.worldSize != static_cast<int64_t>(plan.ranks.size()))
+    return absl::InvalidArgumentError(
+        "the plan's world size is " + std::to_string(plan.worldSize) +
+        " but it has " + std::to_string(plan.ranks.size()) + " rank plans");
+  for (size_t r = 0; r < plan.ranks.size(); ++r)
+    if (plan.ranks[r].rank != static_cast<int64_t>(r))
+      return absl::InvalidArgumentError(
+          "rank plan " + std::to_string(r) + " is for rank " +
+          std::to_string(plan.ranks[r].rank) +
+          "; ranks must be listed as 0 .. world size - 1");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<MultiRankResult>
+ofrt::runAllRanks(const LoadedPlan &plan, const MultiRankOptions &options) {
+  if (absl::Status status = checkRankNumbers(plan); !status.ok())
+    return status;
+  int world = plan.ranks.size();
+  absl::StatusOr<std::vector<std::vector<VariablePiece>>> variables =
+      planVariablesIf(plan, options);
+  if (!variables.ok())
+    return variables.status();
+  std::shared_ptr<Store> store = createInProcessStore();
+  absl::StatusOr<std::string> library =
+      collectivesLibrary(plan, options, /*inOneProcess=*/true);
+  if (!library.ok())
+    return library.status();
+  std::vector<RankState> states(world);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < world; ++r)
+    threads.emplace_back([&, r] {
+      absl::StatusOr<std::unique_ptr<CommunicatorPool>> pool =
+          CommunicatorPool::create(CollectivesRegistry::global(), *library,
+                                   collectivesOptions(r, world, store, options));
+      states[r].status =
+          pool.ok() ? runProgram(plan.ranks[r], **pool, options, states[r],
+                                 options.collectVariables ? &(*variables)[r]
+                                                          : nullptr)
+                    : pool.status();
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  std::vector<absl::Status> statuses;
+  for (RankState &state : states)
+    statuses.push_back(state.status);
+  if (absl::Status status = combineErrors(statuses); !status.ok())
+    return status;
+  return collectResult(states, *variables, options);
+}
+
+absl::StatusOr<MultiRankResult>
+ofrt::runRank(const LoadedPlan &plan, int rank, std::shared_ptr<Store> store,
+              const MultiRankOptions &options) {
+  if (absl::Status status = checkRankNumbers(plan); !status.ok())
+    return status;
+  int world = plan.ranks.size();
+  if (rank < 0 || rank >= world)
+    return absl::InvalidArgumentError("rank " + std::to_string(rank) +
+                                      " is not in the plan's " +
+                                      std::to_string(world) + " ranks");
+  absl::StatusOr<std::vector<std::vector<VariablePiece>>> variables =
+      planVariablesIf(plan, options);
+  if (!variables.ok())
+    return variables.status();
+  const std::vector<std::vector<VariablePiece>> *collect =
+      options.collectVariables ? &*variables : nullptr;
+  absl::StatusOr<std::string> library =
+      collectivesLibrary(plan, options, /*inOneProcess=*/false);
+  if (!library.ok())
+    return library.status();
+  std::vector<RankState> states(world);
+  absl::StatusOr<std::unique_ptr<CommunicatorPool>> pool =
+      CommunicatorPool::create(
+          CollectivesRegistry::global(), *library,
+          collectivesOptions(rank, world, std::move(store), options));
+  absl::Status status = pool.status();
+  if (status.ok())
+    status = runProgram(plan.ranks[rank], **pool, options, states[rank],
+                        collect ? &(*collect)[rank] : nullptr);
+  if (status.ok() && world > 1)
+    status = exchangeReports(**pool, states, collect);
+  if (!status.ok())
+    return absl::Status(status.code(), "rank " + std::to_string(rank) +
+                                           " failed: " +
+                                           std::string(status.message()));
+  if (rank != 0) {
+    MultiRankResult result;
+    for (RankState &state : states)
+      result.ranks.push_back(state.result);
+    return result;
+  }
+  return collectResult(states, *variables, options);
+}

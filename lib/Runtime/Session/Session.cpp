@@ -1,0 +1,240 @@
+//===- Session.cpp - Running a program with data in and out ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "ofrt/Session.h"
+
+#include "DataKernels.h"
+
+#include "ofrt/Backend.h"
+#include "ofrt/CollectiveKernels.h"
+#include "ofrt/Pieces.h"
+
+#include <set>
+
+using namespace ofrt;
+
+static uint64_t hashName(const std::string &name) {
+  uint64_t h = 1469598103934665603ull; // FNV-1a
+  for (unsigned char c : name)
+    h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+/// Another regst whose arena memory overlaps `regst`'s, or null when
+/// `regst`'s buffers are its own (a regst with its own allocation, offset
+/// -1, always is).
+static const RegstSpec *sharedWith(const RankProgram &program,
+                                   const RegstSpec &regst) {
+  if (regst.offset < 0)
+    return nullptr;
+  int64_t begin = regst.offset,
+          end = begin + regst.count * alignedBytes(regst.desc);
+  for (const RegstSpec &other : program.regsts) {
+    if (other.id == regst.id || other.offset < 0)
+      continue;
+    int64_t b = other.offset, e = b + other.count * alignedBytes(other.desc);
+    if (b < end && begin < e)
+      return &other;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<InputSource> ofrt::parseInputSource(const std::string &spec) {
+  InputSource source;
+  auto number = [&](const std::string &text,
+                    double &out) -> absl::Status {
+    char *end = nullptr;
+    out = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0')
+      return absl::InvalidArgumentError("'" + text + "' in input source '" +
+                                        spec + "' is not a number");
+    return absl::OkStatus();
+  };
+  if (!spec.empty() && spec[0] == '@') {
+    source.kind = InputSource::Kind::File;
+    source.path = spec.substr(1);
+    constexpr const char kLoop[] = ":loop";
+    if (source.path.size() > 5 &&
+        source.path.compare(source.path.size() - 5, 5, kLoop) == 0) {
+      source.loop = true;
+      source.path.resize(source.path.size() - 5);
+    }
+    return source;
+  }
+  if (spec.rfind("fill:", 0) == 0) {
+    source.kind = InputSource::Kind::Fill;
+    if (absl::Status s = number(spec.substr(5), source.value); !s.ok())
+      return s;
+    return source;
+  }
+  if (spec == "random")
+    return source;
+  if (spec.rfind("random:", 0) == 0) {
+    std::string rest = spec.substr(7);
+    size_t colon = rest.find(':');
+    if (colon == std::string::npos)
+      return absl::InvalidArgumentError("input source '" + spec +
+                                        "' needs random:LOW:HIGH");
+    if (absl::Status s = number(rest.substr(0, colon), source.low); !s.ok())
+      return s;
+    if (absl::Status s = number(rest.substr(colon + 1), source.high); !s.ok())
+      return s;
+    if (!(source.low < source.high))
+      return absl::InvalidArgumentError("input source '" + spec +
+                                        "' needs LOW below HIGH");
+    return source;
+  }
+  return absl::InvalidArgumentError(
+      "unknown input source '" + spec +
+      "'; use random, random:LOW:HIGH, fill:VALUE, @FILE or @FILE:loop");
+}
+
+//===----------------------------------------------------------------------===//
+// Session
+//===----------------------------------------------------------------------===//
+
+struct Session::Impl {
+  std::unique_ptr<Engine> engine;
+  std::map<std::string, TensorData> outputs;
+  /// Per output actor: its name, input regst and the last step it read.
+  struct Sink {
+    std::string name;
+    int64_t regst = 0;
+    int64_t lastStep = -1;
+  };
+  std::map<int64_t, Sink> sinks;
+};
+
+Session::Session(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+Session::~Session() = default;
+
+absl::StatusOr<std::unique_ptr<Session>>
+Session::create(RankProgram program, const SessionOptions &options) {
+  auto impl = std::make_unique<Impl>();
+  std::map<std::string, bool> used;
+  for (const auto &[name, source] : options.inputs)
+    used[name] = false;
+  for (const ActorSpec &actor : program.actors) {
+    if (actor.op.type == "oneflow.output")
+      impl->outputs[actor.op.get<std::string>("name", actor.op.name)];
+    if (actor.op.type == "oneflow.input")
+      used[actor.op.get<std::string>("name", actor.op.name)] = true;
+  }
+  // Outputs are read from their regst after the run, and variables write
+  // each of their buffers once: that memory must be the regst's own
+  // (oneflow-plan-memory never shares it).
+  for (const ActorSpec &actor : program.actors) {
+    const RegstSpec *own = nullptr;
+    if (actor.op.type == "oneflow.output" && !actor.inputs.empty())
+      own = program.findRegst(actor.inputs[0]);
+    else if (actor.op.type == "oneflow.variable" && !actor.outputs.empty())
+      own = program.findRegst(actor.outputs[0]);
+    if (!own)
+      continue;
+    if (const RegstSpec *other = sharedWith(program, *own))
+      return absl::InvalidArgumentError(
+          "regst " + std::to_string(own->id) + " of " + actor.op.where() +
+          " shares memory with regst " + std::to_string(other->id) +
+          "; variables and outputs need their own memory");
+  }
+  for (const auto &[name, isUsed] : used)
+    if (!isUsed)
+      return absl::InvalidArgumentError("the program has no input named '" +
+                                        name + "'");
+  // Regsts whose memory no other regst shares (the engine takes `program`).
+  std::set<int64_t> ownMemory;
+  for (const RegstSpec &regst : program.regsts)
+    if (!sharedWith(program, regst))
+      ownMemory.insert(regst.id);
+  absl::StatusOr<std::unique_ptr<Device>> device = createDevice(
+      program.device,
+      options.deviceOrdinal >= 0 ? options.deviceOrdinal : program.deviceOrdinal,
+      options.device);
+  if (!device.ok())
+    return absl::Status(device.status().code(),
+                        "rank " + std::to_string(program.rank) + ": " +
+                            std::string(device.status().message()));
+  std::shared_ptr<Device> shared = std::move(*device);
+  Impl *state = impl.get();
+  int64_t rank = program.rank;
+  KernelProvider provider =
+      [&](const ActorSpec &actor) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+    const OpDesc &op = actor.op;
+    if (op.type == "oneflow.input") {
+      std::string name = op.get<std::string>("name", op.name);
+      InputSource source;
+      auto it = options.inputs.find(name);
+      if (it != options.inputs.end()) {
+        source = it->second;
+      } else if (!isFloat(op.outputs[0].dtype)) {
+        source.high = 2;
+      }
+      source.seed = options.seed ^ hashName(name);
+      absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+          session::createInputKernel(
+              op, source,
+              actor.outputs.size() == 1 && ownMemory.count(actor.outputs[0]));
+      if (!kernel.ok())
+        return kernel;
+      return session::onHost(std::move(*kernel), *shared);
+    }
+    if (op.type == "oneflow.output") {
+      Impl::Sink &sink = state->sinks[actor.id];
+      sink.name = op.get<std::string>("name", op.name);
+      sink.regst = actor.inputs.at(0);
+      absl::StatusOr<OutputPiece> piece = readOutputPiece(op, rank);
+      if (!piece.ok())
+        return piece.status();
+      bool whole = !piece->partial && piece->layout.whole(op.inputs[0].shape);
+      return session::createOutputKernel(&sink.lastStep, options.onOutput,
+                                         rank, sink.name, whole);
+    }
+    if (isCollectiveOp(op.type)) {
+      if (!options.communicators)
+        return absl::FailedPreconditionError(
+            op.where() + " talks to other ranks but the session has no "
+                         "communicators (run the plan on all its ranks)");
+      return createCollectiveKernel(op, *options.communicators);
+    }
+    if (op.type == "oneflow.variable")
+      return session::createVariableKernel(op, shared->kind(), options.restore,
+                                           options.onVariable, rank);
+    return KernelRegistry::global().create(shared->kind(), op);
+  };
+  absl::StatusOr<std::unique_ptr<Engine>> engine =
+      Engine::create(std::move(program), shared, provider);
+  if (!engine.ok())
+    return engine.status();
+  impl->engine = std::move(*engine);
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+absl::StatusOr<RunResult> Session::run(const RunOptions &options) {
+  absl::StatusOr<RunResult> result = impl->engine->run(options);
+  if (!result.ok())
+    return result;
+  for (const auto &[actor, sink] : impl->sinks) {
+    if (sink.lastStep < 0)
+      continue;
+    absl::StatusOr<TensorData> value =
+        impl->engine->read(sink.regst, sink.lastStep);
+    if (!value.ok())
+      return value.status();
+    impl->outputs[sink.name] = std::move(*value);
+  }
+  return result;
+}
+
+const std::map<std::string, TensorData> &Session::outputs() const {
+  return impl->outputs;
+}
+
+absl::StatusOr<TensorData> Session::regstValue(int64_t regstId,
+                                               int64_t step) const {
+  return impl->engine->read(regstId, step);
+}
+
+const RankProgram &Session::program() const { return impl->engine->program(); }

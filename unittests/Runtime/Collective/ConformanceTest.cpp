@@ -1,0 +1,541 @@
+//===- ConformanceTest.cpp - Every collective library, one suite ----------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The communicator contract (Communicator.h) checked the same way for every
+// collective library: every collective, every element type it takes,
+// uneven and empty chunks, 1 to 4 ranks, every root, messages below and
+// above the libraries' size thresholds, and failures (a rank that never
+// joins, one that leaves, a peer that stays silent) reported within the
+// timeout with the rank and the collective. Expected values are computed
+// here, independently of the libraries (the balanced split included).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConformanceHarness.h"
+
+#include <cstring>
+
+using namespace ofrt;
+using namespace ofrt::conformance;
+
+namespace {
+
+/// Balanced split, written out: the first length % parts get one more.
+std::pair<int64_t, int64_t> chunkOf(int64_t length, int64_t parts,
+                                    int64_t index) {
+  int64_t base = length / parts, extra = length % parts;
+  int64_t begin = index * base + std::min(index, extra);
+  return {begin, base + (index < extra ? 1 : 0)};
+}
+
+/// Rank r's input element i: distinct, exact in every element type.
+double valueOf(int rank, int64_t i) { return (rank + 1) * 100 + i % 1000; }
+
+template <typename T> struct TypeOf;
+template <> struct TypeOf<float> { static constexpr DType value = DType::F32; };
+template <> struct TypeOf<double> {
+  static constexpr DType value = DType::F64;
+};
+template <> struct TypeOf<int32_t> {
+  static constexpr DType value = DType::I32;
+};
+template <> struct TypeOf<int64_t> {
+  static constexpr DType value = DType::I64;
+};
+template <> struct TypeOf<int8_t> { static constexpr DType value = DType::I8; };
+template <> struct TypeOf<uint16_t> {
+  static constexpr DType value = DType::F16;
+};
+
+template <typename T> std::vector<T> inputOf(int rank, int64_t count) {
+  std::vector<T> values(count);
+  for (int64_t i = 0; i < count; ++i)
+    values[i] = static_cast<T>(valueOf(rank, i));
+  return values;
+}
+
+template <typename T> T sumOver(int size, int64_t i) {
+  double total = 0;
+  for (int rank = 0; rank < size; ++rank)
+    total += valueOf(rank, i);
+  return static_cast<T>(total);
+}
+
+/// The first element of `got` that differs from `want`, or -1.
+template <typename T>
+int64_t firstDifference(const std::vector<T> &got,
+                        const std::function<T(int64_t)> &want) {
+  for (int64_t i = 0; i < static_cast<int64_t>(got.size()); ++i)
+    if (got[i] != want(i))
+      return i;
+  return -1;
+}
+
+class Conformance : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    harness = std::make_unique<Harness>(GetParam());
+    std::string why = harness->unavailable();
+    if (!why.empty())
+      GTEST_SKIP() << why;
+  }
+
+  /// Runs `body` on `size` ranks and expects every rank to succeed.
+  void onRanks(int size, const RankBody &body) {
+    SCOPED_TRACE(harness->library + " on " + std::to_string(size) + " ranks");
+    withWatchdog([&] { expectAllOk(harness->run(size, body)); });
+  }
+
+  template <typename T> void allReduce(int size, int64_t count) {
+    onRanks(size, [&](Communicator &comm) {
+      std::vector<T> input = inputOf<T>(comm.rank(), count), output(count);
+      absl::Status status =
+          comm.allReduce(TypeOf<T>::value, input.data(), output.data(), count);
+      // In place, on the result: sums of sums.
+      if (status.ok())
+        status =
+            comm.allReduce(TypeOf<T>::value, input.data(), input.data(), count);
+      std::function<T(int64_t)> sum = [&](int64_t i) {
+        return sumOver<T>(size, i);
+      };
+      EXPECT_EQ(firstDifference(output, sum), -1) << count << " elements";
+      EXPECT_EQ(firstDifference(input, sum), -1) << "in place, " << count;
+      return status;
+    });
+  }
+
+  template <typename T>
+  void reduceScatter(int size, int64_t rows, int64_t rowSize) {
+    onRanks(size, [&](Communicator &comm) {
+      auto [begin, length] = chunkOf(rows, size, comm.rank());
+      std::vector<T> input = inputOf<T>(comm.rank(), rows * rowSize);
+      std::vector<T> output(length * rowSize);
+      absl::Status status =
+          comm.reduceScatter(TypeOf<T>::value, input.data(), output.data(),
+                             rows * rowSize, rowSize);
+      std::function<T(int64_t)> sum = [&, begin = begin](int64_t i) {
+        return sumOver<T>(size, begin * rowSize + i);
+      };
+      EXPECT_EQ(firstDifference(output, sum), -1)
+          << "rank " << comm.rank() << ", " << rows << "x" << rowSize;
+      return status;
+    });
+  }
+
+  template <typename T> void allGather(int size, int64_t rows, int64_t rowSize) {
+    onRanks(size, [&](Communicator &comm) {
+      auto [begin, length] = chunkOf(rows, size, comm.rank());
+      std::vector<T> input(length * rowSize), output(rows * rowSize);
+      for (int64_t i = 0; i < length * rowSize; ++i)
+        input[i] = static_cast<T>(valueOf(0, begin * rowSize + i));
+      absl::Status status =
+          comm.allGather(TypeOf<T>::value, input.data(), output.data(),
+                         rows * rowSize, rowSize);
+      std::function<T(int64_t)> want = [](int64_t i) {
+        return static_cast<T>(valueOf(0, i));
+      };
+      EXPECT_EQ(firstDifference(output, want), -1)
+          << "rank " << comm.rank() << ", " << rows << "x" << rowSize;
+      return status;
+    });
+  }
+
+  std::unique_ptr<Harness> harness;
+};
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+TEST_P(Conformance, AllReduceSumsEveryDTypeOnOneToFourRanks) {
+  for (int size = 1; size <= 4; ++size) {
+    allReduce<float>(size, 10);
+    allReduce<double>(size, 7);
+    allReduce<int32_t>(size, 10);
+    allReduce<int64_t>(size, 3);
+    allReduce<float>(size, 0);
+    allReduce<float>(size, 1);
+    // Past the small-message paths (64 KiB staging, 256 KiB for bcube).
+    allReduce<float>(size, 70001);
+    allReduce<int64_t>(size, 40001);
+  }
+}
+
+TEST_P(Conformance, AllReduceOfManyMegabytes) {
+  // 9 MB: past the in-process library's non-temporal threshold.
+  allReduce<float>(4, (9 << 20) / 4 + 3);
+  allReduce<double>(3, (9 << 20) / 8 + 1);
+}
+
+// Replicated parameters stay replicated only if every rank gets the same
+// bits: with inexact float sums, the order of the additions must not depend
+// on the rank. Each rank compares its result with every other rank's,
+// gathered through the communicator.
+TEST_P(Conformance, AllReduceGivesEveryRankTheSameBits) {
+  for (int size = 2; size <= 4; ++size)
+    for (int64_t count : {1001, 70001, 1 << 20}) {
+      onRanks(size, [&](Communicator &comm) {
+        std::vector<float> data(count);
+        for (int64_t i = 0; i < count; ++i)
+          data[i] = 1.0f / static_cast<float>(3 + comm.rank() * 7 + i % 13);
+        absl::Status status =
+            comm.allReduce(DType::F32, data.data(), data.data(), count);
+        std::vector<float> all(count * size);
+        if (status.ok())
+          status = comm.allGather(DType::F32, data.data(), all.data(),
+                                  count * size, count);
+        for (int r = 0; r < size; ++r)
+          EXPECT_EQ(std::memcmp(all.data() + r * count, data.data(),
+                                count * sizeof(float)),
+                    0)
+              << "rank " << r << " differs from rank " << comm.rank()
+              << " (" << count << " elements)";
+        return status;
+      });
+    }
+}
+
+TEST_P(Conformance, ReduceScatterGivesBalancedChunksOfTheSum) {
+  for (int size = 1; size <= 4; ++size) {
+    reduceScatter<float>(size, 10, 1);   // 10 over 4: 3, 3, 2, 2
+    reduceScatter<int64_t>(size, 10, 3); // rows of 3 stay whole
+    reduceScatter<double>(size, 2, 2);   // 2 over 4: empty chunks
+    reduceScatter<int32_t>(size, 12, 1);
+    reduceScatter<float>(size, 0, 5);
+    reduceScatter<float>(size, 1001, 37); // 148 KB: not staged
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement: any element type
+//===----------------------------------------------------------------------===//
+
+TEST_P(Conformance, AllGatherConcatenatesBalancedChunks) {
+  for (int size = 1; size <= 4; ++size) {
+    allGather<float>(size, 10, 1);
+    allGather<int64_t>(size, 10, 1);
+    allGather<double>(size, 2, 3);
+    allGather<int32_t>(size, 5, 2);
+    allGather<int8_t>(size, 9, 1);
+    allGather<uint16_t>(size, 7, 4); // f16 bits
+    allGather<float>(size, 4099, 17); // 278 KB: not staged
+  }
+}
+
+TEST_P(Conformance, AllToAllTransposesChunks) {
+  for (int size = 1; size <= 4; ++size)
+    for (int64_t chunk : {int64_t(3), int64_t(0), int64_t(20000)}) {
+      onRanks(size, [&](Communicator &comm) {
+        std::vector<int64_t> input(size * chunk), output(size * chunk);
+        for (int j = 0; j < size; ++j)
+          for (int64_t k = 0; k < chunk; ++k)
+            input[j * chunk + k] = 100000 * comm.rank() + 1000 * j + k % 1000;
+        absl::Status status = comm.allToAll(DType::I64, input.data(),
+                                            output.data(), size * chunk);
+        std::function<int64_t(int64_t)> want = [&](int64_t at) {
+          int64_t i = at / chunk, k = at % chunk;
+          return 100000 * i + 1000 * comm.rank() + k % 1000;
+        };
+        EXPECT_EQ(firstDifference(output, want), -1) << chunk;
+        return status;
+      });
+    }
+}
+
+TEST_P(Conformance, AllToAllVMovesUnevenChunks) {
+  for (int size = 1; size <= 4; ++size)
+    for (int64_t scale : {int64_t(1), int64_t(9000)}) {
+      onRanks(size, [&](Communicator &comm) {
+        // Rank i sends (i + j) % 3 * scale elements to rank j (some none).
+        auto count = [&](int from, int to) {
+          return (from + to) % 3 * scale;
+        };
+        std::vector<int64_t> sends, recvs;
+        for (int q = 0; q < size; ++q) {
+          sends.push_back(count(comm.rank(), q));
+          recvs.push_back(count(q, comm.rank()));
+        }
+        std::vector<float> input, output;
+        for (int q = 0; q < size; ++q)
+          for (int64_t k = 0; k < sends[q]; ++k)
+            input.push_back(1000 * comm.rank() + 10 * q + k % 7);
+        int64_t total = 0;
+        for (int64_t n : recvs)
+          total += n;
+        output.resize(total);
+        absl::Status status = comm.allToAllV(DType::F32, input.data(), sends,
+                                             output.data(), recvs);
+        int64_t at = 0;
+        for (int q = 0; q < size; ++q)
+          for (int64_t k = 0; k < recvs[q]; ++k, ++at)
+            if (output[at] != 1000 * q + 10 * comm.rank() + k % 7) {
+              ADD_FAILURE() << "rank " << comm.rank() << ": element " << k
+                            << " from rank " << q;
+              return status;
+            }
+        return status;
+      });
+    }
+}
+
+TEST_P(Conformance, BroadcastFromEveryRoot) {
+  for (int size = 1; size <= 4; ++size)
+    for (int64_t count : {int64_t(5), int64_t(0), int64_t(50000)}) {
+      onRanks(size, [&](Communicator &comm) {
+        for (int root = 0; root < size; ++root) {
+          std::vector<double> data(count, -1.0);
+          if (comm.rank() == root)
+            for (int64_t i = 0; i < count; ++i)
+              data[i] = valueOf(root, i);
+          TensorView view{data.data(), {DType::F64, {count}}};
+          if (absl::Status status = comm.broadcast(view, root); !status.ok())
+            return status;
+          std::function<double(int64_t)> want = [&](int64_t i) {
+            return valueOf(root, i);
+          };
+          EXPECT_EQ(firstDifference(data, want), -1) << "root " << root;
+        }
+        return absl::OkStatus();
+      });
+    }
+}
+
+TEST_P(Conformance, SendRecvBetweenPairsAndAroundARing) {
+  for (int64_t count : {int64_t(6), int64_t(30000)}) {
+    onRanks(4, [&](Communicator &comm) {
+      int rank = comm.rank(), partner = rank ^ 1;
+      // Pairs 0-1 and 2-3: the even rank sends first, on two tags.
+      std::vector<int32_t> mine = inputOf<int32_t>(rank, count);
+      std::vector<int32_t> theirs(count), second(count);
+      absl::Status status;
+      if (rank % 2 == 0) {
+        status = comm.send(DType::I32, mine.data(), count, partner, 7);
+        if (status.ok())
+          status = comm.recv(DType::I32, theirs.data(), count, partner, 8);
+      } else {
+        status = comm.recv(DType::I32, theirs.data(), count, partner, 7);
+        if (status.ok())
+          status = comm.send(DType::I32, mine.data(), count, partner, 8);
+      }
+      EXPECT_EQ(theirs, inputOf<int32_t>(partner, count));
+      // Ring: a send returns once its recv is posted, so even ranks send
+      // first and odd ranks receive first.
+      auto sendRight = [&] {
+        return comm.send(DType::I32, mine.data(), count, (rank + 1) % 4, 9);
+      };
+      auto recvLeft = [&] {
+        return comm.recv(DType::I32, second.data(), count, (rank + 3) % 4, 9);
+      };
+      if (status.ok())
+        status = rank % 2 == 0 ? sendRight() : recvLeft();
+      if (status.ok())
+        status = rank % 2 == 0 ? recvLeft() : sendRight();
+      EXPECT_EQ(second, inputOf<int32_t>((rank + 3) % 4, count));
+      return status;
+    });
+  }
+}
+
+TEST_P(Conformance, ManyCollectivesInARow) {
+  // Collectives of different kinds back to back reuse every buffer and
+  // counter of a library.
+  onRanks(4, [&](Communicator &comm) {
+    for (int round = 0; round < 200; ++round) {
+      float value = comm.rank() + round;
+      if (absl::Status s = comm.allReduce(DType::F32, &value, &value, 1);
+          !s.ok())
+        return s;
+      EXPECT_EQ(value, 6 + 4 * round) << "round " << round;
+      int64_t gathered[4];
+      int64_t mine = comm.rank() * round;
+      if (absl::Status s = comm.allGather(DType::I64, &mine, gathered, 4);
+          !s.ok())
+        return s;
+      for (int q = 0; q < 4; ++q)
+        EXPECT_EQ(gathered[q], q * round);
+    }
+    return absl::OkStatus();
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+TEST_P(Conformance, BadArgumentsAreErrorsNamingTheRank) {
+  onRanks(1, [&](Communicator &comm) {
+    std::vector<uint16_t> half(4);
+    absl::Status status =
+        comm.allReduce(DType::F16, half.data(), half.data(), 4);
+    EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented);
+    EXPECT_EQ(status.message(),
+              "rank 0 of 1: all_reduce cannot sum f16 (f32, f64, i32, i64 "
+              "only)");
+    std::vector<float> data(12);
+    TensorView whole{data.data(), {DType::F32, {4, 3}}};
+    TensorView wrong{data.data(), {DType::F32, {3, 3}}};
+    status = comm.reduceScatter(whole, wrong);
+    EXPECT_EQ(status.message(),
+              "rank 0 of 1: reduce_scatter got 3x3xf32, expected 4x3xf32");
+    status = comm.send(DType::F32, data.data(), 1, 0, 0);
+    EXPECT_EQ(status.message(), "rank 0 of 1: send with rank 0");
+    status = comm.broadcast(DType::F32, data.data(), 1, 3);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    status = comm.allToAllV(DType::F32, data.data(), {1, 2}, data.data(), {1});
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    // Data movement takes any element type.
+    return comm.allGather(DType::F16, half.data(), half.data(), 4);
+  });
+}
+
+TEST_P(Conformance, SilentPeerTimesOutARecvNamingTheCollectiveAndPeer) {
+  withWatchdog([&] {
+    auto start = std::chrono::steady_clock::now();
+    std::vector<absl::Status> results = harness->run(
+        2,
+        [](Communicator &comm) {
+          if (comm.rank() == 1) // Rank 1 stays but never sends.
+            return absl::OkStatus();
+          std::vector<int64_t> data(4);
+          return comm.recv(DType::I64, data.data(), 4, /*peer=*/1, /*tag=*/5);
+        },
+        1000ms);
+    if (results.empty() || (harness->processes() && mpiWorldRank() != 0))
+      return; // Not rank 0's process.
+    absl::Status status = results[0];
+    EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
+    EXPECT_NE(status.message().find("rank 0 of 2: recv of 4 x i64 from rank "
+                                    "1 (tag 5) timed out after 1000 ms"),
+              absl::string_view::npos)
+        << status;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+  });
+}
+
+TEST_P(Conformance, SilentPeerTimesOutACollective) {
+  if (!harness->peersMayFail())
+    GTEST_SKIP() << "MPI cannot abandon a pending collective";
+  withWatchdog([&] {
+    std::vector<absl::Status> results = harness->run(
+        2,
+        [](Communicator &comm) {
+          if (comm.rank() == 0) // Rank 0 stays but never comes.
+            return absl::OkStatus();
+          std::vector<double> data(8);
+          absl::Status status =
+              comm.allReduce(DType::F64, data.data(), data.data(), 8);
+          // Broken: the next call fails at once, saying why.
+          absl::Status again = comm.broadcast(DType::F64, data.data(), 8, 0);
+          EXPECT_EQ(again.code(), absl::StatusCode::kFailedPrecondition)
+              << again;
+          return status;
+        },
+        1000ms);
+    absl::Status status = results[1];
+    EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
+    EXPECT_NE(status.message().find("rank 1 of 2: all_reduce of 8 x f64 "
+                                    "timed out after 1000 ms"),
+              absl::string_view::npos)
+        << status;
+  });
+}
+
+TEST_P(Conformance, RankThatNeverJoinsFailsTheOthersWithinTheTimeout) {
+  if (!harness->peersMayFail())
+    GTEST_SKIP() << "MPI's group creation has no timeout; mpirun ends a job "
+                    "whose rank never starts";
+  withWatchdog([&] {
+    std::shared_ptr<Store> store = createInProcessStore();
+    std::vector<std::future<absl::Status>> ranks;
+    auto start = std::chrono::steady_clock::now();
+    for (int rank = 0; rank < 2; ++rank) // Rank 2 of 3 never comes.
+      ranks.push_back(std::async(std::launch::async, [&, rank] {
+        return harness->join(rank, 3, store, {0, 1, 2}, "late", 1000ms)
+            .status();
+      }));
+    for (auto &rank : ranks) {
+      absl::Status status = rank.get();
+      EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
+      EXPECT_NE(status.message().find("joining the group failed: not every "
+                                      "rank joined within 1000 ms; missing "
+                                      "rank(s) 2"),
+                absl::string_view::npos)
+          << status;
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  });
+}
+
+TEST_P(Conformance, RankThatLeavesFailsTheCollectiveAndBreaksTheGroup) {
+  if (!harness->peersMayFail())
+    GTEST_SKIP() << "mpirun ends the job when a rank exits";
+  withWatchdog([&] {
+    std::shared_ptr<Store> store = createInProcessStore();
+    std::vector<std::future<absl::Status>> ranks;
+    auto start = std::chrono::steady_clock::now();
+    for (int rank = 0; rank < 3; ++rank)
+      ranks.push_back(std::async(std::launch::async, [&, rank] {
+        auto comm = harness->join(rank, 3, store, {0, 1, 2}, "leave", 1000ms);
+        if (!comm.ok())
+          return comm.status();
+        if (rank == 2) { // Rank 2 leaves: its communicator closes.
+          comm->reset();
+          return absl::OkStatus();
+        }
+        std::this_thread::sleep_for(100ms);
+        std::vector<float> data(10, 1.0f);
+        absl::Status status =
+            (*comm)->allReduce(DType::F32, data.data(), data.data(), 10);
+        EXPECT_FALSE(status.ok());
+        EXPECT_NE(status.message().find("rank " + std::to_string(rank) +
+                                        " of 3: all_reduce of 10 x f32"),
+                  absl::string_view::npos)
+            << status;
+        // Broken: the next call fails at once, saying why.
+        absl::Status again = (*comm)->broadcast(DType::F32, data.data(), 10, 0);
+        EXPECT_EQ(again.code(), absl::StatusCode::kFailedPrecondition)
+            << again;
+        return status;
+      }));
+    for (int rank = 0; rank < 3; ++rank)
+      EXPECT_EQ(ranks[rank].get().ok(), rank == 2);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+  });
+}
+
+TEST_P(Conformance, RanksMeetThroughAStoreDirectory) {
+  if (harness->processes())
+    GTEST_SKIP() << "MPI ranks meet through mpirun";
+  withWatchdog([&] {
+    std::string directory = ::testing::TempDir() + "/ofrt-store-" +
+                            harness->library + "-" +
+                            std::to_string(::getpid());
+    absl::StatusOr<std::shared_ptr<Store>> store = createFileStore(directory);
+    ASSERT_TRUE(store.ok()) << store.status();
+    std::vector<std::future<absl::Status>> ranks;
+    for (int rank = 0; rank < 2; ++rank)
+      ranks.push_back(std::async(std::launch::async, [&, rank] {
+        auto comm = harness->join(rank, 2, *store, {0, 1}, "dir", 5000ms);
+        if (!comm.ok())
+          return comm.status();
+        int64_t value = rank + 1;
+        absl::Status status = (*comm)->allReduce(DType::I64, &value, &value, 1);
+        EXPECT_EQ(value, 3);
+        return status;
+      }));
+    for (auto &rank : ranks)
+      EXPECT_TRUE(rank.get().ok());
+  });
+}
+
+std::string nameOf(const ::testing::TestParamInfo<std::string> &info) {
+  return info.param;
+}
+
+INSTANTIATE_TEST_SUITE_P(Libraries, Conformance,
+                         ::testing::Values("inproc", "gloo", "mpi"), nameOf);
+
+} // namespace
