@@ -39,6 +39,10 @@ enum class DeviceKind { Cpu, Cuda };
 struct DeviceOptions {
   /// Threads a CPU kernel may use (0: the library's default).
   int threads = 0;
+  /// Drive every stream of the rank from one engine thread instead of one
+  /// thread per stream: no hand-offs between stream threads (and no
+  /// overlap between streams either), for ranks that outnumber the cores.
+  bool oneStreamThread = false;
 };
 
 /// Told when the work an event stands for has finished; may be called on
@@ -77,6 +81,12 @@ public:
   virtual absl::Status synchronize() = 0;
 };
 
+/// A thread set up to work with a device, until it goes.
+class ThreadBinding {
+public:
+  virtual ~ThreadBinding();
+};
+
 class Device {
 public:
   virtual ~Device();
@@ -106,11 +116,18 @@ public:
 
   virtual absl::StatusOr<std::unique_ptr<Stream>>
   createStream(const std::string &name) = 0;
+  /// Whether the engine drives all streams from one thread
+  /// (DeviceOptions::oneStreamThread).
+  virtual bool oneStreamThread() const { return false; }
   virtual absl::StatusOr<std::unique_ptr<Event>> createEvent() = 0;
-  /// Runs on the thread that drives `stream`, before its first actor fires
-  /// (a GPU device makes its device current; the CPU device sets the
-  /// kernels' thread count).
-  virtual absl::Status bindThread(Stream &stream) = 0;
+  /// Sets the calling thread up to create or run kernels (a GPU device
+  /// makes its device current; the CPU device sets the kernels' OpenMP
+  /// thread count, which oneDNN also reads when it creates a primitive)
+  /// until the binding goes, when the thread's old settings come back. The
+  /// engine binds each stream's thread (`stream`) for a run, and the thread
+  /// that creates the kernels (null) while it does.
+  virtual absl::StatusOr<std::unique_ptr<ThreadBinding>>
+  bindThread(Stream *stream) = 0;
 
   //===--------------------------------------------------------------------===//
   // Copies, ordered on a stream

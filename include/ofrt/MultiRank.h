@@ -49,6 +49,10 @@ struct MultiRankOptions {
   /// Also return the logical value of every variable after the run
   /// (MultiRankResult::variables), for a checkpoint.
   bool collectVariables = false;
+  /// runAllRanks: when this process's ranks, times their kernel threads,
+  /// outnumber its cores, drive each rank's streams from one thread
+  /// (DeviceOptions::oneStreamThread) instead of session.device's choice.
+  bool autoStreamThreads = true;
 };
 
 struct MultiRankResult {

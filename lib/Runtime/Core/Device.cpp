@@ -12,6 +12,7 @@ CompletionSink::~CompletionSink() = default;
 Event::~Event() = default;
 Stream::~Stream() = default;
 Device::~Device() = default;
+ThreadBinding::~ThreadBinding() = default;
 
 std::string Device::name() const {
   return std::string(deviceKindName(kind())) + ":" + std::to_string(ordinal());

@@ -4,12 +4,16 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Each stream thread owns the protocol state of its actors and changes it
-// only in response to messages, so no lock guards actor state. A thread
-// runs its actors in stream order, step after step; the next actor fires
-// when every input slot has the step readable, every output has a free
-// buffer and it has an event free, and otherwise the thread sleeps on its
-// queue. Messages between actors of one stream are applied at once.
+// A worker thread drives one stream, or every stream of the rank when the
+// device asks for one thread (DeviceOptions::oneStreamThread: ranks that
+// outnumber the cores lose more to hand-offs between their stream threads
+// than they gain from overlap). A worker owns the protocol state of its
+// streams' actors and changes it only in response to messages, so no lock
+// guards actor state. Each stream runs its actors in order, step after
+// step; a stream's next actor fires when every input slot has the step
+// readable, every output has a free buffer and it has an event free. A
+// worker goes on with whichever of its streams can, and sleeps on its queue
+// when none can. Messages between actors of one worker are applied at once.
 //
 // A firing is done when its event completes. On the CPU that is before
 // record() returns, and the engine finishes the firing inline; on an
@@ -66,8 +70,11 @@ struct ActorState {
   const ActorSpec *spec = nullptr;
   std::unique_ptr<Kernel> kernel;
   int64_t stream = 0;
+  int64_t worker = 0;
   std::vector<int64_t> operandRegsts; ///< Regst index per operand.
   std::vector<int64_t> resultRegsts;  ///< Regst index per result.
+  /// The kernel's views; each firing only points them at its buffers.
+  std::vector<TensorView> inputViews, outputViews;
   std::vector<InputSlot> inputs;
   std::vector<OutputPair> pairs;
   int64_t step = 0;     ///< The next step to fire.
@@ -98,6 +105,8 @@ struct Engine::Impl : CompletionSink {
   std::vector<RegstState> regsts;
   std::vector<std::vector<int64_t>> streamOrders; ///< Actor indices.
   std::vector<std::unique_ptr<Stream>> streams;
+  /// The streams each worker thread drives, and its queue.
+  std::vector<std::vector<int64_t>> workers;
   std::vector<std::unique_ptr<MessageQueue>> queues;
   std::vector<void *> allocations;
 
@@ -115,16 +124,22 @@ struct Engine::Impl : CompletionSink {
   }
 
   absl::Status setUp(const KernelProvider &provider);
-  void runStream(int64_t stream, const RunOptions &options);
+  void runWorker(int64_t worker, const RunOptions &options);
+  /// Whether actor `index` (the next of its stream) should end now.
+  bool shouldEnd(const ActorState &actor, const RunOptions &options) const;
+  /// Moves stream `stream` of a worker on as far as it can go: ends or
+  /// fires its next actors; false when the stream made no progress.
+  bool advance(int64_t stream, size_t &position, size_t &endedCount,
+               const RunOptions &options);
   void fail(const ActorState &actor, const absl::Status &status,
             int64_t step);
   void complete(uint64_t token, absl::Status status) override;
   void send(int64_t from, int64_t actor, Message message) {
     message.actor = actor;
-    if (actors[actor].stream == actors[from].stream)
+    if (actors[actor].worker == actors[from].worker)
       apply(message); // This thread owns the receiver.
     else
-      queues[actors[actor].stream]->push(message);
+      queues[actors[actor].worker]->push(message);
   }
   void apply(const Message &message);
   bool mayFire(const ActorState &actor) const;
@@ -156,7 +171,6 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
       order.push_back(actorIndex[id]);
     }
     streamOrders.push_back(std::move(order));
-    queues.push_back(std::make_unique<MessageQueue>());
     absl::StatusOr<std::unique_ptr<Stream>> created =
         device->createStream(stream.name);
     if (!created.ok())
@@ -166,6 +180,17 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
                               std::string(created.status().message()));
     streams.push_back(std::move(*created));
   }
+
+  // Workers: a thread per stream, or one for them all.
+  for (size_t s = 0; s < streamOrders.size(); ++s) {
+    if (workers.empty() || !device->oneStreamThread())
+      workers.emplace_back();
+    workers.back().push_back(s);
+    for (int64_t a : streamOrders[s])
+      actors[a].worker = workers.size() - 1;
+  }
+  for (size_t w = 0; w < workers.size(); ++w)
+    queues.push_back(std::make_unique<MessageQueue>());
 
   // Buffers: in the planned arena, or one allocation per regst.
   auto allocate = [&](int64_t bytes,
@@ -204,10 +229,14 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
 
   // Protocol slots: distinct input regsts, and (output, consumer) pairs.
   for (ActorState &actor : actors) {
-    for (int64_t id : actor.spec->inputs)
+    for (int64_t id : actor.spec->inputs) {
       actor.operandRegsts.push_back(regstIndex[id]);
-    for (int64_t id : actor.spec->outputs)
+      actor.inputViews.push_back({nullptr, regsts[regstIndex[id]].spec->desc});
+    }
+    for (int64_t id : actor.spec->outputs) {
       actor.resultRegsts.push_back(regstIndex[id]);
+      actor.outputViews.push_back({nullptr, regsts[regstIndex[id]].spec->desc});
+    }
   }
   for (int64_t a = 0; a < static_cast<int64_t>(actors.size()); ++a) {
     ActorState &actor = actors[a];
@@ -243,6 +272,11 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
     }
   }
 
+  // Kernels are created as the stream threads will run them.
+  absl::StatusOr<std::unique_ptr<ThreadBinding>> binding =
+      device->bindThread(nullptr);
+  if (!binding.ok())
+    return binding.status();
   for (ActorState &actor : actors) {
     absl::StatusOr<std::unique_ptr<Kernel>> kernel = provider(*actor.spec);
     if (!kernel.ok())
@@ -287,7 +321,7 @@ void Engine::Impl::complete(uint64_t token, absl::Status status) {
     return;
   }
   Message message{Message::Kind::Completed, actor, 0, step};
-  queues[actors[actor].stream]->push(message);
+  queues[actors[actor].worker]->push(message);
 }
 
 void Engine::Impl::apply(const Message &message) {
@@ -356,7 +390,7 @@ void Engine::Impl::finish(int64_t index) {
     pending.completed = false;
     ++actor.finished;
     if (firingsOf)
-      firingsOf[actor.stream].push_back(
+      firingsOf[actor.worker].push_back(
           {actor.spec->id, done, pending.startUs, pending.endUs});
     for (const OutputPair &pair : actor.pairs)
       if (!pair.ended)
@@ -370,24 +404,21 @@ void Engine::Impl::finish(int64_t index) {
 
 absl::Status Engine::Impl::fire(int64_t index) {
   ActorState &actor = actors[index];
-  auto view = [&](int64_t regst) {
+  auto buffer = [&](int64_t regst) {
     const RegstState &state = regsts[regst];
-    return TensorView{state.buffers[actor.step % state.spec->count],
-                      state.spec->desc};
+    return state.buffers[actor.step % state.spec->count];
   };
-  std::vector<TensorView> inputs, outputs;
-  inputs.reserve(actor.operandRegsts.size());
-  outputs.reserve(actor.resultRegsts.size());
-  for (int64_t r : actor.operandRegsts)
-    inputs.push_back(view(r));
-  for (int64_t r : actor.resultRegsts)
-    outputs.push_back(view(r));
+  for (size_t i = 0; i < actor.operandRegsts.size(); ++i)
+    actor.inputViews[i].data = buffer(actor.operandRegsts[i]);
+  for (size_t i = 0; i < actor.resultRegsts.size(); ++i)
+    actor.outputViews[i].data = buffer(actor.resultRegsts[i]);
   Stream &stream = *streams[actor.stream];
   Pending &pending = actor.pending[actor.step % actor.pending.size()];
   if (firingsOf)
     pending.startUs = nowUs();
   KernelContext context{firstStep + actor.step, &stream, device.get()};
-  OFRT_RETURN_IF_ERROR(actor.kernel->compute(context, inputs, outputs));
+  OFRT_RETURN_IF_ERROR(
+      actor.kernel->compute(context, actor.inputViews, actor.outputViews));
   OFRT_RETURN_IF_ERROR(stream.record(*pending.event));
   int64_t step = actor.step++;
   if (!pending.event->notify(*this, tokenOf(index, step))) {
@@ -399,59 +430,51 @@ absl::Status Engine::Impl::fire(int64_t index) {
   return absl::OkStatus();
 }
 
-void Engine::Impl::runStream(int64_t stream, const RunOptions &options) {
+bool Engine::Impl::shouldEnd(const ActorState &actor,
+                             const RunOptions &options) const {
+  // End of data: a source at its step limit or out of data, an input that
+  // will not deliver this step, or outputs nobody reads any more.
+  for (const InputSlot &slot : actor.inputs)
+    if (slot.eord && slot.available <= actor.step)
+      return true;
+  if (actor.inputs.empty() &&
+      (actor.dataEnded ||
+       (options.maxSteps >= 0 && actor.step >= options.maxSteps) ||
+       (options.stepLimit &&
+        options.firstStep + actor.step >= options.stepLimit->load())))
+    return true;
+  if (actor.pairs.empty())
+    return false;
+  for (const OutputPair &pair : actor.pairs)
+    if (!pair.ended)
+      return false;
+  return true;
+}
+
+bool Engine::Impl::advance(int64_t stream, size_t &position,
+                           size_t &endedCount, const RunOptions &options) {
   const std::vector<int64_t> &order = streamOrders[stream];
-  MessageQueue &queue = *queues[stream];
-  if (absl::Status status = device->bindThread(*streams[stream]);
-      !status.ok()) {
-    if (!order.empty())
-      fail(actors[order.front()], status, 0);
-    return;
-  }
-  size_t position = 0, endedCount = 0;
-  for (int64_t a : order)
-    endedCount += actors[a].ended;
+  bool progressed = false;
   while (!stopped && endedCount < order.size()) {
-    Message message;
-    while (queue.tryPop(message))
-      apply(message);
-    if (stopped)
-      return;
     int64_t index = order[position];
     ActorState &actor = actors[index];
     if (actor.ended) {
       position = (position + 1) % order.size();
       continue;
     }
-    // End of data: a source at its step limit or out of data, an input
-    // that will not deliver this step, or outputs nobody reads any more.
-    bool inputEnded = false;
-    for (const InputSlot &slot : actor.inputs)
-      inputEnded |= slot.eord && slot.available <= actor.step;
-    bool sourceDone =
-        actor.inputs.empty() &&
-        (actor.dataEnded ||
-         (options.maxSteps >= 0 && actor.step >= options.maxSteps) ||
-         (options.stepLimit &&
-          options.firstStep + actor.step >= options.stepLimit->load()));
-    bool unread = !actor.pairs.empty();
-    for (const OutputPair &pair : actor.pairs)
-      unread &= pair.ended;
-    if (inputEnded || sourceDone || unread) {
-      if (actor.inFlight() > 0) { // End after the firings in flight.
-        apply(queue.pop());
-        continue;
-      }
+    if (shouldEnd(actor, options)) {
+      if (actor.inFlight() > 0) // End after the firings in flight.
+        return progressed;
       endActor(index);
       ++endedCount;
       position = (position + 1) % order.size();
+      progressed = true;
       continue;
     }
-    if (!mayFire(actor)) {
-      apply(queue.pop());
-      continue;
-    }
+    if (!mayFire(actor))
+      return progressed;
     absl::Status status = fire(index);
+    progressed = true;
     if (absl::IsOutOfRange(status) && actor.inputs.empty()) {
       // A source's kernel reports the end of its data.
       actor.dataEnded = true;
@@ -459,9 +482,49 @@ void Engine::Impl::runStream(int64_t stream, const RunOptions &options) {
     }
     if (!status.ok()) {
       fail(actor, status, actor.step);
-      return;
+      return true;
     }
     position = (position + 1) % order.size();
+  }
+  return progressed;
+}
+
+void Engine::Impl::runWorker(int64_t worker, const RunOptions &options) {
+  const std::vector<int64_t> &mine = workers[worker];
+  MessageQueue &queue = *queues[worker];
+  absl::StatusOr<std::unique_ptr<ThreadBinding>> binding =
+      device->bindThread(streams[mine.front()].get());
+  if (!binding.ok()) {
+    for (int64_t s : mine)
+      if (!streamOrders[s].empty()) {
+        fail(actors[streamOrders[s].front()], binding.status(), 0);
+        break;
+      }
+    return;
+  }
+  // Per stream: the position in its order, and how many actors ended.
+  std::vector<size_t> positions(mine.size(), 0), ended(mine.size(), 0);
+  size_t total = 0, done = 0;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    total += streamOrders[mine[i]].size();
+    for (int64_t a : streamOrders[mine[i]])
+      ended[i] += actors[a].ended;
+    done += ended[i];
+  }
+  while (!stopped && done < total) {
+    Message message;
+    while (queue.tryPop(message))
+      apply(message);
+    if (stopped)
+      return;
+    bool progressed = false;
+    for (size_t i = 0; i < mine.size() && !stopped; ++i) {
+      size_t before = ended[i];
+      progressed |= advance(mine[i], positions[i], ended[i], options);
+      done += ended[i] - before;
+    }
+    if (!progressed && !stopped && done < total)
+      apply(queue.pop());
   }
 }
 
@@ -525,11 +588,11 @@ absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
   Impl &state = *impl;
   state.firstStep = options.firstStep;
   state.start = std::chrono::steady_clock::now();
-  std::vector<std::vector<Firing>> firings(state.streamOrders.size());
+  std::vector<std::vector<Firing>> firings(state.workers.size());
   state.firingsOf = options.recordFirings ? firings.data() : nullptr;
   std::vector<std::thread> threads;
-  for (size_t s = 0; s < state.streamOrders.size(); ++s)
-    threads.emplace_back([&, s] { state.runStream(s, options); });
+  for (size_t w = 0; w < state.workers.size(); ++w)
+    threads.emplace_back([&, w] { state.runWorker(w, options); });
   for (std::thread &thread : threads)
     thread.join();
   // Work still on the device (after a failure) finishes before buffers go.

@@ -293,6 +293,12 @@ ofrt::runAllRanks(const LoadedPlan &plan, const MultiRankOptions &options) {
   if (!library.ok())
     return library.status();
   std::vector<RankState> states(world);
+  MultiRankOptions rankOptions = options;
+  if (options.autoStreamThreads) {
+    unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    int64_t busy = int64_t(world) * std::max(1, options.session.device.threads);
+    rankOptions.session.device.oneStreamThread = busy > cores;
+  }
   std::vector<std::thread> threads;
   for (int r = 0; r < world; ++r)
     threads.emplace_back([&, r] {
@@ -300,7 +306,7 @@ ofrt::runAllRanks(const LoadedPlan &plan, const MultiRankOptions &options) {
           CommunicatorPool::create(CollectivesRegistry::global(), *library,
                                    collectivesOptions(r, world, store, options));
       states[r].status =
-          pool.ok() ? runProgram(plan.ranks[r], **pool, options, states[r],
+          pool.ok() ? runProgram(plan.ranks[r], **pool, rankOptions, states[r],
                                  options.collectVariables ? &(*variables)[r]
                                                           : nullptr)
                     : pool.status();

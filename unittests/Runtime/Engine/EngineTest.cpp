@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <set>
 
 using namespace ofrt;
 using namespace ofrt::test;
@@ -231,6 +232,57 @@ TEST(Engine, ChromeTraceHasOneEventPerFiring) {
   EXPECT_FALSE(
       writeChromeTrace(b.program, result->firings, "/nonexistent/dir/t.json")
           .ok());
+}
+
+} // namespace
+
+namespace {
+
+// DeviceOptions::oneStreamThread: every stream of the rank on one thread.
+// Each stream still runs in its own order, data crossing streams in both
+// directions, and the values are those of a thread per stream.
+TEST(Engine, OneThreadDrivesEveryStreamInItsOwnOrder) {
+  ProgramBuilder b;
+  int64_t source = b.actor("source", "io", {}, 1, /*count=*/2);
+  int64_t first = b.actor("first", "compute", {b.out(source)});
+  int64_t reduce = b.actor("reduce", "collective", {b.out(first)});
+  int64_t second = b.actor("second", "compute", {b.out(reduce)});
+  b.actor("sink", "compute", {b.out(second)}, 0);
+  for (bool one : {false, true}) {
+    SCOPED_TRACE(one ? "one thread" : "a thread per stream");
+    DeviceOptions options;
+    options.oneStreamThread = one;
+    std::shared_ptr<Device> device(*createDevice(DeviceKind::Cpu, 0, options));
+    EXPECT_EQ(device->oneStreamThread(), one);
+    std::map<int64_t, int64_t> sink;
+    std::mutex mutex;
+    std::set<std::thread::id> threads;
+    KernelProvider provider =
+        [&](const ActorSpec &actor) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+      return std::make_unique<SumKernel>(
+          actor.id,
+          [&](int64_t) {
+            std::lock_guard<std::mutex> lock(mutex);
+            threads.insert(std::this_thread::get_id());
+            return absl::OkStatus();
+          },
+          0, actor.outputs.empty() ? &sink : nullptr, &mutex);
+    };
+    auto engine = Engine::create(b.program, device, provider);
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    auto result = (*engine)->run({/*maxSteps=*/5, /*recordFirings=*/true});
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->steps, 5);
+    EXPECT_EQ(threads.size(), one ? 1u : 3u);
+    // Five actors each add 1000s + their id: sink(s) = 5000s + 10.
+    for (int64_t s = 0; s < 5; ++s)
+      EXPECT_EQ(sink[s], 5000 * s + 10) << "step " << s;
+    // Within each stream, firings follow the stream order step by step.
+    for (int64_t actor : {first, second})
+      EXPECT_EQ(firingsOf(*result, actor).size(), 5u);
+    std::vector<Firing> sources = firingsOf(*result, source);
+    ASSERT_EQ(sources.size(), 5u);
+  }
 }
 
 } // namespace

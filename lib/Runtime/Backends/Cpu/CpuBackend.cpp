@@ -47,6 +47,19 @@ private:
   std::string streamName;
 };
 
+/// Kernels' OpenMP thread count on one thread, restored when it goes.
+class OmpThreads : public ThreadBinding {
+public:
+  explicit OmpThreads(int threads) : saved(omp_get_max_threads()) {
+    if (threads > 0)
+      omp_set_num_threads(threads);
+  }
+  ~OmpThreads() override { omp_set_num_threads(saved); }
+
+private:
+  int saved;
+};
+
 class CpuDevice : public Device {
 public:
   explicit CpuDevice(const DeviceOptions &options) : options(options) {}
@@ -70,6 +83,7 @@ public:
   }
   void deallocateHost(void *pointer) override { deallocate(pointer); }
   bool hostAccessible() const override { return true; }
+  bool oneStreamThread() const override { return options.oneStreamThread; }
 
   absl::StatusOr<std::unique_ptr<Stream>>
   createStream(const std::string &name) override {
@@ -78,11 +92,10 @@ public:
   absl::StatusOr<std::unique_ptr<Event>> createEvent() override {
     return std::unique_ptr<Event>(new CpuEvent());
   }
-  absl::Status bindThread(Stream &) override {
+  absl::StatusOr<std::unique_ptr<ThreadBinding>>
+  bindThread(Stream *) override {
     // OpenMP's thread count belongs to the thread that sets it.
-    if (options.threads > 0)
-      omp_set_num_threads(options.threads);
-    return absl::OkStatus();
+    return std::unique_ptr<ThreadBinding>(new OmpThreads(options.threads));
   }
 
   absl::Status copyToDevice(Stream &, void *dst, const void *src,

@@ -98,12 +98,12 @@ public:
       a = expanded.data();
     }
     return execute(where, prim,
-                   {{DNNL_ARG_SRC_0, wrap(aDesc, a)},
-                    {DNNL_ARG_SRC_1, wrap(bDesc, b)},
-                    {DNNL_ARG_DST, wrap(cDesc, out[0].data)}});
+                   args(DNNL_ARG_SRC_0, aDesc, a)(DNNL_ARG_SRC_1, bDesc, b)(
+                       DNNL_ARG_DST, cDesc, out[0].data));
   }
 
 private:
+  DnnlArgs args;
   MemDesc aDesc, bDesc, cDesc;
   bool swap;
   dnnl::binary prim;

@@ -106,6 +106,40 @@ absl::Status cpu::execute(const std::string &where, const dnnl::primitive &prim,
   return absl::OkStatus();
 }
 
+DnnlArgs &DnnlArgs::operator()(int arg, const MemDesc &desc,
+                               const void *data) {
+  auto it = handles.find(arg);
+  if (it == handles.end()) {
+    args.emplace(arg, wrap(desc, data));
+    handles.emplace(arg, data);
+  } else if (it->second != data) {
+    args.at(arg).set_data_handle(const_cast<void *>(data));
+    it->second = data;
+  }
+  return *this;
+}
+
+absl::Status cpu::execute(const std::string &where,
+                          const dnnl::primitive &prim, DnnlArgs &args) {
+  try {
+    const_dnnl_primitive_desc_t pd = prim.get_primitive_desc();
+    const dnnl_memory_desc_t *md =
+        dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    size_t bytes = md ? dnnl_memory_desc_get_size(md) : 0;
+    if (bytes > 0) {
+      thread_local std::vector<uint8_t> scratchpad;
+      if (scratchpad.size() < bytes)
+        scratchpad.resize(bytes);
+      args(DNNL_ARG_SCRATCHPAD, MemDesc(*md), scratchpad.data());
+    }
+    prim.execute(cpuStream(), args.map());
+    cpuStream().wait();
+  } catch (const dnnl::error &e) {
+    return absl::InternalError(where + ": oneDNN failed: " + e.what());
+  }
+  return absl::OkStatus();
+}
+
 bool cpu::anyEmpty(std::initializer_list<const Shape *> shapes) {
   for (const Shape *shape : shapes)
     for (int64_t d : *shape)

@@ -72,6 +72,26 @@ inline dnnl::memory wrap(const MemDesc &desc, const void *data) {
 absl::Status execute(const std::string &where, const dnnl::primitive &prim,
                      const std::unordered_map<int, dnnl::memory> &args);
 
+/// The arguments of one primitive of a kernel, kept from call to call:
+/// each argument's memory is created on the first call and only pointed at
+/// the call's buffer after (creating a oneDNN memory and an argument map
+/// costs several allocations, more than a small primitive's work). An
+/// argument keeps the descriptor of its first call.
+class DnnlArgs {
+public:
+  DnnlArgs &operator()(int arg, const MemDesc &desc, const void *data);
+  std::unordered_map<int, dnnl::memory> &map() { return args; }
+
+private:
+  std::unordered_map<int, dnnl::memory> args;
+  /// The buffer each argument points at now.
+  std::unordered_map<int, const void *> handles;
+};
+
+/// execute() with kept arguments (and a kept scratchpad argument).
+absl::Status execute(const std::string &where, const dnnl::primitive &prim,
+                     DnnlArgs &args);
+
 /// A oneDNN reorder from one memory description to another (transposes,
 /// casts between float types).
 class ReorderKernel : public CpuKernel {
@@ -85,13 +105,14 @@ public:
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) override {
     return execute(where, prim,
-                   {{DNNL_ARG_FROM, wrap(from, in[0].data)},
-                    {DNNL_ARG_TO, wrap(to, out[0].data)}});
+                   args(DNNL_ARG_FROM, from, in[0].data)(DNNL_ARG_TO, to,
+                                                         out[0].data));
   }
 
 private:
   MemDesc from, to;
   dnnl::reorder prim;
+  DnnlArgs args;
 };
 
 /// Whether any shape has a zero dimension (oneDNN is never asked to build a

@@ -15,6 +15,8 @@
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
 
+#include <limits>
+
 using namespace ofrt;
 using namespace ofrt::cpu;
 
@@ -78,14 +80,14 @@ public:
 
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) override {
-    std::unordered_map<int, dnnl::memory> args = {
-        {DNNL_ARG_DST, wrap(dst, out[0].data)}};
+    args(DNNL_ARG_DST, dst, out[0].data);
     for (size_t i = 0; i < used.size(); ++i)
-      args[DNNL_ARG_MULTIPLE_SRC + i] = wrap(srcs[i], in[used[i]].data);
+      args(DNNL_ARG_MULTIPLE_SRC + i, srcs[i], in[used[i]].data);
     return execute(where, prim, args);
   }
 
 private:
+  DnnlArgs args;
   std::vector<size_t> used; // the non-empty inputs
   std::vector<MemDesc> srcs;
   MemDesc dst;
@@ -105,6 +107,41 @@ public:
 
 private:
   size_t index;
+};
+
+/// A concat whose inputs are runs of whole rows of at least kRowBytes: for
+/// each of the `outer` rows, each input's slab is copied into place with
+/// memcpy (oneDNN's concat builds a memory object per input each call,
+/// which costs more than the copy for the small gradients of a bucket).
+class RowsConcatKernel : public CpuKernel {
+public:
+  static constexpr int64_t kRowBytes = 256;
+
+  RowsConcatKernel(const OpDesc &op, int64_t outer,
+                   std::vector<std::pair<size_t, int64_t>> slabs)
+      : CpuKernel(op), outer(outer), slabs(std::move(slabs)) {
+    for (const auto &slab : this->slabs)
+      rowBytes += slab.second;
+  }
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    auto *dst = static_cast<uint8_t *>(out[0].data);
+    for (int64_t o = 0; o < outer; ++o)
+      for (const auto &[input, bytes] : slabs) {
+        std::memcpy(dst, static_cast<const uint8_t *>(in[input].data) +
+                             o * bytes,
+                    bytes);
+        dst += bytes;
+      }
+    return absl::OkStatus();
+  }
+
+private:
+  int64_t outer;
+  /// Per non-empty input: its index and the bytes of one of its slabs.
+  std::vector<std::pair<size_t, int64_t>> slabs;
+  int64_t rowBytes = 0;
 };
 
 KernelOr createConcat(const OpDesc &op) {
@@ -140,6 +177,16 @@ KernelOr createConcat(const OpDesc &op) {
     return std::make_unique<NoopKernel>(op);
   if (used.size() == 1)
     return std::make_unique<ConcatOneKernel>(op, used[0]);
+  int64_t outer = numel(Shape(first.shape.begin(), first.shape.begin() + axis));
+  std::vector<std::pair<size_t, int64_t>> slabs;
+  int64_t smallest = std::numeric_limits<int64_t>::max();
+  for (size_t i : used) {
+    int64_t bytes = op.inputs[i].bytes() / std::max<int64_t>(outer, 1);
+    slabs.push_back({i, bytes});
+    smallest = std::min(smallest, bytes);
+  }
+  if (outer == 1 || smallest >= RowsConcatKernel::kRowBytes)
+    return std::make_unique<RowsConcatKernel>(op, outer, std::move(slabs));
   CopyType copy = copyType(first.dtype);
   OFRT_RETURN_IF_ERROR(checkDnnlRank(op, first.rank(), copy.words > 1));
   std::vector<MemDesc> srcs;
@@ -214,9 +261,21 @@ private:
   absl::Status run(const TensorView &in, const TensorView &out) {
     const Word<B> *x = in.as<Word<B>>() + base;
     Word<B> *y = out.as<Word<B>>();
-    int64_t i = 0;
-    forEachIndex<1>(outShape, {strides},
-                    [&](const std::array<int64_t, 1> &o) { y[i++] = x[o[0]]; });
+    if (strides.empty() || strides.back() != 1) {
+      int64_t i = 0;
+      forEachIndex<1>(outShape, {strides}, [&](const std::array<int64_t, 1> &o) {
+        y[i++] = x[o[0]];
+      });
+      return absl::OkStatus();
+    }
+    // Unit step on the last axis: whole rows, one memcpy each.
+    Shape rows(outShape.begin(), outShape.end() - 1);
+    Shape rowStrides(strides.begin(), strides.end() - 1);
+    int64_t row = outShape.back();
+    forEachIndex<1>(rows, {rowStrides}, [&](const std::array<int64_t, 1> &o) {
+      std::memcpy(y, x + o[0], row * B);
+      y += row;
+    });
     return absl::OkStatus();
   }
 

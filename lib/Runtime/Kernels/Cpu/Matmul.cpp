@@ -49,17 +49,17 @@ public:
       }
       b = packedB.buffer.data();
     }
-    return execute(where, prim,
-                   {{DNNL_ARG_SRC, wrap(aDesc, in[0].data)},
-                    {DNNL_ARG_WEIGHTS, wrap(packedB.needed() ? packedB.inner
-                                                             : bDesc,
-                                            b)},
-                    {DNNL_ARG_DST, wrap(cDesc, out[0].data)}});
+    return execute(
+        where, prim,
+        args(DNNL_ARG_SRC, aDesc, in[0].data)(
+            DNNL_ARG_WEIGHTS, packedB.needed() ? packedB.inner : bDesc, b)(
+            DNNL_ARG_DST, cDesc, out[0].data));
   }
 
 private:
   MemDesc aDesc, bDesc, cDesc;
   dnnl::matmul prim;
+  DnnlArgs args;
   Staged packedB;
   const void *packedFrom = nullptr;
 };

@@ -83,17 +83,18 @@ public:
                        const std::vector<TensorView> &out) override {
     const void *x = in[0].data;
     if (!scratch.empty()) {
-      OFRT_RETURN_IF_ERROR(execute(where, transpose,
-                                   {{DNNL_ARG_FROM, wrap(from, x)},
-                                    {DNNL_ARG_TO, wrap(to, scratch.data())}}));
+      OFRT_RETURN_IF_ERROR(execute(
+          where, transpose,
+          transposeArgs(DNNL_ARG_FROM, from, x)(DNNL_ARG_TO, to,
+                                                scratch.data())));
       x = scratch.data();
     }
-    return execute(
-        where, prim,
-        {{DNNL_ARG_SRC, wrap(src, x)}, {DNNL_ARG_DST, wrap(dst, out[0].data)}});
+    return execute(where, prim,
+                   args(DNNL_ARG_SRC, src, x)(DNNL_ARG_DST, dst, out[0].data));
   }
 
 private:
+  DnnlArgs transposeArgs, args;
   MemDesc from, to, src, dst;
   dnnl::reorder transpose;
   std::vector<uint8_t> scratch;

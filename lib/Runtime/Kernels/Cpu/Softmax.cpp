@@ -62,11 +62,12 @@ public:
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) override {
     return execute(where, prim,
-                   {{DNNL_ARG_SRC, wrap(desc, in[0].data)},
-                    {DNNL_ARG_DST, wrap(desc, out[0].data)}});
+                   args(DNNL_ARG_SRC, desc, in[0].data)(DNNL_ARG_DST, desc,
+                                                        out[0].data));
   }
 
 private:
+  DnnlArgs args;
   MemDesc desc;
   dnnl::softmax_v2_forward prim;
 };
