@@ -16,6 +16,7 @@
 #ifndef OFRT_KERNEL_H
 #define OFRT_KERNEL_H
 
+#include "ofrt/ActorLayout.h"
 #include "ofrt/Device.h"
 #include "ofrt/Tensor.h"
 
@@ -38,18 +39,24 @@ using AttrValue = std::variant<int64_t, double, bool, std::string,
                                TensorData>;
 
 /// What a kernel is created for: the op's name in the dialect (for example
-/// "oneflow.matmul"), its attributes, and the static descriptions of its
-/// operands and results.
+/// "oneflow.matmul"), its attributes, its place among the ranks, and the
+/// static descriptions of its operands and results.
 struct OpDesc {
   std::string type;
   std::map<std::string, AttrValue> attrs;
   std::vector<TensorDesc> inputs;
   std::vector<TensorDesc> outputs;
+  /// Where the actor sits in a multi-rank program (ActorLayout.h).
+  ActorLayout layout;
   /// For messages: the actor's name and the op's source location.
   std::string name;
   std::string location;
 
   bool has(const std::string &attr) const { return attrs.count(attr) != 0; }
+  /// The layout as T, or null when it is another (or none).
+  template <typename T> const T *layoutAs() const {
+    return std::get_if<T>(&layout);
+  }
   /// The attribute `attr` as T, or `fallback` if absent. A present
   /// attribute of another type is a programming error in the plan producer
   /// and returns `fallback` as well; kernels validate what they read.

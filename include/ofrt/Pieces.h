@@ -68,23 +68,9 @@ void forEachLogicalIndex(const std::vector<int64_t> &shape,
   }
 }
 
-/// Where a source's or sink's piece lies: the `logical_shape`,
-/// `slice_begin` and `zero` attributes (absent: the piece is the whole
-/// tensor).
-struct PieceLayout {
-  std::vector<int64_t> logicalShape;
-  std::vector<int64_t> begin;
-  bool zero = false;
-
-  /// Whether the piece is the whole logical tensor.
-  bool whole(const std::vector<int64_t> &shape) const {
-    return logicalShape == shape;
-  }
-};
-
-/// Reads the layout attributes of `op` for its piece of shape `local`; an
-/// attribute of the wrong type or a piece outside the logical tensor is an
-/// error naming the op.
+/// Where the piece of shape `local` of a source or sink (`op`'s layout, a
+/// PieceLayout or a SinkLayout's) lies; without one, it is the whole
+/// tensor. A piece outside its logical tensor is an error naming the op.
 absl::StatusOr<PieceLayout> readPieceLayout(const OpDesc &op,
                                             const std::vector<int64_t> &local);
 
@@ -96,9 +82,8 @@ struct OutputPiece {
   bool primary = true;  ///< The copy to use among replicas.
 };
 
-/// Reads an output actor's `partial` and `primary` attributes into `piece`
-/// (with the layout). Without `logical_shape` the piece is the whole tensor
-/// and primary only on `rank` 0.
+/// An output actor's piece, from its SinkLayout; without one the piece is
+/// the whole tensor, primary only on `rank` 0.
 absl::StatusOr<OutputPiece> readOutputPiece(const OpDesc &op, int64_t rank);
 
 /// The logical value of output `name` from its pieces on every rank: primary

@@ -49,6 +49,9 @@ struct ActorSpec {
   std::string stream = "compute";
   std::vector<int64_t> inputs;  ///< Regst ids, in operand order.
   std::vector<int64_t> outputs; ///< Regst ids, in result order.
+  /// Times the actor fires per step (1; more with micro-batches, which this
+  /// engine does not run yet).
+  int64_t firingsPerStep = 1;
 };
 
 struct StreamSpec {

@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Writes oneflow_actor rank plans as ofrt.proto.Plan. The attribute
-// conversion is the kernels' contract: every attribute of an actor's op
+// Writes oneflow_actor rank plans as ofrt.proto.Plan (version 2). The
+// attributes the per-rank lowering added (docs/multi-rank-plans.md) become
+// the actor's typed `layout` message; every other attribute of an actor's op
 // keeps its name, and its value becomes
 //
 //   IntegerAttr -> i            FloatAttr -> f          BoolAttr, UnitAttr -> b
@@ -26,6 +27,8 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/DenseMap.h"
+
+#include <set>
 
 #include "plan.pb.h"
 
@@ -206,14 +209,164 @@ static std::string locationString(Location loc) {
   return printed(loc);
 }
 
+//===----------------------------------------------------------------------===//
+// Layouts: what the per-rank lowering (RankLayout.cpp) added
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Reads the lowering's attributes of one actor; each one read is taken out
+/// of the op's own attributes.
+class LayoutReader {
+public:
+  explicit LayoutReader(DictionaryAttr attrs) : attrs(attrs) {}
+
+  std::vector<int64_t> ints(StringRef name) {
+    taken.insert(name.str());
+    if (auto array = dyn_cast_or_null<DenseI64ArrayAttr>(get(name)))
+      return std::vector<int64_t>(array.asArrayRef().begin(),
+                                  array.asArrayRef().end());
+    return {};
+  }
+  int64_t integer(StringRef name, int64_t fallback = 0) {
+    taken.insert(name.str());
+    if (auto value = dyn_cast_or_null<IntegerAttr>(get(name)))
+      return value.getInt();
+    return fallback;
+  }
+  bool flag(StringRef name) {
+    taken.insert(name.str());
+    Attribute value = get(name);
+    if (auto b = dyn_cast_or_null<BoolAttr>(value))
+      return b.getValue();
+    return isa_and_nonnull<UnitAttr>(value);
+  }
+  bool has(StringRef name) const { return attrs && attrs.get(name); }
+  bool wasTaken(StringRef name) const { return taken.count(name.str()); }
+
+private:
+  Attribute get(StringRef name) const {
+    return attrs ? attrs.get(name) : Attribute();
+  }
+  DictionaryAttr attrs;
+  std::set<std::string> taken;
+};
+} // namespace
+
+static void fillPiece(LayoutReader &reader, proto::Piece &piece) {
+  for (int64_t dim : reader.ints("logical_shape"))
+    piece.add_logical_shape(dim);
+  for (int64_t begin : reader.ints("slice_begin"))
+    piece.add_begin(begin);
+}
+
+/// Transfer records [peer, tag, begin x rank, size x rank], flat.
+static LogicalResult fillRecords(ActorOp actor, ArrayRef<int64_t> flat,
+                                 int64_t rank, StringRef name,
+                                 google::protobuf::RepeatedPtrField<
+                                     proto::PointToPoint> &records) {
+  size_t width = 2 + 2 * rank;
+  if (flat.size() % width != 0)
+    return emitError(actor.getLoc())
+           << "'" << name << "' of @" << actor.getSymName() << " has "
+           << flat.size() << " values, not records of " << width;
+  for (size_t at = 0; at < flat.size(); at += width) {
+    proto::PointToPoint &record = *records.Add();
+    record.set_peer(flat[at]);
+    record.set_tag(static_cast<uint32_t>(flat[at + 1]));
+    for (int64_t d = 0; d < rank; ++d) {
+      record.add_begin(flat[at + 2 + d]);
+      record.add_size(flat[at + 2 + rank + d]);
+    }
+  }
+  return success();
+}
+
+/// The rank of the tensor in regst `value`.
+static int64_t regstRank(Value value) {
+  return value.getDefiningOp<RegstOp>().getBufferType().getRank();
+}
+
+/// Moves the lowering's attributes of `actor` into `out`'s layout.
+static LogicalResult fillLayout(ActorOp actor, LayoutReader &reader,
+                                proto::Actor &out) {
+  StringRef op = actor.getOpName();
+  if (op == "oneflow.transfer") {
+    proto::Transfer &transfer = *out.mutable_transfer();
+    for (int64_t rank : reader.ints("group"))
+      transfer.add_group(rank);
+    transfer.set_reduce(reader.flag("reduce"));
+    std::vector<int64_t> sends = reader.ints("sends"),
+                         recvs = reader.ints("recvs");
+    if (!sends.empty() &&
+        failed(fillRecords(actor, sends, regstRank(actor.getInputs()[0]),
+                           "sends", *transfer.mutable_sends())))
+      return failure();
+    if (!recvs.empty() &&
+        failed(fillRecords(actor, recvs, regstRank(actor.getOutputs()[0]),
+                           "recvs", *transfer.mutable_recvs())))
+      return failure();
+    return success();
+  }
+  if (llvm::is_contained({"oneflow.all_reduce", "oneflow.reduce_scatter",
+                          "oneflow.all_gather", "oneflow.all_to_all"},
+                         op)) {
+    if (!reader.has("group"))
+      return success(); // One rank: the op is local.
+    proto::Collective &collective = *out.mutable_collective();
+    for (int64_t rank : reader.ints("group"))
+      collective.add_group(rank);
+    collective.set_axis(reader.integer("axis"));
+    collective.set_in_axis(reader.integer("in_axis"));
+    collective.set_out_axis(reader.integer("out_axis"));
+    return success();
+  }
+  if (op == "oneflow.local_slice" || op == "oneflow.to_partial") {
+    if (!reader.has("begin"))
+      return success();
+    proto::LocalBoxing &box = *out.mutable_local_boxing();
+    for (int64_t begin : reader.ints("begin"))
+      box.add_begin(begin);
+    box.set_keep(op == "oneflow.local_slice" || reader.flag("keep"));
+    return success();
+  }
+  if (!reader.has("logical_shape") && !reader.has("index_begin") &&
+      !reader.has("divisor"))
+    return success();
+  if (op == "oneflow.output") {
+    proto::Sink &sink = *out.mutable_sink();
+    fillPiece(reader, *sink.mutable_piece());
+    sink.set_partial(reader.flag("partial"));
+    sink.set_primary(reader.flag("primary"));
+  } else if (llvm::is_contained({"oneflow.input", "oneflow.variable",
+                                 "oneflow.constant", "oneflow.fill",
+                                 "oneflow.dropout"},
+                                op)) {
+    proto::Piece &piece = *out.mutable_piece();
+    fillPiece(reader, piece);
+    piece.set_zero(reader.flag("zero"));
+  } else if (op == "oneflow.gather" || op == "oneflow.gather_grad") {
+    out.mutable_index_range()->set_begin(reader.integer("index_begin"));
+    out.mutable_index_range()->set_limit(reader.integer("index_limit"));
+  } else if (op == "oneflow.reduce_mean") {
+    out.mutable_divisor()->set_divisor(reader.integer("divisor", 1));
+  }
+  return success();
+}
+
 static LogicalResult convertActor(ActorOp actor, proto::Actor &out) {
   out.set_id(actor.getId());
   out.set_op(actor.getOpName().str());
   out.set_name(actor.getSymName().str());
   out.set_location(locationString(actor.getLoc()));
   out.set_stream(actor.getStream().str());
+  out.set_firings_per_step(1);
+  LayoutReader reader(actor.getOpAttrsAttr());
+  if (failed(fillLayout(actor, reader, out)))
+    return failure();
   if (DictionaryAttr attrs = actor.getOpAttrsAttr()) {
     for (NamedAttribute attr : attrs) {
+      if (reader.wasTaken(attr.getName().getValue()))
+        continue;
       std::string why;
       if (failed(convertAttr(attr.getName(), attr.getValue(),
                              *out.mutable_attrs(), why)))
@@ -247,7 +400,16 @@ static LogicalResult convertRegst(RegstOp regst, proto::Regst &out) {
 
 static LogicalResult convertRankPlan(RankPlanOp plan, proto::RankPlan &out) {
   out.set_rank(plan.getRank());
-  out.set_device(stringifyDeviceKind(plan.getDevice()).str());
+  proto::Device &device = *out.mutable_device();
+  switch (plan.getDevice()) {
+  case DeviceKind::cpu:
+    device.set_kind(proto::CPU);
+    break;
+  case DeviceKind::cuda:
+    device.set_kind(proto::CUDA);
+    break;
+  }
+  device.set_ordinal(0);
   for (ActorOp actor : plan.getActors())
     if (failed(convertActor(actor, *out.add_actors())))
       return failure();

@@ -13,13 +13,12 @@
 
 // Rank plans come in rank order, whatever their order in the module.
 // CHECK: ranks {
-// CHECK-NEXT: device: "cpu"
 
 // Every kind of attribute, under its name (the map is sorted by key).
 // CHECK:      actors {
 // CHECK-NEXT:   op: "test.attrs"
 // CHECK-NEXT:   name: "attrs_0"
-// CHECK-NEXT:   location: "{{.*}}export-plan.mlir:[[# @LINE + 225]]:3"
+// CHECK-NEXT:   location: "{{.*}}export-plan.mlir:[[# @LINE + 233]]:3"
 // CHECK-NEXT:   stream: "compute"
 // CHECK-NEXT:   attrs {
 // CHECK-NEXT:     key: "axes"
@@ -98,6 +97,7 @@
 // CHECK-NEXT:     }
 // CHECK-NEXT:   }
 // CHECK-NEXT:   outputs: 0
+// CHECK-NEXT:   firings_per_step: 1
 // CHECK-NEXT: }
 
 // Tensors: dtype, shape and little-endian row-major bytes (i1: a byte
@@ -144,6 +144,7 @@
 // CHECK:        inputs: 0
 // CHECK-NEXT:   inputs: 0
 // CHECK-NEXT:   outputs: 1
+// CHECK-NEXT:   firings_per_step: 1
 // CHECK-NEXT: }
 
 // An initializer without arguments still gives `init_args`.
@@ -165,6 +166,7 @@
 // CHECK-NEXT:   location: "{{.*}}export-plan.mlir:{{[0-9]+}}:3"
 // CHECK-NEXT:   stream: "compute"
 // CHECK-NEXT:   inputs: 2
+// CHECK-NEXT:   firings_per_step: 1
 // CHECK-NEXT: }
 
 // Regsts: producer, consumers (each once), offset; the memory plan.
@@ -198,12 +200,14 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: arena_bytes: 192
 // CHECK-NEXT: unplanned_bytes: 256
+// CHECK-NEXT: device {
+// CHECK-NEXT:   kind: CPU
+// CHECK-NEXT: }
 // CHECK-NEXT: }
 
 // Rank 1: not planned (offset -1, no arena), two streams.
 // CHECK-NEXT: ranks {
 // CHECK-NEXT:   rank: 1
-// CHECK-NEXT:   device: "cuda"
 // CHECK:        regsts {
 // CHECK-NEXT:     desc {
 // CHECK-NEXT:       dtype: F32
@@ -220,6 +224,9 @@
 // CHECK-NEXT:   streams {
 // CHECK-NEXT:     name: "copy"
 // CHECK-NEXT:     actors: 1
+// CHECK-NEXT:   }
+// CHECK-NEXT:   device {
+// CHECK-NEXT:     kind: CUDA
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
 // CHECK-NEXT: source: "{{.*}}export-plan.mlir"

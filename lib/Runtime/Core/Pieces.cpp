@@ -115,31 +115,13 @@ ofrt::readPieceLayout(const OpDesc &op, const std::vector<int64_t> &local) {
   auto bad = [&](const std::string &message) {
     return absl::InvalidArgumentError(op.where() + ": " + message);
   };
-  auto readInts = [&](const char *name,
-                      std::vector<int64_t> &out) -> absl::Status {
-    auto it = op.attrs.find(name);
-    if (it == op.attrs.end())
-      return absl::OkStatus();
-    if (const auto *ints = std::get_if<std::vector<int64_t>>(&it->second)) {
-      out = *ints;
-      return absl::OkStatus();
-    }
-    return bad(std::string("attribute '") + name +
-               "' must be an integer array");
-  };
   PieceLayout layout;
-  layout.logicalShape = local;
-  layout.begin.assign(local.size(), 0);
-  if (absl::Status s = readInts("logical_shape", layout.logicalShape); !s.ok())
-    return s;
-  if (absl::Status s = readInts("slice_begin", layout.begin); !s.ok())
-    return s;
-  if (auto it = op.attrs.find("zero"); it != op.attrs.end()) {
-    const bool *zero = std::get_if<bool>(&it->second);
-    if (!zero)
-      return bad("attribute 'zero' must be a unit (bool)");
-    layout.zero = *zero;
-  }
+  if (const PieceLayout *piece = op.layoutAs<PieceLayout>())
+    layout = *piece;
+  else if (const SinkLayout *sink = op.layoutAs<SinkLayout>())
+    layout = sink->piece;
+  else
+    layout = {local, std::vector<int64_t>(local.size(), 0), false};
   auto str = [](const std::vector<int64_t> &v) {
     std::string text = "[";
     for (size_t i = 0; i < v.size(); ++i)
@@ -148,14 +130,15 @@ ofrt::readPieceLayout(const OpDesc &op, const std::vector<int64_t> &local) {
   };
   if (layout.logicalShape.size() != local.size() ||
       layout.begin.size() != local.size())
-    return bad("logical_shape " + str(layout.logicalShape) + " and slice_begin " +
-               str(layout.begin) + " must have one entry per axis of its " +
-               str(local) + " piece");
+    return bad("the logical shape " + str(layout.logicalShape) +
+               " and piece begin " + str(layout.begin) +
+               " must have one entry per axis of its " + str(local) +
+               " piece");
   for (size_t d = 0; d < local.size(); ++d)
     if (layout.begin[d] < 0 ||
         layout.begin[d] + local[d] > layout.logicalShape[d])
-      return bad("its " + str(local) + " piece at slice_begin " +
-                 str(layout.begin) + " does not fit in logical_shape " +
+      return bad("its " + str(local) + " piece at " + str(layout.begin) +
+                 " does not fit in the logical shape " +
                  str(layout.logicalShape));
   return layout;
 }
@@ -169,18 +152,13 @@ absl::StatusOr<OutputPiece> ofrt::readOutputPiece(const OpDesc &op,
   if (!layout.ok())
     return layout.status();
   piece.layout = std::move(*layout);
-  bool placed = op.has("logical_shape");
-  for (const char *name : {"partial", "primary"}) {
-    auto it = op.attrs.find(name);
-    if (it == op.attrs.end())
-      continue;
-    const bool *flag = std::get_if<bool>(&it->second);
-    if (!flag)
-      return absl::InvalidArgumentError(op.where() + ": attribute '" + name +
-                                        "' must be a unit (bool)");
+  if (const SinkLayout *sink = op.layoutAs<SinkLayout>()) {
+    piece.partial = sink->partial;
+    piece.primary = sink->primary;
+  } else {
+    piece.partial = false;
+    piece.primary = rank == 0;
   }
-  piece.partial = op.get<bool>("partial", false);
-  piece.primary = placed ? op.get<bool>("primary", false) : rank == 0;
   return piece;
 }
 

@@ -81,10 +81,22 @@ absl::Status ofrt::validateProgram(const RankProgram &program) {
     return absl::InvalidArgumentError(message);
   };
   std::map<int64_t, size_t> actorIndex;
-  for (size_t i = 0; i < program.actors.size(); ++i)
-    if (!actorIndex.emplace(program.actors[i].id, i).second)
-      return invalid("actor id " + std::to_string(program.actors[i].id) +
+  for (size_t i = 0; i < program.actors.size(); ++i) {
+    const ActorSpec &actor = program.actors[i];
+    if (!actorIndex.emplace(actor.id, i).second)
+      return invalid("actor id " + std::to_string(actor.id) +
                      " is used twice");
+    if (actor.firingsPerStep < 1)
+      return invalid(actorName(actor) + " fires " +
+                     std::to_string(actor.firingsPerStep) +
+                     " times per step; it needs at least 1");
+    if (actor.firingsPerStep != 1)
+      return absl::UnimplementedError(
+          actorName(actor) + " fires " +
+          std::to_string(actor.firingsPerStep) +
+          " times per step (micro-batches); this runtime fires every actor "
+          "once per step");
+  }
   std::map<int64_t, const RegstSpec *> regsts;
   for (const RegstSpec &regst : program.regsts) {
     std::string name = "regst " + std::to_string(regst.id);

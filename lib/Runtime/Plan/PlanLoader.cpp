@@ -8,8 +8,10 @@
 
 #include "plan.pb.h"
 
+#include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -92,17 +94,76 @@ static absl::StatusOr<AttrValue> convertAttr(const proto::AttrValue &attr) {
   return absl::InvalidArgumentError("attribute has no value");
 }
 
+static std::vector<int64_t>
+ints(const google::protobuf::RepeatedField<int64_t> &values) {
+  return std::vector<int64_t>(values.begin(), values.end());
+}
+
+static PieceLayout convertPiece(const proto::Piece &piece) {
+  return {ints(piece.logical_shape()), ints(piece.begin()), piece.zero()};
+}
+
+static std::vector<PointToPoint>
+convertRecords(const google::protobuf::RepeatedPtrField<proto::PointToPoint>
+                   &records) {
+  std::vector<PointToPoint> out;
+  for (const proto::PointToPoint &record : records)
+    out.push_back({record.peer(), record.tag(), ints(record.begin()),
+                   ints(record.size())});
+  return out;
+}
+
+/// The actor's typed layout message as the runtime's ActorLayout.
+static ActorLayout convertLayout(const proto::Actor &actor) {
+  switch (actor.layout_case()) {
+  case proto::Actor::kPiece:
+    return convertPiece(actor.piece());
+  case proto::Actor::kSink:
+    return SinkLayout{convertPiece(actor.sink().piece()),
+                      actor.sink().partial(), actor.sink().primary()};
+  case proto::Actor::kCollective: {
+    const proto::Collective &c = actor.collective();
+    return CollectiveLayout{ints(c.group()), c.axis(), c.in_axis(),
+                            c.out_axis()};
+  }
+  case proto::Actor::kTransfer: {
+    const proto::Transfer &t = actor.transfer();
+    return TransferLayout{ints(t.group()), convertRecords(t.sends()),
+                          convertRecords(t.recvs()), t.reduce()};
+  }
+  case proto::Actor::kLocalBoxing:
+    return LocalBoxingLayout{ints(actor.local_boxing().begin()),
+                             actor.local_boxing().keep()};
+  case proto::Actor::kIndexRange:
+    return IndexRange{actor.index_range().begin(), actor.index_range().limit()};
+  case proto::Actor::kDivisor:
+    return MeanDivisor{actor.divisor().divisor()};
+  case proto::Actor::LAYOUT_NOT_SET:
+    break;
+  }
+  return std::monostate();
+}
+
 static absl::StatusOr<RankProgram> convertRank(const proto::RankPlan &rank) {
   RankProgram program;
   program.rank = rank.rank();
-  if (rank.device() == "cpu")
+  switch (rank.device().kind()) {
+  case proto::CPU:
     program.device = DeviceKind::Cpu;
-  else if (rank.device() == "cuda")
+    break;
+  case proto::CUDA:
     program.device = DeviceKind::Cuda;
-  else
-    return absl::InvalidArgumentError("rank " + std::to_string(rank.rank()) +
-                                      " has unknown device '" + rank.device() +
-                                      "'");
+    break;
+  default:
+    return absl::InvalidArgumentError(
+        "rank " + std::to_string(rank.rank()) + " has no device kind (" +
+        proto::DeviceKind_Name(rank.device().kind()) + ")");
+  }
+  if (rank.device().ordinal() < 0)
+    return absl::InvalidArgumentError(
+        "rank " + std::to_string(rank.rank()) + " has device ordinal " +
+        std::to_string(rank.device().ordinal()));
+  program.deviceOrdinal = rank.device().ordinal();
   program.arenaBytes = rank.arena_bytes();
   std::map<int64_t, TensorDesc> descs;
   for (const proto::Regst &r : rank.regsts()) {
@@ -130,6 +191,8 @@ static absl::StatusOr<RankProgram> convertRank(const proto::RankPlan &rank) {
     spec.stream = a.stream();
     spec.inputs.assign(a.inputs().begin(), a.inputs().end());
     spec.outputs.assign(a.outputs().begin(), a.outputs().end());
+    spec.firingsPerStep = a.firings_per_step();
+    spec.op.layout = convertLayout(a);
     for (const auto &[name, value] : a.attrs()) {
       absl::StatusOr<AttrValue> attr = convertAttr(value);
       if (!attr.ok())
@@ -154,20 +217,72 @@ static absl::StatusOr<RankProgram> convertRank(const proto::RankPlan &rank) {
   return program;
 }
 
+/// Parses text format; `lenient` skips fields this schema does not have
+/// (those of other versions), so that the version can be read first. The
+/// first error, "line:column: message", goes to `error`.
+static bool parseText(const std::string &bytes, proto::Plan &plan,
+                      bool lenient, std::string &error) {
+  class Collector : public google::protobuf::io::ErrorCollector {
+  public:
+    explicit Collector(std::string &first) : first(first) {}
+    void AddError(int line, int column, const std::string &message) override {
+      if (first.empty())
+        first = std::to_string(line + 1) + ":" + std::to_string(column + 1) +
+                ": " + message;
+    }
+    void AddWarning(int, int, const std::string &) override {}
+
+  private:
+    std::string &first;
+  };
+  Collector collector(error);
+  google::protobuf::TextFormat::Parser parser;
+  parser.AllowUnknownField(lenient);
+  parser.RecordErrorsTo(&collector);
+  return parser.ParseFromString(bytes, &plan);
+}
+
 absl::StatusOr<LoadedPlan> ofrt::parsePlan(const std::string &bytes, bool text,
                                            const std::string &what) {
   proto::Plan plan;
-  bool parsed = text ? google::protobuf::TextFormat::ParseFromString(bytes, &plan)
+  // The version first (a plan of another version may not parse strictly),
+  // then the whole plan.
+  std::string error;
+  bool parsed = text ? parseText(bytes, plan, /*lenient=*/true, error)
                      : plan.ParseFromString(bytes);
+  if (!parsed && text) {
+    // A plan of another version may not parse at all (version 1's device
+    // was a string): its version line still says which it is.
+    size_t at = bytes.find("version:");
+    if (at != std::string::npos) {
+      std::string word;
+      for (size_t i = at + 8; i < bytes.size(); ++i) {
+        char ch = bytes[i];
+        if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_')
+          word += ch;
+        else if (!word.empty())
+          break;
+      }
+      proto::Version version;
+      if (proto::Version_Parse(word, &version) && version != proto::CURRENT)
+        plan.set_version(version), parsed = true;
+    }
+  }
   if (!parsed)
     return absl::InvalidArgumentError(
         "cannot read plan '" + what + "': not a valid plan in " +
-        (text ? "text" : "binary") + " format (corrupt or not a plan)");
+        (text ? "text" : "binary") + " format (" +
+        (error.empty() ? "corrupt or not a plan" : error) + ")");
   if (plan.version() != proto::CURRENT)
     return absl::FailedPreconditionError(
         "plan '" + what + "' has schema version " +
         std::to_string(plan.version()) + " but this runtime reads version " +
         std::to_string(proto::CURRENT) + "; recompile the model");
+  if (text && !parseText(bytes, plan, /*lenient=*/false, error))
+    return absl::InvalidArgumentError("cannot read plan '" + what +
+                                      "': not a valid version " +
+                                      std::to_string(proto::CURRENT) +
+                                      " plan in text format (" + error + ")");
   if (plan.ranks().empty())
     return absl::InvalidArgumentError("plan '" + what + "' has no ranks");
   LoadedPlan loaded;

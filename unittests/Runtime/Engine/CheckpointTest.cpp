@@ -141,10 +141,7 @@ RankProgram variableProgram(int64_t rank, std::vector<int64_t> local,
   actor.op.type = "oneflow.variable";
   actor.op.name = "variable_1";
   actor.op.attrs["name"] = std::string("w");
-  actor.op.attrs["logical_shape"] = logical;
-  actor.op.attrs["slice_begin"] = begin;
-  if (zero)
-    actor.op.attrs["zero"] = true;
+  actor.op.layout = PieceLayout{logical, begin, zero};
   actor.op.outputs = {{DType::F32, local}};
   actor.outputs = {10};
   program.actors.push_back(actor);

@@ -167,12 +167,12 @@ TEST(GatherGradKernel, AddsRowsAtTheirIndicesAndOnlyOwnRows) {
                      {{DType::F32, {5, 2}}}, {{"dim_size", int64_t(5)}});
   EXPECT_TRUE(near(values(whole[0]), {0, 0, 6, 8, 0, 0, 3, 4, 7, 8}));
   // The piece holding rows [3, 5) of a row-split table.
-  auto piece = runOk("gather_grad", {f32({4, 2}, dy), indices},
-                     {{DType::F32, {2, 2}}},
-                     {{"dim_size", int64_t(5)},
-                      {"index_begin", int64_t(3)},
-                      {"index_limit", int64_t(5)}});
-  EXPECT_TRUE(near(values(piece[0]), {3, 4, 7, 8}));
+  OpDesc split = op("gather_grad", {{DType::F32, {4, 2}}, indices.desc},
+                    {{DType::F32, {2, 2}}}, {{"dim_size", int64_t(5)}});
+  split.layout = IndexRange{3, 5};
+  auto piece = run(split, {f32({4, 2}, dy), indices});
+  ASSERT_TRUE(piece.ok()) << piece.status();
+  EXPECT_TRUE(near(values((*piece)[0]), {3, 4, 7, 8}));
   OpDesc bad = op("gather_grad", {whole[0].desc, indices.desc},
                   {{DType::F32, {5, 2}}});
   bad.inputs[0] = {DType::F32, {4, 2}};

@@ -323,21 +323,24 @@ TEST(GatherKernel, PieceOfASplitTable) {
   // Rows [2, 4) of a 5-row table: indices elsewhere give zero rows, and
   // indices are checked against the whole table.
   Values rows = {20, 21, 30, 31};
-  auto out = runOk("gather",
-                   {f32({2, 2}, rows), tensor(DType::I64, {4}, {3, 0, -3, 4})},
-                   {{DType::F32, {4, 2}}},
-                   {{"index_begin", int64_t(2)}, {"index_limit", int64_t(5)}});
-  EXPECT_EQ(values(out[0]), (Values{30, 31, 0, 0, 20, 21, 0, 0}));
-  OpDesc desc = op("gather", {{DType::F32, {2, 2}}, {DType::I64, {1}}},
-                   {{DType::F32, {1, 2}}},
-                   {{"index_begin", int64_t(2)}, {"index_limit", int64_t(5)}});
+  auto piece = [](std::vector<TensorDesc> inputs,
+                  std::vector<TensorDesc> outputs, int64_t begin) {
+    OpDesc desc = op("gather", std::move(inputs), std::move(outputs));
+    desc.layout = IndexRange{begin, 5};
+    return desc;
+  };
+  auto out = run(piece({{DType::F32, {2, 2}}, {DType::I64, {4}}},
+                       {{DType::F32, {4, 2}}}, 2),
+                 {f32({2, 2}, rows), tensor(DType::I64, {4}, {3, 0, -3, 4})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(values((*out)[0]), (Values{30, 31, 0, 0, 20, 21, 0, 0}));
+  OpDesc desc = piece({{DType::F32, {2, 2}}, {DType::I64, {1}}},
+                      {{DType::F32, {1, 2}}}, 2);
   expectError(run(desc, {f32({2, 2}, rows), tensor(DType::I64, {1}, {5})})
                   .status(),
               {"index 5 at position 0", "outside [-5, 5)"});
-  expectCreateError(
-      op("gather", {{DType::F32, {2, 2}}, {DType::I64, {1}}},
-         {{DType::F32, {1, 2}}},
-         {{"index_begin", int64_t(4)}, {"index_limit", int64_t(5)}}),
+  expectCreateError(piece({{DType::F32, {2, 2}}, {DType::I64, {1}}},
+                          {{DType::F32, {1, 2}}}, 4),
       "rows [4, 6) of the table are outside its 5 rows");
 }
 

@@ -47,8 +47,9 @@ TEST(CollectiveKernels, AllReduceSumsOnOneToFourRanks) {
       for (size_t i = 0; i < v.size(); ++i)
         sum[i] += v[i];
     }
-    OpDesc op = makeOp("oneflow.all_reduce", {{"group", everyRank(world)}},
-                       {{DType::F32, shape}}, {{DType::F32, shape}});
+    OpDesc op = makeOp("oneflow.all_reduce", {}, {{DType::F32, shape}},
+                       {{DType::F32, shape}},
+                       CollectiveLayout{everyRank(world)});
     expectAllOk(onRanks(world, [&](int r, CommunicatorPool &pool) {
       TensorData out;
       absl::Status s = runOnce(op, pool, iota(shape, 1, 100 * r), out);
@@ -71,9 +72,8 @@ TEST(CollectiveKernels, ReduceScatterAndAllGatherOnAxis0And1Uneven) {
         expectAllOk(onRanks(world, [&](int r, CommunicatorPool &pool) {
           TensorData mine = splitPiece(full, axis, world, r);
           // all_gather: pieces -> the full tensor.
-          OpDesc gather = makeOp(
-              "oneflow.all_gather", {{"group", group}, {"axis", axis}},
-              {mine.desc}, {full.desc});
+          OpDesc gather = makeOp("oneflow.all_gather", {}, {mine.desc},
+                                 {full.desc}, CollectiveLayout{group, axis});
           TensorData out;
           absl::Status s = runOnce(gather, pool, mine, out);
           if (!s.ok())
@@ -81,9 +81,8 @@ TEST(CollectiveKernels, ReduceScatterAndAllGatherOnAxis0And1Uneven) {
           EXPECT_EQ(values(out), values(full)) << "all_gather rank " << r;
           // reduce_scatter: rank q contributes (q + 1) * full; this rank
           // gets its piece of the sum, (1 + .. + world) * full.
-          OpDesc scatter = makeOp(
-              "oneflow.reduce_scatter", {{"group", group}, {"axis", axis}},
-              {full.desc}, {mine.desc});
+          OpDesc scatter = makeOp("oneflow.reduce_scatter", {}, {full.desc},
+                                  {mine.desc}, CollectiveLayout{group, axis});
           s = runOnce(scatter, pool, iota(shape, r + 1, 0.5 * (r + 1)), out);
           if (!s.ok())
             return s;
@@ -111,11 +110,9 @@ TEST(CollectiveKernels, AllToAllMovesTheSplitBetweenAxes) {
         expectAllOk(onRanks(world, [&](int r, CommunicatorPool &pool) {
           TensorData in = splitPiece(full, inAxis, world, r);
           TensorData expected = splitPiece(full, outAxis, world, r);
-          OpDesc op = makeOp("oneflow.all_to_all",
-                             {{"group", everyRank(world)},
-                              {"in_axis", inAxis},
-                              {"out_axis", outAxis}},
-                             {in.desc}, {expected.desc});
+          OpDesc op =
+              makeOp("oneflow.all_to_all", {}, {in.desc}, {expected.desc},
+                     CollectiveLayout{everyRank(world), 0, inAxis, outAxis});
           TensorData out;
           absl::Status s = runOnce(op, pool, in, out);
           if (s.ok())
@@ -143,16 +140,15 @@ TEST(CollectiveKernels, MeshRowAndColumnGroupsAllConnect) {
     auto *h = reinterpret_cast<float *>(half.bytes.data());
     for (int64_t i = 0; i < half.desc.numel(); ++i)
       h[i] = column == 0 ? h[i] * 0.25f : h[i] * 0.75f;
-    OpDesc reduce = makeOp("oneflow.all_reduce", {{"group", rowGroup}},
-                           {piece.desc}, {piece.desc});
+    OpDesc reduce = makeOp("oneflow.all_reduce", {}, {piece.desc},
+                           {piece.desc}, CollectiveLayout{rowGroup});
     TensorData summed, gathered;
     absl::Status s = runOnce(reduce, pool, half, summed);
     if (!s.ok())
       return s;
     EXPECT_EQ(values(summed), values(piece)) << "rank " << r;
-    OpDesc gather = makeOp("oneflow.all_gather",
-                           {{"group", columnGroup}, {"axis", int64_t(0)}},
-                           {piece.desc}, {full.desc});
+    OpDesc gather = makeOp("oneflow.all_gather", {}, {piece.desc},
+                           {full.desc}, CollectiveLayout{columnGroup, 0});
     s = runOnce(gather, pool, summed, gathered);
     if (!s.ok())
       return s;
@@ -194,7 +190,7 @@ TEST(CollectiveKernels, GroupsJoinedOutOfOrderTimeOutNamingTheGroup) {
   }
 }
 
-TEST(CollectiveKernels, BadAttributesAreErrorsNamingTheActor) {
+TEST(CollectiveKernels, BadLayoutsAreErrorsNamingTheActor) {
   TensorDesc t{DType::F32, {4, 2}};
   TensorDesc half{DType::F32, {2, 2}};
   struct Case {
@@ -203,32 +199,27 @@ TEST(CollectiveKernels, BadAttributesAreErrorsNamingTheActor) {
   };
   std::vector<Case> cases = {
       {makeOp("oneflow.all_reduce", {}, {t}, {t}),
-       "oneflow.all_reduce 'all_reduce': needs attribute 'group'"},
-      {makeOp("oneflow.all_gather", {{"group", std::vector<int64_t>{0, 1}},
-                                     {"axis", int64_t(2)}},
-              {half}, {t}),
-       "oneflow.all_gather 'all_gather': attribute 'axis' is 2 but the "
+       "oneflow.all_reduce 'all_reduce': needs a collective layout (its "
+       "group and axes)"},
+      {makeOp("oneflow.all_gather", {}, {half}, {t},
+              CollectiveLayout{{0, 1}, 2}),
+       "oneflow.all_gather 'all_gather': the collective's axis is 2 but the "
        "tensor has rank 2"},
-      {makeOp("oneflow.all_gather", {{"group", std::vector<int64_t>{0, 1}},
-                                     {"axis", int64_t(1)}},
-              {half}, {t}),
+      {makeOp("oneflow.all_gather", {}, {half}, {t},
+              CollectiveLayout{{0, 1}, 1}),
        "oneflow.all_gather 'all_gather': operand is 2x2xf32 but rank 0 of its "
        "group of 2 holds [4, 1] of the 4x2xf32 split along axis 1"},
-      {makeOp("oneflow.all_to_all", {{"group", std::vector<int64_t>{0, 1}},
-                                     {"in_axis", int64_t(0)},
-                                     {"out_axis", int64_t(0)}},
-              {half}, {half}),
+      {makeOp("oneflow.all_to_all", {}, {half}, {half},
+              CollectiveLayout{{0, 1}, 0, 0, 0}),
        "oneflow.all_to_all 'all_to_all': in_axis and out_axis are both 0"},
-      {makeOp("oneflow.all_reduce", {{"group", std::vector<int64_t>{1}}},
-              {t}, {t}),
+      {makeOp("oneflow.all_reduce", {}, {t}, {t}, CollectiveLayout{{1}}),
        "oneflow.all_reduce 'all_reduce': rank 0 of 2: group [1] does not "
        "contain this rank"},
-      {makeOp("oneflow.all_reduce", {{"group", std::vector<int64_t>{0, 5}}},
-              {t}, {t}),
+      {makeOp("oneflow.all_reduce", {}, {t}, {t}, CollectiveLayout{{0, 5}}),
        "oneflow.all_reduce 'all_reduce': rank 0 of 2: group [0, 5] names "
        "rank 5, outside the job"},
-      {makeOp("oneflow.all_reduce", {{"group", std::vector<int64_t>{0, 1}}},
-              {{DType::I8, {4}}}, {{DType::I8, {4}}}),
+      {makeOp("oneflow.all_reduce", {}, {{DType::I8, {4}}}, {{DType::I8, {4}}},
+              CollectiveLayout{{0, 1}}),
        "oneflow.all_reduce 'all_reduce': cannot sum i8 (f32, f64, i32, i64 "
        "only)"},
   };

@@ -26,11 +26,11 @@ namespace {
 
 enum class Layout { S0, S1, B, P };
 
-/// The layout attributes of rank r's piece of `logical` under `layout` on n
-/// ranks (for sources), plus whether its output is partial and primary.
-std::map<std::string, AttrValue> pieceAttrs(Layout layout, int n, int r,
-                                            const Shape &logical,
-                                            bool output, Shape &local) {
+/// The layout of rank r's piece of `logical` under `layout` on n ranks: a
+/// source's piece, or (`output`) a sink's, partial and primary as the
+/// lowering makes them.
+ActorLayout pieceLayout(Layout layout, int n, int r, const Shape &logical,
+                        bool output, Shape &local) {
   Shape begin(logical.size(), 0);
   local = logical;
   if (layout == Layout::S0 || layout == Layout::S1) {
@@ -39,15 +39,11 @@ std::map<std::string, AttrValue> pieceAttrs(Layout layout, int n, int r,
     begin[axis] = b;
     local[axis] = s;
   }
-  std::map<std::string, AttrValue> attrs{{"logical_shape", logical},
-                                         {"slice_begin", begin}};
-  if (!output && layout == Layout::P && r != 0)
-    attrs["zero"] = true;
-  if (output && layout == Layout::P)
-    attrs["partial"] = true;
-  if (output && (layout != Layout::B || r == 0))
-    attrs["primary"] = true;
-  return attrs;
+  PieceLayout piece{logical, begin, !output && layout == Layout::P && r != 0};
+  if (!output)
+    return piece;
+  return SinkLayout{piece, layout == Layout::P,
+                    layout != Layout::B || r == 0};
 }
 
 /// input "x" and (with `variable`) variable "w", each straight to an output
@@ -60,21 +56,20 @@ LoadedPlan sourcesPlan(Layout layout, int n, const Shape &logical,
   for (int r = 0; r < n; ++r) {
     ProgramBuilder b(r);
     Shape local;
-    auto attrs = pieceAttrs(layout, n, r, logical, false, local);
+    ActorLayout piece = pieceLayout(layout, n, r, logical, false, local);
     TensorDesc desc{DType::F32, local};
-    auto inputAttrs = attrs;
-    inputAttrs["name"] = std::string("x");
-    int64_t x = b.add("oneflow.input", "x", inputAttrs, {}, {desc})[0];
-    auto out = pieceAttrs(layout, n, r, logical, true, local);
-    out["name"] = std::string("x");
-    b.add("oneflow.output", "out_x", out, {x}, {});
+    int64_t x = b.add("oneflow.input", "x", {{"name", std::string("x")}}, {},
+                      {desc}, piece)[0];
+    ActorLayout sink = pieceLayout(layout, n, r, logical, true, local);
+    b.add("oneflow.output", "out_x", {{"name", std::string("x")}}, {x}, {},
+          sink);
     if (variable) {
-      auto wAttrs = attrs;
-      wAttrs["init"] = std::string("xavier_uniform");
-      wAttrs["seed"] = int64_t(7);
-      int64_t w = b.add("oneflow.variable", "w", wAttrs, {}, {desc})[0];
-      out["name"] = std::string("w");
-      b.add("oneflow.output", "out_w", out, {w}, {});
+      int64_t w = b.add("oneflow.variable", "w",
+                        {{"init", std::string("xavier_uniform")},
+                         {"seed", int64_t(7)}},
+                        {}, {desc}, piece)[0];
+      b.add("oneflow.output", "out_w", {{"name", std::string("w")}}, {w}, {},
+            sink);
     }
     plan.ranks.push_back(b.finish());
   }
@@ -153,20 +148,16 @@ TEST(LayoutSources, MeanOverASplitAxisDividesByTheLogicalCount) {
     for (int r = 0; r < n; ++r) {
       ProgramBuilder b(r);
       Shape local;
-      auto attrs = pieceAttrs(Layout::S1, n, r, logical, false, local);
-      attrs["name"] = std::string("x");
-      int64_t x = b.add("oneflow.input", "x", attrs, {},
-                        {{DType::F32, local}})[0];
-      int64_t mean =
-          b.add("oneflow.reduce_mean", "mean",
-                {{"axes", Shape{1}}, {"divisor", int64_t(6)}}, {x},
-                {{DType::F32, {2}}})[0];
-      auto out = pieceAttrs(Layout::P, n, r, {2}, true, local);
-      out["name"] = std::string("mean");
-      b.add("oneflow.output", "out", out, {mean}, {});
-      auto whole = pieceAttrs(Layout::S1, n, r, logical, true, local);
-      whole["name"] = std::string("x");
-      b.add("oneflow.output", "out_x", whole, {x}, {});
+      ActorLayout piece = pieceLayout(Layout::S1, n, r, logical, false, local);
+      int64_t x = b.add("oneflow.input", "x", {{"name", std::string("x")}}, {},
+                        {{DType::F32, local}}, piece)[0];
+      int64_t mean = b.add("oneflow.reduce_mean", "mean", {{"axes", Shape{1}}},
+                           {x}, {{DType::F32, {2}}}, MeanDivisor{6})[0];
+      Shape scalar;
+      b.add("oneflow.output", "out", {{"name", std::string("mean")}}, {mean},
+            {}, pieceLayout(Layout::P, n, r, {2}, true, scalar));
+      b.add("oneflow.output", "out_x", {{"name", std::string("x")}}, {x}, {},
+            pieceLayout(Layout::S1, n, r, logical, true, scalar));
       plan.ranks.push_back(b.finish());
     }
     MultiRankResult result = runPlan(plan, session, 2);
@@ -183,8 +174,8 @@ TEST(LayoutSources, MeanOverASplitAxisDividesByTheLogicalCount) {
 }
 
 /// On a 2x2 mesh (rank = 2 * i + j), each mesh axis has its own SBP: a
-/// split of a tensor axis, B or P. Sources and outputs get the attributes
-/// the lowering would give them.
+/// split of a tensor axis, B or P. Sources and outputs get the layouts the
+/// lowering would give them.
 enum class Axis { S0, S1, B, P };
 
 LoadedPlan meshPlan(Axis first, Axis second, const Shape &logical) {
@@ -208,27 +199,18 @@ LoadedPlan meshPlan(Axis first, Axis second, const Shape &logical) {
       primary &= sbp[m] != Axis::B || coordinate[m] == 0;
     }
     ProgramBuilder b(r);
-    std::map<std::string, AttrValue> in{{"name", std::string("x")},
-                                        {"logical_shape", logical},
-                                        {"slice_begin", begin}};
-    if (zero)
-      in["zero"] = true;
-    int64_t x = b.add("oneflow.input", "x", in, {}, {{DType::F32, local}})[0];
-    auto w = in;
-    w["init"] = std::string("normal");
-    w["init_args"] = std::vector<double>{0, 1};
-    w.erase("name");
-    int64_t v = b.add("oneflow.variable", "w", w, {}, {{DType::F32, local}})[0];
-    std::map<std::string, AttrValue> out{{"name", std::string("x")},
-                                         {"logical_shape", logical},
-                                         {"slice_begin", begin}};
-    if (partial)
-      out["partial"] = true;
-    if (primary)
-      out["primary"] = true;
-    b.add("oneflow.output", "out_x", out, {x}, {});
-    out["name"] = std::string("w");
-    b.add("oneflow.output", "out_w", out, {v}, {});
+    PieceLayout piece{logical, begin, zero};
+    int64_t x = b.add("oneflow.input", "x", {{"name", std::string("x")}}, {},
+                      {{DType::F32, local}}, piece)[0];
+    int64_t v = b.add("oneflow.variable", "w",
+                      {{"init", std::string("normal")},
+                       {"init_args", std::vector<double>{0, 1}}},
+                      {}, {{DType::F32, local}}, piece)[0];
+    SinkLayout sink{{logical, begin, false}, partial, primary};
+    b.add("oneflow.output", "out_x", {{"name", std::string("x")}}, {x}, {},
+          sink);
+    b.add("oneflow.output", "out_w", {{"name", std::string("w")}}, {v}, {},
+          sink);
     plan.ranks.push_back(b.finish());
   }
   return plan;
@@ -267,18 +249,15 @@ TEST(LayoutSources, TwoByTwoMeshLayoutsAgreeWithOneRank) {
 
 TEST(LayoutSources, PiecesOutsideTheLogicalTensorAreErrors) {
   ProgramBuilder b(0);
-  b.add("oneflow.input", "x",
-        {{"name", std::string("x")},
-         {"logical_shape", Shape{4}},
-         {"slice_begin", Shape{3}}},
-        {}, {{DType::F32, {2}}});
+  b.add("oneflow.input", "x", {{"name", std::string("x")}}, {},
+        {{DType::F32, {2}}}, PieceLayout{{4}, {3}, false});
   absl::StatusOr<std::unique_ptr<Session>> session =
       Session::create(b.finish(), {});
   ASSERT_FALSE(session.ok());
   EXPECT_EQ(session.status().message(),
             "cannot create the kernel of actor 'x' (oneflow.input 'x'): "
-            "oneflow.input 'x': its [2] piece at slice_begin [3] does not "
-            "fit in logical_shape [4]");
+            "oneflow.input 'x': its [2] piece at [3] does not fit in the "
+            "logical shape [4]");
 }
 
 } // namespace

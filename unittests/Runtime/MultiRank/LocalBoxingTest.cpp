@@ -33,8 +33,8 @@ TEST(LocalBoxing, LocalSliceKeepsThisRanksPiece) {
       TensorData expected = splitPiece(full, axis, 3, rank);
       Shape begin{0, 0};
       begin[axis] = part(full.desc.shape[axis], 3, rank).first;
-      OpDesc op = makeOp("oneflow.local_slice", {{"begin", begin}},
-                         {full.desc}, {expected.desc});
+      OpDesc op = makeOp("oneflow.local_slice", {}, {full.desc},
+                         {expected.desc}, LocalBoxingLayout{begin, true});
       absl::StatusOr<TensorData> out = runOnce(op, full);
       ASSERT_TRUE(out.ok()) << out.status();
       EXPECT_EQ(values(*out), values(expected)) << axis << " " << rank;
@@ -43,14 +43,13 @@ TEST(LocalBoxing, LocalSliceKeepsThisRanksPiece) {
 
 TEST(LocalBoxing, ToPartialPutsThePieceInZeros) {
   TensorData piece = iota({2, 2}, 1, 1);
-  OpDesc keep = makeOp("oneflow.to_partial",
-                       {{"begin", Shape{1, 0}}, {"keep", true}}, {piece.desc},
-                       {{DType::F32, {3, 2}}});
+  OpDesc keep = makeOp("oneflow.to_partial", {}, {piece.desc},
+                       {{DType::F32, {3, 2}}}, LocalBoxingLayout{{1, 0}, true});
   absl::StatusOr<TensorData> out = runOnce(keep, piece);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(values(*out), (std::vector<float>{0, 0, 1, 2, 3, 4}));
-  OpDesc drop = makeOp("oneflow.to_partial", {{"begin", Shape{0, 0}}},
-                       {piece.desc}, {piece.desc});
+  OpDesc drop = makeOp("oneflow.to_partial", {}, {piece.desc}, {piece.desc},
+                       LocalBoxingLayout{{0, 0}, false});
   out = runOnce(drop, piece);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(values(*out), (std::vector<float>{0, 0, 0, 0}));
@@ -58,19 +57,20 @@ TEST(LocalBoxing, ToPartialPutsThePieceInZeros) {
 
 TEST(LocalBoxing, PiecesOutsideTheTensorAreErrorsNamingTheActor) {
   TensorDesc full{DType::F32, {4, 2}}, piece{DType::F32, {2, 2}};
-  OpDesc slice = makeOp("oneflow.local_slice", {{"begin", Shape{3, 0}}},
-                        {full}, {piece});
+  OpDesc slice = makeOp("oneflow.local_slice", {}, {full}, {piece},
+                        LocalBoxingLayout{{3, 0}, true});
   EXPECT_EQ(runOnce(slice, iota({4, 2})).status().message(),
             "oneflow.local_slice 'local_slice': the 2x2xf32 piece at begin "
             "[3, 0] is outside the 4x2xf32 tensor");
-  OpDesc partial = makeOp("oneflow.to_partial", {{"begin", Shape{0}}},
-                          {piece}, {full});
+  OpDesc partial = makeOp("oneflow.to_partial", {}, {piece}, {full},
+                          LocalBoxingLayout{{0}, true});
   EXPECT_EQ(runOnce(partial, iota({2, 2})).status().message(),
-            "oneflow.to_partial 'to_partial': attribute 'begin' [0] needs one "
+            "oneflow.to_partial 'to_partial': the box begin [0] needs one "
             "entry per axis of 2x2xf32");
   OpDesc missing = makeOp("oneflow.local_slice", {}, {full}, {piece});
   EXPECT_EQ(runOnce(missing, iota({4, 2})).status().message(),
-            "oneflow.local_slice 'local_slice': needs attribute 'begin'");
+            "oneflow.local_slice 'local_slice': needs a local boxing layout "
+            "(the box this rank keeps)");
 }
 
 } // namespace

@@ -42,34 +42,24 @@ LoadedPlan dataParallelPlan(int n) {
   for (int r = 0; r < n; ++r) {
     ProgramBuilder b(r);
     auto [begin, rows] = part(6, n, r);
-    int64_t x = b.add("oneflow.input", "x",
-                      {{"name", std::string("x")},
-                       {"logical_shape", Shape{6, 3}},
-                       {"slice_begin", Shape{begin, 0}}},
-                      {}, {{DType::F32, {rows, 3}}})[0];
+    int64_t x = b.add("oneflow.input", "x", {{"name", std::string("x")}}, {},
+                      {{DType::F32, {rows, 3}}},
+                      PieceLayout{{6, 3}, {begin, 0}, false})[0];
     int64_t w = b.add("oneflow.variable", "w",
                       {{"init", std::string("uniform")},
-                       {"init_args", std::vector<double>{-1, 1}},
-                       {"logical_shape", Shape{3, 2}},
-                       {"slice_begin", Shape{0, 0}}},
-                      {}, {{DType::F32, {3, 2}}})[0];
+                       {"init_args", std::vector<double>{-1, 1}}},
+                      {}, {{DType::F32, {3, 2}}},
+                      PieceLayout{{3, 2}, {0, 0}, false})[0];
     int64_t y = b.add("oneflow.matmul", "mm", {}, {x, w},
                       {{DType::F32, {rows, 2}}})[0];
     int64_t partial = b.add("oneflow.reduce_sum", "sum", {{"axes", Shape{0}}},
                             {y}, {{DType::F32, {2}}})[0];
-    int64_t s = b.add("oneflow.all_reduce", "ar", {{"group", everyRank(n)}},
-                      {partial}, {{DType::F32, {2}}})[0];
-    std::map<std::string, AttrValue> yOut{{"name", std::string("y")},
-                                          {"logical_shape", Shape{6, 2}},
-                                          {"slice_begin", Shape{begin, 0}},
-                                          {"primary", true}};
-    b.add("oneflow.output", "out_y", yOut, {y}, {});
-    std::map<std::string, AttrValue> sOut{{"name", std::string("s")},
-                                          {"logical_shape", Shape{2}},
-                                          {"slice_begin", Shape{0}}};
-    if (r == 0)
-      sOut["primary"] = true;
-    b.add("oneflow.output", "out_s", sOut, {s}, {});
+    int64_t s = b.add("oneflow.all_reduce", "ar", {}, {partial},
+                      {{DType::F32, {2}}}, CollectiveLayout{everyRank(n)})[0];
+    b.add("oneflow.output", "out_y", {{"name", std::string("y")}}, {y}, {},
+          SinkLayout{{{6, 2}, {begin, 0}, false}, false, true});
+    b.add("oneflow.output", "out_s", {{"name", std::string("s")}}, {s}, {},
+          SinkLayout{{{2}, {0}, false}, false, r == 0});
     plan.ranks.push_back(b.finish());
   }
   return plan;
@@ -171,18 +161,16 @@ TEST(MultiRank, KernelFailureAtStepThreeStopsEveryRank) {
   plan.worldSize = 2;
   for (int r = 0; r < 2; ++r) {
     ProgramBuilder b(r);
-    int64_t idx = b.add("oneflow.input", "idx",
-                        {{"name", std::string("idx")},
-                         {"logical_shape", Shape{2}},
-                         {"slice_begin", Shape{r}}},
-                        {}, {{DType::I64, {1}}})[0];
+    int64_t idx = b.add("oneflow.input", "idx", {{"name", std::string("idx")}},
+                        {}, {{DType::I64, {1}}},
+                        PieceLayout{{2}, {r}, false})[0];
     int64_t table = b.add("oneflow.variable", "table",
                           {{"init", std::string("ones")}}, {},
                           {{DType::F32, {4, 3}}})[0];
     int64_t row = b.add("oneflow.gather", "gather", {}, {table, idx},
                         {{DType::F32, {1, 3}}})[0];
-    int64_t sum = b.add("oneflow.all_reduce", "ar", {{"group", everyRank(2)}},
-                        {row}, {{DType::F32, {1, 3}}})[0];
+    int64_t sum = b.add("oneflow.all_reduce", "ar", {}, {row},
+                        {{DType::F32, {1, 3}}}, CollectiveLayout{everyRank(2)})[0];
     b.add("oneflow.output", "out", {{"name", std::string("y")}}, {sum}, {});
     plan.ranks.push_back(b.finish());
   }

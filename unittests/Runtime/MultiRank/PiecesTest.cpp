@@ -93,10 +93,10 @@ TEST(Pieces, OutputsWithoutLayoutAreWholeAndPrimaryOnRankZero) {
   EXPECT_TRUE(zero->primary);
   EXPECT_FALSE(one->primary);
   EXPECT_EQ(zero->layout.logicalShape, (Shape{3}));
-  op.attrs["primary"] = int64_t(1);
+  op.layout = SinkLayout{{{3, 2}, {0}, false}, false, true};
   EXPECT_EQ(readOutputPiece(op, 0).status().message(),
-            "oneflow.output 'output': attribute 'primary' must be a unit "
-            "(bool)");
+            "oneflow.output 'output': the logical shape [3, 2] and piece "
+            "begin [0] must have one entry per axis of its [3] piece");
 }
 
 } // namespace

@@ -27,12 +27,14 @@ public:
   std::vector<int64_t> add(const std::string &type, const std::string &name,
                            std::map<std::string, ofrt::AttrValue> attrs,
                            const std::vector<int64_t> &inputs,
-                           const std::vector<ofrt::TensorDesc> &results) {
+                           const std::vector<ofrt::TensorDesc> &results,
+                           ofrt::ActorLayout layout = {}) {
     ofrt::ActorSpec actor;
     actor.id = program.actors.size();
     actor.op.type = type;
     actor.op.name = name;
     actor.op.attrs = std::move(attrs);
+    actor.op.layout = std::move(layout);
     actor.stream = ofrt::isCollectiveOp(type) ? "collective" : "compute";
     actor.inputs = inputs;
     for (int64_t id : inputs) {

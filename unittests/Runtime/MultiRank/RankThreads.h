@@ -151,11 +151,13 @@ inline ofrt::TensorData splitPiece(const ofrt::TensorData &t, int64_t axis,
 inline ofrt::OpDesc makeOp(const std::string &type,
                            std::map<std::string, ofrt::AttrValue> attrs,
                            std::vector<ofrt::TensorDesc> inputs,
-                           std::vector<ofrt::TensorDesc> outputs) {
+                           std::vector<ofrt::TensorDesc> outputs,
+                           ofrt::ActorLayout layout = {}) {
   ofrt::OpDesc op;
   op.type = type;
   op.name = type.substr(8);
   op.attrs = std::move(attrs);
+  op.layout = std::move(layout);
   op.inputs = std::move(inputs);
   op.outputs = std::move(outputs);
   return op;

@@ -47,7 +47,7 @@ Box pieceBox(const Placement &p, size_t index, const Shape &logical) {
 
 struct Plan {
   std::vector<int64_t> group;
-  std::map<int64_t, std::vector<int64_t>> sends, recvs;
+  std::map<int64_t, std::vector<PointToPoint>> sends, recvs;
 };
 
 Plan planTransfer(const Placement &from, const Placement &to,
@@ -78,14 +78,15 @@ Plan planTransfer(const Placement &from, const Placement &to,
       }
       if (empty)
         continue;
-      auto record = [&](std::vector<int64_t> &out, int64_t peer,
+      auto record = [&](std::vector<PointToPoint> &out, int64_t peer,
                         const Box &mine) {
-        out.push_back(position(peer));
-        out.push_back(tag);
+        PointToPoint p2p;
+        p2p.peer = position(peer);
+        p2p.tag = tag;
         for (size_t d = 0; d < logical.size(); ++d)
-          out.push_back(cut.begin[d] - mine.begin[d]);
-        for (int64_t s : cut.size)
-          out.push_back(s);
+          p2p.begin.push_back(cut.begin[d] - mine.begin[d]);
+        p2p.size = cut.size;
+        out.push_back(p2p);
       };
       record(plan.sends[from.ranks[i]], to.ranks[j], src);
       record(plan.recvs[to.ranks[j]], from.ranks[i], dst);
@@ -105,11 +106,7 @@ void checkTransfer(int world, const Placement &from, const Placement &to,
     auto dst = std::find(to.ranks.begin(), to.ranks.end(), r);
     if (src == from.ranks.end() && dst == to.ranks.end())
       return absl::OkStatus();
-    std::map<std::string, AttrValue> attrs{{"group", plan.group},
-                                           {"sends", plan.sends[r]},
-                                           {"recvs", plan.recvs[r]}};
-    if (reduce)
-      attrs["reduce"] = true;
+    TransferLayout layout{plan.group, plan.sends[r], plan.recvs[r], reduce};
     std::vector<TensorDesc> inputs, outputs;
     TensorData in, out;
     if (src != from.ranks.end()) {
@@ -127,7 +124,7 @@ void checkTransfer(int world, const Placement &from, const Placement &to,
       out.bytes.assign(out.desc.bytes(), 0xFF);
       outputs.push_back(out.desc);
     }
-    OpDesc op = makeOp("oneflow.transfer", attrs, inputs, outputs);
+    OpDesc op = makeOp("oneflow.transfer", {}, inputs, outputs, layout);
     absl::StatusOr<std::unique_ptr<Kernel>> kernel =
         createCollectiveKernel(op, pool);
     if (!kernel.ok())
@@ -179,47 +176,40 @@ TEST(Transfer, BadRecordsAreErrorsNamingTheActor) {
     OpDesc op;
     std::string message;
   };
+  auto send = [](int64_t peer, uint32_t tag, int64_t begin, int64_t size) {
+    return PointToPoint{peer, tag, {begin}, {size}};
+  };
+  auto transfer = [&](std::vector<PointToPoint> sends,
+                      std::vector<PointToPoint> recvs) {
+    return TransferLayout{group, std::move(sends), std::move(recvs), false};
+  };
   std::vector<Case> cases = {
-      {makeOp("oneflow.transfer",
-              {{"group", group}, {"sends", std::vector<int64_t>{1, 0, 0}}},
-              {t}, {}),
-       "oneflow.transfer 'transfer': attribute 'sends' has 3 values, not a "
-       "multiple of 4 ([peer, tag, begin x 1, size x 1])"},
-      {makeOp("oneflow.transfer",
-              {{"group", group}, {"sends", std::vector<int64_t>{2, 0, 0, 4}}},
-              {t}, {}),
+      {makeOp("oneflow.transfer", {}, {t}, {},
+              transfer({PointToPoint{1, 0, {0, 0}, {4, 4}}}, {})),
+       "oneflow.transfer 'transfer': sends record 0 has a box of 2 and 2 "
+       "axes, not the 1 of its input 4xf32"},
+      {makeOp("oneflow.transfer", {}, {t}, {}, transfer({send(2, 0, 0, 4)}, {})),
        "oneflow.transfer 'transfer': sends record 0 has peer 2, outside its "
        "group of 2"},
-      {makeOp("oneflow.transfer",
-              {{"group", group}, {"recvs", std::vector<int64_t>{1, 0, 2, 4}}},
-              {}, {t}),
+      {makeOp("oneflow.transfer", {}, {}, {t}, transfer({}, {send(1, 0, 2, 4)})),
        "oneflow.transfer 'transfer': recvs record 0 is outside its output "
        "4xf32"},
-      {makeOp("oneflow.transfer",
-              {{"group", group}, {"recvs", std::vector<int64_t>{1, 0, 0, 4}}},
-              {t}, {}),
-       "oneflow.transfer 'transfer': has 'recvs' records but no output on "
-       "this rank"},
-      {makeOp("oneflow.transfer",
-              {{"group", group},
-               {"sends", std::vector<int64_t>{0, 3, 0, 4}},
-               {"recvs", std::vector<int64_t>{0, 3, 0, 2}}},
-              {t}, {t}),
+      {makeOp("oneflow.transfer", {}, {t}, {}, transfer({}, {send(1, 0, 0, 4)})),
+       "oneflow.transfer 'transfer': has recvs but no output on this rank"},
+      {makeOp("oneflow.transfer", {}, {t}, {t},
+              transfer({send(0, 3, 0, 4)}, {send(0, 3, 0, 2)})),
        "oneflow.transfer 'transfer': has a local send with tag 3 and no "
        "local recv of the same size and tag"},
-      {makeOp("oneflow.transfer",
-              {{"group", group},
-               {"sends", std::vector<int64_t>{1, 3, 0, 2, 1, 3, 2, 2}}},
-              {t}, {}),
+      {makeOp("oneflow.transfer", {}, {t}, {},
+              transfer({send(1, 3, 0, 2), send(1, 3, 2, 2)}, {})),
        "oneflow.transfer 'transfer': has two sends with tag 3"},
-      {makeOp("oneflow.transfer",
-              {{"group", group},
-               {"sends", std::vector<int64_t>{1, 4294901760, 0, 4}}},
-              {t}, {}),
+      {makeOp("oneflow.transfer", {}, {t}, {},
+              transfer({send(1, 4294901760u, 0, 4)}, {})),
        "oneflow.transfer 'transfer': sends record 0 has tag 4294901760, "
        "outside [0, 4294901760)"},
-      {makeOp("oneflow.transfer", {{"sends", std::vector<int64_t>{}}}, {t}, {}),
-       "oneflow.transfer 'transfer': needs attribute 'group'"},
+      {makeOp("oneflow.transfer", {}, {t}, {}),
+       "oneflow.transfer 'transfer': needs a transfer layout (its group, "
+       "sends and recvs)"},
   };
   for (const Case &c : cases) {
     absl::StatusOr<std::unique_ptr<Kernel>> kernel =

@@ -25,7 +25,7 @@ proto::Plan reluPlan() {
   plan.set_source("relu.mlir");
   proto::RankPlan *rank = plan.add_ranks();
   rank->set_rank(0);
-  rank->set_device("cpu");
+  rank->mutable_device()->set_kind(proto::CPU);
   for (int i = 0; i < 2; ++i) {
     proto::Regst *regst = rank->add_regsts();
     regst->set_id(i);
@@ -43,6 +43,7 @@ proto::Plan reluPlan() {
   constant->set_name("c");
   constant->set_location("relu.mlir:2:8");
   constant->set_stream("compute");
+  constant->set_firings_per_step(1);
   constant->add_outputs(0);
   proto::Tensor *value = (*constant->mutable_attrs())["value"].mutable_tensor();
   value->mutable_desc()->set_dtype(proto::F32);
@@ -54,6 +55,7 @@ proto::Plan reluPlan() {
   relu->set_op("oneflow.relu");
   relu->set_name("r");
   relu->set_stream("compute");
+  relu->set_firings_per_step(1);
   relu->add_inputs(0);
   relu->add_outputs(1);
   (*relu->mutable_attrs())["axes"].mutable_ints()->add_values(3);
@@ -97,7 +99,81 @@ TEST(PlanLoader, RefusesAnotherVersion) {
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
             "plan 'old.plan' has schema version 0 but this runtime reads "
-            "version 1; recompile the model");
+            "version 2; recompile the model");
+}
+
+// A version 1 plan (string-keyed layouts, the device as a string) is
+// refused with the recompile message, in binary and in text format, where
+// its fields do not even parse strictly any more.
+TEST(PlanLoader, RefusesAVersionOnePlanAskingForARecompile) {
+  const char *text = R"(
+    version: VERSION_1
+    world_size: 1
+    ranks {
+      rank: 0 device: "cpu"
+      actors {
+        id: 0 op: "oneflow.all_reduce" name: "ar" stream: "collective"
+        attrs { key: "group" value { ints { values: 0 } } }
+      }
+    })";
+  auto loaded = parsePlan(text, true, "v1.plantxt");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(loaded.status().message(),
+            "plan 'v1.plantxt' has schema version 1 but this runtime reads "
+            "version 2; recompile the model");
+  proto::Plan plan = reluPlan();
+  plan.set_version(proto::VERSION_1);
+  auto binary = parsePlan(plan.SerializeAsString(), false, "v1.plan");
+  ASSERT_FALSE(binary.ok());
+  EXPECT_EQ(binary.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(PlanLoader, ReadsTypedLayoutsDeviceAndFiringRate) {
+  proto::Plan plan = reluPlan();
+  plan.mutable_ranks(0)->mutable_device()->set_ordinal(3);
+  proto::Actor &relu = *plan.mutable_ranks(0)->mutable_actors(1);
+  proto::Collective &collective = *relu.mutable_collective();
+  collective.add_group(0);
+  collective.set_axis(1);
+  proto::Actor &constant = *plan.mutable_ranks(0)->mutable_actors(0);
+  proto::PointToPoint &send =
+      *constant.mutable_transfer()->add_sends();
+  send.set_peer(1);
+  send.set_tag(7);
+  send.add_begin(2);
+  send.add_size(2);
+  auto loaded = parsePlan(plan.SerializeAsString(), false, "typed.plan");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const RankProgram &program = loaded->ranks[0];
+  EXPECT_EQ(program.device, DeviceKind::Cpu);
+  EXPECT_EQ(program.deviceOrdinal, 3);
+  const CollectiveLayout *c =
+      program.actors[1].op.layoutAs<CollectiveLayout>();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->group, std::vector<int64_t>{0});
+  EXPECT_EQ(c->axis, 1);
+  const TransferLayout *t = program.actors[0].op.layoutAs<TransferLayout>();
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->sends.size(), 1u);
+  EXPECT_EQ(t->sends[0].tag, 7u);
+  EXPECT_EQ(t->sends[0].begin, std::vector<int64_t>{2});
+  EXPECT_EQ(program.actors[0].firingsPerStep, 1);
+
+  relu.set_firings_per_step(0);
+  auto none = parsePlan(plan.SerializeAsString(), false, "rate.plan");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(),
+            "plan 'rate.plan', rank 0: actor 1 (oneflow.relu 'r') fires 0 "
+            "times per step; it needs at least 1");
+  relu.set_firings_per_step(4);
+  auto micro = parsePlan(plan.SerializeAsString(), false, "rate.plan");
+  ASSERT_FALSE(micro.ok());
+  EXPECT_NE(micro.status().message().find(
+                "fires 4 times per step (micro-batches); this runtime fires "
+                "every actor once per step"),
+            std::string::npos)
+      << micro.status();
 }
 
 TEST(PlanLoader, RefusesCorruptBytes) {
@@ -138,11 +214,13 @@ TEST(PlanLoader, RefusesShortTensorData) {
 
 TEST(PlanLoader, RefusesUnknownDeviceAndEmptyPlans) {
   proto::Plan plan = reluPlan();
-  plan.mutable_ranks(0)->set_device("tpu");
+  plan.mutable_ranks(0)->mutable_device()->set_kind(
+      proto::DEVICE_KIND_UNSPECIFIED);
   auto loaded = parsePlan(plan.SerializeAsString(), false, "x.plan");
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
-            "plan 'x.plan', rank 0 has unknown device 'tpu'");
+            "plan 'x.plan', rank 0 has no device kind "
+            "(DEVICE_KIND_UNSPECIFIED)");
   proto::Plan empty;
   empty.set_version(proto::CURRENT);
   auto none = parsePlan(empty.SerializeAsString(), false, "e.plan");

@@ -206,10 +206,21 @@ absl::Status named(const OpDesc &op, const absl::Status &status) {
                       op.where() + ": " + std::string(status.message()));
 }
 
-/// Reads and checks `group` without joining it.
+/// The op's collective layout, or an error naming the op.
+absl::StatusOr<const CollectiveLayout *> layoutOf(const OpDesc &op) {
+  const CollectiveLayout *layout = op.layoutAs<CollectiveLayout>();
+  if (!layout)
+    return opError(op, "needs a collective layout (its group and axes)");
+  return layout;
+}
+
+/// Reads and checks the group without joining it.
 absl::StatusOr<Group> readGroup(const OpDesc &op, CommunicatorPool &pool) {
+  absl::StatusOr<const CollectiveLayout *> layout = layoutOf(op);
+  if (!layout.ok())
+    return layout.status();
   Group group;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "group", group.ranks));
+  group.ranks = (*layout)->group;
   absl::StatusOr<int> me = pool.positionIn(group.ranks);
   if (!me.ok())
     return named(op, me.status());
@@ -228,12 +239,19 @@ absl::StatusOr<Communicator *> joinGroup(const OpDesc &op,
   return comm;
 }
 
-/// Reads the split axis `name` of a tensor of rank `rank`.
+/// Reads the split axis `name` (a field of the collective layout) of a
+/// tensor of rank `rank`.
 absl::Status readAxis(const OpDesc &op, const char *name, int64_t rank,
                       int64_t &axis) {
-  OFRT_RETURN_IF_ERROR(readAttr(op, name, axis));
+  absl::StatusOr<const CollectiveLayout *> layout = layoutOf(op);
+  if (!layout.ok())
+    return layout.status();
+  std::string field = name;
+  axis = field == "in_axis"    ? (*layout)->inAxis
+         : field == "out_axis" ? (*layout)->outAxis
+                               : (*layout)->axis;
   if (axis < 0 || axis >= rank)
-    return opError(op, std::string("attribute '") + name + "' is " +
+    return opError(op, "the collective's " + field + " is " +
                            std::to_string(axis) + " but the tensor has rank " +
                            std::to_string(rank));
   return absl::OkStatus();

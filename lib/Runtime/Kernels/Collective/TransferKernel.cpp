@@ -31,7 +31,8 @@ namespace {
 using Shape = std::vector<int64_t>;
 using KernelOr = absl::StatusOr<std::unique_ptr<Kernel>>;
 
-/// Tags from here up are the runtime's own (MultiRank.cpp's reports).
+/// Tags from here up are reserved for the runtime (none uses them now:
+/// reports go over the control channel).
 constexpr int64_t kFirstReservedTag = (int64_t(1) << 32) - (int64_t(1) << 16);
 
 struct Record {
@@ -111,45 +112,43 @@ private:
   std::vector<uint8_t> buffer;
 };
 
-/// Parses the flat records of attribute `name` for tensors `desc` (the
-/// input for sends, the output for recvs; null when the rank has none).
+/// Checks the `name` records (sends or recvs) of the layout against
+/// `desc` (the input for sends, the output for recvs; null when the rank
+/// has none) and appends them.
 absl::Status readRecords(const OpDesc &op, const char *name, bool isRecv,
+                         const std::vector<PointToPoint> &given,
                          const TensorDesc *desc, int64_t groupSize,
                          std::vector<Record> &records) {
-  std::vector<int64_t> flat;
-  OFRT_RETURN_IF_ERROR(readAttr(op, name, flat, {std::vector<int64_t>()}));
-  if (flat.empty())
+  if (given.empty())
     return absl::OkStatus();
   const char *what = isRecv ? "output" : "input";
   if (!desc)
-    return opError(op, std::string("has '") + name + "' records but no " +
-                           what + " on this rank");
-  size_t rank = desc->shape.size(), width = 2 + 2 * rank;
-  if (flat.size() % width != 0)
-    return opError(op, std::string("attribute '") + name + "' has " +
-                           std::to_string(flat.size()) +
-                           " values, not a multiple of " +
-                           std::to_string(width) +
-                           " ([peer, tag, begin x " + std::to_string(rank) +
-                           ", size x " + std::to_string(rank) + "])");
-  for (size_t at = 0; at < flat.size(); at += width) {
-    Record record;
-    record.isRecv = isRecv;
-    std::string which = std::string(name) + " record " +
-                        std::to_string(at / width);
-    if (flat[at] < 0 || flat[at] >= groupSize)
-      return opError(op, which + " has peer " + std::to_string(flat[at]) +
+    return opError(op, std::string("has ") + name + " but no " + what +
+                           " on this rank");
+  size_t rank = desc->shape.size();
+  for (size_t i = 0; i < given.size(); ++i) {
+    const PointToPoint &p2p = given[i];
+    std::string which = std::string(name) + " record " + std::to_string(i);
+    if (p2p.begin.size() != rank || p2p.size.size() != rank)
+      return opError(op, which + " has a box of " +
+                             std::to_string(p2p.begin.size()) + " and " +
+                             std::to_string(p2p.size.size()) +
+                             " axes, not the " + std::to_string(rank) +
+                             " of its " + what + " " + desc->str());
+    if (p2p.peer < 0 || p2p.peer >= groupSize)
+      return opError(op, which + " has peer " + std::to_string(p2p.peer) +
                              ", outside its group of " +
                              std::to_string(groupSize));
-    if (flat[at + 1] < 0 || flat[at + 1] >= kFirstReservedTag)
-      return opError(op, which + " has tag " + std::to_string(flat[at + 1]) +
+    if (p2p.tag >= kFirstReservedTag)
+      return opError(op, which + " has tag " + std::to_string(p2p.tag) +
                              ", outside [0, " +
                              std::to_string(kFirstReservedTag) + ")");
-    record.peer = flat[at];
-    record.tag = flat[at + 1];
-    record.begin.assign(flat.begin() + at + 2, flat.begin() + at + 2 + rank);
-    record.size.assign(flat.begin() + at + 2 + rank,
-                       flat.begin() + at + width);
+    Record record;
+    record.isRecv = isRecv;
+    record.peer = p2p.peer;
+    record.tag = p2p.tag;
+    record.begin = p2p.begin;
+    record.size = p2p.size;
     for (size_t d = 0; d < rank; ++d)
       if (record.begin[d] < 0 || record.size[d] < 0 ||
           record.begin[d] + record.size[d] > desc->shape[d])
@@ -176,18 +175,19 @@ ofrt::createTransferKernel(const OpDesc &op, CommunicatorPool &pool) {
     return opError(op, "operand " + in->str() + " and result " + out->str() +
                            " differ in rank or element type");
   DType dtype = in ? in->dtype : out->dtype;
-  bool reduce = false;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "reduce", reduce, {false}));
+  const TransferLayout *layout = op.layoutAs<TransferLayout>();
+  if (!layout)
+    return opError(op, "needs a transfer layout (its group, sends and recvs)");
+  bool reduce = layout->reduce;
   if (reduce && !isReducible(dtype))
     return opError(op, std::string("cannot sum ") + dtypeName(dtype) +
                            " (f32, f64, i32, i64 only)");
-  std::vector<int64_t> group;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "group", group));
+  const std::vector<int64_t> &group = layout->group;
   std::vector<Record> records;
-  OFRT_RETURN_IF_ERROR(
-      readRecords(op, "sends", false, in, group.size(), records));
-  OFRT_RETURN_IF_ERROR(
-      readRecords(op, "recvs", true, out, group.size(), records));
+  OFRT_RETURN_IF_ERROR(readRecords(op, "sends", false, layout->sends, in,
+                                   group.size(), records));
+  OFRT_RETURN_IF_ERROR(readRecords(op, "recvs", true, layout->recvs, out,
+                                   group.size(), records));
   std::stable_sort(records.begin(), records.end(),
                    [](const Record &a, const Record &b) {
                      return std::make_pair(a.tag, a.isRecv) <

@@ -94,8 +94,10 @@ KernelOr createGather(const OpDesc &op) {
   // A piece of a table split along `axis` (multi-rank plans) says which
   // rows it holds.
   int64_t begin = 0, limit = x.shape[axis];
-  OFRT_RETURN_IF_ERROR(readAttr(op, "index_begin", begin, {begin}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "index_limit", limit, {limit}));
+  if (const IndexRange *range = op.layoutAs<IndexRange>()) {
+    begin = range->begin;
+    limit = range->limit;
+  }
   if (begin < 0 || limit < begin + x.shape[axis])
     return opError(op, "rows [" + std::to_string(begin) + ", " +
                            std::to_string(begin + x.shape[axis]) +
@@ -175,8 +177,10 @@ KernelOr createGatherGrad(const OpDesc &op) {
                            " for the result " + dx.str());
   int64_t begin = 0, limit = dx.shape[axis];
   OFRT_RETURN_IF_ERROR(readAttr(op, "dim_size", limit, {limit}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "index_begin", begin, {begin}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "index_limit", limit, {limit}));
+  if (const IndexRange *range = op.layoutAs<IndexRange>()) {
+    begin = range->begin;
+    limit = range->limit;
+  }
   if (begin < 0 || limit < begin + dx.shape[axis])
     return opError(op, "rows [" + std::to_string(begin) + ", " +
                            std::to_string(begin + dx.shape[axis]) +

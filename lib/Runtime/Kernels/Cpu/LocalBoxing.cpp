@@ -51,16 +51,21 @@ private:
   bool keep;
 };
 
-/// Reads `begin` and checks that the box of `inner` at it lies in `outer`.
+/// Reads the box's begin (the LocalBoxingLayout) and checks that the box of
+/// `inner` at it lies in `outer`.
 absl::Status readBegin(const OpDesc &op, const TensorDesc &inner,
                        const TensorDesc &outer, Shape &begin) {
-  OFRT_RETURN_IF_ERROR(readAttr(op, "begin", begin));
+  const LocalBoxingLayout *box = op.layoutAs<LocalBoxingLayout>();
+  if (!box)
+    return opError(op, "needs a local boxing layout (the box this rank "
+                       "keeps)");
+  begin = box->begin;
   if (inner.dtype != outer.dtype || inner.rank() != outer.rank())
     return opError(op, "operand " + op.inputs[0].str() + " and result " +
                            op.outputs[0].str() +
                            " differ in rank or element type");
   if (begin.size() != inner.shape.size())
-    return opError(op, "attribute 'begin' " + shapeStr(begin) +
+    return opError(op, "the box begin " + shapeStr(begin) +
                            " needs one entry per axis of " + inner.str());
   for (size_t d = 0; d < begin.size(); ++d)
     if (begin[d] < 0 || begin[d] + inner.shape[d] > outer.shape[d])
@@ -82,7 +87,7 @@ KernelOr createToPartial(const OpDesc &op) {
   Shape begin;
   bool keep = false;
   OFRT_RETURN_IF_ERROR(readBegin(op, op.inputs[0], op.outputs[0], begin));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "keep", keep, {false}));
+  keep = op.layoutAs<LocalBoxingLayout>()->keep;
   return std::make_unique<ToPartialKernel>(op, std::move(begin), keep);
 }
 

@@ -231,10 +231,10 @@ private:
 };
 
 KernelOr createReduce(const OpDesc &op, Kind kind) {
-  if (kind != Kind::Mean || !op.has("divisor"))
+  const MeanDivisor *split = op.layoutAs<MeanDivisor>();
+  if (kind != Kind::Mean || !split)
     return createLocalReduce(op, kind);
-  int64_t divisor = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "divisor", divisor));
+  int64_t divisor = split->divisor;
   if (divisor < 1)
     return opError(op, "divisor " + std::to_string(divisor) +
                            " is not positive");

@@ -9,9 +9,9 @@
 // first time it sees it (its buffers are its own, and will hold its state as
 // training updates it). A variable's generated value is a function of the
 // logical element index only (Random.h), so every layout of it agrees: on
-// several ranks a variable with `logical_shape` and `slice_begin` holds its
-// piece of the logical value (a `value` of the logical type is sliced), and
-// one with `zero` holds zeros (a partial axis).
+// several ranks a variable with a piece layout holds its piece of the
+// logical value (a `value` of the logical type is sliced), and one whose
+// piece is `zero` holds zeros (a partial axis).
 //
 //===----------------------------------------------------------------------===//
 
