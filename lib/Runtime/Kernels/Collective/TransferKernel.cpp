@@ -35,17 +35,9 @@ using KernelOr = absl::StatusOr<std::unique_ptr<Kernel>>;
 /// reports go over the control channel).
 constexpr int64_t kFirstReservedTag = (int64_t(1) << 32) - (int64_t(1) << 16);
 
-struct Record {
+/// A send or a receive, in walking order.
+struct Record : PointToPoint {
   bool isRecv = false;
-  int peer = 0;
-  uint32_t tag = 0;
-  std::vector<int64_t> begin, size;
-  int64_t numel() const {
-    int64_t n = 1;
-    for (int64_t dim : size)
-      n *= dim;
-    return n;
-  }
 };
 
 class TransferKernel : public Kernel {
@@ -144,11 +136,8 @@ absl::Status readRecords(const OpDesc &op, const char *name, bool isRecv,
                              ", outside [0, " +
                              std::to_string(kFirstReservedTag) + ")");
     Record record;
+    static_cast<PointToPoint &>(record) = p2p;
     record.isRecv = isRecv;
-    record.peer = p2p.peer;
-    record.tag = p2p.tag;
-    record.begin = p2p.begin;
-    record.size = p2p.size;
     for (size_t d = 0; d < rank; ++d)
       if (record.begin[d] < 0 || record.size[d] < 0 ||
           record.begin[d] + record.size[d] > desc->shape[d])
