@@ -44,9 +44,6 @@ struct InputSource {
   uint64_t seed = 0;
 };
 
-/// Parses "random", "random:LOW:HIGH", "fill:V", "@PATH" or "@PATH:loop".
-absl::StatusOr<InputSource> parseInputSource(const std::string &spec);
-
 /// Sees every output's value at every step: this rank's piece, and whether
 /// that piece is the whole logical tensor (false for a split piece or a
 /// partial sum). Runs on the output's stream thread, so it must be short

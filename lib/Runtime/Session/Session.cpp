@@ -42,55 +42,6 @@ static const RegstSpec *sharedWith(const RankProgram &program,
   return nullptr;
 }
 
-absl::StatusOr<InputSource> ofrt::parseInputSource(const std::string &spec) {
-  InputSource source;
-  auto number = [&](const std::string &text,
-                    double &out) -> absl::Status {
-    char *end = nullptr;
-    out = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0')
-      return absl::InvalidArgumentError("'" + text + "' in input source '" +
-                                        spec + "' is not a number");
-    return absl::OkStatus();
-  };
-  if (!spec.empty() && spec[0] == '@') {
-    source.kind = InputSource::Kind::File;
-    source.path = spec.substr(1);
-    constexpr const char kLoop[] = ":loop";
-    if (source.path.size() > 5 &&
-        source.path.compare(source.path.size() - 5, 5, kLoop) == 0) {
-      source.loop = true;
-      source.path.resize(source.path.size() - 5);
-    }
-    return source;
-  }
-  if (spec.rfind("fill:", 0) == 0) {
-    source.kind = InputSource::Kind::Fill;
-    if (absl::Status s = number(spec.substr(5), source.value); !s.ok())
-      return s;
-    return source;
-  }
-  if (spec == "random")
-    return source;
-  if (spec.rfind("random:", 0) == 0) {
-    std::string rest = spec.substr(7);
-    size_t colon = rest.find(':');
-    if (colon == std::string::npos)
-      return absl::InvalidArgumentError("input source '" + spec +
-                                        "' needs random:LOW:HIGH");
-    if (absl::Status s = number(rest.substr(0, colon), source.low); !s.ok())
-      return s;
-    if (absl::Status s = number(rest.substr(colon + 1), source.high); !s.ok())
-      return s;
-    if (!(source.low < source.high))
-      return absl::InvalidArgumentError("input source '" + spec +
-                                        "' needs LOW below HIGH");
-    return source;
-  }
-  return absl::InvalidArgumentError(
-      "unknown input source '" + spec +
-      "'; use random, random:LOW:HIGH, fill:VALUE, @FILE or @FILE:loop");
-}
 
 //===----------------------------------------------------------------------===//
 // Session

@@ -98,7 +98,10 @@ RankProgram inputSharingMemory() {
 // regst reuses is written again every step.
 TEST(Session, FillSourcesRewriteSharedMemory) {
   SessionOptions options;
-  options.inputs["x"] = *parseInputSource("fill:3");
+  InputSource three;
+  three.kind = InputSource::Kind::Fill;
+  three.value = 3;
+  options.inputs["x"] = three;
   for (bool shared : {true, false}) {
     RankProgram p = inputSharingMemory();
     if (!shared)
@@ -121,28 +124,6 @@ TEST(Session, UnknownInputNames) {
   ASSERT_FALSE(session.ok());
   EXPECT_EQ(session.status().message(),
             "the program has no input named 'images'");
-}
-
-TEST(Session, ParsesInputSources) {
-  auto fill = parseInputSource("fill:2.5");
-  ASSERT_TRUE(fill.ok());
-  EXPECT_EQ(fill->kind, InputSource::Kind::Fill);
-  EXPECT_EQ(fill->value, 2.5);
-  auto random = parseInputSource("random:-1:1");
-  ASSERT_TRUE(random.ok());
-  EXPECT_EQ(random->low, -1);
-  EXPECT_EQ(random->high, 1);
-  auto file = parseInputSource("@data.bin");
-  ASSERT_TRUE(file.ok());
-  EXPECT_EQ(file->path, "data.bin");
-  auto bad = parseInputSource("fill:x");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(),
-            "'x' in input source 'fill:x' is not a number");
-  auto partial = parseInputSource("random:3");
-  ASSERT_FALSE(partial.ok());
-  EXPECT_EQ(partial.status().message(),
-            "input source 'random:3' needs random:LOW:HIGH");
 }
 
 } // namespace

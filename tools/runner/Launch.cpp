@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Launch.h"
+#include "RunFlags.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -105,8 +106,8 @@ std::vector<std::string> ofrun::normalizeFlagNames(int argc, char **argv) {
 int ofrun::launchProcesses(int processes, const std::vector<std::string> &args) {
   char dirTemplate[] = "/tmp/of-run-store-XXXXXX";
   if (!mkdtemp(dirTemplate)) {
-    std::fprintf(stderr, "of-run: error: cannot create a store directory: %s\n",
-                 std::strerror(errno));
+    std::fprintf(stderr, "%s: error: cannot create a store directory: %s\n",
+                 programName(), std::strerror(errno));
     return 1;
   }
   std::string storeDir = dirTemplate;
@@ -115,8 +116,8 @@ int ofrun::launchProcesses(int processes, const std::vector<std::string> &args) 
   for (int rank = 0; rank < processes; ++rank) {
     pid_t pid = fork();
     if (pid < 0) {
-      std::fprintf(stderr, "of-run: error: cannot start rank %d: %s\n", rank,
-                   std::strerror(errno));
+      std::fprintf(stderr, "%s: error: cannot start rank %d: %s\n",
+                   programName(), rank, std::strerror(errno));
       break;
     }
     if (pid == 0) {
@@ -128,8 +129,8 @@ int ofrun::launchProcesses(int processes, const std::vector<std::string> &args) 
         argv.push_back(const_cast<char *>(arg.c_str()));
       argv.push_back(nullptr);
       execv(self.c_str(), argv.data());
-      std::fprintf(stderr, "of-run: error: cannot run %s: %s\n", self.c_str(),
-                   std::strerror(errno));
+      std::fprintf(stderr, "%s: error: cannot run %s: %s\n", programName(),
+                   self.c_str(), std::strerror(errno));
       _exit(127);
     }
     children.push_back(pid);
@@ -147,7 +148,8 @@ int ofrun::launchProcesses(int processes, const std::vector<std::string> &args) 
     std::string ranks;
     for (int rank : failed)
       ranks += (ranks.empty() ? "" : ", ") + std::to_string(rank);
-    std::fprintf(stderr, "of-run: error: %zu of %d ranks failed%s%s\n",
+    std::fprintf(stderr, "%s: error: %zu of %d ranks failed%s%s\n",
+                 programName(),
                  failed.size() + (processes - children.size()), processes,
                  ranks.empty() ? "" : ": ", ranks.c_str());
     return 1;

@@ -1,0 +1,62 @@
+//===- of-run-plan.cpp - Run compiled plans, without the compiler ---------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+//   of-run-plan model.plan [--steps N] [--input NAME=SOURCE]... [flags]
+//
+// Runs a plan compiled elsewhere (`of-run MODEL --emit_plan P`, or
+// `of-translate --export-plan`) with the flags of of-run that concern
+// running: ranks in this process or several, launchers, inputs,
+// checkpoints, traces. It links no MLIR and no LLVM, so a node that only
+// runs plans needs the runtime's libraries alone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runner.h"
+
+#include "ofrt/Plan.h"
+
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+
+using ofrun::fail;
+
+static bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+int main(int argc, char **argv) {
+  ofrun::setProgramName("of-run-plan");
+  absl::SetProgramUsageMessage(
+      "run a compiled OneFlow plan (.plan, binary, or .plantxt, text).\n"
+      "Usage: of-run-plan PLAN [flags]");
+  std::vector<std::string> normalized = ofrun::normalizeFlagNames(argc, argv);
+  std::vector<char *> normalizedArgv;
+  for (std::string &arg : normalized)
+    normalizedArgv.push_back(arg.data());
+  std::vector<char *> args =
+      absl::ParseCommandLine(normalizedArgv.size(), normalizedArgv.data());
+  if (args.size() != 2)
+    return fail("expected exactly one plan file (.plan or .plantxt); see "
+                "--help");
+  std::string model = args[1];
+  if (endsWith(model, ".mlir") || endsWith(model, ".onnx"))
+    return fail("'" + model +
+                "' is a model, not a plan: of-run-plan runs compiled plans "
+                "(compile with of-run MODEL --emit_plan PLAN, or of-run "
+                "runs the model itself)");
+  absl::StatusOr<ofrun::Job> job = ofrun::jobFromFlags();
+  if (!job.ok())
+    return fail(std::string(job.status().message()));
+  absl::StatusOr<ofrt::LoadedPlan> plan = ofrt::loadPlanFile(model);
+  if (!plan.ok())
+    return fail(std::string(plan.status().message()));
+  if (absl::Status status = ofrun::checkPlanRanks(*plan, *job, model);
+      !status.ok())
+    return fail(std::string(status.message()));
+  std::vector<std::string> rest(normalized.begin() + 1, normalized.end());
+  return ofrun::runPlan(*job, *plan, rest);
+}

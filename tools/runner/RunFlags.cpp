@@ -1,0 +1,122 @@
+//===- RunFlags.cpp - The flags of every program that runs plans ----------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "RunFlags.h"
+
+#include "absl/flags/flag.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+using namespace ofrt;
+
+ABSL_FLAG(int64_t, steps, 1, "Steps to run (each input delivers one batch per step)");
+ABSL_FLAG(int, threads, 0, "Threads for each kernel (0: the library's default)");
+ABSL_FLAG(std::string, devices, "cpu:1",
+          "Devices to run on in this process, as cpu:COUNT (one rank each)");
+ABSL_FLAG(int, nproc_per_node, 0,
+          "Run this many processes of of-run on this machine, one rank each, "
+          "meeting through a fresh store directory (--nproc-per-node)");
+ABSL_FLAG(std::string, store_dir, "",
+          "Under torchrun, mpirun or srun: an empty directory every rank "
+          "sees, where ranks meet (--store-dir)");
+ABSL_FLAG(std::string, redis, "",
+          "Under torchrun, mpirun or srun on several machines: meet through "
+          "the Redis server at HOST:PORT (keys under --job-id)");
+ABSL_FLAG(std::string, job_id, "of-run",
+          "Prefix of this job's keys on the Redis server (--job-id)");
+ABSL_FLAG(std::string, hostname, "",
+          "The address this rank listens on (default: 127.0.0.1, or this "
+          "machine's hostname with --redis)");
+ABSL_FLAG(std::string, collectives, "",
+          "The collective library: inproc (ranks that are threads of this "
+          "process; the default for --devices cpu:N), mpi (the default under "
+          "mpirun), gloo (the default under other launchers; needs "
+          "--store-dir or --redis)");
+ABSL_FLAG(std::string, stream_threads, "auto",
+          "How each rank's plan streams map to threads: each (a thread per "
+          "stream, so streams overlap), one (one thread per rank, no "
+          "hand-offs between streams), or auto (one when this process's "
+          "ranks outnumber its cores) (--stream-threads)");
+ABSL_FLAG(int64_t, timeout_ms, 60000,
+          "How long a rank waits for its peers, in a collective or when "
+          "joining a group, before it fails (--timeout-ms)");
+ABSL_FLAG(std::vector<std::string>, input, {},
+          "Data for an input, NAME=SOURCE with SOURCE one of random, "
+          "random:LOW:HIGH, fill:VALUE, @FILE (raw little-endian batches); "
+          "repeat or separate with commas");
+ABSL_FLAG(uint64_t, seed, 0, "Seed of the generated inputs");
+ABSL_FLAG(std::string, trace, "", "Write a Chrome trace of every actor firing to this file");
+ABSL_FLAG(int, print_limit, 8, "Elements of each output to print");
+ABSL_FLAG(std::string, save_outputs, "",
+          "Write each output at the last step to DIR/<name>.npy (the "
+          "directory must exist)");
+ABSL_FLAG(std::string, metrics, "",
+          "Write one CSV row per step: time, samples/s and every scalar "
+          "output rank 0 holds whole (a loss)");
+ABSL_FLAG(std::string, progress, "auto",
+          "Redraw a progress line on stderr: on, off, or auto (when stderr "
+          "is a terminal)");
+
+static const char *currentProgram = "of-run";
+
+const char *ofrun::programName() { return currentProgram; }
+void ofrun::setProgramName(const char *name) { currentProgram = name; }
+
+int ofrun::fail(const std::string &message) {
+  std::fprintf(stderr, "%s: error: %s\n", programName(), message.c_str());
+  return 1;
+}
+
+absl::StatusOr<InputSource> ofrun::parseInputSource(const std::string &spec) {
+  InputSource source;
+  auto number = [&](const std::string &text,
+                    double &out) -> absl::Status {
+    char *end = nullptr;
+    out = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0')
+      return absl::InvalidArgumentError("'" + text + "' in input source '" +
+                                        spec + "' is not a number");
+    return absl::OkStatus();
+  };
+  if (!spec.empty() && spec[0] == '@') {
+    source.kind = InputSource::Kind::File;
+    source.path = spec.substr(1);
+    constexpr const char kLoop[] = ":loop";
+    if (source.path.size() > 5 &&
+        source.path.compare(source.path.size() - 5, 5, kLoop) == 0) {
+      source.loop = true;
+      source.path.resize(source.path.size() - 5);
+    }
+    return source;
+  }
+  if (spec.rfind("fill:", 0) == 0) {
+    source.kind = InputSource::Kind::Fill;
+    if (absl::Status s = number(spec.substr(5), source.value); !s.ok())
+      return s;
+    return source;
+  }
+  if (spec == "random")
+    return source;
+  if (spec.rfind("random:", 0) == 0) {
+    std::string rest = spec.substr(7);
+    size_t colon = rest.find(':');
+    if (colon == std::string::npos)
+      return absl::InvalidArgumentError("input source '" + spec +
+                                        "' needs random:LOW:HIGH");
+    if (absl::Status s = number(rest.substr(0, colon), source.low); !s.ok())
+      return s;
+    if (absl::Status s = number(rest.substr(colon + 1), source.high); !s.ok())
+      return s;
+    if (!(source.low < source.high))
+      return absl::InvalidArgumentError("input source '" + spec +
+                                        "' needs LOW below HIGH");
+    return source;
+  }
+  return absl::InvalidArgumentError(
+      "unknown input source '" + spec +
+      "'; use random, random:LOW:HIGH, fill:VALUE, @FILE or @FILE:loop");
+}

@@ -1,0 +1,57 @@
+//===- RunFlags.h - The flags of every program that runs plans --*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// of-run and of-run-plan share these flags (defined in RunFlags.cpp) and
+// everything after a plan exists (Runner.h). Nothing here links MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_TOOLS_RUNNER_RUNFLAGS_H
+#define ONEFLOW_TOOLS_RUNNER_RUNFLAGS_H
+
+#include "ofrt/Session.h"
+
+#include "absl/flags/declare.h"
+#include "absl/status/statusor.h"
+
+#include <string>
+#include <vector>
+
+ABSL_DECLARE_FLAG(int64_t, steps);
+ABSL_DECLARE_FLAG(int, threads);
+ABSL_DECLARE_FLAG(std::string, devices);
+ABSL_DECLARE_FLAG(int, nproc_per_node);
+ABSL_DECLARE_FLAG(std::string, store_dir);
+ABSL_DECLARE_FLAG(std::string, redis);
+ABSL_DECLARE_FLAG(std::string, job_id);
+ABSL_DECLARE_FLAG(std::string, hostname);
+ABSL_DECLARE_FLAG(std::string, collectives);
+ABSL_DECLARE_FLAG(std::string, stream_threads);
+ABSL_DECLARE_FLAG(int64_t, timeout_ms);
+ABSL_DECLARE_FLAG(std::vector<std::string>, input);
+ABSL_DECLARE_FLAG(uint64_t, seed);
+ABSL_DECLARE_FLAG(std::string, trace);
+ABSL_DECLARE_FLAG(int, print_limit);
+ABSL_DECLARE_FLAG(std::string, save_outputs);
+ABSL_DECLARE_FLAG(std::string, metrics);
+ABSL_DECLARE_FLAG(std::string, progress);
+
+namespace ofrun {
+
+/// The running program's name, for messages ("of-run", "of-run-plan").
+const char *programName();
+void setProgramName(const char *name);
+
+/// Prints "<program>: error: <message>" and returns 1.
+int fail(const std::string &message);
+
+/// Parses an input source: "random", "random:LOW:HIGH", "fill:V", "@PATH"
+/// or "@PATH:loop" (the syntax of --input NAME=SOURCE).
+absl::StatusOr<ofrt::InputSource> parseInputSource(const std::string &spec);
+
+} // namespace ofrun
+
+#endif // ONEFLOW_TOOLS_RUNNER_RUNFLAGS_H

@@ -1,0 +1,372 @@
+//===- Runner.cpp - Running a plan as the flags say -----------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runner.h"
+
+#include "Checkpointing.h"
+#include "Progress.h"
+
+#include "ofrt/Backend.h"
+#include "ofrt/Npy.h"
+
+#include "absl/flags/flag.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cinttypes>
+#include <csignal>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <thread>
+
+using namespace ofrun;
+
+namespace {
+
+std::atomic<bool> interruptRequested{false};
+
+extern "C" void onInterrupt(int) { interruptRequested = true; }
+
+/// Turns Ctrl-C into a step limit for the sources of this process's ranks.
+class StopWatcher {
+public:
+  StopWatcher(const ofrun::Progress &progress,
+              std::atomic<int64_t> &stepLimit, int64_t aheadBound)
+      : thread([&progress, &stepLimit, aheadBound, this] {
+          while (!done) {
+            if (interruptRequested && !wasInterrupted) {
+              wasInterrupted = true;
+              stepLimit = progress.lastStep() + 1 + aheadBound;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          }
+        }) {
+    std::signal(SIGINT, onInterrupt);
+  }
+  ~StopWatcher() { stop(); }
+  void stop() {
+    done = true;
+    if (thread.joinable())
+      thread.join();
+    std::signal(SIGINT, SIG_DFL);
+  }
+  bool interrupted() const { return wasInterrupted; }
+
+private:
+  std::atomic<bool> done{false}, wasInterrupted{false};
+  std::thread thread;
+};
+
+void printOutput(const std::string &name, const ofrt::TensorData &t,
+                 int limit) {
+  if (t.bytes.empty() && t.desc.numel() != 0) {
+    std::printf("%s: (never computed)\n", name.c_str());
+    return;
+  }
+  int64_t n = t.desc.numel();
+  std::printf("%s: %s = ", name.c_str(), t.desc.str().c_str());
+  if (t.desc.rank() > 0)
+    std::printf("[");
+  for (int64_t i = 0; i < std::min<int64_t>(n, limit); ++i)
+    std::printf("%s%.6g", i ? ", " : "", ofrt::loadElement(t.desc.dtype, t.bytes.data(), i));
+  if (n > limit)
+    std::printf(", ... (%" PRId64 " values)", n);
+  if (t.desc.rank() > 0)
+    std::printf("]");
+  std::printf("\n");
+}
+
+void printTiming(const ofrt::RankProgram &program,
+                 const ofrt::RunResult &result,
+                 const std::vector<ofrt::RunResult> &ranks) {
+  std::printf("ran %" PRId64 " steps in %.3f s: %.3f ms/step, %.1f steps/s\n",
+              result.steps, result.seconds,
+              result.steps ? 1e3 * result.seconds / result.steps : 0.0,
+              result.seconds > 0 ? result.steps / result.seconds : 0.0);
+  if (ranks.size() > 1) {
+    std::printf("%zu ranks, ms/step:", ranks.size());
+    for (size_t r = 0; r < ranks.size(); ++r)
+      std::printf(" %.3f", ranks[r].steps
+                                    ? 1e3 * ranks[r].seconds / ranks[r].steps
+                                    : 0.0);
+    std::printf("\n");
+  }
+  if (result.firings.empty())
+    return;
+  // Steady state: from the end of step 0 to the end of the last step, so
+  // that one-time costs (thread start-up, JIT) are left out.
+  std::vector<double> stepEnd(result.steps, 0);
+  for (const ofrt::Firing &f : result.firings)
+    if (f.step < result.steps)
+      stepEnd[f.step] = std::max(stepEnd[f.step], f.endUs);
+  if (result.steps > 1)
+    std::printf("steady state (steps 1-%" PRId64 "): %.3f ms/step\n",
+                result.steps - 1,
+                (stepEnd.back() - stepEnd.front()) / 1e3 / (result.steps - 1));
+  std::map<int64_t, std::string> types;
+  for (const ofrt::ActorSpec &actor : program.actors)
+    types[actor.id] = actor.op.type;
+  std::map<std::string, std::pair<double, int64_t>> byType;
+  double total = 0;
+  for (const ofrt::Firing &f : result.firings) {
+    auto &entry = byType[types[f.actor]];
+    entry.first += f.endUs - f.startUs;
+    entry.second += 1;
+    total += f.endUs - f.startUs;
+  }
+  std::vector<std::pair<std::string, std::pair<double, int64_t>>> rows(
+      byType.begin(), byType.end());
+  std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
+    return a.second.first > b.second.first;
+  });
+  std::printf("kernel time by op (%.3f ms in all):\n", total / 1e3);
+  for (const auto &[type, entry] : rows)
+    std::printf("  %-36s %10.3f ms  %5.1f%%  %" PRId64 " firings\n",
+                type.c_str(), entry.first / 1e3,
+                total > 0 ? 100 * entry.first / total : 0.0, entry.second);
+}
+
+/// Parses --devices: "cpu:N" with N >= 1.
+absl::StatusOr<int> parseDevices(const std::string &devices) {
+  int count = 0;
+  char tail = 0;
+  if (std::sscanf(devices.c_str(), "cpu:%d%c", &count, &tail) != 1 ||
+      count < 1)
+    return absl::InvalidArgumentError(
+        "--devices '" + devices +
+        "' is not cpu:COUNT with COUNT at least 1 (this runtime runs CPU "
+        "ranks)");
+  return count;
+}
+
+/// The store of a rank started by a launcher: the launcher's directory,
+/// --store-dir or --redis; none under mpirun without them (MPI needs none).
+absl::StatusOr<std::shared_ptr<ofrt::Store>>
+jobStore(const ProcessRank &me, std::string &hostname) {
+  std::string redis = absl::GetFlag(FLAGS_redis);
+  std::string dir = absl::GetFlag(FLAGS_store_dir);
+  if (dir.empty())
+    dir = me.storeDir;
+  if (!redis.empty() && !dir.empty())
+    return absl::InvalidArgumentError(
+        "--redis and a store directory are two ways to meet; pick one");
+  if (!redis.empty()) {
+    size_t colon = redis.rfind(':');
+    int port = 0;
+    if (colon == std::string::npos || colon == 0 ||
+        std::sscanf(redis.c_str() + colon + 1, "%d", &port) != 1 || port <= 0)
+      return absl::InvalidArgumentError("--redis '" + redis +
+                                        "' is not HOST:PORT");
+    absl::StatusOr<std::shared_ptr<ofrt::Store>> store =
+        ofrt::createRedisStore(redis.substr(0, colon), port);
+    if (!store.ok())
+      return store.status();
+    if (hostname.empty()) {
+      char name[256] = {0};
+      gethostname(name, sizeof(name) - 1);
+      hostname = name;
+    }
+    return ofrt::createPrefixStore(*store, absl::GetFlag(FLAGS_job_id));
+  }
+  if (dir.empty()) {
+    std::string collectives = absl::GetFlag(FLAGS_collectives);
+    if (me.launcher == "mpirun" && (collectives.empty() || collectives == "mpi"))
+      return std::shared_ptr<ofrt::Store>();
+    return absl::InvalidArgumentError(
+        "rank " + std::to_string(me.rank) + " of " + std::to_string(me.world) +
+        " (set by " + me.launcher +
+        ") needs --store-dir DIR (an empty directory every rank sees) or "
+        "--redis HOST:PORT to meet the other ranks");
+  }
+  return ofrt::createFileStore(dir);
+}
+
+} // namespace
+
+absl::StatusOr<Job> ofrun::jobFromFlags() {
+  Job job;
+  absl::StatusOr<int> devices = parseDevices(absl::GetFlag(FLAGS_devices));
+  if (!devices.ok())
+    return devices.status();
+  job.devices = *devices;
+  if (absl::GetFlag(FLAGS_threads) < 0)
+    return absl::InvalidArgumentError("--threads must not be negative");
+  if (absl::GetFlag(FLAGS_timeout_ms) < 1)
+    return absl::InvalidArgumentError("--timeout-ms must be positive");
+  job.processes = absl::GetFlag(FLAGS_nproc_per_node);
+  if (job.processes < 0)
+    return absl::InvalidArgumentError(
+        "--nproc-per-node must not be negative");
+  std::string streams = absl::GetFlag(FLAGS_stream_threads);
+  if (streams != "auto" && streams != "each" && streams != "one")
+    return absl::InvalidArgumentError("--stream-threads '" + streams +
+                                      "' is not auto, each or one");
+  std::string collectives = absl::GetFlag(FLAGS_collectives);
+  if (!collectives.empty() &&
+      !ofrt::CollectivesRegistry::global().contains(collectives))
+    return absl::InvalidArgumentError(
+        "--collectives '" + collectives +
+        "' is not a collective library of this runtime (it has " +
+        ofrt::CollectivesRegistry::global().names() + ")");
+  absl::StatusOr<std::optional<ProcessRank>> launched = rankFromEnvironment();
+  if (!launched.ok())
+    return launched.status();
+  job.launched = *launched;
+  if (job.launched && job.devices != 1)
+    return absl::InvalidArgumentError(
+        "--devices cpu:" + std::to_string(job.devices) +
+        " runs several ranks in one process; under a launcher each process "
+        "is one rank");
+  if (!job.launched && job.processes > 0 && job.devices != 1)
+    return absl::InvalidArgumentError(
+        "--nproc-per-node and --devices cpu:N both set the ranks; pick one");
+  if (!job.launched && (!absl::GetFlag(FLAGS_store_dir).empty() ||
+                        !absl::GetFlag(FLAGS_redis).empty()))
+    return absl::InvalidArgumentError(
+        "--store-dir and --redis need a launcher (torchrun, mpirun, srun, "
+        "--nproc-per-node) to set this process's rank");
+  return job;
+}
+
+absl::Status ofrun::checkPlanRanks(const ofrt::LoadedPlan &plan,
+                                   const Job &job, const std::string &model) {
+  int ranks = plan.ranks.size(), wanted = job.ranks();
+  if (ranks == wanted)
+    return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      "plan '" + model + "' has " + std::to_string(ranks) +
+      (ranks == 1 ? " rank" : " ranks") + " but " +
+      (job.launched ? "the launcher started " + std::to_string(wanted) +
+                          " processes"
+       : job.processes > 0
+           ? "--nproc-per-node asks for " + std::to_string(wanted)
+           : "--devices asks for " + std::to_string(wanted)) +
+      "; compile it for " + std::to_string(wanted) +
+      (wanted == 1 ? " device" : " devices"));
+}
+
+int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
+                   const std::vector<std::string> &childArgs,
+                   const VariablesHook &afterRun) {
+  if (job.launches())
+    return launchProcesses(job.processes, childArgs);
+  if (absl::GetFlag(FLAGS_steps) < 1)
+    return fail("--steps must be at least 1");
+
+  ofrt::MultiRankOptions options;
+  options.session.seed = absl::GetFlag(FLAGS_seed);
+  options.timeout = std::chrono::milliseconds(absl::GetFlag(FLAGS_timeout_ms));
+  // Kernel threads are the CPU device's business.
+  options.session.device.threads = absl::GetFlag(FLAGS_threads);
+  std::string streams = absl::GetFlag(FLAGS_stream_threads);
+  options.autoStreamThreads = streams == "auto";
+  options.session.device.oneStreamThread = streams == "one";
+  options.collectives = absl::GetFlag(FLAGS_collectives);
+  for (const std::string &binding : absl::GetFlag(FLAGS_input)) {
+    size_t eq = binding.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return fail("--input '" + binding + "' is not NAME=SOURCE");
+    absl::StatusOr<ofrt::InputSource> source =
+        parseInputSource(binding.substr(eq + 1));
+    if (!source.ok())
+      return fail(std::string(source.status().message()));
+    options.session.inputs[binding.substr(0, eq)] = *source;
+  }
+
+  absl::StatusOr<std::unique_ptr<Checkpointing>> checkpointing =
+      Checkpointing::create(plan,
+                            !job.launched || job.launched->world == 1,
+                            !job.launched || job.launched->rank == 0);
+  if (!checkpointing.ok())
+    return fail(std::string(checkpointing.status().message()));
+  (*checkpointing)->configure(options);
+  options.collectVariables |= afterRun != nullptr;
+  options.run.maxSteps = absl::GetFlag(FLAGS_steps);
+  options.run.recordFirings = true;
+  std::string progressMode = absl::GetFlag(FLAGS_progress);
+  if (progressMode != "on" && progressMode != "off" && progressMode != "auto")
+    return fail("--progress '" + progressMode + "' is not on, off or auto");
+  absl::StatusOr<std::unique_ptr<Progress>> progress = Progress::create(
+      plan.ranks[0], options.run.maxSteps, absl::GetFlag(FLAGS_metrics),
+      progressMode == "on" || (progressMode == "auto" && isatty(2)));
+  if (!progress.ok())
+    return fail(std::string(progress.status().message()));
+  (*progress)->setFirstStep(options.run.firstStep);
+  options.session.onOutput = (*progress)->observer();
+  // Ctrl-C stops every rank of this process after the same step, beyond
+  // any step a source has reached (sources run at most the regsts' buffer
+  // counts ahead of the outputs), then prints what the run got to.
+  std::atomic<int64_t> stepLimit{std::numeric_limits<int64_t>::max()};
+  int64_t aheadBound = 2;
+  for (const ofrt::RegstSpec &regst : plan.ranks[0].regsts)
+    aheadBound += regst.count;
+  StopWatcher watcher(**progress, stepLimit, aheadBound);
+  if (!job.launched || job.launched->world == 1)
+    options.run.stepLimit = &stepLimit;
+  absl::StatusOr<ofrt::MultiRankResult> result;
+  int rank = 0;
+  if (job.launched && job.launched->world > 1) {
+    rank = job.launched->rank;
+    options.underMpi = job.launched->launcher == "mpirun";
+    options.hostname = absl::GetFlag(FLAGS_hostname);
+    absl::StatusOr<std::shared_ptr<ofrt::Store>> store =
+        jobStore(*job.launched, options.hostname);
+    if (!store.ok())
+      return fail(std::string(store.status().message()));
+    if (options.hostname.empty())
+      options.hostname = "127.0.0.1";
+    result = ofrt::runRank(plan, rank, *store, options);
+  } else {
+    result = ofrt::runAllRanks(plan, options);
+  }
+  watcher.stop();
+  if (!result.ok())
+    return fail(std::string(result.status().message()));
+  if (rank != 0)
+    return 0;
+  (*progress)->finish();
+  if (watcher.interrupted())
+    std::printf("interrupted: stopped after step %lld\n",
+                static_cast<long long>(stepLimit.load()));
+  if (absl::Status status = (*checkpointing)->finish(*result); !status.ok())
+    return fail(std::string(status.message()));
+  if (afterRun)
+    if (int rc = afterRun(result->variables); rc != 0)
+      return rc;
+
+  for (const auto &[name, value] : result->outputs)
+    printOutput(name, value, absl::GetFlag(FLAGS_print_limit));
+  if (std::string dir = absl::GetFlag(FLAGS_save_outputs); !dir.empty())
+    for (const auto &[name, value] : result->outputs)
+      if (absl::Status status = ofrt::writeNpy(dir + "/" + name + ".npy", value);
+          !status.ok())
+        return fail(std::string(status.message()));
+  printTiming(plan.ranks[0], result->ranks[0], result->ranks);
+  if (!absl::GetFlag(FLAGS_trace).empty()) {
+    // Every rank this process ran (all of them unless under a launcher).
+    std::vector<ofrt::RankProgram> programs;
+    std::vector<std::vector<ofrt::Firing>> firings;
+    size_t count = 0;
+    for (size_t r = 0; r < result->ranks.size(); ++r) {
+      if (result->ranks[r].firings.empty() && r != 0)
+        continue;
+      programs.push_back(plan.ranks[r]);
+      firings.push_back(result->ranks[r].firings);
+      count += firings.back().size();
+    }
+    if (absl::Status status = ofrt::writeChromeTrace(
+            programs, firings, absl::GetFlag(FLAGS_trace));
+        !status.ok())
+      return fail(std::string(status.message()));
+    std::printf("trace: %s (%zu firings)\n",
+                absl::GetFlag(FLAGS_trace).c_str(), count);
+  }
+  return 0;
+}
