@@ -18,8 +18,6 @@
 
 #include "ofrt/Plan.h"
 
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 
 using ofrun::fail;
 
@@ -29,16 +27,11 @@ static bool endsWith(const std::string &s, const std::string &suffix) {
 }
 
 int main(int argc, char **argv) {
-  ofrun::setProgramName("of-run-plan");
-  absl::SetProgramUsageMessage(
+  std::vector<std::string> normalized;
+  std::vector<std::string> args = ofrun::parseFlags(
+      argc, argv, "of-run-plan",
       "run a compiled OneFlow plan (.plan, binary, or .plantxt, text).\n"
-      "Usage: of-run-plan PLAN [flags]");
-  std::vector<std::string> normalized = ofrun::normalizeFlagNames(argc, argv);
-  std::vector<char *> normalizedArgv;
-  for (std::string &arg : normalized)
-    normalizedArgv.push_back(arg.data());
-  std::vector<char *> args =
-      absl::ParseCommandLine(normalizedArgv.size(), normalizedArgv.data());
+      "Usage: of-run-plan PLAN [flags]", normalized);
   if (args.size() != 2)
     return fail("expected exactly one plan file (.plan or .plantxt); see "
                 "--help");

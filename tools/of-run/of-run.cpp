@@ -29,8 +29,6 @@
 #include "Checkpointing.h"
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 
 #include <cstdio>
 
@@ -45,16 +43,11 @@ ABSL_DECLARE_FLAG(std::string, resume);
 using ofrun::fail;
 
 int main(int argc, char **argv) {
-  ofrun::setProgramName("of-run");
-  absl::SetProgramUsageMessage(
+  std::vector<std::string> normalized;
+  std::vector<std::string> args = ofrun::parseFlags(
+      argc, argv, "of-run",
       "compile (.mlir, .onnx) or load (.plan, .plantxt) a OneFlow program "
-      "and run it.\nUsage: of-run MODEL [flags]");
-  std::vector<std::string> normalized = ofrun::normalizeFlagNames(argc, argv);
-  std::vector<char *> normalizedArgv;
-  for (std::string &arg : normalized)
-    normalizedArgv.push_back(arg.data());
-  std::vector<char *> args =
-      absl::ParseCommandLine(normalizedArgv.size(), normalizedArgv.data());
+      "and run it.\nUsage: of-run MODEL [flags]", normalized);
   if (args.size() != 2)
     return fail("expected exactly one model file (.mlir, .onnx, .plan or "
                 ".plantxt); see --help");

@@ -5,8 +5,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "RunFlags.h"
+#include "Launch.h"
 
 #include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -65,6 +68,20 @@ static const char *currentProgram = "of-run";
 
 const char *ofrun::programName() { return currentProgram; }
 void ofrun::setProgramName(const char *name) { currentProgram = name; }
+
+std::vector<std::string> ofrun::parseFlags(int argc, char **argv,
+                                           const char *name, const char *usage,
+                                           std::vector<std::string> &normalized) {
+  setProgramName(name);
+  absl::SetProgramUsageMessage(usage);
+  normalized = normalizeFlagNames(argc, argv);
+  std::vector<char *> pointers;
+  for (std::string &arg : normalized)
+    pointers.push_back(arg.data());
+  std::vector<char *> positional =
+      absl::ParseCommandLine(pointers.size(), pointers.data());
+  return std::vector<std::string>(positional.begin(), positional.end());
+}
 
 int ofrun::fail(const std::string &message) {
   std::fprintf(stderr, "%s: error: %s\n", programName(), message.c_str());

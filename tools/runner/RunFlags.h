@@ -45,6 +45,13 @@ namespace ofrun {
 const char *programName();
 void setProgramName(const char *name);
 
+/// Sets the program's name and usage, normalizes argv (Launch.h's
+/// normalizeFlagNames, kept in `normalized` for launched copies) and parses
+/// the flags; returns the positional arguments, the program first.
+std::vector<std::string> parseFlags(int argc, char **argv, const char *name,
+                                    const char *usage,
+                                    std::vector<std::string> &normalized);
+
 /// Prints "<program>: error: <message>" and returns 1.
 int fail(const std::string &message);
 
