@@ -56,6 +56,9 @@ ABSL_FLAG(uint64_t, seed, 0, "Seed of the inputs and of random layouts");
 ABSL_FLAG(std::string, shape, "5,6", "Tensor shape (--mode boxing)");
 ABSL_FLAG(bool, cross, false, "Also box between placements (--mode boxing)");
 ABSL_FLAG(int64_t, steps, 2, "Steps of each run");
+ABSL_FLAG(std::string, collectives, "inproc",
+          "The collective library the ranks (threads of this process) use: "
+          "inproc or gloo");
 ABSL_FLAG(double, rtol, 1e-4, "Relative tolerance");
 ABSL_FLAG(double, atol, 1e-5, "Absolute tolerance");
 ABSL_FLAG(bool, verbose, false, "Print every case, not only failures");
@@ -128,6 +131,7 @@ absl::StatusOr<Outputs> run(ModuleOp module, const std::string &what) {
   options.session.seed = absl::GetFlag(FLAGS_seed);
   options.run.maxSteps = absl::GetFlag(FLAGS_steps);
   options.timeout = std::chrono::milliseconds(20000);
+  options.collectives = absl::GetFlag(FLAGS_collectives);
   absl::StatusOr<ofrt::MultiRankResult> result =
       ofrt::runAllRanks(*plan, options);
   if (!result.ok())
@@ -301,7 +305,8 @@ void checkBoxing(MLIRContext *ctx, ArrayRef<int64_t> shape,
 int main(int argc, char **argv) {
   absl::SetProgramUsageMessage(
       "of-check [model.mlir] --devices cpu:N [--mesh A,B] "
-      "[--mode given|signatures|random|boxing|gradients] [--autodiff]: runs "
+      "[--mode given|signatures|random|boxing|gradients] [--autodiff] "
+      "[--collectives inproc|gloo]: runs "
       "multi-rank variants of a "
       "program and compares every output with one rank's");
   std::vector<char *> args = absl::ParseCommandLine(argc, argv);
@@ -323,6 +328,11 @@ int main(int argc, char **argv) {
                   std::to_string(numRanks));
     mesh = *parsed;
   }
+  std::string collectives = absl::GetFlag(FLAGS_collectives);
+  if (collectives != "inproc" && collectives != "gloo")
+    return fail("--collectives '" + collectives +
+                "' is not inproc or gloo (of-check runs every rank in this "
+                "process)");
   std::string mode = absl::GetFlag(FLAGS_mode);
   if (mode != "given" && mode != "signatures" && mode != "random" &&
       mode != "boxing" && mode != "gradients")
