@@ -11,11 +11,14 @@
 // joined in the global order CommunicatorPool.h describes, like any
 // library's).
 //
-// MPI has no timeouts, so every call is non-blocking (MPI_Iallreduce, ...)
-// and this rank polls it until its deadline; a call that does not finish in
-// time is an error naming the collective, and the communicator is broken
-// from then on (MPI cannot cancel a collective). A rank that exits ends the
-// job: mpirun stops every other rank.
+// MPI has no timeouts. Collectives are MPI's blocking calls (its tuned
+// algorithms; the non-blocking ones are several times slower here), each
+// under a watchdog: one that does not finish in time prints an error naming
+// the rank and the collective and ends the job with MPI_Abort, since MPI
+// cannot abandon a collective. Sends and receives are non-blocking and
+// polled until their deadline, and a receive that times out is cancelled
+// and returned as an error. A rank that exits ends the job: mpirun stops
+// every other rank.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +31,8 @@
 #include <mpi.h>
 
 #include <climits>
+#include <cstdio>
+#include <map>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
@@ -120,12 +125,73 @@ MPI_Datatype movingType(DType dtype) {
   }
 }
 
+/// Ends the job when a blocking MPI call outlives its deadline.
+class Watchdog {
+public:
+  static Watchdog &instance() {
+    static Watchdog *watchdog = new Watchdog(); // Lives until exit.
+    return *watchdog;
+  }
+
+  /// A call being watched, for its lifetime.
+  class Watch {
+  public:
+    Watch(std::string what, std::chrono::milliseconds timeout)
+        : id(instance().add(std::move(what), timeout)) {}
+    ~Watch() { instance().remove(id); }
+
+  private:
+    uint64_t id;
+  };
+
+private:
+  Watchdog() : thread([this] { loop(); }) { thread.detach(); }
+
+  uint64_t add(std::string what, std::chrono::milliseconds timeout) {
+    std::lock_guard<std::mutex> lock(mutex);
+    calls[++last] = {Clock::now() + timeout, std::move(what), timeout};
+    return last;
+  }
+  void remove(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mutex);
+    calls.erase(id);
+  }
+  void loop() {
+    while (true) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::lock_guard<std::mutex> lock(mutex);
+      for (const auto &[id, call] : calls)
+        if (Clock::now() >= call.deadline) {
+          std::fprintf(stderr,
+                       "error: %s timed out after %lld ms waiting for its "
+                       "peers; MPI cannot abandon a collective, so the job "
+                       "ends\n",
+                       call.what.c_str(),
+                       static_cast<long long>(call.timeout.count()));
+          std::fflush(stderr);
+          MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+  }
+
+  struct Call {
+    Clock::time_point deadline;
+    std::string what;
+    std::chrono::milliseconds timeout;
+  };
+  std::mutex mutex;
+  std::map<uint64_t, Call> calls;
+  uint64_t last = 0;
+  std::thread thread;
+};
+
 class MpiCommunicator : public Communicator {
 public:
   MpiCommunicator(MPI_Comm comm, std::chrono::milliseconds timeout)
       : comm(comm), timeoutMs(timeout) {
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &count);
+    MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
     int *bound = nullptr, found = 0;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &bound, &found);
     tagBound = found && bound ? *bound : 32767;
@@ -146,9 +212,9 @@ protected:
                            int64_t n) override {
     std::string what = describe("all_reduce", dtype, n);
     OFRT_RETURN_IF_ERROR(fits(what, {n}));
-    return run(what, [&](MPI_Request *request) {
-      return MPI_Iallreduce(input == output ? MPI_IN_PLACE : input, output, n,
-                            reducibleType(dtype), MPI_SUM, comm, request);
+    return collective(what, [&] {
+      return MPI_Allreduce(input == output ? MPI_IN_PLACE : input, output, n,
+                           reducibleType(dtype), MPI_SUM, comm);
     });
   }
 
@@ -157,9 +223,9 @@ protected:
     std::string what = describe("reduce_scatter", dtype, chunks[me]);
     OFRT_RETURN_IF_ERROR(fits(what, chunks));
     std::vector<int> counts(chunks.begin(), chunks.end());
-    return run(what, [&](MPI_Request *request) {
-      return MPI_Ireduce_scatter(input, output, counts.data(),
-                                 reducibleType(dtype), MPI_SUM, comm, request);
+    return collective(what, [&] {
+      return MPI_Reduce_scatter(input, output, counts.data(),
+                                reducibleType(dtype), MPI_SUM, comm);
     });
   }
 
@@ -174,9 +240,9 @@ protected:
     for (int at = 0, q = 0; q < count; at += counts[q++])
       displs.push_back(at);
     MPI_Datatype type = movingType(dtype);
-    return run(what, [&](MPI_Request *request) {
-      return MPI_Iallgatherv(input, counts[me], type, output, counts.data(),
-                             displs.data(), type, comm, request);
+    return collective(what, [&] {
+      return MPI_Allgatherv(input, counts[me], type, output, counts.data(),
+                            displs.data(), type, comm);
     });
   }
 
@@ -186,9 +252,8 @@ protected:
     OFRT_RETURN_IF_ERROR(fits(what, {n}));
     MPI_Datatype type = movingType(dtype);
     int each = n / count;
-    return run(what, [&](MPI_Request *request) {
-      return MPI_Ialltoall(input, each, type, output, each, type, comm,
-                           request);
+    return collective(what, [&] {
+      return MPI_Alltoall(input, each, type, output, each, type, comm);
     });
   }
 
@@ -210,10 +275,9 @@ protected:
       recvDispls.push_back(r);
     }
     MPI_Datatype type = movingType(dtype);
-    return run(what, [&](MPI_Request *request) {
-      return MPI_Ialltoallv(input, sends.data(), sendDispls.data(), type,
-                            output, recvs.data(), recvDispls.data(), type,
-                            comm, request);
+    return collective(what, [&] {
+      return MPI_Alltoallv(input, sends.data(), sendDispls.data(), type,
+                           output, recvs.data(), recvDispls.data(), type, comm);
     });
   }
 
@@ -222,8 +286,8 @@ protected:
     std::string what = describe("broadcast", dtype, n) + " from rank " +
                        std::to_string(root);
     OFRT_RETURN_IF_ERROR(fits(what, {n}));
-    return run(what, [&](MPI_Request *request) {
-      return MPI_Ibcast(data, n, movingType(dtype), root, comm, request);
+    return collective(what, [&] {
+      return MPI_Bcast(data, n, movingType(dtype), root, comm);
     });
   }
 
@@ -274,6 +338,26 @@ private:
     return static_cast<int>(tag % (static_cast<uint64_t>(tagBound) + 1));
   }
 
+  /// Runs a blocking collective under the watchdog.
+  template <typename Call>
+  absl::Status collective(const std::string &what, Call &&call) {
+    if (!brokenBy.empty())
+      return absl::FailedPreconditionError(who() + ": " + what +
+                                           " on a communicator broken by: " +
+                                           brokenBy);
+    int code;
+    {
+      Watchdog::Watch watch("global rank " + std::to_string(worldRank) +
+                                ", " + who() + ": " + what,
+                            timeoutMs);
+      code = call();
+    }
+    if (code != MPI_SUCCESS)
+      return broken(absl::UnavailableError(who() + ": " + what +
+                                           " failed: " + mpiError(code)));
+    return absl::OkStatus();
+  }
+
   /// Starts a call and polls it until it finishes or the timeout passes; a
   /// `cancellable` call (a recv) is then cancelled, others stay pending.
   template <typename Start>
@@ -316,7 +400,7 @@ private:
   }
 
   MPI_Comm comm;
-  int me = 0, count = 1, tagBound = 32767;
+  int me = 0, count = 1, tagBound = 32767, worldRank = 0;
   std::chrono::milliseconds timeoutMs;
   std::string brokenBy;
 };
@@ -409,8 +493,11 @@ public:
   absl::StatusOr<std::unique_ptr<Communicator>>
   join(const std::vector<int64_t> &ranks, int position,
        const std::string &) override {
-    std::string who = "rank " + std::to_string(position) + " of " +
-                      std::to_string(ranks.size()) + ": joining the group";
+    std::string group;
+    for (int64_t rank : ranks)
+      group += (group.empty() ? "" : ", ") + std::to_string(rank);
+    std::string who = "global rank " + std::to_string(options.rank) +
+                      ": joining the group [" + group + "]";
     MPI_Group world, members;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     std::vector<int> list(ranks.begin(), ranks.end());
@@ -418,7 +505,11 @@ public:
     // Groups are created one at a time in one global order, so one tag
     // serves them all.
     MPI_Comm comm = MPI_COMM_NULL;
-    int code = MPI_Comm_create_group(MPI_COMM_WORLD, members, 0x4f46, &comm);
+    int code;
+    {
+      Watchdog::Watch watch(who, options.timeout);
+      code = MPI_Comm_create_group(MPI_COMM_WORLD, members, 0x4f46, &comm);
+    }
     MPI_Group_free(&members);
     MPI_Group_free(&world);
     if (code != MPI_SUCCESS)
