@@ -163,8 +163,13 @@ void ApplyStrategyPass::runOnOperation() {
   SmallVector<int64_t> ranks(devices);
   for (int64_t r = 0; r < devices; ++r)
     ranks[r] = r;
-  auto placement =
-      PlacementAttr::get(context, DeviceKind::cpu, ranks, strategy->mesh);
+  std::optional<DeviceKind> kind = symbolizeDeviceKind(device);
+  if (!kind) {
+    func.emitError() << "oneflow-apply-strategy: device '" << device
+                     << "' is not cpu or cuda";
+    return signalPassFailure();
+  }
+  auto placement = PlacementAttr::get(context, *kind, ranks, strategy->mesh);
 
   // Clear stale layouts: propagation derives them again.
   for (BlockArgument arg : func.getArguments())

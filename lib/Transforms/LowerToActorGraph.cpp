@@ -150,11 +150,32 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
     ops.emplace_back(&op, std::move(*ranks));
   }
 
+  // Each rank's device kind comes from the placements it is in (a program
+  // without layouts runs on one CPU device).
+  SmallVector<std::optional<DeviceKind>> kinds(worldSize);
+  for (auto &[op, ranks] : ops)
+    for (Type type : llvm::concat<Type>(op->getOperandTypes(),
+                                        op->getResultTypes()))
+      if (GlobalAttr global = getGlobalEncoding(type)) {
+        PlacementAttr placement = global.getPlacement();
+        for (int64_t rank : placement.getRanks()) {
+          std::optional<DeviceKind> &kind = kinds[rank];
+          if (kind && *kind != placement.getDevice())
+            return op->emitOpError()
+                   << "puts rank " << rank << " on a "
+                   << stringifyDeviceKind(placement.getDevice())
+                   << " device, but another placement puts it on a "
+                   << stringifyDeviceKind(*kind)
+                   << " device; a rank has one device";
+          kind = placement.getDevice();
+        }
+      }
+
   OpBuilder builder(funcOp);
   SmallVector<RankState> states(worldSize);
   for (int64_t rank = 0; rank < worldSize; ++rank)
-    states[rank].plan =
-        RankPlanOp::create(builder, funcOp.getLoc(), rank, DeviceKind::cpu);
+    states[rank].plan = RankPlanOp::create(
+        builder, funcOp.getLoc(), rank, kinds[rank].value_or(DeviceKind::cpu));
 
   llvm::DenseMap<std::pair<Value, int64_t>, Value> regstOf;
   for (auto &[op, ranks] : ops) {

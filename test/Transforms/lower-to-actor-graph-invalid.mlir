@@ -84,3 +84,12 @@ func.func @negative_update_not_variable() {
   oneflow.sgd_update %w, %g {lr = 0.1 : f64} : tensor<4xf32>, tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @rank_on_two_kinds() {
+  %x = oneflow.input "x" : tensor<4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [S(0)]>>
+  // expected-error@+1 {{'oneflow.input' op puts rank 1 on a cuda device, but another placement puts it on a cpu device; a rank has one device}}
+  %y = oneflow.input "y" : tensor<4xf32, #oneflow.global<#oneflow.placement<cuda, ranks = [1, 2]>, [S(0)]>>
+  return
+}

@@ -72,3 +72,18 @@ func.func @rank_one_only() {
   oneflow.output "z", %z : tensor<2xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [1]>, [B]>>
   return
 }
+
+// -----
+
+// A rank's device kind is its placements': ranks 0 and 1 on CPUs, 2 and 3
+// on GPUs (a CPU stage feeding a GPU stage).
+// CHECK-LABEL: oneflow_actor.rank_plan rank 0 device cpu {
+// CHECK-LABEL: oneflow_actor.rank_plan rank 1 device cpu {
+// CHECK-LABEL: oneflow_actor.rank_plan rank 2 device cuda {
+// CHECK-LABEL: oneflow_actor.rank_plan rank 3 device cuda {
+func.func @cpu_and_cuda_stages() {
+  %x = oneflow.input "x" : tensor<6x4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [S(0)]>>
+  %y = oneflow.transfer %x : tensor<6x4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [S(0)]>> -> tensor<6x4xf32, #oneflow.global<#oneflow.placement<cuda, ranks = [2, 3]>, [S(0)]>>
+  oneflow.output "y", %y : tensor<6x4xf32, #oneflow.global<#oneflow.placement<cuda, ranks = [2, 3]>, [S(0)]>>
+  return
+}

@@ -2,6 +2,7 @@
 //
 // RUN: split-file %s %t
 // RUN: of-opt %t/unknown.mlir -pass-pipeline='builtin.module(func.func(oneflow-apply-strategy{strategy=pipeline devices=2}))' -verify-diagnostics
+// RUN: of-opt %t/device.mlir -pass-pipeline='builtin.module(func.func(oneflow-apply-strategy{strategy=dp devices=2 device=tpu}))' -verify-diagnostics
 // RUN: of-opt %t/odd.mlir -pass-pipeline='builtin.module(func.func(oneflow-apply-strategy{strategy=hybrid devices=3}))' -verify-diagnostics
 // RUN: of-opt %t/no-devices.mlir -pass-pipeline='builtin.module(func.func(oneflow-apply-strategy{strategy=dp devices=0}))' -verify-diagnostics
 // RUN: of-opt %t/batch.mlir -pass-pipeline='builtin.module(func.func(oneflow-apply-strategy{strategy=dp devices=4}))' -verify-diagnostics
@@ -21,6 +22,12 @@
 //--- unknown.mlir
 // expected-error@+1 {{unknown strategy 'pipeline': not dp, tp, hybrid or zero, and not a readable strategy file (No such file or directory)}}
 func.func @negative_unknown() {
+  return
+}
+
+//--- device.mlir
+// expected-error@+1 {{oneflow-apply-strategy: device 'tpu' is not cpu or cuda}}
+func.func @negative_device() {
   return
 }
 

@@ -3,6 +3,9 @@
 // RUN: of-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(oneflow-apply-strategy{strategy=hybrid devices=4}))' | FileCheck %s --check-prefix=HYBRID
 // RUN: of-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(oneflow-apply-strategy{strategy=zero devices=4}))' | FileCheck %s --check-prefix=ZERO
 // RUN: of-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(oneflow-apply-strategy{strategy=%S/Inputs/strategy-2x2.json devices=4}))' | FileCheck %s --check-prefix=FILE
+// The same layouts on GPUs: the placement's device kind.
+// RUN: of-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(oneflow-apply-strategy{strategy=dp devices=4 device=cuda}))' | FileCheck %s --check-prefix=CUDA
+// CUDA: #oneflow.placement<cuda, ranks = [0, 1, 2, 3]>
 
 // An MLP after oneflow-optimizer (SGD with momentum): inputs and variables
 // get layouts, momentum buffers their parameter's, the rest is left to

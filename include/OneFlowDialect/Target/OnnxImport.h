@@ -14,6 +14,8 @@
 #ifndef ONEFLOWDIALECT_TARGET_ONNXIMPORT_H
 #define ONEFLOWDIALECT_TARGET_ONNXIMPORT_H
 
+#include "OneFlowDialect/IR/OneFlowAttrs.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -28,6 +30,8 @@ struct OnnxImportOptions {
   /// (broadcast where axis 0 is shorter) and variables broadcast: a
   /// data-parallel program that SBP propagation completes.
   int64_t dataParallelRanks = 1;
+  /// The ranks' device kind.
+  DeviceKind device = DeviceKind::cpu;
   /// "cross_entropy": add an int64 input `labels` (the logits' shape without
   /// the class axis) and an output "loss", the mean sparse softmax
   /// cross-entropy of the model's one output; empty: none.

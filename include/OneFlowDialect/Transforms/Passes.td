@@ -169,7 +169,9 @@ def ApplyStrategyPass
     Option<"strategy", "strategy", "std::string", /*default=*/"\"dp\"",
            "dp, tp, hybrid, zero or the path of a JSON strategy file">,
     Option<"devices", "devices", "int64_t", /*default=*/"1",
-           "Number of CPU ranks (the product of the mesh)">
+           "Number of ranks (the product of the mesh)">,
+    Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
+           "The ranks' device kind: cpu or cuda">
   ];
 }
 

@@ -234,7 +234,7 @@ Type Importer::withLayout(RankedTensorType type, bool split) {
   llvm::SmallVector<int64_t> ranks;
   for (int64_t r = 0; r < n; ++r)
     ranks.push_back(r);
-  auto placement = PlacementAttr::get(context, DeviceKind::cpu, ranks, {n});
+  auto placement = PlacementAttr::get(context, options.device, ranks, {n});
   SbpAttr sbp = split && type.getRank() > 0 && type.getDimSize(0) >= n
                     ? SbpAttr::getSplit(context, 0)
                     : SbpAttr::getBroadcast(context);

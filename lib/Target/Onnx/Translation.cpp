@@ -19,6 +19,12 @@ static llvm::cl::opt<int64_t> importRanks(
                    "many CPU ranks (data parallel); 1 leaves layouts out"),
     llvm::cl::init(1));
 
+static llvm::cl::opt<std::string> importDevice(
+    "import-onnx-device",
+    llvm::cl::desc("With --import-onnx-ranks: the ranks' device kind, cpu or "
+                   "cuda"),
+    llvm::cl::init("cpu"));
+
 static llvm::cl::opt<std::string> importLoss(
     "import-onnx-loss",
     llvm::cl::desc("With --import-onnx: attach this loss to the model's "
@@ -44,6 +50,14 @@ void mlir::oneflow::registerOnnxImportTranslation() {
           return nullptr;
         }
         options.dataParallelRanks = importRanks;
+        std::optional<DeviceKind> device = symbolizeDeviceKind(importDevice);
+        if (!device) {
+          emitError(UnknownLoc::get(context))
+              << "--import-onnx-device '" << importDevice
+              << "' is not cpu or cuda";
+          return nullptr;
+        }
+        options.device = *device;
         options.loss = importLoss;
         options.labels = importLabels;
         return importOnnxModel(buffer->getBuffer(),
