@@ -108,29 +108,36 @@ absl::Status cpu::execute(const std::string &where, const dnnl::primitive &prim,
 
 DnnlArgs &DnnlArgs::operator()(int arg, const MemDesc &desc,
                                const void *data) {
-  auto it = handles.find(arg);
-  if (it == handles.end()) {
-    args.emplace(arg, wrap(desc, data));
-    handles.emplace(arg, data);
-  } else if (it->second != data) {
-    args.at(arg).set_data_handle(const_cast<void *>(data));
-    it->second = data;
-  }
+  for (Bound &b : bound)
+    if (b.arg == arg) {
+      if (b.data != data) {
+        b.memory.set_data_handle(const_cast<void *>(data));
+        b.data = data;
+      }
+      return *this;
+    }
+  dnnl::memory memory = wrap(desc, data);
+  args.emplace(arg, memory);
+  bound.push_back({arg, memory, data});
   return *this;
 }
 
 absl::Status cpu::execute(const std::string &where,
                           const dnnl::primitive &prim, DnnlArgs &args) {
   try {
-    const_dnnl_primitive_desc_t pd = prim.get_primitive_desc();
-    const dnnl_memory_desc_t *md =
-        dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    size_t bytes = md ? dnnl_memory_desc_get_size(md) : 0;
-    if (bytes > 0) {
+    if (args.scratchpadBytes < 0) {
+      const_dnnl_primitive_desc_t pd = prim.get_primitive_desc();
+      const dnnl_memory_desc_t *md =
+          dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+      args.scratchpadBytes = md ? dnnl_memory_desc_get_size(md) : 0;
+      if (args.scratchpadBytes > 0)
+        args.scratchpadDesc = MemDesc(*md);
+    }
+    if (args.scratchpadBytes > 0) {
       thread_local std::vector<uint8_t> scratchpad;
-      if (scratchpad.size() < bytes)
-        scratchpad.resize(bytes);
-      args(DNNL_ARG_SCRATCHPAD, MemDesc(*md), scratchpad.data());
+      if (scratchpad.size() < static_cast<size_t>(args.scratchpadBytes))
+        scratchpad.resize(args.scratchpadBytes);
+      args(DNNL_ARG_SCRATCHPAD, args.scratchpadDesc, scratchpad.data());
     }
     prim.execute(cpuStream(), args.map());
     cpuStream().wait();

@@ -82,10 +82,20 @@ public:
   DnnlArgs &operator()(int arg, const MemDesc &desc, const void *data);
   std::unordered_map<int, dnnl::memory> &map() { return args; }
 
+  /// The primitive's scratchpad, once known (bytes -1: not yet asked).
+  int64_t scratchpadBytes = -1;
+  MemDesc scratchpadDesc;
+
 private:
   std::unordered_map<int, dnnl::memory> args;
-  /// The buffer each argument points at now.
-  std::unordered_map<int, const void *> handles;
+  /// Each argument's memory (sharing the map's) and the buffer it points
+  /// at now; a few, so a linear search.
+  struct Bound {
+    int arg;
+    dnnl::memory memory;
+    const void *data;
+  };
+  std::vector<Bound> bound;
 };
 
 /// execute() with kept arguments (and a kept scratchpad argument).
