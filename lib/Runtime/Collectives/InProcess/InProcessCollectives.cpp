@@ -47,9 +47,6 @@
 #include <map>
 #include <mutex>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 using namespace ofrt;
 using namespace ofrt::collectives;
@@ -94,31 +91,6 @@ private:
 
 /// Elements summed per block: 16 KiB of f32, which stays in L1.
 constexpr int64_t kBlockBytes = 16 * 1024;
-/// Writes of all-reduces at least this large bypass the caches (the result
-/// does not fit in them anyway).
-constexpr int64_t kStreamingBytes = 8 << 20;
-
-/// Copies `bytes` bytes, with non-temporal stores when `streaming` (and both
-/// pointers are 16-byte aligned).
-void copyOut(void *dst, const void *src, size_t bytes, bool streaming) {
-#if defined(__SSE2__)
-  if (streaming && reinterpret_cast<uintptr_t>(dst) % 16 == 0 &&
-      reinterpret_cast<uintptr_t>(src) % 16 == 0) {
-    auto *d = static_cast<__m128i *>(dst);
-    const auto *s = static_cast<const __m128i *>(src);
-    size_t vectors = bytes / 16;
-    for (size_t i = 0; i < vectors; ++i)
-      _mm_stream_si128(d + i, _mm_load_si128(s + i));
-    std::memcpy(static_cast<uint8_t *>(dst) + vectors * 16,
-                static_cast<const uint8_t *>(src) + vectors * 16,
-                bytes - vectors * 16);
-    return;
-  }
-#endif
-  (void)streaming;
-  std::memcpy(dst, src, bytes);
-}
-
 /// out[i] = sum over k of inputs[k][i], in order of k (n >= 1 inputs).
 template <typename T>
 void sumInto(T *out, const std::vector<const T *> &inputs, int64_t count) {
@@ -187,7 +159,6 @@ protected:
     }
     publish(input, output);
     OFRT_RETURN_IF_ERROR(barrier(what));
-    bool streaming = bytes >= kStreamingBytes;
     withReducible(dtype, [&](auto zero) {
       using T = decltype(zero);
       ofsupport::Range mine = ofsupport::balancedPart(count, n, me);
@@ -200,15 +171,12 @@ protected:
         for (int q = 0; q < n; ++q)
           inputs[q] = static_cast<const T *>(group->slot(q).input) + at;
         sumInto(sums.data(), inputs, length);
+        // Non-temporal stores measured slower here (bench-allreduce-busbw).
         for (int q = 0; q < n; ++q)
-          copyOut(static_cast<T *>(group->slot(q).output) + at, sums.data(),
-                  length * sizeof(T), streaming);
+          std::memcpy(static_cast<T *>(group->slot(q).output) + at,
+                      sums.data(), length * sizeof(T));
       }
     });
-#if defined(__SSE2__)
-    if (streaming)
-      _mm_sfence();
-#endif
     return barrier(what);
   }
 
