@@ -43,6 +43,8 @@ struct DeviceOptions {
   /// thread per stream: no hand-offs between stream threads (and no
   /// overlap between streams either), for ranks that outnumber the cores.
   bool oneStreamThread = false;
+  /// CPU cores the rank's threads may run on (empty: any).
+  std::vector<int> cores;
 };
 
 /// Told when the work an event stands for has finished; may be called on

@@ -51,7 +51,9 @@ struct MultiRankOptions {
   bool collectVariables = false;
   /// runAllRanks: when this process's ranks, times their kernel threads,
   /// outnumber its cores, drive each rank's streams from one thread
-  /// (DeviceOptions::oneStreamThread) instead of session.device's choice.
+  /// (DeviceOptions::oneStreamThread) instead of session.device's choice,
+  /// and (with one kernel thread) put rank r on the r-th allowed core, in
+  /// turn, so that the cores stay evenly loaded.
   bool autoStreamThreads = true;
 };
 

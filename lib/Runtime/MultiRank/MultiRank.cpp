@@ -13,6 +13,8 @@
 
 #include "pieces.pb.h"
 
+#include <sched.h>
+
 #include <thread>
 
 
@@ -236,6 +238,20 @@ collectResult(std::vector<RankState> &states,
   return result;
 }
 
+/// The cores this process may run on.
+std::vector<int> allowedCores() {
+  std::vector<int> cores;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    for (int core = 0; core < CPU_SETSIZE; ++core)
+      if (CPU_ISSET(core, &set))
+        cores.push_back(core);
+  if (cores.empty())
+    for (unsigned core = 0; core < std::thread::hardware_concurrency(); ++core)
+      cores.push_back(core);
+  return cores;
+}
+
 CollectivesOptions collectivesOptions(int rank, int world,
                                       std::shared_ptr<Store> store,
                                       const MultiRankOptions &options) {
@@ -293,15 +309,22 @@ ofrt::runAllRanks(const LoadedPlan &plan, const MultiRankOptions &options) {
   if (!library.ok())
     return library.status();
   std::vector<RankState> states(world);
+  // Ranks that outnumber the cores: one thread per rank, each rank on a
+  // core of its own choosing in turn, so that the cores stay evenly loaded
+  // and a rank waiting in a collective yields to one that shares its core.
+  std::vector<int> cores = allowedCores();
   MultiRankOptions rankOptions = options;
+  bool crowded = false;
   if (options.autoStreamThreads) {
-    unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     int64_t busy = int64_t(world) * std::max(1, options.session.device.threads);
-    rankOptions.session.device.oneStreamThread = busy > cores;
+    crowded = busy > static_cast<int64_t>(cores.size());
+    rankOptions.session.device.oneStreamThread = crowded;
   }
   std::vector<std::thread> threads;
   for (int r = 0; r < world; ++r)
-    threads.emplace_back([&, r] {
+    threads.emplace_back([&, r, rankOptions]() mutable {
+      if (crowded && options.session.device.threads <= 1 && !cores.empty())
+        rankOptions.session.device.cores = {cores[r % cores.size()]};
       absl::StatusOr<std::unique_ptr<CommunicatorPool>> pool =
           CommunicatorPool::create(CollectivesRegistry::global(), *library,
                                    collectivesOptions(r, world, store, options));

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 #include <omp.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -283,6 +284,45 @@ TEST(Engine, OneThreadDrivesEveryStreamInItsOwnOrder) {
     std::vector<Firing> sources = firingsOf(*result, source);
     ASSERT_EQ(sources.size(), 5u);
   }
+}
+
+} // namespace
+
+namespace {
+
+// DeviceOptions::cores: the CPU device runs the kernels of its threads on
+// those cores only, and gives the thread its old cores back after the run.
+TEST(Engine, CpuDeviceKeepsItsThreadsOnItsCores) {
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  int last = -1;
+  for (int core = 0; core < CPU_SETSIZE; ++core)
+    if (CPU_ISSET(core, &allowed))
+      last = core;
+  ASSERT_GE(last, 0);
+  ProgramBuilder b;
+  int64_t a = b.actor("a", "s0", {});
+  b.actor("sink", "s1", {b.out(a)}, 0);
+  DeviceOptions options;
+  options.cores = {last};
+  std::shared_ptr<Device> device(*createDevice(DeviceKind::Cpu, 0, options));
+  std::mutex mutex;
+  std::set<int> seen;
+  KernelProvider provider =
+      [&](const ActorSpec &actor) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+    return std::make_unique<SumKernel>(actor.id, [&](int64_t) {
+      std::lock_guard<std::mutex> lock(mutex);
+      seen.insert(sched_getcpu());
+      return absl::OkStatus();
+    });
+  };
+  auto engine = Engine::create(b.program, device, provider);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  ASSERT_TRUE((*engine)->run({/*maxSteps=*/20, false}).ok());
+  EXPECT_EQ(seen, std::set<int>{last});
+  cpu_set_t after;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(after), &after), 0);
+  EXPECT_TRUE(CPU_EQUAL(&allowed, &after));
 }
 
 } // namespace

@@ -20,6 +20,8 @@
 #include "Kernels/Cpu/CpuKernels.h"
 
 #include <omp.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -47,17 +49,34 @@ private:
   std::string streamName;
 };
 
-/// Kernels' OpenMP thread count on one thread, restored when it goes.
-class OmpThreads : public ThreadBinding {
+/// Kernels' OpenMP thread count (and the cores) of one thread, restored
+/// when it goes.
+class CpuThreadBinding : public ThreadBinding {
 public:
-  explicit OmpThreads(int threads) : saved(omp_get_max_threads()) {
+  CpuThreadBinding(int threads, const std::vector<int> &cores)
+      : saved(omp_get_max_threads()) {
     if (threads > 0)
       omp_set_num_threads(threads);
+    if (!cores.empty() &&
+        pthread_getaffinity_np(pthread_self(), sizeof(savedCores),
+                               &savedCores) == 0) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      for (int core : cores)
+        CPU_SET(core, &set);
+      pinned = pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+    }
   }
-  ~OmpThreads() override { omp_set_num_threads(saved); }
+  ~CpuThreadBinding() override {
+    omp_set_num_threads(saved);
+    if (pinned)
+      pthread_setaffinity_np(pthread_self(), sizeof(savedCores), &savedCores);
+  }
 
 private:
   int saved;
+  bool pinned = false;
+  cpu_set_t savedCores;
 };
 
 class CpuDevice : public Device {
@@ -95,7 +114,8 @@ public:
   absl::StatusOr<std::unique_ptr<ThreadBinding>>
   bindThread(Stream *) override {
     // OpenMP's thread count belongs to the thread that sets it.
-    return std::unique_ptr<ThreadBinding>(new OmpThreads(options.threads));
+    return std::unique_ptr<ThreadBinding>(
+        new CpuThreadBinding(options.threads, options.cores));
   }
 
   absl::Status copyToDevice(Stream &, void *dst, const void *src,
