@@ -4,6 +4,7 @@
 # gloo here; mpi under mpirun, test/Run/mpi-collectives.test). Included
 # from unittests/Runtime/CMakeLists.txt.
 ##===----------------------------------------------------------------===//
-add_oneflow_unittest(OneFlowCollectiveTests Collective/ConformanceTest.cpp)
+add_oneflow_unittest(OneFlowCollectiveTests Collective/ConformanceTest.cpp
+  Collective/StoreTest.cpp)
 target_link_libraries(OneFlowCollectiveTests PRIVATE OneFlowBackends
   OneFlowCollectives)

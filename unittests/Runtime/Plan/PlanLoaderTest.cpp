@@ -221,6 +221,12 @@ TEST(PlanLoader, RefusesUnknownDeviceAndEmptyPlans) {
   EXPECT_EQ(loaded.status().message(),
             "plan 'x.plan', rank 0 has no device kind "
             "(DEVICE_KIND_UNSPECIFIED)");
+  plan.mutable_ranks(0)->mutable_device()->set_kind(proto::CPU);
+  plan.mutable_ranks(0)->mutable_device()->set_ordinal(-2);
+  auto ordinal = parsePlan(plan.SerializeAsString(), false, "x.plan");
+  ASSERT_FALSE(ordinal.ok());
+  EXPECT_EQ(ordinal.status().message(),
+            "plan 'x.plan', rank 0 has device ordinal -2");
   proto::Plan empty;
   empty.set_version(proto::CURRENT);
   auto none = parsePlan(empty.SerializeAsString(), false, "e.plan");
