@@ -25,6 +25,12 @@ inline std::string describe(const char *op, DType dtype, int64_t count) {
          dtypeName(dtype);
 }
 
+/// Whether a Gloo exception's message says it timed out.
+inline bool isTimeoutMessage(const std::string &message) {
+  return message.find("imed out") != std::string::npos ||
+         message.find("imeout") != std::string::npos;
+}
+
 /// Calls fn(T()) with the C++ type of a reducible `dtype` (isReducible).
 template <typename Fn> void withReducible(DType dtype, Fn &&fn) {
   switch (dtype) {

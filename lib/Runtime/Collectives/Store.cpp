@@ -12,6 +12,8 @@
 
 #include "ofrt/Store.h"
 
+#include "Collectives/CollectiveUtils.h"
+
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/rendezvous/hash_store.h>
 #include <gloo/rendezvous/redis_store.h>
@@ -23,11 +25,6 @@ using namespace ofrt;
 Store::~Store() = default;
 
 namespace {
-
-bool isTimeout(const std::string &message) {
-  return message.find("imeout") != std::string::npos ||
-         message.find("imed out") != std::string::npos;
-}
 
 class GlooBackedStore : public Store {
 public:
@@ -72,7 +69,7 @@ private:
       return absl::OkStatus();
     } catch (const std::exception &error) {
       std::string message = error.what();
-      if (isTimeout(message))
+      if (collectives::isTimeoutMessage(message))
         return absl::DeadlineExceededError(where + ": timed out " + what +
                                            " (gloo: " + message + ")");
       return absl::UnavailableError(where + ": failed " + what +

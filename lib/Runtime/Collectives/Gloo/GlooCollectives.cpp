@@ -75,11 +75,6 @@ void sum(void *output, const void *lhs, const void *rhs, size_t count) {
     out[i] = a[i] + b[i];
 }
 
-bool isTimeout(const std::string &message) {
-  return message.find("imed out") != std::string::npos ||
-         message.find("imeout") != std::string::npos;
-}
-
 class GlooCommunicator : public Communicator {
 public:
   GlooCommunicator(std::shared_ptr<gloo::rendezvous::Context> context,
@@ -265,7 +260,7 @@ private:
       message = "unknown exception";
     }
     absl::Status status =
-        isTimeout(message)
+        isTimeoutMessage(message)
             ? absl::DeadlineExceededError(
                   who() + ": " + what + " timed out after " +
                   std::to_string(timeoutMs.count()) +
@@ -364,7 +359,7 @@ absl::Status joinError(const std::string &who, const std::string &message,
         what + ": not every rank joined within " +
         std::to_string(timeout.count()) + " ms; missing rank(s) " + missing);
   }
-  if (isTimeout(message))
+  if (isTimeoutMessage(message))
     return absl::DeadlineExceededError(what + ": not every rank joined within " +
                                        std::to_string(timeout.count()) +
                                        " ms (gloo: " + message + ")");
