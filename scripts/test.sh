@@ -22,11 +22,13 @@ OF_OPT_VERIFY_ROUNDTRIP=1 /usr/lib/llvm-22/bin/lit -sv \
   "$BUILD_DIR/test" "$BUILD_DIR/test/Unit" 2>&1 | tee "$LOG"
 status=${PIPESTATUS[0]}
 
-# lit's summary lines look like "  Passed: 24 (100.00%)" or
-# "  Expectedly Failed: 2 (5.00%)".
+# lit's summary lines look like "  Passed: 24 (100.00%)" or, where lit pads
+# the labels to one width, "  Passed : 24 (95.40%)".
 count() {
-  awk -v key="$1" 'index($0, "  " key ": ") == 1 {
-      sub(".*: ", ""); n += $1 } END { print n + 0 }' "$LOG"
+  awk -v key="$1" 'index($0, "  " key) == 1 {
+      rest = substr($0, length(key) + 3)
+      if (rest ~ /^ *: /) { sub(/^ *: */, "", rest); n += rest + 0 } }
+      END { print n + 0 }' "$LOG"
 }
 passed=$(( $(count Passed) + $(count "Expectedly Failed") ))
 failed=$(( $(count Failed) + $(count Unresolved) + $(count "Unexpectedly Passed") + $(count "Timed Out") ))
