@@ -99,6 +99,11 @@ public:
 protected:
   /// "rank 2 of 4".
   std::string who() const;
+  /// Whether a backend call has failed; every call fails from then on.
+  bool isBroken() const { return !brokenBy.empty(); }
+  /// Called once, with the first error a backend call returned (a backend
+  /// whose peers must learn of it at once tells them here).
+  virtual void onBroken(const absl::Status &status) {}
 
   // Backends implement these on checked arguments. `chunks` are element
   // counts per rank, summing to the whole buffer.
@@ -121,6 +126,15 @@ protected:
                               int peer, uint32_t tag) = 0;
   virtual absl::Status doRecv(DType dtype, void *data, int64_t count, int peer,
                               uint32_t tag) = 0;
+
+private:
+  /// An error naming the call when the communicator is broken.
+  absl::Status unlessBroken(const char *op, DType dtype, int64_t count) const;
+  /// Returns `status`, breaking the communicator on the first error.
+  absl::Status record(absl::Status status);
+
+  /// The first error's message; non-empty once broken.
+  std::string brokenBy;
 };
 
 /// Whether reductions (allReduce, reduceScatter) support `dtype`.

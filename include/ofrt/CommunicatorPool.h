@@ -69,6 +69,9 @@ public:
   size_t numGroups() const;
 
 private:
+  /// "rank 1 of 4: group [0, 1]", for messages.
+  std::string describe(const std::vector<int64_t> &ranks) const;
+
   int globalRank;
   int world;
   std::unique_ptr<Collectives> library;

@@ -18,13 +18,9 @@
 
 #include "ofrt/Plan.h"
 
+#include "absl/strings/match.h"
 
 using ofrun::fail;
-
-static bool endsWith(const std::string &s, const std::string &suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 int main(int argc, char **argv) {
   std::vector<std::string> normalized;
@@ -36,7 +32,7 @@ int main(int argc, char **argv) {
     return fail("expected exactly one plan file (.plan or .plantxt); see "
                 "--help");
   std::string model = args[1];
-  if (endsWith(model, ".mlir") || endsWith(model, ".onnx"))
+  if (absl::EndsWith(model, ".mlir") || absl::EndsWith(model, ".onnx"))
     return fail("'" + model +
                 "' is a model, not a plan: of-run-plan runs compiled plans "
                 "(compile with of-run MODEL --emit_plan PLAN, or of-run "

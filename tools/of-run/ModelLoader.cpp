@@ -17,6 +17,8 @@
 
 #include "OneFlowDialect/Target/OnnxImport.h"
 
+#include "absl/strings/match.h"
+
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
@@ -25,11 +27,6 @@
 #include <fstream>
 
 using namespace mlir;
-
-static bool endsWith(const std::string &s, const std::string &suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 /// Compiles `path` to a binary plan, reporting diagnostics on stderr.
 static absl::StatusOr<std::string> compile(const std::string &path, int ranks,
@@ -47,7 +44,7 @@ static absl::StatusOr<std::string> compile(const std::string &path, int ranks,
                                "': " + error);
   OwningOpRef<ModuleOp> module;
   oftools::TrainOptions attached;
-  if (endsWith(path, ".onnx")) {
+  if (absl::EndsWith(path, ".onnx")) {
     oneflow::OnnxImportOptions options;
     // Training lays the program out by its strategy instead.
     options.dataParallelRanks = train ? 1 : ranks;
@@ -66,7 +63,7 @@ static absl::StatusOr<std::string> compile(const std::string &path, int ranks,
   }
   if (!module)
     return absl::InvalidArgumentError(
-        (endsWith(path, ".onnx") ? "cannot import '" : "cannot parse '") +
+        (absl::EndsWith(path, ".onnx") ? "cannot import '" : "cannot parse '") +
         path + "' (the errors above say why)");
   return oftools::compileToPlan(*module, path, train);
 }
@@ -74,7 +71,7 @@ static absl::StatusOr<std::string> compile(const std::string &path, int ranks,
 absl::StatusOr<ofrt::LoadedPlan>
 ofrun::loadModel(const std::string &path, const std::string &emitPlan,
                  int ranks, const oftools::TrainOptions *train) {
-  if (!endsWith(path, ".mlir") && !endsWith(path, ".onnx")) {
+  if (!absl::EndsWith(path, ".mlir") && !absl::EndsWith(path, ".onnx")) {
     if (train)
       return absl::InvalidArgumentError(
           "--train needs a .mlir or .onnx model written for one device, not "

@@ -10,6 +10,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -101,16 +103,12 @@ absl::StatusOr<InputSource> ofrun::parseInputSource(const std::string &spec) {
   };
   if (!spec.empty() && spec[0] == '@') {
     source.kind = InputSource::Kind::File;
-    source.path = spec.substr(1);
-    constexpr const char kLoop[] = ":loop";
-    if (source.path.size() > 5 &&
-        source.path.compare(source.path.size() - 5, 5, kLoop) == 0) {
-      source.loop = true;
-      source.path.resize(source.path.size() - 5);
-    }
+    absl::string_view path = absl::string_view(spec).substr(1);
+    source.loop = path.size() > 5 && absl::ConsumeSuffix(&path, ":loop");
+    source.path = std::string(path);
     return source;
   }
-  if (spec.rfind("fill:", 0) == 0) {
+  if (absl::StartsWith(spec, "fill:")) {
     source.kind = InputSource::Kind::Fill;
     if (absl::Status s = number(spec.substr(5), source.value); !s.ok())
       return s;
@@ -118,7 +116,7 @@ absl::StatusOr<InputSource> ofrun::parseInputSource(const std::string &spec) {
   }
   if (spec == "random")
     return source;
-  if (spec.rfind("random:", 0) == 0) {
+  if (absl::StartsWith(spec, "random:")) {
     std::string rest = spec.substr(7);
     size_t colon = rest.find(':');
     if (colon == std::string::npos)

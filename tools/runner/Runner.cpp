@@ -208,6 +208,10 @@ absl::StatusOr<Job> ofrun::jobFromFlags() {
   if (streams != "auto" && streams != "each" && streams != "one")
     return absl::InvalidArgumentError("--stream-threads '" + streams +
                                       "' is not auto, each or one");
+  std::string progress = absl::GetFlag(FLAGS_progress);
+  if (progress != "on" && progress != "off" && progress != "auto")
+    return absl::InvalidArgumentError("--progress '" + progress +
+                                      "' is not on, off or auto");
   std::string collectives = absl::GetFlag(FLAGS_collectives);
   if (!collectives.empty() &&
       !ofrt::CollectivesRegistry::global().contains(collectives))
@@ -291,8 +295,6 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
   options.run.maxSteps = absl::GetFlag(FLAGS_steps);
   options.run.recordFirings = true;
   std::string progressMode = absl::GetFlag(FLAGS_progress);
-  if (progressMode != "on" && progressMode != "off" && progressMode != "auto")
-    return fail("--progress '" + progressMode + "' is not on, off or auto");
   // Rank 0's process reports; another process of the job writes nothing.
   bool reports = !job.launched || job.launched->rank == 0;
   absl::StatusOr<std::unique_ptr<Progress>> progress = Progress::create(

@@ -1,4 +1,4 @@
-//===- Collectives.cpp - Collective libraries, by name ---------------------===//
+//===- Collectives.cpp - Collective libraries, by name --------------------===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //

@@ -6,13 +6,20 @@
 //
 // The checks every backend shares: counts, ranks, element types and, for
 // tensors, the S(0) shapes of each collective. Backends see checked calls.
+// The first error a backend returns breaks the communicator: the peers'
+// state is unknown, so every later call fails at once, saying why.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ofrt/Communicator.h"
 #include "OneFlowDialect/Support/Layout.h"
+#include "ofrt/Status.h"
+
+#include "Collectives/CollectiveUtils.h"
 
 #include "absl/status/statusor.h"
+
+#include <numeric>
 
 using namespace ofrt;
 
@@ -38,13 +45,6 @@ std::vector<int64_t> balancedChunks(int64_t count, int64_t rowSize, int parts) {
   return chunks;
 }
 } // namespace
-
-#define RETURN_IF_ERROR(expr)                                                  \
-  do {                                                                         \
-    absl::Status _status = (expr);                                             \
-    if (!_status.ok())                                                         \
-      return _status;                                                          \
-  } while (false)
 
 namespace {
 absl::Status checkCount(const std::string &who, const char *op, DType dtype,
@@ -77,38 +77,59 @@ absl::Status checkPeer(const std::string &who, const char *op, int peer,
 }
 } // namespace
 
+absl::Status Communicator::unlessBroken(const char *op, DType dtype,
+                                        int64_t count) const {
+  if (brokenBy.empty())
+    return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      who() + ": " + collectives::describe(op, dtype, count) +
+      " on a communicator broken by: " + brokenBy);
+}
+
+absl::Status Communicator::record(absl::Status status) {
+  if (!status.ok() && brokenBy.empty()) {
+    brokenBy = std::string(status.message());
+    onBroken(status);
+  }
+  return status;
+}
+
 absl::Status Communicator::allReduce(DType dtype, const void *input,
                                      void *output, int64_t count) {
-  RETURN_IF_ERROR(checkCount(who(), "all_reduce", dtype, count, true));
-  return doAllReduce(dtype, input, output, count);
+  OFRT_RETURN_IF_ERROR(checkCount(who(), "all_reduce", dtype, count, true));
+  OFRT_RETURN_IF_ERROR(unlessBroken("all_reduce", dtype, count));
+  return record(doAllReduce(dtype, input, output, count));
 }
 
 absl::Status Communicator::reduceScatter(DType dtype, const void *input,
                                          void *output, int64_t count,
                                          int64_t rowSize) {
-  RETURN_IF_ERROR(checkCount(who(), "reduce_scatter", dtype, count, true));
-  RETURN_IF_ERROR(checkRows(who(), "reduce_scatter", count, rowSize));
-  return doReduceScatter(dtype, input, output,
-                         balancedChunks(count, rowSize, size()));
+  OFRT_RETURN_IF_ERROR(checkCount(who(), "reduce_scatter", dtype, count, true));
+  OFRT_RETURN_IF_ERROR(checkRows(who(), "reduce_scatter", count, rowSize));
+  OFRT_RETURN_IF_ERROR(unlessBroken("reduce_scatter", dtype, count));
+  return record(doReduceScatter(dtype, input, output,
+                                balancedChunks(count, rowSize, size())));
 }
 
 absl::Status Communicator::allGather(DType dtype, const void *input,
                                      void *output, int64_t count,
                                      int64_t rowSize) {
-  RETURN_IF_ERROR(checkCount(who(), "all_gather", dtype, count, false));
-  RETURN_IF_ERROR(checkRows(who(), "all_gather", count, rowSize));
-  return doAllGather(dtype, input, output,
-                     balancedChunks(count, rowSize, size()));
+  OFRT_RETURN_IF_ERROR(checkCount(who(), "all_gather", dtype, count, false));
+  OFRT_RETURN_IF_ERROR(checkRows(who(), "all_gather", count, rowSize));
+  OFRT_RETURN_IF_ERROR(unlessBroken("all_gather", dtype, count));
+  return record(doAllGather(dtype, input, output,
+                            balancedChunks(count, rowSize, size())));
 }
 
 absl::Status Communicator::allToAll(DType dtype, const void *input,
                                     void *output, int64_t count) {
-  RETURN_IF_ERROR(checkCount(who(), "all_to_all", dtype, count, false));
+  OFRT_RETURN_IF_ERROR(checkCount(who(), "all_to_all", dtype, count, false));
   if (count % size() != 0)
     return absl::InvalidArgumentError(
         who() + ": all_to_all of " + std::to_string(count) +
         " elements, not a multiple of " + std::to_string(size()));
-  return doAllToAll(dtype, input, output, count);
+  OFRT_RETURN_IF_ERROR(unlessBroken("all_to_all", dtype, count));
+  return record(doAllToAll(dtype, input, output, count));
 }
 
 absl::Status Communicator::allToAllV(DType dtype, const void *input,
@@ -122,35 +143,41 @@ absl::Status Communicator::allToAllV(DType dtype, const void *input,
         std::to_string(sendCounts.size()) + " and " +
         std::to_string(recvCounts.size()));
   for (size_t i = 0; i < sendCounts.size(); ++i) {
-    RETURN_IF_ERROR(
+    OFRT_RETURN_IF_ERROR(
         checkCount(who(), "all_to_all_v", dtype, sendCounts[i], false));
-    RETURN_IF_ERROR(
+    OFRT_RETURN_IF_ERROR(
         checkCount(who(), "all_to_all_v", dtype, recvCounts[i], false));
   }
-  return doAllToAllV(dtype, input, sendCounts, output, recvCounts);
+  int64_t total =
+      std::accumulate(sendCounts.begin(), sendCounts.end(), int64_t{0});
+  OFRT_RETURN_IF_ERROR(unlessBroken("all_to_all_v", dtype, total));
+  return record(doAllToAllV(dtype, input, sendCounts, output, recvCounts));
 }
 
 absl::Status Communicator::broadcast(DType dtype, void *data, int64_t count,
                                      int root) {
-  RETURN_IF_ERROR(checkCount(who(), "broadcast", dtype, count, false));
+  OFRT_RETURN_IF_ERROR(checkCount(who(), "broadcast", dtype, count, false));
   if (root < 0 || root >= size())
     return absl::InvalidArgumentError(who() + ": broadcast from rank " +
                                       std::to_string(root));
-  return doBroadcast(dtype, data, count, root);
+  OFRT_RETURN_IF_ERROR(unlessBroken("broadcast", dtype, count));
+  return record(doBroadcast(dtype, data, count, root));
 }
 
 absl::Status Communicator::send(DType dtype, const void *data, int64_t count,
                                 int peer, uint32_t tag) {
-  RETURN_IF_ERROR(checkCount(who(), "send", dtype, count, false));
-  RETURN_IF_ERROR(checkPeer(who(), "send", peer, size(), rank()));
-  return doSend(dtype, data, count, peer, tag);
+  OFRT_RETURN_IF_ERROR(checkCount(who(), "send", dtype, count, false));
+  OFRT_RETURN_IF_ERROR(checkPeer(who(), "send", peer, size(), rank()));
+  OFRT_RETURN_IF_ERROR(unlessBroken("send", dtype, count));
+  return record(doSend(dtype, data, count, peer, tag));
 }
 
 absl::Status Communicator::recv(DType dtype, void *data, int64_t count,
                                 int peer, uint32_t tag) {
-  RETURN_IF_ERROR(checkCount(who(), "recv", dtype, count, false));
-  RETURN_IF_ERROR(checkPeer(who(), "recv", peer, size(), rank()));
-  return doRecv(dtype, data, count, peer, tag);
+  OFRT_RETURN_IF_ERROR(checkCount(who(), "recv", dtype, count, false));
+  OFRT_RETURN_IF_ERROR(checkPeer(who(), "recv", peer, size(), rank()));
+  OFRT_RETURN_IF_ERROR(unlessBroken("recv", dtype, count));
+  return record(doRecv(dtype, data, count, peer, tag));
 }
 
 //===----------------------------------------------------------------------===//

@@ -43,10 +43,15 @@ size_t CommunicatorPool::numGroups() const {
   return groups.size();
 }
 
+std::string
+CommunicatorPool::describe(const std::vector<int64_t> &ranks) const {
+  return "rank " + std::to_string(globalRank) + " of " + std::to_string(world) +
+         ": group " + groupString(ranks);
+}
+
 absl::StatusOr<int>
 CommunicatorPool::positionIn(const std::vector<int64_t> &ranks) const {
-  std::string who = "rank " + std::to_string(globalRank) + " of " +
-                    std::to_string(world) + ": group " + groupString(ranks);
+  std::string who = describe(ranks);
   if (ranks.empty())
     return absl::InvalidArgumentError(who + " is empty");
   for (int64_t r : ranks)
@@ -72,8 +77,6 @@ CommunicatorPool::get(const std::vector<int64_t> &ranks) {
   absl::StatusOr<int> position = positionIn(ranks);
   if (!position.ok())
     return position.status();
-  std::string who = "rank " + std::to_string(globalRank) + " of " +
-                    std::to_string(world) + ": group " + groupString(ranks);
   std::string key = "group";
   for (int64_t r : ranks)
     key += "_" + std::to_string(r);
@@ -81,7 +84,7 @@ CommunicatorPool::get(const std::vector<int64_t> &ranks) {
       library->join(ranks, *position, key);
   if (!communicator.ok())
     return absl::Status(communicator.status().code(),
-                        who + ": " +
+                        describe(ranks) + ": " +
                             std::string(communicator.status().message()));
   Communicator *result = communicator->get();
   groups[ranks] = std::move(*communicator);

@@ -1,4 +1,4 @@
-//===- ControlChannel.cpp - Reports through the store ----------------------===//
+//===- ControlChannel.cpp - Reports through the store ---------------------===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //

@@ -1,4 +1,4 @@
-//===- Store.cpp - Rendezvous stores over Gloo's ---------------------------===//
+//===- Store.cpp - Rendezvous stores over Gloo's --------------------------===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //

@@ -17,7 +17,6 @@
 
 #include <thread>
 
-
 using namespace ofrt;
 
 namespace {

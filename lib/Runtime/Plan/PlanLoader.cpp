@@ -8,6 +8,8 @@
 
 #include "plan.pb.h"
 
+#include "absl/strings/match.h"
+
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
@@ -305,11 +307,7 @@ absl::StatusOr<LoadedPlan> ofrt::loadPlanFile(const std::string &path) {
                                "': " + std::strerror(errno));
   std::stringstream buffer;
   buffer << in.rdbuf();
-  auto endsWith = [&](const std::string &suffix) {
-    return path.size() >= suffix.size() &&
-           path.compare(path.size() - suffix.size(), suffix.size(), suffix) ==
-               0;
-  };
-  bool text = endsWith(".plantxt") || endsWith(".pbtxt") || endsWith(".txtpb");
+  bool text = absl::EndsWith(path, ".plantxt") ||
+              absl::EndsWith(path, ".pbtxt") || absl::EndsWith(path, ".txtpb");
   return parsePlan(buffer.str(), text, path);
 }

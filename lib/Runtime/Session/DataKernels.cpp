@@ -13,12 +13,13 @@
 
 #include "DataKernels.h"
 
-#include "ofrt/Pieces.h"
-
 #include "ofrt/Checkpoint.h"
 #include "ofrt/Npy.h"
+#include "ofrt/Pieces.h"
 #include "ofrt/Random.h"
 #include "ofrt/Status.h"
+
+#include "absl/strings/match.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,7 +27,6 @@
 #include <fstream>
 
 using namespace ofrt;
-
 
 /// Stores `value` as element `index` of a tensor of `dtype` (integer types
 /// truncate; half types are not data-source types).
@@ -54,11 +54,6 @@ static void storeElement(DType dtype, void *data, int64_t index, double value) {
   case DType::BF16:
     return;
   }
-}
-
-static bool endsWith(const std::string &s, const std::string &suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 namespace {
@@ -96,7 +91,7 @@ public:
     file.seekg(0, std::ios::end);
     int64_t size = file.tellg();
     file.seekg(0);
-    if (endsWith(source.path, ".npy")) {
+    if (absl::EndsWith(source.path, ".npy")) {
       // Batches are runs of rows of the array; rows left over after the
       // last whole batch are not used. A scalar input reads a 0-d array,
       // one batch.

@@ -39,6 +39,7 @@
 #include <netdb.h>
 
 #include <cstring>
+#include <numeric>
 
 using namespace ofrt;
 using namespace ofrt::collectives;
@@ -169,9 +170,8 @@ protected:
   absl::Status doAllToAllV(DType dtype, const void *input,
                            const std::vector<int64_t> &sendCounts, void *output,
                            const std::vector<int64_t> &recvCounts) override {
-    int64_t total = 0;
-    for (int64_t count : sendCounts)
-      total += count;
+    int64_t total =
+        std::accumulate(sendCounts.begin(), sendCounts.end(), int64_t{0});
     return guard(describe("all_to_all_v", dtype, total), [&] {
       withElementOfSize(dtypeSize(dtype), [&](auto zero) {
         using T = decltype(zero);
@@ -247,9 +247,6 @@ private:
   /// Runs `body`, turning Gloo's exceptions into an error about `what`.
   template <typename Body>
   absl::Status guard(const std::string &what, Body &&body) {
-    if (!brokenBy.empty())
-      return absl::FailedPreconditionError(
-          who() + ": " + what + " on a communicator broken by: " + brokenBy);
     std::string message;
     try {
       body();
@@ -259,28 +256,22 @@ private:
     } catch (...) {
       message = "unknown exception";
     }
-    absl::Status status =
-        isTimeoutMessage(message)
-            ? absl::DeadlineExceededError(
-                  who() + ": " + what + " timed out after " +
-                  std::to_string(timeoutMs.count()) +
-                  " ms waiting for its peers (gloo: " + message + ")")
-            : absl::UnavailableError(who() + ": " + what +
-                                     " failed: a peer closed its connection "
-                                     "or misbehaved (gloo: " +
-                                     message + ")");
-    brokenBy = std::string(status.message());
-    return status;
+    return isTimeoutMessage(message)
+               ? absl::DeadlineExceededError(
+                     who() + ": " + what + " timed out after " +
+                     std::to_string(timeoutMs.count()) +
+                     " ms waiting for its peers (gloo: " + message + ")")
+               : absl::UnavailableError(who() + ": " + what +
+                                        " failed: a peer closed its connection "
+                                        "or misbehaved (gloo: " +
+                                        message + ")");
   }
 
   std::shared_ptr<gloo::rendezvous::Context> context;
   std::chrono::milliseconds timeoutMs;
   /// Collectives' tags: all ranks call them in the same order.
   uint32_t nextTag = 0;
-  /// The first error's message; non-empty once broken.
-  std::string brokenBy;
 };
-
 
 /// The job's store as a Gloo store: Gloo waits for its peers' addresses
 /// through it.

@@ -46,7 +46,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-
+#include <numeric>
 
 using namespace ofrt;
 using namespace ofrt::collectives;
@@ -123,11 +123,10 @@ std::vector<int64_t> offsetsOf(const std::vector<int64_t> &chunks) {
 
 class InProcessCommunicator : public Communicator {
 public:
+  /// `me` has passed the group's first barrier, the one that joined it.
   InProcessCommunicator(std::shared_ptr<SharedGroup> group, int me,
-                        std::chrono::milliseconds timeout, uint32_t barriers,
-                        std::vector<int64_t> names)
-      : group(std::move(group)), me(me), timeoutMs(timeout),
-        barriers(barriers), names(std::move(names)) {}
+                        std::chrono::milliseconds timeout)
+      : group(std::move(group)), me(me), timeoutMs(timeout) {}
 
   ~InProcessCommunicator() override { group->depart(me); }
 
@@ -235,9 +234,8 @@ protected:
   absl::Status doAllToAllV(DType dtype, const void *input,
                            const std::vector<int64_t> &sendCounts, void *output,
                            const std::vector<int64_t> &recvCounts) override {
-    int64_t total = 0;
-    for (int64_t count : sendCounts)
-      total += count;
+    int64_t total =
+        std::accumulate(sendCounts.begin(), sendCounts.end(), int64_t{0});
     return exchange(describe("all_to_all_v", dtype, total), dtype, input,
                     sendCounts, output, recvCounts);
   }
@@ -272,7 +270,7 @@ protected:
     post.tag = tag;
     post.data = data;
     post.bytes = count * dtypeSize(dtype);
-    return check(group->send(post, timeoutMs, what));
+    return group->send(post, timeoutMs, what);
   }
 
   absl::Status doRecv(DType dtype, void *data, int64_t count, int peer,
@@ -280,8 +278,8 @@ protected:
     std::string what = who() + ": " + describe("recv", dtype, count) +
                        " from rank " + std::to_string(peer) + " (tag " +
                        std::to_string(tag) + ")";
-    return check(group->recv(peer, me, tag, data, count * dtypeSize(dtype),
-                             timeoutMs, what));
+    return group->recv(peer, me, tag, data, count * dtypeSize(dtype), timeoutMs,
+                       what);
   }
 
 private:
@@ -294,9 +292,8 @@ private:
                         const std::vector<int64_t> &sendCounts, void *output,
                         const std::vector<int64_t> &recvCounts) {
     size_t element = dtypeSize(dtype);
-    int64_t sent = 0;
-    for (int64_t count : sendCounts)
-      sent += count;
+    int64_t sent =
+        std::accumulate(sendCounts.begin(), sendCounts.end(), int64_t{0});
     size_t header = sendCounts.size() * sizeof(int64_t);
     RankSlot &slot = group->slot(me);
     slot.staged = header + sent * element <= kStagingBytes;
@@ -339,7 +336,7 @@ private:
     }
     if (second)
       OFRT_RETURN_IF_ERROR(barrier(what));
-    return check(status);
+    return status;
   }
 
   void publish(const void *input, void *output) {
@@ -367,31 +364,21 @@ private:
   }
 
   absl::Status barrier(const std::string &what) {
-    if (!brokenBy.empty())
-      return absl::FailedPreconditionError(who() + ": " + what +
-                                           " on a communicator broken by: " +
-                                           brokenBy);
     ++barriers;
     group->arrive(me, barriers);
-    return check(group->wait(barriers, timeoutMs, who() + ": " + what));
+    return group->wait(barriers, timeoutMs, who() + ": " + what);
   }
 
-  /// Records the first error: later calls fail at once, since the peers'
-  /// state is unknown.
-  absl::Status check(absl::Status status) {
-    if (!status.ok() && brokenBy.empty()) {
-      brokenBy = std::string(status.message());
-      group->breakGroup("rank " + std::to_string(me) + " failed: " + brokenBy);
-    }
-    return status;
+  /// Peers waiting in a barrier or for a message fail at once.
+  void onBroken(const absl::Status &status) override {
+    group->breakGroup("rank " + std::to_string(me) +
+                      " failed: " + std::string(status.message()));
   }
 
   std::shared_ptr<SharedGroup> group;
   int me;
   std::chrono::milliseconds timeoutMs;
-  uint32_t barriers; ///< Barriers this rank has arrived at.
-  std::vector<int64_t> names;
-  std::string brokenBy;
+  uint32_t barriers = 1; ///< Barriers this rank has arrived at.
 };
 
 //===----------------------------------------------------------------------===//
@@ -411,6 +398,12 @@ public:
     int size = ranks.size();
     std::string who = "rank " + std::to_string(position) + " of " +
                       std::to_string(size) + ": joining the group failed";
+    auto notJoined = [&](const std::string &missing) {
+      return absl::DeadlineExceededError(
+          who + ": not every rank joined within " +
+          std::to_string(options.timeout.count()) + " ms; missing rank(s) " +
+          missing);
+    };
     std::string slotKey = key + "/inproc";
     std::shared_ptr<SharedGroup> group;
     uint64_t token = 0;
@@ -424,10 +417,7 @@ public:
           options.store->get(slotKey, options.timeout);
       if (!value.ok()) {
         if (absl::IsDeadlineExceeded(value.status()))
-          return absl::DeadlineExceededError(
-              who + ": not every rank joined within " +
-              std::to_string(options.timeout.count()) +
-              " ms; missing rank(s) " + std::to_string(ranks[0]));
+          return notJoined(std::to_string(ranks[0]));
         return value.status();
       }
       long pid = 0;
@@ -458,14 +448,11 @@ public:
         if (group->slot(q).arrivals.load() < 1)
           missing += (missing.empty() ? "" : ", ") + std::to_string(ranks[q]);
       if (!missing.empty())
-        return absl::DeadlineExceededError(
-            who + ": not every rank joined within " +
-            std::to_string(options.timeout.count()) + " ms; missing rank(s) " +
-            missing);
+        return notJoined(missing);
       return status;
     }
-    return std::unique_ptr<Communicator>(new InProcessCommunicator(
-        group, position, options.timeout, 1, ranks));
+    return std::unique_ptr<Communicator>(
+        new InProcessCommunicator(group, position, options.timeout));
   }
 
   absl::StatusOr<std::unique_ptr<ControlChannel>> controlChannel() override {

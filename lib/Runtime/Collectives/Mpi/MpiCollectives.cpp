@@ -32,8 +32,8 @@
 
 #include <climits>
 #include <cstdio>
-#include <map>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -199,7 +199,7 @@ public:
   ~MpiCommunicator() override {
     // A communicator with a call still pending (after a timeout) is left
     // alone: freeing it would wait for that call.
-    if (brokenBy.empty())
+    if (!isBroken())
       MPI_Comm_free(&comm);
   }
 
@@ -341,10 +341,6 @@ private:
   /// Runs a blocking collective under the watchdog.
   template <typename Call>
   absl::Status collective(const std::string &what, Call &&call) {
-    if (!brokenBy.empty())
-      return absl::FailedPreconditionError(who() + ": " + what +
-                                           " on a communicator broken by: " +
-                                           brokenBy);
     int code;
     {
       Watchdog::Watch watch("global rank " + std::to_string(worldRank) +
@@ -353,8 +349,8 @@ private:
       code = call();
     }
     if (code != MPI_SUCCESS)
-      return broken(absl::UnavailableError(who() + ": " + what +
-                                           " failed: " + mpiError(code)));
+      return absl::UnavailableError(who() + ": " + what +
+                                    " failed: " + mpiError(code));
     return absl::OkStatus();
   }
 
@@ -363,10 +359,6 @@ private:
   template <typename Start>
   absl::Status run(const std::string &what, Start &&start,
                    bool cancellable = false) {
-    if (!brokenBy.empty())
-      return absl::FailedPreconditionError(who() + ": " + what +
-                                           " on a communicator broken by: " +
-                                           brokenBy);
     MPI_Request request = MPI_REQUEST_NULL;
     int code = start(&request);
     Clock::time_point deadline = Clock::now() + timeoutMs;
@@ -380,29 +372,23 @@ private:
           MPI_Cancel(&request);
           MPI_Wait(&request, MPI_STATUS_IGNORE);
         }
-        return broken(absl::DeadlineExceededError(
+        return absl::DeadlineExceededError(
             who() + ": " + what + " timed out after " +
-            std::to_string(timeoutMs.count()) + " ms waiting for its peers"));
+            std::to_string(timeoutMs.count()) + " ms waiting for its peers");
       }
       // Spin briefly; then let ranks that share this core run.
       if (polls > 64)
         std::this_thread::yield();
     }
     if (code != MPI_SUCCESS)
-      return broken(absl::UnavailableError(who() + ": " + what +
-                                           " failed: " + mpiError(code)));
+      return absl::UnavailableError(who() + ": " + what +
+                                    " failed: " + mpiError(code));
     return absl::OkStatus();
-  }
-
-  absl::Status broken(absl::Status status) {
-    brokenBy = std::string(status.message());
-    return status;
   }
 
   MPI_Comm comm;
   int me = 0, count = 1, tagBound = 32767, worldRank = 0;
   std::chrono::milliseconds timeoutMs;
-  std::string brokenBy;
 };
 
 /// Reports to rank 0 on a duplicate of MPI_COMM_WORLD: a size, then the

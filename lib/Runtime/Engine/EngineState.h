@@ -1,0 +1,149 @@
+//===- EngineState.h - The engine's state of actors and regsts --*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Private to the engine: what EngineSetUp.cpp builds from a RankProgram and
+// Engine.cpp runs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OFRT_ENGINE_ENGINESTATE_H
+#define OFRT_ENGINE_ENGINESTATE_H
+
+#include "ofrt/Engine.h"
+
+#include "MessageQueue.h"
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace ofrt::engine {
+
+/// One distinct regst an actor reads.
+struct InputSlot {
+  int64_t regst = 0;    ///< Index into Impl::regsts.
+  int64_t producer = 0; ///< Actor index.
+  int64_t pair = 0;     ///< The producer's (output, consumer) pair index.
+  int64_t available = 0; ///< Steps the producer has finished.
+  bool eord = false;
+};
+
+/// One (output regst, consumer) pair of a producing actor.
+struct OutputPair {
+  int64_t output = 0;    ///< Index into the actor's outputs.
+  int64_t consumer = 0;  ///< Actor index.
+  int64_t slot = 0;      ///< The consumer's input slot.
+  int64_t returned = 0;  ///< Steps the consumer has returned.
+  bool ended = false;
+};
+
+/// A firing whose work may not have finished.
+struct Pending {
+  std::unique_ptr<Event> event;
+  bool completed = false;
+  double startUs = 0, endUs = 0;
+};
+
+struct ActorState {
+  const ActorSpec *spec = nullptr;
+  std::unique_ptr<Kernel> kernel;
+  int64_t stream = 0;
+  int64_t worker = 0;
+  std::vector<int64_t> operandRegsts; ///< Regst index per operand.
+  std::vector<int64_t> resultRegsts;  ///< Regst index per result.
+  /// The kernel's views; each firing only points them at its buffers.
+  std::vector<TensorView> inputViews, outputViews;
+  std::vector<InputSlot> inputs;
+  std::vector<OutputPair> pairs;
+  int64_t step = 0;     ///< The next step to fire.
+  int64_t finished = 0; ///< Steps whose work is done and announced.
+  /// Firing s uses pending[s % size]; at most size firings are in flight.
+  std::vector<Pending> pending;
+  bool dataEnded = false; ///< A source's kernel reported the end of data.
+  bool ended = false;
+  int64_t inFlight() const { return step - finished; }
+};
+
+struct RegstState {
+  const RegstSpec *spec = nullptr;
+  std::vector<char *> buffers;
+};
+
+/// Tokens of completions: actor index and step.
+inline uint64_t tokenOf(int64_t actor, int64_t step) {
+  return (static_cast<uint64_t>(actor) << 40) | static_cast<uint64_t>(step);
+}
+
+} // namespace ofrt::engine
+
+namespace ofrt {
+
+/// The engine's state; a worker thread owns its streams' actors.
+struct Engine::Impl : CompletionSink {
+  using ActorState = engine::ActorState;
+  using RegstState = engine::RegstState;
+  using Message = engine::Message;
+  using MessageQueue = engine::MessageQueue;
+
+  RankProgram program;
+  std::shared_ptr<Device> device;
+  std::vector<ActorState> actors;
+  std::vector<RegstState> regsts;
+  std::vector<std::vector<int64_t>> streamOrders; ///< Actor indices.
+  std::vector<std::unique_ptr<Stream>> streams;
+  /// The streams each worker thread drives, and its queue.
+  std::vector<std::vector<int64_t>> workers;
+  std::vector<std::unique_ptr<MessageQueue>> queues;
+  std::vector<void *> allocations;
+
+  // Shared by the stream threads during a run.
+  std::atomic<bool> stopped{false};
+  int64_t firstStep = 0; ///< RunOptions::firstStep of this run.
+  std::vector<Firing> *firingsOf = nullptr; ///< Per worker, when recording.
+  std::chrono::steady_clock::time_point start;
+  std::mutex errorMutex;
+  absl::Status error;
+
+  ~Impl() override {
+    for (void *p : allocations)
+      device->deallocate(p);
+  }
+
+  absl::Status setUp(const KernelProvider &provider);
+  void runWorker(int64_t worker, const RunOptions &options);
+  /// Whether actor `index` (the next of its stream) should end now.
+  bool shouldEnd(const ActorState &actor, const RunOptions &options) const;
+  /// Moves stream `stream` of a worker on as far as it can go: ends or
+  /// fires its next actors; false when the stream made no progress.
+  bool advance(int64_t stream, size_t &position, size_t &endedCount,
+               const RunOptions &options);
+  void fail(const ActorState &actor, const absl::Status &status,
+            int64_t step);
+  void complete(uint64_t token, absl::Status status) override;
+  void send(int64_t from, int64_t actor, Message message) {
+    message.actor = actor;
+    if (actors[actor].worker == actors[from].worker)
+      apply(message); // This thread owns the receiver.
+    else
+      queues[actors[actor].worker]->push(message);
+  }
+  void apply(const Message &message);
+  bool mayFire(const ActorState &actor) const;
+  void endActor(int64_t index);
+  absl::Status fire(int64_t index);
+  void finish(int64_t index);
+  double nowUs() const {
+    return std::chrono::duration<double, std::micro>(
+               std::chrono::steady_clock::now() - start)
+        .count();
+  }
+};
+
+} // namespace ofrt
+
+#endif // OFRT_ENGINE_ENGINESTATE_H
