@@ -58,6 +58,19 @@ static void storeElement(DType dtype, void *data, int64_t index, double value) {
 
 namespace {
 
+/// `value` (in device memory) as host memory: itself, or a copy in `copy`.
+absl::StatusOr<TensorView> hostView(const KernelContext &context,
+                                    const TensorView &value,
+                                    std::vector<uint8_t> &copy) {
+  if (!context.device || context.device->hostAccessible())
+    return value;
+  copy.resize(value.desc.bytes());
+  OFRT_RETURN_IF_ERROR(context.device->copyToHost(*context.stream, copy.data(),
+                                                  value.data, copy.size()));
+  OFRT_RETURN_IF_ERROR(context.stream->synchronize());
+  return TensorView{copy.data(), value.desc};
+}
+
 using namespace ofrt::session;
 
 /// `oneflow.input`: one batch per step from its source; on several ranks,
@@ -290,8 +303,7 @@ public:
       staging[k].resize(out.desc.bytes());
       hostOut.push_back({staging[k++].data(), out.desc});
     }
-    KernelContext onHost = context;
-    OFRT_RETURN_IF_ERROR(inner->compute(onHost, hostIn, hostOut));
+    OFRT_RETURN_IF_ERROR(inner->compute(context, hostIn, hostOut));
     for (size_t i = 0; i < outputs.size(); ++i)
       OFRT_RETURN_IF_ERROR(device.copyToDevice(
           stream, outputs[i].data, hostOut[i].data, outputs[i].desc.bytes()));
@@ -305,18 +317,6 @@ private:
 };
 
 } // namespace
-
-absl::StatusOr<TensorView> session::hostView(const KernelContext &context,
-                                             const TensorView &value,
-                                             std::vector<uint8_t> &copy) {
-  if (!context.device || context.device->hostAccessible())
-    return value;
-  copy.resize(value.desc.bytes());
-  OFRT_RETURN_IF_ERROR(context.device->copyToHost(*context.stream, copy.data(),
-                                                  value.data, copy.size()));
-  OFRT_RETURN_IF_ERROR(context.stream->synchronize());
-  return TensorView{copy.data(), value.desc};
-}
 
 std::unique_ptr<Kernel> session::onHost(std::unique_ptr<Kernel> kernel,
                                         const Device &device) {

@@ -43,11 +43,6 @@ createVariableKernel(const OpDesc &op, DeviceKind kind,
 std::unique_ptr<Kernel> onHost(std::unique_ptr<Kernel> kernel,
                                const Device &device);
 
-/// `value` (in device memory) as host memory: itself, or a copy in `copy`.
-absl::StatusOr<TensorView> hostView(const KernelContext &context,
-                                    const TensorView &value,
-                                    std::vector<uint8_t> &copy);
-
 } // namespace ofrt::session
 
 #endif // OFRT_LIB_RUNTIME_SESSION_DATAKERNELS_H

@@ -78,25 +78,40 @@ dnnl::primitive_attr cpu::scratchpadAttr() {
   return attr;
 }
 
+namespace {
+/// The scratchpad a primitive made with scratchpadAttr() states: its bytes
+/// (zero for other primitives) and, when there is one, its description.
+int64_t scratchpadOf(const dnnl::primitive &prim, MemDesc &desc) {
+  const_dnnl_primitive_desc_t pd = prim.get_primitive_desc();
+  const dnnl_memory_desc_t *md =
+      dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  int64_t bytes = md ? dnnl_memory_desc_get_size(md) : 0;
+  if (bytes > 0)
+    desc = MemDesc(*md);
+  return bytes;
+}
+
+/// This thread's scratchpad, grown to at least `bytes`. Execution waits, so
+/// one buffer a thread serves every primitive.
+void *threadScratchpad(int64_t bytes) {
+  thread_local std::vector<uint8_t> scratchpad;
+  if (scratchpad.size() < static_cast<size_t>(bytes))
+    scratchpad.resize(bytes);
+  return scratchpad.data();
+}
+} // namespace
+
 absl::Status cpu::execute(const std::string &where, const dnnl::primitive &prim,
                           const std::unordered_map<int, dnnl::memory> &args) {
   try {
-    // A primitive made with scratchpadAttr() states its scratchpad (zero
-    // bytes otherwise); it gets this thread's, grown as needed. Execution
-    // waits, so one buffer a thread serves every primitive.
-    const_dnnl_primitive_desc_t pd = prim.get_primitive_desc();
-    const dnnl_memory_desc_t *md =
-        dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    size_t bytes = md ? dnnl_memory_desc_get_size(md) : 0;
+    MemDesc desc;
+    int64_t bytes = scratchpadOf(prim, desc);
     if (bytes == 0) {
       prim.execute(cpuStream(), args);
     } else {
-      thread_local std::vector<uint8_t> scratchpad;
-      if (scratchpad.size() < bytes)
-        scratchpad.resize(bytes);
       std::unordered_map<int, dnnl::memory> withScratchpad = args;
       withScratchpad[DNNL_ARG_SCRATCHPAD] =
-          dnnl::memory(MemDesc(*md), cpuEngine(), scratchpad.data());
+          dnnl::memory(desc, cpuEngine(), threadScratchpad(bytes));
       prim.execute(cpuStream(), withScratchpad);
     }
     cpuStream().wait();
@@ -125,20 +140,11 @@ DnnlArgs &DnnlArgs::operator()(int arg, const MemDesc &desc,
 absl::Status cpu::execute(const std::string &where,
                           const dnnl::primitive &prim, DnnlArgs &args) {
   try {
-    if (args.scratchpadBytes < 0) {
-      const_dnnl_primitive_desc_t pd = prim.get_primitive_desc();
-      const dnnl_memory_desc_t *md =
-          dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-      args.scratchpadBytes = md ? dnnl_memory_desc_get_size(md) : 0;
-      if (args.scratchpadBytes > 0)
-        args.scratchpadDesc = MemDesc(*md);
-    }
-    if (args.scratchpadBytes > 0) {
-      thread_local std::vector<uint8_t> scratchpad;
-      if (scratchpad.size() < static_cast<size_t>(args.scratchpadBytes))
-        scratchpad.resize(args.scratchpadBytes);
-      args(DNNL_ARG_SCRATCHPAD, args.scratchpadDesc, scratchpad.data());
-    }
+    if (args.scratchpadBytes < 0)
+      args.scratchpadBytes = scratchpadOf(prim, args.scratchpadDesc);
+    if (args.scratchpadBytes > 0)
+      args(DNNL_ARG_SCRATCHPAD, args.scratchpadDesc,
+           threadScratchpad(args.scratchpadBytes));
     prim.execute(cpuStream(), args.map());
     cpuStream().wait();
   } catch (const dnnl::error &e) {

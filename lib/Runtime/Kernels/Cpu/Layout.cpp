@@ -119,10 +119,7 @@ public:
 
   RowsConcatKernel(const OpDesc &op, int64_t outer,
                    std::vector<std::pair<size_t, int64_t>> slabs)
-      : CpuKernel(op), outer(outer), slabs(std::move(slabs)) {
-    for (const auto &slab : this->slabs)
-      rowBytes += slab.second;
-  }
+      : CpuKernel(op), outer(outer), slabs(std::move(slabs)) {}
 
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) override {
@@ -141,7 +138,6 @@ private:
   int64_t outer;
   /// Per non-empty input: its index and the bytes of one of its slabs.
   std::vector<std::pair<size_t, int64_t>> slabs;
-  int64_t rowBytes = 0;
 };
 
 KernelOr createConcat(const OpDesc &op) {
