@@ -4,16 +4,18 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Every collective of the runtime goes through one interface: Gloo (TCP,
-// also between ranks of one process) on CPU, NCCL on GPU. All ranks of a
-// communicator call the same collectives in the same order with the same
-// counts. Chunks follow OneFlow's balanced split: 10 rows over 4 ranks are
-// 3, 3, 2, 2 (ofsupport::balancedSplit).
+// Every collective of the runtime goes through one interface, whichever
+// library (Collectives.h) made the communicator: inproc, gloo or mpi on
+// host memory, a GPU library later. All ranks of a communicator call the
+// same collectives in the same order with the same counts. Chunks follow
+// OneFlow's balanced split: 10 rows over 4 ranks are 3, 3, 2, 2
+// (ofsupport::balancedSplit).
 //
 // Nothing hangs or crashes: a peer that disappears or does not answer within
 // the timeout given at creation is an absl error naming this rank and the
-// collective. After such an error the communicator is broken: every later
-// call fails at once (the peers' state is unknown), and the job should stop.
+// collective. After any error from a library's call the communicator is
+// broken: every later call fails at once (the peers' state is unknown), and
+// the job should stop. This class keeps that state for every library.
 //
 //===----------------------------------------------------------------------===//
 
