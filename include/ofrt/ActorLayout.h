@@ -15,6 +15,7 @@
 #ifndef OFRT_ACTORLAYOUT_H
 #define OFRT_ACTORLAYOUT_H
 
+#include <cstddef>
 #include <cstdint>
 #include <variant>
 #include <vector>
@@ -27,6 +28,17 @@ struct PieceLayout {
   std::vector<int64_t> begin;
   /// This rank holds zeros (a source on a P mesh axis, coordinate not 0).
   bool zero = false;
+  /// With micro-batches: micro-batch m reads the box at begin + m * stride
+  /// (empty: the same box every micro-batch).
+  std::vector<int64_t> microStride;
+
+  /// Where micro-batch `micro`'s box starts.
+  std::vector<int64_t> beginAt(int64_t micro) const {
+    std::vector<int64_t> at = begin;
+    for (size_t d = 0; d < microStride.size() && d < at.size(); ++d)
+      at[d] += micro * microStride[d];
+    return at;
+  }
 
   /// Whether the piece (of shape `shape`) is the whole logical tensor.
   bool whole(const std::vector<int64_t> &shape) const {
@@ -73,6 +85,8 @@ struct TransferLayout {
 struct LocalBoxingLayout {
   std::vector<int64_t> begin;
   bool keep = true;
+  /// With micro-batches: micro-batch m's box starts at begin + m * stride.
+  std::vector<int64_t> microStride;
 };
 
 /// The rows [begin, begin + local) of `limit` a gather's table piece holds.

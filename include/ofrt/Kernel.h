@@ -80,6 +80,10 @@ struct KernelContext {
   /// that call CPU kernels directly).
   Stream *stream = nullptr;
   Device *device = nullptr;
+  /// With micro-batches: which micro-batch of the step this firing
+  /// computes, and how many the step has.
+  int64_t micro = 0;
+  int64_t microBatches = 1;
 };
 
 class Kernel {

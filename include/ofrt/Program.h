@@ -49,14 +49,21 @@ struct ActorSpec {
   std::string stream = "compute";
   std::vector<int64_t> inputs;  ///< Regst ids, in operand order.
   std::vector<int64_t> outputs; ///< Regst ids, in result order.
-  /// Times the actor fires per step (1; more with micro-batches, which this
-  /// engine does not run yet).
+  /// Times the actor fires per step (more than 1 with micro-batches).
   int64_t firingsPerStep = 1;
+  /// Firings that make one output: 1, or for an accumulation the number
+  /// of inputs it sums into each output.
+  int64_t firingsPerOutput = 1;
+
+  /// Items each output regst gets per step.
+  int64_t outputsPerStep() const { return firingsPerStep / firingsPerOutput; }
 };
 
 struct StreamSpec {
   std::string name;
-  std::vector<int64_t> actors; ///< Actor ids in execution order.
+  /// Actor ids in execution order: one step's firings (an actor that fires
+  /// n times per step is listed n times).
+  std::vector<int64_t> actors;
 };
 
 struct RankProgram {

@@ -257,6 +257,8 @@ static void fillPiece(LayoutReader &reader, proto::Piece &piece) {
     piece.add_logical_shape(dim);
   for (int64_t begin : reader.ints("slice_begin"))
     piece.add_begin(begin);
+  for (int64_t stride : reader.ints("micro_stride"))
+    piece.add_micro_stride(stride);
 }
 
 /// Transfer records [peer, tag, begin x rank, size x rank], flat.
@@ -326,6 +328,8 @@ static LogicalResult fillLayout(ActorOp actor, LayoutReader &reader,
     proto::LocalBoxing &box = *out.mutable_local_boxing();
     for (int64_t begin : reader.ints("begin"))
       box.add_begin(begin);
+    for (int64_t stride : reader.ints("micro_stride"))
+      box.add_micro_stride(stride);
     box.set_keep(op == "oneflow.local_slice" || reader.flag("keep"));
     return success();
   }
@@ -359,7 +363,9 @@ static LogicalResult convertActor(ActorOp actor, proto::Actor &out) {
   out.set_name(actor.getSymName().str());
   out.set_location(locationString(actor.getLoc()));
   out.set_stream(actor.getStream().str());
-  out.set_firings_per_step(1);
+  out.set_firings_per_step(actor.getFirings());
+  if (actor.getFiringsPerValue() > 1)
+    out.set_firings_per_output(actor.getFiringsPerValue());
   LayoutReader reader(actor.getOpAttrsAttr());
   if (failed(fillLayout(actor, reader, out)))
     return failure();

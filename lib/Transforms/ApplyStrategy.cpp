@@ -84,11 +84,23 @@ Choice ApplyStrategyPass::choose(
   if (!strategy.isBuiltin()) {
     const auto &rules = isInput ? strategy.inputs : strategy.variables;
     std::string key = isInput ? "inputs" : "variables";
+    // Micro-batches: a leading time axis, S(0) for inputs, B otherwise.
+    SmallVector<SbpAttr> time;
+    if (microBatches > 1)
+      time.push_back(isInput ? SbpAttr::getSplit(context, 0)
+                             : SbpAttr::getBroadcast(context));
+    auto withTime = [&](ArrayRef<SbpAttr> sbps) {
+      SmallVector<SbpAttr> all(time);
+      llvm::append_range(all, sbps);
+      return all;
+    };
     for (auto [i, rule] : llvm::enumerate(rules))
       if (rule.matches(name))
-        return {rule.sbp, "strategy file '" + strategy.name + "' key \"" +
-                              key + "[" + std::to_string(i) + "]\""};
-    return {isInput ? strategy.defaultInput : strategy.defaultVariable,
+        return {withTime(rule.sbp), "strategy file '" + strategy.name +
+                                        "' key \"" + key + "[" +
+                                        std::to_string(i) + "]\""};
+    return {withTime(isInput ? strategy.defaultInput
+                             : strategy.defaultVariable),
             "strategy file '" + strategy.name + "' key \"default_" +
                 (isInput ? "input" : "variable") + "\""};
   }
@@ -97,7 +109,10 @@ Choice ApplyStrategyPass::choose(
   for (auto [axis, role] : llvm::enumerate(strategy.roles)) {
     SbpAttr sbp = SbpAttr::getBroadcast(context);
     int64_t size = strategy.mesh[axis];
-    if (role == MeshAxisRole::data) {
+    if (role == MeshAxisRole::micro) {
+      if (isInput)
+        sbp = SbpAttr::getSplit(context, 0);
+    } else if (role == MeshAxisRole::data) {
       if (isInput)
         sbp = SbpAttr::getSplit(context, 0);
       else if (strategy.shardVariables && type.getRank() > 0 &&
@@ -160,9 +175,34 @@ void ApplyStrategyPass::runOnOperation() {
     func.emitError() << error;
     return signalPassFailure();
   }
-  SmallVector<int64_t> ranks(devices);
-  for (int64_t r = 0; r < devices; ++r)
-    ranks[r] = r;
+  if (microBatches < 1) {
+    func.emitError() << "oneflow-apply-strategy: micro-batches is "
+                     << microBatches << "; it must be at least 1";
+    return signalPassFailure();
+  }
+  // Micro-batches are a leading mesh axis of virtual ranks: micro-batch m
+  // of rank r is m * devices + r. One device needs no device axis.
+  SmallVector<int64_t> deviceMesh = strategy->mesh;
+  if (microBatches > 1) {
+    if (devices == 1 && strategy->isBuiltin()) {
+      strategy->mesh.clear();
+      strategy->roles.clear();
+      strategy->shardVariables = false;
+      deviceMesh.clear();
+    }
+    strategy->mesh.insert(strategy->mesh.begin(), microBatches);
+    if (strategy->isBuiltin() || deviceMesh.empty())
+      strategy->roles.insert(strategy->roles.begin(), MeshAxisRole::micro);
+    func->setAttr(kMicroBatchesAttrName,
+                  IntegerAttr::get(IntegerType::get(context, 64),
+                                   microBatches));
+  } else {
+    func->removeAttr(kMicroBatchesAttrName);
+  }
+  SmallVector<int64_t> ranks;
+  for (int64_t m = 0; m < microBatches; ++m)
+    for (int64_t r = 0; r < devices; ++r)
+      ranks.push_back(m * devices + r);
   std::optional<DeviceKind> kind = symbolizeDeviceKind(device);
   if (!kind) {
     func.emitError() << "oneflow-apply-strategy: device '" << device
@@ -204,6 +244,12 @@ void ApplyStrategyPass::runOnOperation() {
   auto layOut = [&](Operation *op, StringRef name) -> LogicalResult {
     Choice choice = choose(op, name, *strategy, tensorAxes);
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    if (microBatches > 1 && isa<InputOp>(op) &&
+        (type.getRank() == 0 || type.getDimSize(0) % microBatches != 0))
+      return op->emitError()
+             << "input '" << name << "' of type " << type
+             << " has no batch axis that divides into " << microBatches
+             << " micro-batches (dimension 0 must be a multiple of it)";
     for (SbpAttr sbp : choice.sbps)
       if (sbp.isSplit() && sbp.getAxis() >= type.getRank())
         return op->emitError()

@@ -13,6 +13,16 @@
 // actors go on an "io" stream with double-buffered regsts, collectives and
 // transfers on "collective", the others on "compute", in program order.
 //
+// A micro-batched program (oneflow.micro_batches = M) has M virtual ranks
+// per device rank, one per micro-batch (mesh axis 0 is time); they fold
+// into the firings of one actor. An op with a value that is split or
+// partial over the micro-batches fires M times per step, with the layout
+// of micro-batch 0 and, for sources, a `micro_stride` by which its piece
+// moves per micro-batch; an op whose values are whole per step fires once,
+// in the step's first micro-batch, or in its last when it reads a sum over
+// the micro-batches (oneflow.accumulate, which fires M times and writes
+// once). Stream orders list one step's firings, micro-batch by micro-batch.
+//
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/Actor/ActorOps.h"
@@ -25,6 +35,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
 #define DEBUG_TYPE "oneflow-lower-to-actor-graph"
@@ -127,13 +138,70 @@ static StringRef streamOf(Operation *op) {
 }
 
 namespace {
+/// An actor in its stream's order, before the order is unrolled into one
+/// step's firings.
+struct Listed {
+  Attribute ref;
+  int64_t firings;
+  bool late; ///< Fires once, in the step's last micro-batch.
+};
+
 /// A rank plan being built: where its ops go and its stream orders.
 struct RankState {
   RankPlanOp plan;
-  llvm::StringMap<SmallVector<Attribute>> orders;
+  llvm::StringMap<SmallVector<Listed>> orders;
   int64_t nextRegstId = 0, nextActorId = 0;
 };
 } // namespace
+
+/// Times `op` fires per step in a program of `micro` micro-batches: every
+/// micro-batch if a value it touches is split or partial over them (or it
+/// sums them), else once.
+static int64_t firingsOf(Operation *op, int64_t micro) {
+  if (micro < 2 || isa<AccumulateOp>(op))
+    return micro;
+  for (Type type :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+    if (GlobalAttr global = getGlobalEncoding(type);
+        global && !global.getNdSbp()[0].isBroadcast())
+      return micro;
+  return 1;
+}
+
+/// Sets `micro_stride` in `attrs` (the layout of `op` on `rank` in
+/// micro-batch 0) when its piece moves between micro-batches; fails if
+/// the pieces are not evenly spaced.
+static LogicalResult addMicroStride(Operation *op, int64_t rank,
+                                    int64_t world, int64_t micro,
+                                    NamedAttrList &attrs) {
+  // Sources' pieces, and the boxes that local_slice keeps.
+  StringRef key = isa<LocalSliceOp>(op) ? "begin" : "slice_begin";
+  auto begin = dyn_cast_or_null<DenseI64ArrayAttr>(attrs.get(key));
+  if (!begin)
+    return success();
+  auto beginOf = [&](int64_t m) {
+    NamedAttrList other;
+    addRankAttrs(op, m * world + rank, {}, nullptr, other);
+    return cast<DenseI64ArrayAttr>(other.get(key)).asArrayRef();
+  };
+  ArrayRef<int64_t> first = begin.asArrayRef();
+  SmallVector<int64_t> stride(first.size());
+  ArrayRef<int64_t> second = beginOf(1);
+  for (size_t d = 0; d < first.size(); ++d)
+    stride[d] = second[d] - first[d];
+  for (int64_t m = 2; m < micro; ++m) {
+    ArrayRef<int64_t> at = beginOf(m);
+    for (size_t d = 0; d < first.size(); ++d)
+      if (at[d] != first[d] + m * stride[d])
+        return op->emitOpError()
+               << "has pieces that are not evenly spaced over the "
+               << micro << " micro-batches of rank " << rank;
+  }
+  if (llvm::any_of(stride, [](int64_t s) { return s != 0; }))
+    attrs.set("micro_stride",
+              Builder(op->getContext()).getDenseI64ArrayAttr(stride));
+  return success();
+}
 
 /// Builds, before `funcOp`, one rank plan per rank from 0 to the highest
 /// rank any op runs on.
@@ -149,10 +217,38 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
     worldSize = std::max(worldSize, ranks->back() + 1);
     ops.emplace_back(&op, std::move(*ranks));
   }
+  // Micro-batches: virtual ranks m * world + r fold into rank r.
+  int64_t micro = getMicroBatches(funcOp);
+  if (micro < 1 || worldSize % micro != 0)
+    return funcOp.emitOpError()
+           << "has " << worldSize << " ranks, which do not divide into "
+           << micro << " micro-batches";
+  int64_t virtualWorld = worldSize;
+  worldSize /= micro;
+  for (auto &[op, ranks] : ops)
+    llvm::erase_if(ranks, [&](int64_t rank) { return rank >= worldSize; });
+  llvm::DenseMap<Operation *, int64_t> firings;
+  llvm::DenseSet<Operation *> late;
+  for (auto &[op, ranks] : ops) {
+    int64_t n = firingsOf(op, micro);
+    firings[op] = n;
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      int64_t values = isa_and_nonnull<AccumulateOp>(def) ? 1
+                       : def                              ? firings[def]
+                                                          : 1;
+      if (n % values != 0)
+        return op->emitOpError()
+               << "fires " << n << " times per step but reads a value made "
+               << values << " times per step";
+      if (n == 1 && def && (isa<AccumulateOp>(def) || late.contains(def)))
+        late.insert(op);
+    }
+  }
 
   // Each rank's device kind comes from the placements it is in (a program
   // without layouts runs on one CPU device).
-  SmallVector<std::optional<DeviceKind>> kinds(worldSize);
+  SmallVector<std::optional<DeviceKind>> kinds(virtualWorld);
   for (auto &[op, ranks] : ops)
     for (Type type : llvm::concat<Type>(op->getOperandTypes(),
                                         op->getResultTypes()))
@@ -197,8 +293,9 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
         RankedTensorType local = getLocalType(result.getType(), rank);
         if (!local)
           continue;
-        // A variable has one buffer, which holds its value across steps.
-        int64_t count = isa<VariableOp>(op) ? 1
+        // A variable has one buffer, which holds its value across steps,
+        // and so does a sum over micro-batches.
+        int64_t count = isa<VariableOp, AccumulateOp>(op) ? 1
                         : isSource ? std::max(regstCount, kInputRegstCount)
                                    : regstCount;
         Value regst = RegstOp::create(builder, op->getLoc(),
@@ -214,16 +311,30 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
       addRankAttrs(op, rank, group,
                    transfer == transfers.end() ? nullptr : &transfer->second,
                    attrs);
+      if (auto group = dyn_cast_or_null<DenseI64ArrayAttr>(attrs.get("group"));
+          group && llvm::any_of(group.asArrayRef(), [&](int64_t member) {
+            return member >= worldSize;
+          }))
+        return op->emitOpError()
+               << "moves data between micro-batches; run "
+                  "oneflow-accumulate-micro-batches first";
+      int64_t n = firings.lookup(op);
+      if (n > 1 && failed(addMicroStride(op, rank, worldSize, micro, attrs)))
+        return failure();
       int64_t id = state.nextActorId++;
       std::string name = actorName(op, id);
       DictionaryAttr dict = attrs.getDictionary(op->getContext());
+      bool sums = isa<AccumulateOp>(op);
       ActorOp::create(builder, op->getLoc(), builder.getI64IntegerAttr(id),
                       builder.getStringAttr(name),
                       builder.getStringAttr(op->getName().getStringRef()),
                       builder.getStringAttr(stream), inputs, outputs,
-                      dict.empty() ? DictionaryAttr() : dict);
+                      dict.empty() ? DictionaryAttr() : dict,
+                      n > 1 ? builder.getI64IntegerAttr(n) : IntegerAttr(),
+                      sums ? builder.getI64IntegerAttr(n) : IntegerAttr());
       state.orders[stream].push_back(
-          FlatSymbolRefAttr::get(builder.getContext(), name));
+          {FlatSymbolRefAttr::get(builder.getContext(), name), n,
+           late.contains(op)});
     }
   }
 
@@ -231,11 +342,17 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
     builder.setInsertionPointToEnd(state.plan.getBody());
     for (StringRef stream : {kIoStream, kComputeStream, kCollectiveStream}) {
       auto it = state.orders.find(stream);
-      if (it != state.orders.end() || stream == kComputeStream)
-        StreamOp::create(builder, funcOp.getLoc(), stream,
-                         builder.getArrayAttr(it == state.orders.end()
-                                                  ? ArrayRef<Attribute>()
-                                                  : ArrayRef(it->second)));
+      if (it == state.orders.end() && stream != kComputeStream)
+        continue;
+      // One step's firings, micro-batch by micro-batch.
+      SmallVector<Attribute> order;
+      for (int64_t m = 0; it != state.orders.end() && m < micro; ++m)
+        for (const Listed &listed : it->second)
+          if (listed.firings == micro ||
+              (listed.firings == 1 && m == (listed.late ? micro - 1 : 0)))
+            order.push_back(listed.ref);
+      StreamOp::create(builder, funcOp.getLoc(), stream,
+                       builder.getArrayAttr(order));
     }
   }
   return success();

@@ -26,6 +26,7 @@ void mlir::oneflow::buildOneFlowDefaultPipeline(
   funcPm.addPass(createInsertBoxingPass());
   funcPm.addPass(createLowerBoxingPass());
   funcPm.addPass(createFuseAllReducePass());
+  funcPm.addPass(createAccumulateMicroBatchesPass());
   funcPm.addPass(createPackConstantWeightsPass());
   pm.addPass(createLowerToActorGraphPass(
       LowerToActorGraphPassOptions{options.regstCount}));
@@ -38,8 +39,7 @@ void mlir::oneflow::registerOneFlowPipelines() {
       "From a program of oneflow ops to rank plans with planned memory: "
       "infer shapes, fuse conv2d with inference batch_norm, add and relu "
       "(blocked layouts between fused convolutions), propagate SBP, insert "
-      "and lower boxing, bucket small all-reduces, mark constant matmul "
-      "weights, lower to actors, plan "
-      "memory",
+      "and lower boxing, bucket small all-reduces, sum over micro-batches, "
+      "mark constant matmul weights, lower to actors, plan memory",
       buildOneFlowDefaultPipeline);
 }

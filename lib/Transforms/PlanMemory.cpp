@@ -4,7 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Lifetimes come from the stream orders; offsets from the greedy-by-size
+// Lifetimes come from the stream orders, which list one step's firings (an
+// actor that fires once per micro-batch is listed once per micro-batch, so
+// a regst is live in one range per value it holds); offsets from the
+// greedy-by-size
 // offset calculation with best fit of Pisarchyk and Lee, "Efficient Memory
 // Management for Deep Neural Net Inference" (2020).
 //
@@ -38,29 +41,36 @@ static constexpr int64_t kAlignment = 64;
 
 namespace {
 /// One regst to place: its bytes, and the stream whose actors alone use it
-/// with the positions in that stream's order where it is live, [first,
-/// last].
+/// with the ranges of positions in that stream's order where it is live,
+/// [first, last] each; none: live at every position.
 struct Interval {
   RegstOp regst;
   int64_t id;
   int64_t bytes;
-  int64_t first;
-  int64_t last;
+  SmallVector<std::pair<int64_t, int64_t>> ranges;
   StringRef stream;
   int64_t offset = 0;
+
+  int64_t first() const { return ranges.empty() ? 0 : ranges.front().first; }
 
   /// Positions of different streams say nothing about time: streams run
   /// concurrently, so their regsts never share memory.
   bool overlaps(const Interval &other) const {
-    return stream != other.stream ||
-           (first <= other.last && other.first <= last);
+    if (stream != other.stream || ranges.empty() || other.ranges.empty())
+      return true;
+    for (auto [first, last] : ranges)
+      for (auto [otherFirst, otherLast] : other.ranges)
+        if (first <= otherLast && otherFirst <= last)
+          return true;
+    return false;
   }
 };
 
-/// Where an actor runs: its stream and position in that stream's order.
+/// Where an actor runs: its stream and its positions in that stream's
+/// order, one per firing.
 struct Slot {
   StringRef stream;
-  int64_t position;
+  SmallVector<int64_t> positions;
 };
 } // namespace
 
@@ -76,27 +86,37 @@ static int64_t bufferBytes(RegstOp regst) {
 /// pass description) are live at every position.
 static Interval lifetime(RegstOp regst,
                          const llvm::DenseMap<Operation *, Slot> &slots) {
-  constexpr int64_t kAlways = std::numeric_limits<int64_t>::max();
   auto count = static_cast<int64_t>(regst.getCount());
   Interval interval{regst, static_cast<int64_t>(regst.getId()),
-                    bufferBytes(regst) * count, 0, kAlways};
+                    bufferBytes(regst) * count, {}, {}};
   ActorOp producer = regst.getProducer();
   SmallVector<ActorOp> consumers = regst.getConsumers();
+  // Kept across firings: several buffers, a variable's value, what outputs
+  // read after the run, a sum over micro-batches.
   if (count > 1 || producer.getOpName() == "oneflow.variable" ||
+      producer.getFiringsPerValue() > 1 ||
       llvm::any_of(consumers, [](ActorOp consumer) {
         return consumer.getOpName() == "oneflow.output";
       }))
     return interval;
-  Slot def = slots.lookup(producer);
-  int64_t last = def.position;
+  const Slot &def = slots.find(producer)->second;
+  SmallVector<std::pair<int64_t, int64_t>> ranges;
+  for (int64_t position : def.positions)
+    ranges.push_back({position, position});
   for (ActorOp consumer : consumers) {
-    Slot use = slots.lookup(consumer);
-    if (use.stream != def.stream)
+    const Slot &use = slots.find(consumer)->second;
+    // Another stream, or values read more than once (a value made once
+    // per step and read in every micro-batch), live throughout.
+    if (use.stream != def.stream ||
+        use.positions.size() != def.positions.size())
       return interval;
-    last = std::max(last, use.position);
+    for (auto [range, position] : llvm::zip(ranges, use.positions)) {
+      if (position < range.first)
+        return interval;
+      range.second = std::max(range.second, position);
+    }
   }
-  interval.first = def.position;
-  interval.last = last;
+  interval.ranges = std::move(ranges);
   interval.stream = def.stream;
   return interval;
 }
@@ -113,8 +133,8 @@ static int64_t place(MutableArrayRef<Interval> intervals) {
   for (Interval &interval : intervals)
     bySize.push_back(&interval);
   llvm::stable_sort(bySize, [](const Interval *a, const Interval *b) {
-    return std::make_tuple(-a->bytes, a->first, a->id) <
-           std::make_tuple(-b->bytes, b->first, b->id);
+    return std::make_tuple(-a->bytes, a->first(), a->id) <
+           std::make_tuple(-b->bytes, b->first(), b->id);
   });
 
   SmallVector<Interval *> placed;
@@ -157,9 +177,11 @@ struct PlanMemoryPass
     llvm::DenseMap<Operation *, Slot> slots;
     for (StreamOp stream : plan.getStreams())
       for (auto [position, ref] :
-           llvm::enumerate(stream.getActors().getAsRange<FlatSymbolRefAttr>()))
-        slots[actors.lookup(ref.getValue())] = {stream.getName(),
-                                                static_cast<int64_t>(position)};
+           llvm::enumerate(stream.getActors().getAsRange<FlatSymbolRefAttr>())) {
+        Slot &slot = slots[actors.lookup(ref.getValue())];
+        slot.stream = stream.getName();
+        slot.positions.push_back(static_cast<int64_t>(position));
+      }
 
     SmallVector<Interval> intervals;
     int64_t unplanned = 0;

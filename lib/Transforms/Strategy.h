@@ -31,6 +31,9 @@ enum class MeshAxisRole {
   data,
   /// Variables laid out by the tensor-parallel heuristic, inputs replicated.
   tensor,
+  /// Time: inputs split on their batch axis into micro-batches, variables
+  /// replicated (never sharded).
+  micro,
 };
 
 /// One rule of a strategy file: tensors whose name `match` (a glob, checked

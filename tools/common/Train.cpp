@@ -17,12 +17,13 @@ void oftools::buildTrainingPipeline(OpPassManager &pm,
   funcPm.addPass(oneflow::createAutodiffPass(autodiff));
   funcPm.addPass(oneflow::createOptimizerPass(options.optimizer));
   std::string strategy = options.strategy;
-  if (strategy.empty() && options.devices > 1)
+  if (strategy.empty() && (options.devices > 1 || options.microBatches > 1))
     strategy = "dp";
   if (strategy.empty())
     return;
   oneflow::ApplyStrategyPassOptions apply;
   apply.strategy = strategy;
   apply.devices = options.devices;
+  apply.microBatches = options.microBatches;
   funcPm.addPass(oneflow::createApplyStrategyPass(apply));
 }

@@ -36,6 +36,8 @@ struct TrainOptions {
   /// the program's own layouts on one.
   std::string strategy;
   int64_t devices = 1;
+  /// Micro-batches per step (gradient accumulation); 1: none.
+  int64_t microBatches = 1;
 };
 
 /// Adds func.func(oneflow-infer-shapes, oneflow-autodiff,

@@ -47,12 +47,24 @@ ABSL_FLAG(std::string, strategy, "",
           "With --train: dp, tp, hybrid, zero or a JSON strategy file "
           "(default: dp on several devices)");
 
+ABSL_FLAG(int64_t, micro_batches, 1,
+          "With --train: run each step's batch as this many micro-batches "
+          "and accumulate their gradients (the batch must divide by it)");
+
 absl::StatusOr<std::optional<oftools::TrainOptions>>
 ofrun::trainOptionsFromFlags(int64_t devices) {
+  int64_t micro = absl::GetFlag(FLAGS_micro_batches);
+  if (micro < 1)
+    return absl::InvalidArgumentError("--micro-batches " +
+                                      std::to_string(micro) +
+                                      " is not at least 1");
   if (!absl::GetFlag(FLAGS_train)) {
     if (!absl::GetFlag(FLAGS_strategy).empty())
       return absl::InvalidArgumentError(
           "--strategy lays out a training step; it needs --train");
+    if (micro != 1)
+      return absl::InvalidArgumentError(
+          "--micro-batches splits a training step; it needs --train");
     return std::nullopt;
   }
   oftools::TrainOptions options;
@@ -77,5 +89,6 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   optimizer.minLr = absl::GetFlag(FLAGS_min_lr);
   options.strategy = absl::GetFlag(FLAGS_strategy);
   options.devices = devices;
+  options.microBatches = micro;
   return options;
 }

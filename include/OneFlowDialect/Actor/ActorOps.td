@@ -139,11 +139,17 @@ def OneFlowActor_ActorOp : OneFlowActor_Op<"actor", [
     the op's source location is the actor's location. Attributes that are
     not the op's go after `attributes`.
 
+    With micro-batches an actor `fires` n times per step (once per
+    micro-batch; once per step without the clause), and an accumulation
+    `emits every` n firings: its output is the sum of n inputs. A consumer
+    reads each value of a regst as many times as it fires per value.
+
     The verifier checks that the actor writes each output regst once and
     does not read a regst it writes.
 
     ```mlir
     oneflow_actor.actor 2 @matmul_2 "oneflow.matmul"(%r0, %r1) -> (%r2) {transpose_b} on "compute"
+    oneflow_actor.actor 7 @accumulate_7 "oneflow.accumulate"(%r6) -> (%r7) on "compute" fires 4 emits every 4
     ```
   }];
   let arguments = (ins I64Attr:$id,
@@ -152,10 +158,19 @@ def OneFlowActor_ActorOp : OneFlowActor_Op<"actor", [
                        StrAttr:$stream,
                        Variadic<OneFlowActor_RegstType>:$inputs,
                        Variadic<OneFlowActor_RegstType>:$outputs,
-                       OptionalAttr<DictionaryAttr>:$op_attrs);
+                       OptionalAttr<DictionaryAttr>:$op_attrs,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<2>]>>:$firings_per_step,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<2>]>>:$firings_per_output);
   let assemblyFormat = [{
     $id $sym_name $op_name `(` $inputs `)` `->` `(` $outputs `)`
-    ($op_attrs^)? `on` $stream attr-dict-with-keyword
+    ($op_attrs^)? `on` $stream (`fires` $firings_per_step^)?
+    (`emits` `every` $firings_per_output^)? attr-dict-with-keyword
+  }];
+  let extraClassDeclaration = [{
+    /// Firings per step (1 without micro-batches).
+    int64_t getFirings() { return getFiringsPerStep().value_or(1); }
+    /// Firings per output value (1 but for accumulations).
+    int64_t getFiringsPerValue() { return getFiringsPerOutput().value_or(1); }
   }];
   let hasVerifier = 1;
 }
@@ -170,7 +185,8 @@ def OneFlowActor_StreamOp : OneFlowActor_Op<"stream", [
   let description = [{
     One thread runs the stream's actors in this order every step. Names are
     unique within a rank plan; the usual ones are "compute", "collective"
-    and "copy".
+    and "copy". The order is one step's firings: an actor that fires n
+    times per step is listed n times.
 
     ```mlir
     oneflow_actor.stream "compute" [@input_0, @relu_1, @output_2]

@@ -25,6 +25,15 @@ namespace mlir::oneflow {
 /// The #oneflow.global encoding of `type`, or null if it has none.
 GlobalAttr getGlobalEncoding(Type type);
 
+/// On a program's function: how many micro-batches each step is split
+/// into. Mesh axis 0 of every placement is then time, its coordinate the
+/// micro-batch (docs/pipelines.md).
+inline constexpr llvm::StringLiteral kMicroBatchesAttrName =
+    "oneflow.micro_batches";
+
+/// The micro-batches of the program `func` (1 without the attribute).
+int64_t getMicroBatches(Operation *func);
+
 /// The MLIR-free description of a layout that the balanced-split helpers
 /// and the runtime use.
 ofsupport::Sbp toSupportSbp(SbpAttr sbp);

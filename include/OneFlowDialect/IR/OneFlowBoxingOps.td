@@ -77,6 +77,29 @@ def OneFlow_ToPartialOp
                            "zeros except the rank's own contribution "
                            "(from B: the group's first rank keeps it all)">;
 
+def OneFlow_AccumulateOp : OneFlow_Op<"accumulate", [Pure]> {
+  let summary = "P -> B on the micro-batch mesh axis: a sum over a step";
+  let description = [{
+    In a program split into micro-batches (`oneflow.micro_batches` on its
+    function, see oneflow-apply-strategy), mesh axis 0 of every placement
+    is time: its coordinate is the micro-batch, not a device. This is the
+    all-reduce over that axis: it fires once per micro-batch, adds its
+    operand into its result, and writes the result once per step, the sum
+    over the step's micro-batches (gradients, the loss). Only the other
+    mesh axes are devices.
+
+    ```mlir
+    %g = oneflow.accumulate %x {mesh_axis = 0}
+        : tensor<64xf32, #oneflow.global<#cpu_micro4x2, [P, P]>>
+       -> tensor<64xf32, #oneflow.global<#cpu_micro4x2, [B, P]>>
+    ```
+  }];
+  let arguments = (ins OneFlow_Tensor:$x, I64Attr:$mesh_axis);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def OneFlow_TransferOp : OneFlow_Op<"transfer", [Pure]> {
   let summary = "moves a global tensor to another placement";
   let description = [{

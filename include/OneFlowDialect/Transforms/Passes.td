@@ -152,10 +152,22 @@ def ApplyStrategyPass
       the tensor gives its nd-SBP (one `B`, `S(i)` per mesh axis), else
       the default (`S(0)` / `B` on every mesh axis when not given).
 
+    With `micro-batches` M > 1 each step runs as M micro-batches
+    (gradient accumulation, docs/pipelines.md): the mesh gets a leading
+    axis of size M that is time, not devices. Inputs are `S(0)` on it
+    (micro-batch m reads rows [m B / M, (m + 1) B / M) of the batch),
+    every variable `B`; the placement lists M x devices virtual ranks
+    (micro-batch m of rank r is m * devices + r) and the function gets
+    `oneflow.micro_batches = M`. With one device the mesh is [M] alone.
+    Propagation then makes gradients and the loss partial over the
+    micro-batches, and the all-reduces over that axis become
+    `oneflow.accumulate` (oneflow-accumulate-micro-batches).
+
     Errors: an unknown strategy or unreadable file, a malformed file (named
     with the key at fault), `devices` that do not fit the mesh, a split
-    that does not fit a tensor's shape, and a program that has layout
-    changes (`oneflow.boxing`) already.
+    that does not fit a tensor's shape, an input whose batch does not
+    divide into the micro-batches, and a program that has layout changes
+    (`oneflow.boxing`) already.
 
     ```mlir
     %x = oneflow.input "x" : tensor<8x4xf32>
@@ -171,7 +183,9 @@ def ApplyStrategyPass
     Option<"devices", "devices", "int64_t", /*default=*/"1",
            "Number of ranks (the product of the mesh)">,
     Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
-           "The ranks' device kind: cpu or cuda">
+           "The ranks' device kind: cpu or cuda">,
+    Option<"microBatches", "micro-batches", "int64_t", /*default=*/"1",
+           "Micro-batches per step (gradient accumulation); 1: none">
   ];
 }
 
@@ -416,6 +430,34 @@ def LowerBoxingPass : Pass<"oneflow-lower-boxing", "::mlir::func::FuncOp"> {
         -> tensor<8x8xf32, #oneflow.global<#cpu2x2, [B, B]>>
     ```
   }];
+}
+
+def AccumulateMicroBatchesPass
+    : Pass<"oneflow-accumulate-micro-batches", "::mlir::func::FuncOp"> {
+  let summary = "Turn all-reduces over the micro-batch axis into accumulations";
+  let description = [{
+    In a program split into micro-batches (`oneflow.micro_batches` on the
+    function, from oneflow-apply-strategy), mesh axis 0 is time: its
+    coordinate is the micro-batch. After oneflow-lower-boxing, every
+    `oneflow.all_reduce` over that axis (a gradient or the loss summed over
+    the step) becomes an `oneflow.accumulate`, which the actor lowering
+    turns into an actor that fires once per micro-batch and writes once per
+    step. Functions without the attribute are left alone.
+
+    Values may become partial over the micro-batches and be summed, and a
+    value whole per step may be sliced into micro-batches (local_slice),
+    but nothing else moves between them. Errors, at the op: any other step
+    op on mesh axis 0 (a gather, scatter or transfer across micro-batches), an output that is not whole per step (`B` on mesh axis
+    0), and a source that is partial over the micro-batches.
+
+    ```mlir
+    // func.func @step() attributes {oneflow.micro_batches = 2 : i64}
+    %g = oneflow.all_reduce %x {mesh_axis = 0} : tensor<4xf32, [P, B]> -> tensor<4xf32, [B, B]>
+    // becomes
+    %g = oneflow.accumulate %x {mesh_axis = 0} : tensor<4xf32, [P, B]> -> tensor<4xf32, [B, B]>
+    ```
+  }];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
 }
 
 def FuseAllReducePass

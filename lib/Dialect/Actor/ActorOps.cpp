@@ -123,8 +123,8 @@ static LogicalResult verifyRegstsAndActors(RankPlanOp plan) {
   return success();
 }
 
-/// Checks that the stream orders list every actor exactly once, on the
-/// stream it runs on.
+/// Checks that the stream orders list every actor as many times as it
+/// fires per step, on the stream it runs on.
 static LogicalResult verifyStreams(RankPlanOp plan) {
   // The SymbolTable trait has checked that actor names are unique.
   llvm::StringMap<ActorOp> actors;
@@ -132,7 +132,7 @@ static LogicalResult verifyStreams(RankPlanOp plan) {
     actors[actor.getSymName()] = actor;
 
   llvm::StringSet<> streams;
-  llvm::SmallPtrSet<Operation *, 16> listed;
+  llvm::DenseMap<Operation *, int64_t> listed;
   for (StreamOp stream : plan.getStreams()) {
     if (!streams.insert(stream.getName()).second)
       return stream.emitOpError()
@@ -147,14 +147,27 @@ static LogicalResult verifyStreams(RankPlanOp plan) {
         return stream.emitOpError()
                << "lists " << ref << ", which runs on stream \""
                << actor.getStream() << "\"";
-      if (!listed.insert(actor).second)
-        return stream.emitOpError() << "lists " << ref << " twice";
+      if (++listed[actor] > actor.getFirings())
+        return stream.emitOpError()
+               << "lists " << ref << " more often than the "
+               << actor.getFirings() << " times it fires per step";
     }
   }
-  for (ActorOp actor : plan.getActors())
+  for (ActorOp actor : plan.getActors()) {
     if (!listed.contains(actor))
       return actor.emitOpError()
              << "is in no order of stream \"" << actor.getStream() << "\"";
+    if (listed.lookup(actor) != actor.getFirings())
+      return actor.emitOpError()
+             << "fires " << actor.getFirings() << " times per step but stream \""
+             << actor.getStream() << "\" lists it " << listed.lookup(actor)
+             << " times";
+    if (actor.getFirings() % actor.getFiringsPerValue() != 0)
+      return actor.emitOpError()
+             << "emits every " << actor.getFiringsPerValue()
+             << " firings, which does not divide its " << actor.getFirings()
+             << " firings per step";
+  }
   return success();
 }
 

@@ -11,6 +11,8 @@
 
 #include "OneFlowDialect/IR/OneFlowOps.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 using namespace mlir;
 using namespace mlir::oneflow;
 
@@ -123,6 +125,28 @@ LogicalResult ToPartialOp::verify() {
   return verifyStep(
       *this, getMeshAxis(), [](SbpAttr sbp) { return !sbp.isPartial(); },
       isPartial, "B -> P or S(i) -> P");
+}
+
+LogicalResult AccumulateOp::verify() {
+  if (getMeshAxis() != 0)
+    return emitOpError() << "accumulates over mesh axis " << getMeshAxis()
+                         << "; micro-batches are mesh axis 0";
+  auto func = (*this)->getParentOfType<FunctionOpInterface>();
+  int64_t micro = func ? getMicroBatches(func) : 1;
+  if (micro < 2)
+    return emitOpError() << "needs a program split into micro-batches (a "
+                         << kMicroBatchesAttrName << " of at least 2 on "
+                         << "its function)";
+  if (failed(verifyStep(*this, 0, isPartial, isBroadcast, "P -> B")))
+    return failure();
+  int64_t axisSize = getGlobalEncoding(getX().getType())
+                         .getPlacement()
+                         .getMesh()
+                         .front();
+  if (axisSize != micro)
+    return emitOpError() << "sums " << axisSize << " values per step but "
+                         << "the program has " << micro << " micro-batches";
+  return success();
 }
 
 LogicalResult TransferOp::verify() {

@@ -58,6 +58,12 @@ GlobalAttr mlir::oneflow::getGlobalEncoding(Type type) {
   return {};
 }
 
+int64_t mlir::oneflow::getMicroBatches(Operation *func) {
+  if (auto count = func->getAttrOfType<IntegerAttr>(kMicroBatchesAttrName))
+    return count.getInt();
+  return 1;
+}
+
 ofsupport::Sbp mlir::oneflow::toSupportSbp(SbpAttr sbp) {
   switch (sbp.getKind()) {
   case SbpKind::split:

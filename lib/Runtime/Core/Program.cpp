@@ -48,10 +48,16 @@ static absl::Status checkAcyclic(const RankProgram &program,
   for (const RegstSpec &regst : program.regsts)
     for (int64_t consumer : regst.consumers)
       addEdge(actorIndex.at(regst.producer), actorIndex.at(consumer));
-  for (const StreamSpec &stream : program.streams)
-    for (size_t i = 1; i < stream.actors.size(); ++i)
-      addEdge(actorIndex.at(stream.actors[i - 1]),
-              actorIndex.at(stream.actors[i]));
+  // Stream order between first firings (an actor may be listed again).
+  for (const StreamSpec &stream : program.streams) {
+    std::vector<int64_t> firsts;
+    std::set<int64_t> seen;
+    for (int64_t id : stream.actors)
+      if (seen.insert(id).second)
+        firsts.push_back(id);
+    for (size_t i = 1; i < firsts.size(); ++i)
+      addEdge(actorIndex.at(firsts[i - 1]), actorIndex.at(firsts[i]));
+  }
   std::vector<size_t> ready;
   for (size_t i = 0; i < n; ++i)
     if (indegree[i] == 0)
@@ -90,12 +96,45 @@ absl::Status ofrt::validateProgram(const RankProgram &program) {
       return invalid(actorName(actor) + " fires " +
                      std::to_string(actor.firingsPerStep) +
                      " times per step; it needs at least 1");
-    if (actor.firingsPerStep != 1)
-      return absl::UnimplementedError(
-          actorName(actor) + " fires " +
-          std::to_string(actor.firingsPerStep) +
-          " times per step (micro-batches); this runtime fires every actor "
-          "once per step");
+    if (actor.firingsPerOutput < 1 ||
+        actor.firingsPerStep % actor.firingsPerOutput != 0)
+      return invalid(actorName(actor) + " writes an output every " +
+                     std::to_string(actor.firingsPerOutput) +
+                     " firings, which does not divide its " +
+                     std::to_string(actor.firingsPerStep) +
+                     " firings per step");
+    if (const SinkLayout *sink = actor.op.layoutAs<SinkLayout>();
+        sink && !sink->piece.microStride.empty())
+      return invalid(actorName(actor) + " is an output whose piece moves "
+                     "with the micro-batch; outputs read a whole step");
+    if (const PieceLayout *piece = actor.op.layoutAs<PieceLayout>();
+        piece && !piece->microStride.empty() && !actor.op.outputs.empty()) {
+      const std::vector<int64_t> &local = actor.op.outputs[0].shape;
+      std::vector<int64_t> last = piece->beginAt(actor.firingsPerStep - 1);
+      bool fits = piece->microStride.size() == local.size() &&
+                  piece->logicalShape.size() == local.size();
+      for (size_t d = 0; fits && d < local.size(); ++d)
+        fits = last[d] >= 0 && last[d] + local[d] <= piece->logicalShape[d];
+      if (!fits)
+        return invalid(actorName(actor) + "'s piece of its last micro-batch "
+                       "does not fit in its logical shape");
+    }
+    if (const LocalBoxingLayout *box = actor.op.layoutAs<LocalBoxingLayout>();
+        box && !box->microStride.empty() && actor.op.inputs.size() == 1 &&
+        actor.op.outputs.size() == 1) {
+      const std::vector<int64_t> &in = actor.op.inputs[0].shape;
+      const std::vector<int64_t> &out = actor.op.outputs[0].shape;
+      bool fits = box->microStride.size() == in.size() &&
+                  box->begin.size() == in.size() && out.size() == in.size();
+      for (size_t d = 0; fits && d < in.size(); ++d) {
+        int64_t last =
+            box->begin[d] + (actor.firingsPerStep - 1) * box->microStride[d];
+        fits = last >= 0 && last + out[d] <= in[d];
+      }
+      if (!fits)
+        return invalid(actorName(actor) + "'s box of its last micro-batch "
+                       "does not fit in its operand");
+    }
   }
   std::map<int64_t, const RegstSpec *> regsts;
   for (const RegstSpec &regst : program.regsts) {
@@ -133,18 +172,28 @@ absl::Status ofrt::validateProgram(const RankProgram &program) {
                      std::to_string(program.arenaBytes) + "-byte arena");
   }
   std::map<int64_t, int> onStreams;
-  for (const StreamSpec &stream : program.streams)
+  std::map<int64_t, int64_t> listings;
+  for (const StreamSpec &stream : program.streams) {
+    std::set<int64_t> here;
     for (int64_t id : stream.actors) {
       if (!actorIndex.count(id))
         return invalid("stream '" + stream.name + "' lists actor " +
                        std::to_string(id) + ", which does not exist");
-      ++onStreams[id];
+      if (here.insert(id).second)
+        ++onStreams[id];
+      ++listings[id];
     }
+  }
   for (const ActorSpec &actor : program.actors) {
     if (onStreams[actor.id] != 1)
       return invalid(actorName(actor) + " is on " +
                      std::to_string(onStreams[actor.id]) +
                      " streams; it must be on exactly one");
+    if (listings[actor.id] != actor.firingsPerStep)
+      return invalid(actorName(actor) + " fires " +
+                     std::to_string(actor.firingsPerStep) +
+                     " times per step but its stream lists it " +
+                     std::to_string(listings[actor.id]) + " times");
     auto checkRegsts = [&](const std::vector<int64_t> &ids, bool isInput,
                            const std::vector<TensorDesc> &descs) {
       if (ids.size() != descs.size())
@@ -166,6 +215,18 @@ absl::Status ofrt::validateProgram(const RankProgram &program) {
             isInput ? std::count(regst.consumers.begin(), regst.consumers.end(),
                                  actor.id) == 1
                     : regst.producer == actor.id;
+        if (isInput) {
+          const ActorSpec &producer =
+              program.actors[actorIndex.at(regst.producer)];
+          if (actor.firingsPerStep % producer.outputsPerStep() != 0)
+            return invalid(actorName(actor) + " fires " +
+                           std::to_string(actor.firingsPerStep) +
+                           " times per step but reads regst " +
+                           std::to_string(regst.id) + ", which gets " +
+                           std::to_string(producer.outputsPerStep()) +
+                           " values per step; it must read each value the "
+                           "same number of times");
+        }
         if (!listed)
           return invalid("regst " + std::to_string(regst.id) +
                          " does not list " + actorName(actor) + " as its " +

@@ -103,12 +103,13 @@ bool Engine::Impl::mayFire(const ActorState &actor) const {
   if (actor.inFlight() >= static_cast<int64_t>(actor.pending.size()))
     return false;
   for (const InputSlot &slot : actor.inputs)
-    if (slot.available <= actor.step)
+    if (slot.available <= actor.step / slot.reads)
       return false;
+  int64_t item = actor.step / actor.spec->firingsPerOutput;
   for (const OutputPair &pair : actor.pairs) {
     int64_t count = regsts[actor.resultRegsts[pair.output]].spec->count;
-    // Buffer step % count is free once this consumer returned step - count.
-    if (!pair.ended && pair.returned < actor.step - count + 1)
+    // Buffer item % count is free once this consumer returned item - count.
+    if (!pair.ended && pair.returned < item - count + 1)
       return false;
   }
   return true;
@@ -135,34 +136,45 @@ void Engine::Impl::finish(int64_t index) {
       return;
     pending.completed = false;
     ++actor.finished;
+    int64_t rate = actor.spec->firingsPerStep;
     if (firingsOf)
-      firingsOf[actor.worker].push_back(
-          {actor.spec->id, done, pending.startUs, pending.endUs});
-    for (const OutputPair &pair : actor.pairs)
-      if (!pair.ended)
-        send(index, pair.consumer,
-             {Message::Kind::Ready, 0, pair.slot, done});
+      firingsOf[actor.worker].push_back({actor.spec->id, done / rate,
+                                         pending.startUs, pending.endUs,
+                                         done % rate});
+    // An output item is ready after its last firing; an input item goes
+    // back after the last firing that reads it.
+    int64_t perOutput = actor.spec->firingsPerOutput;
+    if ((done + 1) % perOutput == 0)
+      for (const OutputPair &pair : actor.pairs)
+        if (!pair.ended)
+          send(index, pair.consumer,
+               {Message::Kind::Ready, 0, pair.slot, done / perOutput});
     for (const InputSlot &slot : actor.inputs)
-      send(index, slot.producer,
-           {Message::Kind::Returned, 0, slot.pair, done});
+      if ((done + 1) % slot.reads == 0)
+        send(index, slot.producer,
+             {Message::Kind::Returned, 0, slot.pair, done / slot.reads});
   }
 }
 
 absl::Status Engine::Impl::fire(int64_t index) {
   ActorState &actor = actors[index];
-  auto buffer = [&](int64_t regst) {
+  auto buffer = [&](int64_t regst, int64_t item) {
     const RegstState &state = regsts[regst];
-    return state.buffers[actor.step % state.spec->count];
+    return state.buffers[item % state.spec->count];
   };
   for (size_t i = 0; i < actor.operandRegsts.size(); ++i)
-    actor.inputViews[i].data = buffer(actor.operandRegsts[i]);
+    actor.inputViews[i].data =
+        buffer(actor.operandRegsts[i], actor.step / actor.operandReads[i]);
   for (size_t i = 0; i < actor.resultRegsts.size(); ++i)
-    actor.outputViews[i].data = buffer(actor.resultRegsts[i]);
+    actor.outputViews[i].data = buffer(
+        actor.resultRegsts[i], actor.step / actor.spec->firingsPerOutput);
   Stream &stream = *streams[actor.stream];
   Pending &pending = actor.pending[actor.step % actor.pending.size()];
   if (firingsOf)
     pending.startUs = nowUs();
-  KernelContext context{firstStep + actor.step, &stream, device.get()};
+  int64_t rate = actor.spec->firingsPerStep;
+  KernelContext context{firstStep + actor.step / rate, &stream, device.get(),
+                        actor.step % rate, rate};
   OFRT_RETURN_IF_ERROR(
       actor.kernel->compute(context, actor.inputViews, actor.outputViews));
   OFRT_RETURN_IF_ERROR(stream.record(*pending.event));
@@ -181,13 +193,15 @@ bool Engine::Impl::shouldEnd(const ActorState &actor,
   // End of data: a source at its step limit or out of data, an input that
   // will not deliver this step, or outputs nobody reads any more.
   for (const InputSlot &slot : actor.inputs)
-    if (slot.eord && slot.available <= actor.step)
+    if (slot.eord && slot.available <= actor.step / slot.reads)
       return true;
-  if (actor.inputs.empty() &&
+  // Sources end at a step boundary.
+  int64_t rate = actor.spec->firingsPerStep;
+  if (actor.inputs.empty() && actor.step % rate == 0 &&
       (actor.dataEnded ||
-       (options.maxSteps >= 0 && actor.step >= options.maxSteps) ||
+       (options.maxSteps >= 0 && actor.step / rate >= options.maxSteps) ||
        (options.stepLimit &&
-        options.firstStep + actor.step >= options.stepLimit->load())))
+        options.firstStep + actor.step / rate >= options.stepLimit->load())))
     return true;
   if (actor.pairs.empty())
     return false;
@@ -200,8 +214,9 @@ bool Engine::Impl::shouldEnd(const ActorState &actor,
 bool Engine::Impl::advance(int64_t stream, size_t &position,
                            size_t &endedCount, const RunOptions &options) {
   const std::vector<int64_t> &order = streamOrders[stream];
+  size_t distinct = streamActors[stream].size();
   bool progressed = false;
-  while (!stopped && endedCount < order.size()) {
+  while (!stopped && endedCount < distinct) {
     int64_t index = order[position];
     ActorState &actor = actors[index];
     if (actor.ended) {
@@ -252,8 +267,8 @@ void Engine::Impl::runWorker(int64_t worker, const RunOptions &options) {
   std::vector<size_t> positions(mine.size(), 0), ended(mine.size(), 0);
   size_t total = 0, done = 0;
   for (size_t i = 0; i < mine.size(); ++i) {
-    total += streamOrders[mine[i]].size();
-    for (int64_t a : streamOrders[mine[i]])
+    total += streamActors[mine[i]].size();
+    for (int64_t a : streamActors[mine[i]])
       ended[i] += actors[a].ended;
     done += ended[i];
   }
@@ -281,9 +296,14 @@ const RankProgram &Engine::program() const { return impl->program; }
 Device &Engine::device() const { return *impl->device; }
 
 const void *Engine::buffer(int64_t regstId, int64_t step) const {
-  for (const RegstState &regst : impl->regsts)
-    if (regst.spec->id == regstId)
-      return regst.buffers[step % regst.spec->count];
+  for (const RegstState &regst : impl->regsts) {
+    if (regst.spec->id != regstId)
+      continue;
+    // The step's last item.
+    const ActorSpec *producer = impl->program.findActor(regst.spec->producer);
+    int64_t items = producer ? producer->outputsPerStep() : 1;
+    return regst.buffers[((step + 1) * items - 1) % regst.spec->count];
+  }
   return nullptr;
 }
 
@@ -333,10 +353,11 @@ absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
                        std::chrono::steady_clock::now() - state.start)
                        .count();
   result.steps = -1;
-  for (const ActorState &actor : state.actors)
+  for (const ActorState &actor : state.actors) {
+    int64_t steps = actor.finished / actor.spec->firingsPerStep;
     if (actor.pairs.empty())
-      result.steps = result.steps < 0 ? actor.finished
-                                      : std::min(result.steps, actor.finished);
+      result.steps = result.steps < 0 ? steps : std::min(result.steps, steps);
+  }
   if (result.steps < 0)
     result.steps = 0;
   for (auto &stream : firings)

@@ -32,12 +32,16 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
     regsts.push_back({&spec, {}});
   }
   for (const StreamSpec &stream : program.streams) {
-    std::vector<int64_t> order;
+    std::vector<int64_t> order, distinct;
     for (int64_t id : stream.actors) {
       actors[actorIndex[id]].stream = streamOrders.size();
       order.push_back(actorIndex[id]);
+      if (std::find(distinct.begin(), distinct.end(), actorIndex[id]) ==
+          distinct.end())
+        distinct.push_back(actorIndex[id]);
     }
     streamOrders.push_back(std::move(order));
+    streamActors.push_back(std::move(distinct));
     absl::StatusOr<std::unique_ptr<Stream>> created =
         device->createStream(stream.name);
     if (!created.ok())
@@ -53,7 +57,7 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
     if (workers.empty() || !device->oneStreamThread())
       workers.emplace_back();
     workers.back().push_back(s);
-    for (int64_t a : streamOrders[s])
+    for (int64_t a : streamActors[s])
       actors[a].worker = workers.size() - 1;
   }
   for (size_t w = 0; w < workers.size(); ++w)
@@ -117,11 +121,21 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
         slot.regst = actor.resultRegsts[o];
         slot.producer = a;
         slot.pair = actor.pairs.size();
+        slot.reads = consumer.spec->firingsPerStep /
+                     actor.spec->outputsPerStep();
         actor.pairs.push_back({o, c, (int64_t)consumer.inputs.size(), 0, false});
         consumer.inputs.push_back(slot);
       }
     }
   }
+
+  for (ActorState &actor : actors)
+    for (int64_t r : actor.operandRegsts)
+      for (const InputSlot &slot : actor.inputs)
+        if (slot.regst == r) {
+          actor.operandReads.push_back(slot.reads);
+          break;
+        }
 
   // Events: as many firings in flight as the deepest regst it touches.
   for (ActorState &actor : actors) {

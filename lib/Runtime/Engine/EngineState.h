@@ -29,7 +29,10 @@ struct InputSlot {
   int64_t regst = 0;    ///< Index into Impl::regsts.
   int64_t producer = 0; ///< Actor index.
   int64_t pair = 0;     ///< The producer's (output, consumer) pair index.
-  int64_t available = 0; ///< Steps the producer has finished.
+  int64_t available = 0; ///< Items the producer has finished.
+  /// Firings of the consumer that read each item: its firings per step
+  /// over the items the regst gets per step.
+  int64_t reads = 1;
   bool eord = false;
 };
 
@@ -38,7 +41,7 @@ struct OutputPair {
   int64_t output = 0;    ///< Index into the actor's outputs.
   int64_t consumer = 0;  ///< Actor index.
   int64_t slot = 0;      ///< The consumer's input slot.
-  int64_t returned = 0;  ///< Steps the consumer has returned.
+  int64_t returned = 0;  ///< Items the consumer has returned.
   bool ended = false;
 };
 
@@ -55,14 +58,18 @@ struct ActorState {
   int64_t stream = 0;
   int64_t worker = 0;
   std::vector<int64_t> operandRegsts; ///< Regst index per operand.
+  std::vector<int64_t> operandReads;  ///< Its slot's `reads`, per operand.
   std::vector<int64_t> resultRegsts;  ///< Regst index per result.
   /// The kernel's views; each firing only points them at its buffers.
   std::vector<TensorView> inputViews, outputViews;
   std::vector<InputSlot> inputs;
   std::vector<OutputPair> pairs;
-  int64_t step = 0;     ///< The next step to fire.
-  int64_t finished = 0; ///< Steps whose work is done and announced.
-  /// Firing s uses pending[s % size]; at most size firings are in flight.
+  /// Counted in firings: with micro-batches an actor fires several times
+  /// per step (spec->firingsPerStep), and an accumulation writes an output
+  /// item every spec->firingsPerOutput firings.
+  int64_t step = 0;     ///< The next firing.
+  int64_t finished = 0; ///< Firings whose work is done and announced.
+  /// Firing f uses pending[f % size]; at most size firings are in flight.
   std::vector<Pending> pending;
   bool dataEnded = false; ///< A source's kernel reported the end of data.
   bool ended = false;
@@ -95,6 +102,8 @@ struct Engine::Impl : CompletionSink {
   std::vector<ActorState> actors;
   std::vector<RegstState> regsts;
   std::vector<std::vector<int64_t>> streamOrders; ///< Actor indices.
+  /// Each stream's distinct actors (an order may list one several times).
+  std::vector<std::vector<int64_t>> streamActors;
   std::vector<std::unique_ptr<Stream>> streams;
   /// The streams each worker thread drives, and its queue.
   std::vector<std::vector<int64_t>> workers;

@@ -46,6 +46,8 @@ void addRank(proto::Trace &trace, const RankProgram &program,
     event->set_pid(program.rank);
     event->set_tid(streamIds[actor.stream]);
     (*event->mutable_args())["step"] = std::to_string(firing.step);
+    if (actor.firingsPerStep > 1)
+      (*event->mutable_args())["micro_batch"] = std::to_string(firing.micro);
     if (!actor.op.location.empty())
       (*event->mutable_args())["location"] = actor.op.location;
   }

@@ -13,6 +13,7 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <fstream>
@@ -102,7 +103,8 @@ ints(const google::protobuf::RepeatedField<int64_t> &values) {
 }
 
 static PieceLayout convertPiece(const proto::Piece &piece) {
-  return {ints(piece.logical_shape()), ints(piece.begin()), piece.zero()};
+  return {ints(piece.logical_shape()), ints(piece.begin()), piece.zero(),
+          ints(piece.micro_stride())};
 }
 
 static std::vector<PointToPoint>
@@ -135,7 +137,8 @@ static ActorLayout convertLayout(const proto::Actor &actor) {
   }
   case proto::Actor::kLocalBoxing:
     return LocalBoxingLayout{ints(actor.local_boxing().begin()),
-                             actor.local_boxing().keep()};
+                             actor.local_boxing().keep(),
+                             ints(actor.local_boxing().micro_stride())};
   case proto::Actor::kIndexRange:
     return IndexRange{actor.index_range().begin(), actor.index_range().limit()};
   case proto::Actor::kDivisor:
@@ -194,6 +197,7 @@ static absl::StatusOr<RankProgram> convertRank(const proto::RankPlan &rank) {
     spec.inputs.assign(a.inputs().begin(), a.inputs().end());
     spec.outputs.assign(a.outputs().begin(), a.outputs().end());
     spec.firingsPerStep = a.firings_per_step();
+    spec.firingsPerOutput = std::max<int64_t>(1, a.firings_per_output());
     spec.op.layout = convertLayout(a);
     for (const auto &[name, value] : a.attrs()) {
       absl::StatusOr<AttrValue> attr = convertAttr(value);

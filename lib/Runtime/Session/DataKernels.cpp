@@ -154,8 +154,14 @@ public:
       char *target = batch.empty() ? static_cast<char *>(out.data)
                                    : reinterpret_cast<char *>(batch.data());
       // Batch number = step, so that a resumed run reads on where the
-      // checkpointed one stopped; with `loop`, epoch after epoch.
+      // checkpointed one stopped; with `loop`, epoch after epoch. Later
+      // micro-batches of a step take their piece of the batch read first.
       int64_t batchIndex = context.step;
+      if (context.micro > 0 && !batch.empty() && !layout.zero) {
+        copyBox({batch.data(), logical}, layout.beginAt(context.micro), out,
+                std::vector<int64_t>(desc.shape.size(), 0), desc.shape);
+        return absl::OkStatus();
+      }
       if (batchIndex >= batches) {
         if (!source.loop)
           return absl::OutOfRangeError("end of data");
@@ -169,7 +175,7 @@ public:
       if (layout.zero)
         std::memset(out.data, 0, desc.bytes());
       else if (!batch.empty())
-        copyBox({batch.data(), logical}, layout.begin, out,
+        copyBox({batch.data(), logical}, layout.beginAt(context.micro), out,
                 std::vector<int64_t>(desc.shape.size(), 0), desc.shape);
       return absl::OkStatus();
     }
@@ -185,7 +191,7 @@ public:
       return absl::OkStatus();
     }
     forEachLogicalIndex(
-        desc.shape, layout.begin, layout.logicalShape,
+        desc.shape, layout.beginAt(context.micro), layout.logicalShape,
         [&](int64_t local, int64_t index) {
           double u = randomUniform(source.seed, context.step, index);
           double v = source.low + u * (source.high - source.low);

@@ -61,7 +61,8 @@ public:
     } else {
       // A piece of a global tensor draws what one device would draw for
       // the same logical elements.
-      forEachLogicalIndex(shape, piece.begin, piece.logicalShape, apply);
+      forEachLogicalIndex(shape, piece.beginAt(context.micro),
+                          piece.logicalShape, apply);
     }
     return absl::OkStatus();
   }
