@@ -177,7 +177,7 @@ void ApplyStrategyPass::runOnOperation() {
   }
   if (microBatches < 1) {
     func.emitError() << "oneflow-apply-strategy: micro-batches is "
-                     << microBatches << "; it must be at least 1";
+                     << static_cast<int64_t>(microBatches) << "; it must be at least 1";
     return signalPassFailure();
   }
   // Micro-batches are a leading mesh axis of virtual ranks: micro-batch m
@@ -248,7 +248,7 @@ void ApplyStrategyPass::runOnOperation() {
         (type.getRank() == 0 || type.getDimSize(0) % microBatches != 0))
       return op->emitError()
              << "input '" << name << "' of type " << type
-             << " has no batch axis that divides into " << microBatches
+             << " has no batch axis that divides into " << static_cast<int64_t>(microBatches)
              << " micro-batches (dimension 0 must be a multiple of it)";
     for (SbpAttr sbp : choice.sbps)
       if (sbp.isSplit() && sbp.getAxis() >= type.getRank())
@@ -257,12 +257,21 @@ void ApplyStrategyPass::runOnOperation() {
                << sbp.getAxis() << " but " << type << " has rank "
                << type.getRank();
     auto ndSbp = NdSbpAttr::get(context, choice.sbps);
-    if (!fitsShape(type, ndSbp, strategy->mesh))
-      return op->emitError()
-             << choice.origin << " gives '" << name << "' the layout "
-             << stringifyNdSbp(ndSbp) << ", which does not fit " << type
-             << " on mesh " << placement << ": some rank would get an empty "
-             << "piece";
+    if (!fitsShape(type, ndSbp, strategy->mesh)) {
+      InFlightDiagnostic error =
+          op->emitError() << choice.origin << " gives '" << name
+                          << "' the layout " << stringifyNdSbp(ndSbp)
+                          << ", which does not fit " << type << " on mesh "
+                          << placement << ": some rank would get an empty "
+                          << "piece";
+      if (microBatches > 1)
+        error << " (mesh axis 0 is the " << static_cast<int64_t>(microBatches)
+              << " micro-batches, the others the " << static_cast<int64_t>(devices)
+              << " devices: a micro-batch has "
+              << (type.getRank() > 0 ? type.getDimSize(0) / microBatches : 0)
+              << " rows)";
+      return error;
+    }
     setLayout(op->getResult(0), GlobalAttr::get(context, placement, ndSbp));
     auto variable = dyn_cast<VariableOp>(op);
     if (variable && strategy->shardVariables &&

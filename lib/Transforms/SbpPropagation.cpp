@@ -34,6 +34,9 @@ static std::string formatInt(int64_t value) { return std::to_string(value); }
 /// The name of the attribute that records the layouts an op's chosen
 /// signature needs of its operands (docs/multi-rank-plans.md).
 static constexpr StringLiteral kOperandLayouts = "oneflow.operand_layouts";
+/// The cost of a layout change that cannot happen (across micro-batches):
+/// above any real cost, finite so that candidates still compare.
+static constexpr double kImpossible = 1e30;
 
 /// The operands `op` writes (MemWrite on the operand): it updates their
 /// buffers in place.
@@ -131,6 +134,12 @@ private:
                         GlobalAttr to);
 
   ClusterDesc clusterDesc;
+  /// Mesh axis 0 is micro-batches (time), not devices.
+  bool microBatched = false;
+  /// In a micro-batched program: values that exist only once a step's
+  /// micro-batches are summed (B on mesh axis 0, computed from a sum over
+  /// them). No op that runs per micro-batch can read one in that step.
+  DenseSet<Value> late;
   /// Boxing costs already computed, by (logical type, from, to).
   DenseMap<std::tuple<Type, Attribute, Attribute>, double> boxingCosts;
 };
@@ -141,6 +150,16 @@ double SbpPropagationPass::cachedBoxingCost(RankedTensorType type,
                                             GlobalAttr from, GlobalAttr to) {
   if (from == to)
     return 0;
+  // Across micro-batches a value can only be summed (P -> B, an
+  // accumulation) or sliced from a value whole per step (B -> S(i)).
+  if (microBatched && from.getPlacement() == to.getPlacement()) {
+    SbpAttr before = from.getNdSbp()[0], after = to.getNdSbp()[0];
+    bool possible = before == after ||
+                    (before.isPartial() && after.isBroadcast()) ||
+                    (before.isBroadcast() && after.isSplit());
+    if (!possible)
+      return kImpossible;
+  }
   auto logical = RankedTensorType::get(type.getShape(), type.getElementType());
   auto [it, inserted] =
       boxingCosts.try_emplace(std::make_tuple(Type(logical), from, to), 0.0);
@@ -346,11 +365,33 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
                producers[i] != required(candidate, i);
     return count;
   };
+  // Micro-batches: whether a candidate runs the op per micro-batch.
+  auto perMicroBatch = [&](const NdSbpSignature &candidate) {
+    if (!microBatched)
+      return false;
+    for (unsigned i = 0, e = producers.size(); i < e; ++i)
+      if (!required(candidate, i).getNdSbp()[0].isBroadcast())
+        return true;
+    return llvm::any_of(candidate.results, [](NdSbpAttr sbp) {
+      return !sbp[0].isBroadcast();
+    });
+  };
+  bool readsLate = llvm::any_of(
+      op->getOperands(), [&](Value operand) { return late.contains(operand); });
   if (!chosen) {
     double best = std::numeric_limits<double>::infinity();
     unsigned bestBoxed = 0;
     for (const NdSbpSignature &candidate : candidates) {
       double cost = computeCost(op, candidate.countPieces(mesh), clusterDesc);
+      // A sum over the step's micro-batches (P -> B on mesh axis 0) is
+      // late too.
+      bool sumsOperand = false;
+      for (unsigned i = 0, e = producers.size(); i < e; ++i)
+        sumsOperand |= microBatched && producers[i] &&
+                       producers[i].getNdSbp()[0].isPartial() &&
+                       required(candidate, i).getNdSbp()[0].isBroadcast();
+      if ((readsLate || sumsOperand) && perMicroBatch(candidate))
+        cost += kImpossible;
       for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
         auto type = cast<RankedTensorType>(operand.getType());
         GlobalAttr need = required(candidate, i);
@@ -371,6 +412,15 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
 
   for (auto [result, ndSbp] : llvm::zip(op->getResults(), chosen->results))
     setLayout(result, GlobalAttr::get(context, placement, ndSbp));
+  if (microBatched && !perMicroBatch(*chosen)) {
+    bool sums = llvm::any_of(llvm::enumerate(producers), [&](auto pair) {
+      auto [i, producer] = pair;
+      return producer && producer.getNdSbp()[0].isPartial();
+    });
+    if (readsLate || sums)
+      for (Value result : op->getResults())
+        late.insert(result);
+  }
   SmallVector<Attribute> layouts;
   for (unsigned i = 0, e = producers.size(); i < e; ++i)
     layouts.push_back(required(*chosen, i));
@@ -396,6 +446,8 @@ void SbpPropagationPass::runOnOperation() {
     clusterDesc = *loaded;
   }
   boxingCosts.clear();
+  late.clear();
+  microBatched = getMicroBatches(func) > 1;
 
   // Arguments without a layout are data, like inputs.
   for (BlockArgument arg : func.getArguments()) {
