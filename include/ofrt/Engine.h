@@ -36,7 +36,7 @@ using KernelProvider =
 /// One firing of one actor, for traces and tests.
 struct Firing {
   int64_t actor = 0;
-  int64_t step = 0; ///< From the run's first step.
+  int64_t step = 0;   ///< From the run's first step.
   double startUs = 0; ///< Microseconds since the run started.
   double endUs = 0;
   int64_t micro = 0; ///< The micro-batch within the step.

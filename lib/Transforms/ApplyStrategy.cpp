@@ -99,10 +99,10 @@ Choice ApplyStrategyPass::choose(
         return {withTime(rule.sbp), "strategy file '" + strategy.name +
                                         "' key \"" + key + "[" +
                                         std::to_string(i) + "]\""};
-    return {withTime(isInput ? strategy.defaultInput
-                             : strategy.defaultVariable),
-            "strategy file '" + strategy.name + "' key \"default_" +
-                (isInput ? "input" : "variable") + "\""};
+    return {
+        withTime(isInput ? strategy.defaultInput : strategy.defaultVariable),
+        "strategy file '" + strategy.name + "' key \"default_" +
+            (isInput ? "input" : "variable") + "\""};
   }
   auto type = cast<RankedTensorType>(source->getResult(0).getType());
   Choice choice{{}, "strategy '" + strategy.name + "'"};
@@ -177,7 +177,8 @@ void ApplyStrategyPass::runOnOperation() {
   }
   if (microBatches < 1) {
     func.emitError() << "oneflow-apply-strategy: micro-batches is "
-                     << static_cast<int64_t>(microBatches) << "; it must be at least 1";
+                     << static_cast<int64_t>(microBatches)
+                     << "; it must be at least 1";
     return signalPassFailure();
   }
   // Micro-batches are a leading mesh axis of virtual ranks: micro-batch m
@@ -193,9 +194,9 @@ void ApplyStrategyPass::runOnOperation() {
     strategy->mesh.insert(strategy->mesh.begin(), microBatches);
     if (strategy->isBuiltin() || deviceMesh.empty())
       strategy->roles.insert(strategy->roles.begin(), MeshAxisRole::micro);
-    func->setAttr(kMicroBatchesAttrName,
-                  IntegerAttr::get(IntegerType::get(context, 64),
-                                   microBatches));
+    func->setAttr(
+        kMicroBatchesAttrName,
+        IntegerAttr::get(IntegerType::get(context, 64), microBatches));
   } else {
     func->removeAttr(kMicroBatchesAttrName);
   }
@@ -248,7 +249,8 @@ void ApplyStrategyPass::runOnOperation() {
         (type.getRank() == 0 || type.getDimSize(0) % microBatches != 0))
       return op->emitError()
              << "input '" << name << "' of type " << type
-             << " has no batch axis that divides into " << static_cast<int64_t>(microBatches)
+             << " has no batch axis that divides into "
+             << static_cast<int64_t>(microBatches)
              << " micro-batches (dimension 0 must be a multiple of it)";
     for (SbpAttr sbp : choice.sbps)
       if (sbp.isSplit() && sbp.getAxis() >= type.getRank())
@@ -266,8 +268,8 @@ void ApplyStrategyPass::runOnOperation() {
                           << "piece";
       if (microBatches > 1)
         error << " (mesh axis 0 is the " << static_cast<int64_t>(microBatches)
-              << " micro-batches, the others the " << static_cast<int64_t>(devices)
-              << " devices: a micro-batch has "
+              << " micro-batches, the others the "
+              << static_cast<int64_t>(devices) << " devices: a micro-batch has "
               << (type.getRank() > 0 ? type.getDimSize(0) / microBatches : 0)
               << " rows)";
       return error;

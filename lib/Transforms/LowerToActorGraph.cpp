@@ -171,9 +171,8 @@ static int64_t firingsOf(Operation *op, int64_t micro) {
 /// Sets `micro_stride` in `attrs` (the layout of `op` on `rank` in
 /// micro-batch 0) when its piece moves between micro-batches; fails if
 /// the pieces are not evenly spaced.
-static LogicalResult addMicroStride(Operation *op, int64_t rank,
-                                    int64_t world, int64_t micro,
-                                    NamedAttrList &attrs) {
+static LogicalResult addMicroStride(Operation *op, int64_t rank, int64_t world,
+                                    int64_t micro, NamedAttrList &attrs) {
   // Sources' pieces, and the boxes that local_slice keeps.
   StringRef key = isa<LocalSliceOp>(op) ? "begin" : "slice_begin";
   auto begin = dyn_cast_or_null<DenseI64ArrayAttr>(attrs.get(key));
@@ -194,8 +193,8 @@ static LogicalResult addMicroStride(Operation *op, int64_t rank,
     for (size_t d = 0; d < first.size(); ++d)
       if (at[d] != first[d] + m * stride[d])
         return op->emitOpError()
-               << "has pieces that are not evenly spaced over the "
-               << micro << " micro-batches of rank " << rank;
+               << "has pieces that are not evenly spaced over the " << micro
+               << " micro-batches of rank " << rank;
   }
   if (llvm::any_of(stride, [](int64_t s) { return s != 0; }))
     attrs.set("micro_stride",
@@ -315,9 +314,8 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
           group && llvm::any_of(group.asArrayRef(), [&](int64_t member) {
             return member >= worldSize;
           }))
-        return op->emitOpError()
-               << "moves data between micro-batches; run "
-                  "oneflow-accumulate-micro-batches first";
+        return op->emitOpError() << "moves data between micro-batches; run "
+                                    "oneflow-accumulate-micro-batches first";
       int64_t n = firings.lookup(op);
       if (n > 1 && failed(addMicroStride(op, rank, worldSize, micro, attrs)))
         return failure();

@@ -87,8 +87,11 @@ static int64_t bufferBytes(RegstOp regst) {
 static Interval lifetime(RegstOp regst,
                          const llvm::DenseMap<Operation *, Slot> &slots) {
   auto count = static_cast<int64_t>(regst.getCount());
-  Interval interval{regst, static_cast<int64_t>(regst.getId()),
-                    bufferBytes(regst) * count, {}, {}};
+  Interval interval{regst,
+                    static_cast<int64_t>(regst.getId()),
+                    bufferBytes(regst) * count,
+                    {},
+                    {}};
   ActorOp producer = regst.getProducer();
   SmallVector<ActorOp> consumers = regst.getConsumers();
   // Kept across firings: several buffers, a variable's value, what outputs
@@ -176,8 +179,8 @@ struct PlanMemoryPass
     SymbolTable actors(plan);
     llvm::DenseMap<Operation *, Slot> slots;
     for (StreamOp stream : plan.getStreams())
-      for (auto [position, ref] :
-           llvm::enumerate(stream.getActors().getAsRange<FlatSymbolRefAttr>())) {
+      for (auto [position, ref] : llvm::enumerate(
+               stream.getActors().getAsRange<FlatSymbolRefAttr>())) {
         Slot &slot = slots[actors.lookup(ref.getValue())];
         slot.stream = stream.getName();
         slot.positions.push_back(static_cast<int64_t>(position));

@@ -372,9 +372,8 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
     for (unsigned i = 0, e = producers.size(); i < e; ++i)
       if (!required(candidate, i).getNdSbp()[0].isBroadcast())
         return true;
-    return llvm::any_of(candidate.results, [](NdSbpAttr sbp) {
-      return !sbp[0].isBroadcast();
-    });
+    return llvm::any_of(candidate.results,
+                        [](NdSbpAttr sbp) { return !sbp[0].isBroadcast(); });
   };
   bool readsLate = llvm::any_of(
       op->getOperands(), [&](Value operand) { return late.contains(operand); });

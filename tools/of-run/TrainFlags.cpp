@@ -55,9 +55,8 @@ absl::StatusOr<std::optional<oftools::TrainOptions>>
 ofrun::trainOptionsFromFlags(int64_t devices) {
   int64_t micro = absl::GetFlag(FLAGS_micro_batches);
   if (micro < 1)
-    return absl::InvalidArgumentError("--micro-batches " +
-                                      std::to_string(micro) +
-                                      " is not at least 1");
+    return absl::InvalidArgumentError(
+        "--micro-batches " + std::to_string(micro) + " is not at least 1");
   if (!absl::GetFlag(FLAGS_train)) {
     if (!absl::GetFlag(FLAGS_strategy).empty())
       return absl::InvalidArgumentError(

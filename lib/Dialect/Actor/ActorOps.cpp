@@ -159,14 +159,13 @@ static LogicalResult verifyStreams(RankPlanOp plan) {
              << "is in no order of stream \"" << actor.getStream() << "\"";
     if (listed.lookup(actor) != actor.getFirings())
       return actor.emitOpError()
-             << "fires " << actor.getFirings() << " times per step but stream \""
-             << actor.getStream() << "\" lists it " << listed.lookup(actor)
-             << " times";
+             << "fires " << actor.getFirings()
+             << " times per step but stream \"" << actor.getStream()
+             << "\" lists it " << listed.lookup(actor) << " times";
     if (actor.getFirings() % actor.getFiringsPerValue() != 0)
-      return actor.emitOpError()
-             << "emits every " << actor.getFiringsPerValue()
-             << " firings, which does not divide its " << actor.getFirings()
-             << " firings per step";
+      return actor.emitOpError() << "emits every " << actor.getFiringsPerValue()
+                                 << " firings, which does not divide its "
+                                 << actor.getFirings() << " firings per step";
   }
   return success();
 }

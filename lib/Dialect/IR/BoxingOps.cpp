@@ -139,10 +139,8 @@ LogicalResult AccumulateOp::verify() {
                          << "its function)";
   if (failed(verifyStep(*this, 0, isPartial, isBroadcast, "P -> B")))
     return failure();
-  int64_t axisSize = getGlobalEncoding(getX().getType())
-                         .getPlacement()
-                         .getMesh()
-                         .front();
+  int64_t axisSize =
+      getGlobalEncoding(getX().getType()).getPlacement().getMesh().front();
   if (axisSize != micro)
     return emitOpError() << "sums " << axisSize << " values per step but "
                          << "the program has " << micro << " micro-batches";

@@ -105,7 +105,8 @@ absl::Status ofrt::validateProgram(const RankProgram &program) {
                      " firings per step");
     if (const SinkLayout *sink = actor.op.layoutAs<SinkLayout>();
         sink && !sink->piece.microStride.empty())
-      return invalid(actorName(actor) + " is an output whose piece moves "
+      return invalid(actorName(actor) +
+                     " is an output whose piece moves "
                      "with the micro-batch; outputs read a whole step");
     if (const PieceLayout *piece = actor.op.layoutAs<PieceLayout>();
         piece && !piece->microStride.empty() && !actor.op.outputs.empty()) {
@@ -117,7 +118,7 @@ absl::Status ofrt::validateProgram(const RankProgram &program) {
         fits = last[d] >= 0 && last[d] + local[d] <= piece->logicalShape[d];
       if (!fits)
         return invalid(actorName(actor) + "'s piece of its last micro-batch "
-                       "does not fit in its logical shape");
+                                          "does not fit in its logical shape");
     }
     if (const LocalBoxingLayout *box = actor.op.layoutAs<LocalBoxingLayout>();
         box && !box->microStride.empty() && actor.op.inputs.size() == 1 &&
@@ -133,7 +134,7 @@ absl::Status ofrt::validateProgram(const RankProgram &program) {
       }
       if (!fits)
         return invalid(actorName(actor) + "'s box of its last micro-batch "
-                       "does not fit in its operand");
+                                          "does not fit in its operand");
     }
   }
   std::map<int64_t, const RegstSpec *> regsts;

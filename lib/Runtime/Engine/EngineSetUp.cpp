@@ -121,8 +121,8 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
         slot.regst = actor.resultRegsts[o];
         slot.producer = a;
         slot.pair = actor.pairs.size();
-        slot.reads = consumer.spec->firingsPerStep /
-                     actor.spec->outputsPerStep();
+        slot.reads =
+            consumer.spec->firingsPerStep / actor.spec->outputsPerStep();
         actor.pairs.push_back({o, c, (int64_t)consumer.inputs.size(), 0, false});
         consumer.inputs.push_back(slot);
       }

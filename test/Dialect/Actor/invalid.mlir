@@ -101,8 +101,24 @@ oneflow_actor.rank_plan rank 0 device cpu {
 
 oneflow_actor.rank_plan rank 0 device cpu {
   oneflow_actor.actor 0 @a "test.a"() -> () on "compute"
-  // expected-error@+1 {{'oneflow_actor.stream' op lists @a twice}}
+  // expected-error@+1 {{'oneflow_actor.stream' op lists @a more often than the 1 times it fires per step}}
   oneflow_actor.stream "compute" [@a, @a]
+}
+
+// -----
+
+oneflow_actor.rank_plan rank 0 device cpu {
+  // expected-error@+1 {{'oneflow_actor.actor' op fires 2 times per step but stream "compute" lists it 1 times}}
+  oneflow_actor.actor 0 @a "test.a"() -> () on "compute" fires 2
+  oneflow_actor.stream "compute" [@a]
+}
+
+// -----
+
+oneflow_actor.rank_plan rank 0 device cpu {
+  // expected-error@+1 {{'oneflow_actor.actor' op emits every 3 firings, which does not divide its 4 firings per step}}
+  oneflow_actor.actor 0 @a "test.a"() -> () on "compute" fires 4 emits every 3
+  oneflow_actor.stream "compute" [@a, @a, @a, @a]
 }
 
 // -----

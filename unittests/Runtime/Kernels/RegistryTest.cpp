@@ -76,6 +76,7 @@ TEST(CpuKernelRegistry, HasEveryComputeOp) {
                        "fill",
                        "local_slice",
                        "to_partial",
+                       "accumulate",
                        "sgd_update",
                        "adam_update",
                        "conv2d_backward_data",

@@ -11,6 +11,7 @@
 #include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 using namespace ofrt;
@@ -170,10 +171,25 @@ TEST(PlanLoader, ReadsTypedLayoutsDeviceAndFiringRate) {
   auto micro = parsePlan(plan.SerializeAsString(), false, "rate.plan");
   ASSERT_FALSE(micro.ok());
   EXPECT_NE(micro.status().message().find(
-                "fires 4 times per step (micro-batches); this runtime fires "
-                "every actor once per step"),
+                "fires 4 times per step but its stream lists it 1 times"),
             std::string::npos)
       << micro.status();
+  // Listed once per firing, it loads; an output every 3 of 4 firings not.
+  for (proto::Stream &stream : *plan.mutable_ranks(0)->mutable_streams())
+    if (std::count(stream.actors().begin(), stream.actors().end(), relu.id()))
+      for (int i = 1; i < 4; ++i)
+        stream.add_actors(relu.id());
+  auto listed = parsePlan(plan.SerializeAsString(), false, "rate.plan");
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_EQ(listed->ranks[0].actors[1].firingsPerStep, 4);
+  relu.set_firings_per_output(3);
+  auto uneven = parsePlan(plan.SerializeAsString(), false, "rate.plan");
+  ASSERT_FALSE(uneven.ok());
+  EXPECT_NE(uneven.status().message().find(
+                "writes an output every 3 firings, which does not divide its "
+                "4 firings per step"),
+            std::string::npos)
+      << uneven.status();
 }
 
 TEST(PlanLoader, RefusesCorruptBytes) {
