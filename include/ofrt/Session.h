@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 
 namespace ofrt {
 
@@ -80,6 +81,10 @@ struct SessionOptions {
   DeviceOptions device;
   /// The device's ordinal; -1: the plan's.
   int deviceOrdinal = -1;
+  /// The input names of the whole plan, when this rank is one of several:
+  /// a source in `inputs` for a name only other ranks read (another
+  /// pipeline stage's) is not an error. Empty: this rank's own.
+  std::set<std::string> planInputs;
 };
 
 class Session {

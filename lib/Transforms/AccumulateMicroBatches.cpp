@@ -8,7 +8,8 @@
 // a sum over the step's micro-batches, which one rank computes by adding
 // each micro-batch's value as it comes (oneflow.accumulate). Every other
 // movement of data across that axis is refused here, before the actor
-// lowering relies on it.
+// lowering relies on it; transfers between placements (pipeline stages)
+// must keep the micro-batch axis as it is.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,10 +45,19 @@ static LogicalResult checkOp(Operation *op) {
               "0); only sums over them (all-reduce, oneflow.accumulate) and "
               "slices of a value whole per step (local_slice) can run as "
               "micro-batches";
-  if (isa<TransferOp>(op))
-    return op->emitOpError()
-           << "moves a value between placements, which micro-batched "
-              "programs cannot do yet";
+  // Between placements (pipeline stages), each micro-batch's value moves
+  // on its own, or a value whole per step moves once.
+  if (isa<TransferOp>(op)) {
+    SbpAttr from = microSbp(op->getOperand(0).getType());
+    SbpAttr to = microSbp(op->getResult(0).getType());
+    if (from != to || from.isPartial())
+      return op->emitOpError()
+             << "moves a value between placements and between micro-batches "
+                "("
+             << toSupportSbp(from).str() << " -> " << toSupportSbp(to).str()
+             << " on mesh axis 0); a transfer keeps each micro-batch's piece "
+                "where it is in time";
+  }
   if (auto output = dyn_cast<OutputOp>(op)) {
     SbpAttr sbp = microSbp(op->getOperand(0).getType());
     if (sbp && !sbp.isBroadcast())

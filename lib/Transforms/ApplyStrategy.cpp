@@ -8,6 +8,8 @@
 // layout on `devices` CPU ranks, from a built-in strategy (dp, tp, hybrid,
 // zero) or a strategy file, and leaves every other layout to
 // oneflow-sbp-propagation. Optimizer states take their parameter's layout.
+// With pipeline stages, each stage's ranks get the strategy and every op
+// the placement of its stage.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,6 +54,47 @@ static std::pair<Value, OperandRange> getUpdated(Operation *op) {
     return {sgd.getParam(), sgd.getStates()};
   auto adam = cast<AdamUpdateOp>(op);
   return {adam.getParam(), adam.getStates()};
+}
+
+/// Each op's pipeline stage: its `oneflow.stage` mark, else for an
+/// optimizer update its parameter's, for a source the earliest of its
+/// readers', for any other op the latest of its operands'.
+static FailureOr<DenseMap<Operation *, int64_t>> assignStages(func::FuncOp func,
+                                                              int64_t stages) {
+  DenseMap<Operation *, int64_t> stageOf;
+  SmallVector<Operation *> sources, updates;
+  for (Operation &op : func.getBody().front()) {
+    if (isa<func::ReturnOp>(op))
+      continue;
+    if (std::optional<int64_t> stage = getStage(&op)) {
+      if (*stage < 0 || *stage >= stages)
+        return op.emitOpError()
+               << "is marked for stage " << *stage << ", but the strategy has "
+               << stages << " stages";
+      stageOf[&op] = *stage;
+    } else if (isa<SgdUpdateOp, AdamUpdateOp>(op)) {
+      updates.push_back(&op);
+    } else if (op.getNumOperands() == 0) {
+      sources.push_back(&op);
+    } else {
+      int64_t stage = 0;
+      for (Value operand : op.getOperands())
+        if (auto it = stageOf.find(operand.getDefiningOp());
+            it != stageOf.end())
+          stage = std::max(stage, it->second);
+      stageOf[&op] = stage;
+    }
+  }
+  for (Operation *source : sources) {
+    std::optional<int64_t> earliest;
+    for (Operation *user : source->getUsers())
+      if (auto it = stageOf.find(user); it != stageOf.end())
+        earliest = std::min(earliest.value_or(it->second), it->second);
+    stageOf[source] = earliest.value_or(0);
+  }
+  for (Operation *update : updates)
+    stageOf[update] = stageOf.lookup(getUpdated(update).first.getDefiningOp());
+  return stageOf;
 }
 
 namespace {
@@ -168,9 +211,19 @@ void ApplyStrategyPass::runOnOperation() {
     return signalPassFailure();
   }
 
+  if (stages < 1 || devices % stages != 0) {
+    func.emitError() << "oneflow-apply-strategy: "
+                     << static_cast<int64_t>(devices)
+                     << " devices do not divide into "
+                     << static_cast<int64_t>(stages)
+                     << " pipeline stages of equal size";
+    return signalPassFailure();
+  }
+  // The strategy lays out each stage's devices.
+  int64_t stageDevices = devices / stages;
   std::string error, spec = this->strategy;
   std::optional<Strategy> strategy =
-      parseStrategy(context, spec, devices, error);
+      parseStrategy(context, spec, stageDevices, error);
   if (!strategy) {
     func.emitError() << error;
     return signalPassFailure();
@@ -185,7 +238,7 @@ void ApplyStrategyPass::runOnOperation() {
   // of rank r is m * devices + r. One device needs no device axis.
   SmallVector<int64_t> deviceMesh = strategy->mesh;
   if (microBatches > 1) {
-    if (devices == 1 && strategy->isBuiltin()) {
+    if (stageDevices == 1 && strategy->isBuiltin()) {
       strategy->mesh.clear();
       strategy->roles.clear();
       strategy->shardVariables = false;
@@ -200,17 +253,30 @@ void ApplyStrategyPass::runOnOperation() {
   } else {
     func->removeAttr(kMicroBatchesAttrName);
   }
-  SmallVector<int64_t> ranks;
-  for (int64_t m = 0; m < microBatches; ++m)
-    for (int64_t r = 0; r < devices; ++r)
-      ranks.push_back(m * devices + r);
   std::optional<DeviceKind> kind = symbolizeDeviceKind(device);
   if (!kind) {
     func.emitError() << "oneflow-apply-strategy: device '" << device
                      << "' is not cpu or cuda";
     return signalPassFailure();
   }
-  auto placement = PlacementAttr::get(context, *kind, ranks, strategy->mesh);
+  // Stage s has ranks s * stageDevices onwards, in every micro-batch.
+  SmallVector<PlacementAttr> placements;
+  for (int64_t s = 0; s < stages; ++s) {
+    SmallVector<int64_t> ranks;
+    for (int64_t m = 0; m < microBatches; ++m)
+      for (int64_t r = 0; r < stageDevices; ++r)
+        ranks.push_back(m * devices + s * stageDevices + r);
+    placements.push_back(
+        PlacementAttr::get(context, *kind, ranks, strategy->mesh));
+  }
+  DenseMap<Operation *, int64_t> stageOf;
+  if (stages > 1) {
+    FailureOr<DenseMap<Operation *, int64_t>> assigned =
+        assignStages(func, stages);
+    if (failed(assigned))
+      return signalPassFailure();
+    stageOf = std::move(*assigned);
+  }
 
   // Clear stale layouts: propagation derives them again.
   for (BlockArgument arg : func.getArguments())
@@ -218,6 +284,9 @@ void ApplyStrategyPass::runOnOperation() {
       setLayout(arg, nullptr);
   func.walk([&](Operation *op) {
     op->removeAttr(kOperandLayouts);
+    op->removeAttr(kPlacementAttrName);
+    if (stages > 1 && !isa<func::FuncOp, func::ReturnOp>(op))
+      op->setAttr(kPlacementAttrName, placements[stageOf.lookup(op)]);
     for (Value result : op->getResults())
       if (isa<RankedTensorType>(result.getType()))
         setLayout(result, nullptr);
@@ -243,6 +312,7 @@ void ApplyStrategyPass::runOnOperation() {
 
   SmallVector<VariableOp> sharded;
   auto layOut = [&](Operation *op, StringRef name) -> LogicalResult {
+    PlacementAttr placement = placements[stageOf.lookup(op)];
     Choice choice = choose(op, name, *strategy, tensorAxes);
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     if (microBatches > 1 && isa<InputOp>(op) &&
@@ -268,8 +338,8 @@ void ApplyStrategyPass::runOnOperation() {
                           << "piece";
       if (microBatches > 1)
         error << " (mesh axis 0 is the " << static_cast<int64_t>(microBatches)
-              << " micro-batches, the others the "
-              << static_cast<int64_t>(devices) << " devices: a micro-batch has "
+              << " micro-batches, the others the " << stageDevices
+              << " devices: a micro-batch has "
               << (type.getRank() > 0 ? type.getDimSize(0) / microBatches : 0)
               << " rows)";
       return error;

@@ -132,8 +132,23 @@ void AutodiffPass::runOnOperation() {
                                  ? nullptr
                                  : grads.begin()->second.getDefiningOp();
 
+  // Ops built since `mark` (the op before the insertion point) run in the
+  // pipeline stage of `from`, if it has one.
+  Operation *terminator = body.getTerminator();
+  auto inheritStage = [&](Operation *mark, Operation *from) {
+    std::optional<int64_t> stage = getStage(from);
+    if (!stage)
+      return;
+    for (Operation *op = mark ? mark->getNextNode() : &body.front();
+         op != terminator; op = op->getNextNode())
+      op->setAttr(kStageAttrName, from->getAttr(kStageAttrName));
+  };
+  if (firstBackward)
+    inheritStage(firstBackward->getPrevNode(), lossOutput);
+
   // `active` holds the ops in reverse program order.
   for (Operation *op : active) {
+    Operation *mark = terminator->getPrevNode();
     SmallVector<Value> resultGrads;
     for (Value result : op->getResults())
       resultGrads.push_back(grads.lookup(result));
@@ -153,12 +168,14 @@ void AutodiffPass::runOnOperation() {
       sum = sum ? AddOp::create(b, op->getLoc(), sum, grad).getResult()
                 : grad;
     }
+    inheritStage(mark, op);
   }
 
   // The gradients, after the backward ops.
   for (VariableOp variable : variables) {
     if (!needed.contains(variable.getResult()))
       continue;
+    Operation *mark = terminator->getPrevNode();
     Value grad = grads.lookup(variable.getResult());
     if (!grad)
       grad = FillOp::create(b, variable.getLoc(),
@@ -167,6 +184,7 @@ void AutodiffPass::runOnOperation() {
     auto output = OutputOp::create(b, variable.getLoc(),
                                    (variable.getName() + ".grad").str(), grad);
     output->setAttr("grad_of", variable.getNameAttr());
+    inheritStage(mark, variable);
   }
 
   // Erase the backward ops nothing uses (gradients of constants).

@@ -51,21 +51,52 @@ struct LowerBoxingPass
   void runOnOperation() override {
     SmallVector<BoxingOp> boxings;
     getOperation().walk([&](BoxingOp boxing) { boxings.push_back(boxing); });
+    bool microBatched = getMicroBatches(getOperation()) > 1;
     bool failedAny = false;
     for (BoxingOp boxing : boxings) {
       auto type = cast<RankedTensorType>(boxing.getX().getType());
+      GlobalAttr from = getGlobalEncoding(type);
+      GlobalAttr to = getGlobalEncoding(boxing.getType());
+      SmallVector<BoxingStep> steps;
+      // A value partial over the micro-batches is summed on its own
+      // placement before it moves to another (a transfer would sum it
+      // over ranks, not over time).
+      if (microBatched && from && to &&
+          from.getPlacement() != to.getPlacement() &&
+          from.getNdSbp()[0].isPartial()) {
+        SmallVector<SbpAttr> summed(from.getNdSbp().getSbps());
+        summed[0] = SbpAttr::getBroadcast(&getContext());
+        GlobalAttr next =
+            GlobalAttr::get(&getContext(), from.getPlacement(),
+                            NdSbpAttr::get(&getContext(), summed));
+        steps.push_back({BoxingKind::allReduce, 0, from, next});
+        from = next;
+      }
+      // A value whole per step that another placement reads per
+      // micro-batch moves once and is sliced there.
+      GlobalAttr sliceFrom;
+      if (microBatched && from && to &&
+          from.getPlacement() != to.getPlacement() &&
+          from.getNdSbp()[0].isBroadcast() && to.getNdSbp()[0].isSplit()) {
+        SmallVector<SbpAttr> whole(to.getNdSbp().getSbps());
+        whole[0] = SbpAttr::getBroadcast(&getContext());
+        sliceFrom = GlobalAttr::get(&getContext(), to.getPlacement(),
+                                    NdSbpAttr::get(&getContext(), whole));
+      }
       std::string why;
-      FailureOr<SmallVector<BoxingStep>> steps =
-          planBoxing(type, getGlobalEncoding(type),
-                     getGlobalEncoding(boxing.getType()), why);
-      if (failed(steps)) {
+      FailureOr<SmallVector<BoxingStep>> rest =
+          planBoxing(type, from, sliceFrom ? sliceFrom : to, why);
+      if (failed(rest)) {
         boxing.emitOpError() << why;
         failedAny = true;
         continue;
       }
+      llvm::append_range(steps, *rest);
+      if (sliceFrom)
+        steps.push_back({BoxingKind::localSlice, 0, sliceFrom, to});
       OpBuilder builder(boxing);
       Value current = boxing.getX();
-      for (const BoxingStep &step : *steps)
+      for (const BoxingStep &step : steps)
         current = createStep(builder, boxing.getLoc(), step,
                              RankedTensorType::get(type.getShape(),
                                                    type.getElementType(),

@@ -22,6 +22,8 @@
 // in the step's first micro-batch, or in its last when it reads a sum over
 // the micro-batches (oneflow.accumulate, which fires M times and writes
 // once). Stream orders list one step's firings, micro-batch by micro-batch.
+// A transfer between placements (pipeline stages) moves micro-batch 0's
+// pieces between device ranks, and every other micro-batch's the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -202,6 +204,69 @@ static LogicalResult addMicroStride(Operation *op, int64_t rank, int64_t world,
   return success();
 }
 
+/// Whether two flat transfer record lists of `width` numbers per record
+/// are the same but for their tags.
+static bool sameButTags(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
+                        int64_t width) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (i % width != 1 && a[i] != b[i])
+      return false;
+  return true;
+}
+
+/// Folds the records of a transfer in a micro-batched program (over the
+/// virtual ranks m * world + r of `group`) into those of the device ranks:
+/// micro-batch 0's, whose peers must be in micro-batch 0. When the
+/// transfer fires per micro-batch, every micro-batch must repeat them.
+static LogicalResult
+foldTransfer(Operation *op, int64_t world, int64_t micro, bool perMicro,
+             SmallVectorImpl<int64_t> &group,
+             llvm::MapVector<int64_t, TransferRecords> &records) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t width = 2 + 2 * type.getRank();
+  SmallVector<int64_t> devices;
+  for (int64_t rank : group)
+    if (rank < world)
+      devices.push_back(rank);
+  // `flat` with peers as indices into `devices`, for micro-batch `m`.
+  auto fold = [&](ArrayRef<int64_t> flat, int64_t m,
+                  SmallVectorImpl<int64_t> &out) {
+    out.clear();
+    for (size_t i = 0; i + width <= flat.size(); i += width) {
+      int64_t peer = group[flat[i]] - m * world;
+      if (peer < 0 || peer >= world)
+        return false;
+      out.push_back(llvm::find(devices, peer) - devices.begin());
+      out.append(flat.begin() + i + 1, flat.begin() + i + width);
+    }
+    return true;
+  };
+  llvm::MapVector<int64_t, TransferRecords> folded;
+  for (int64_t rank : devices) {
+    TransferRecords &mine = folded[rank];
+    for (int64_t m = 0; m < (perMicro ? micro : 1); ++m) {
+      TransferRecords given = records.lookup(m * world + rank), other;
+      if (!fold(given.sends, m, other.sends) ||
+          !fold(given.recvs, m, other.recvs))
+        return op->emitOpError() << "moves data between micro-batches: rank "
+                                 << rank << " exchanges micro-batch " << m
+                                 << "'s piece with another micro-batch's rank";
+      if (m == 0) {
+        mine = std::move(other);
+      } else if (!sameButTags(mine.sends, other.sends, width) ||
+                 !sameButTags(mine.recvs, other.recvs, width)) {
+        return op->emitOpError() << "moves micro-batch " << m << " of rank "
+                                 << rank << " differently from micro-batch 0";
+      }
+    }
+  }
+  group.assign(devices.begin(), devices.end());
+  records = std::move(folded);
+  return success();
+}
+
 /// Builds, before `funcOp`, one rank plan per rank from 0 to the highest
 /// rank any op runs on.
 static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
@@ -278,8 +343,13 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
     StringRef stream = streamOf(op);
     SmallVector<int64_t> group;
     llvm::MapVector<int64_t, TransferRecords> transfers;
-    if (op->getName().getStringRef() == "oneflow.transfer")
-      computeTransfer(op, group, transfers);
+    if (op->getName().getStringRef() == "oneflow.transfer") {
+      computeTransfer(op, group, transfers, micro > 1 ? worldSize : 0);
+      if (micro > 1 &&
+          failed(foldTransfer(op, worldSize, micro, firings.lookup(op) > 1,
+                              group, transfers)))
+        return failure();
+    }
     for (int64_t rank : ranks) {
       RankState &state = states[rank];
       builder.setInsertionPointToEnd(state.plan.getBody());
@@ -306,6 +376,8 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
       // Actors list their inputs flat; kernels know the groups from the
       // op's other attributes (an update op's states from its kind).
       attrs.erase("operandSegmentSizes");
+      attrs.erase(kStageAttrName);
+      attrs.erase(kPlacementAttrName);
       auto transfer = transfers.find(rank);
       addRankAttrs(op, rank, group,
                    transfer == transfers.end() ? nullptr : &transfer->second,

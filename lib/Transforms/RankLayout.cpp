@@ -171,7 +171,7 @@ static void appendRecord(SmallVectorImpl<int64_t> &records, int64_t peer,
 
 void mlir::oneflow::computeTransfer(
     Operation *op, SmallVectorImpl<int64_t> &group,
-    llvm::MapVector<int64_t, TransferRecords> &records) {
+    llvm::MapVector<int64_t, TransferRecords> &records, int64_t microWorld) {
   Type srcType = op->getOperand(0).getType();
   Type dstType = op->getResult(0).getType();
   GlobalAttr src = getGlobalEncoding(srcType), dst = getGlobalEncoding(dstType);
@@ -226,9 +226,21 @@ void mlir::oneflow::computeTransfer(
       }
       if (empty)
         continue;
-      int64_t sender = llvm::is_contained(source.ranks, rank)
+      SmallVector<int64_t> replicas(source.ranks);
+      if (microWorld > 0) {
+        SmallVector<int64_t> sameMicro;
+        for (int64_t replica : replicas)
+          if (replica / microWorld == rank / microWorld)
+            sameMicro.push_back(replica);
+        if (!sameMicro.empty())
+          replicas = std::move(sameMicro);
+      }
+      // Replicas take turns by receiver (the same turn in every
+      // micro-batch).
+      int64_t turn = microWorld > 0 ? rank % microWorld : dstIndex;
+      int64_t sender = llvm::is_contained(replicas, rank)
                            ? rank
-                           : source.ranks[dstIndex % source.ranks.size()];
+                           : replicas[turn % replicas.size()];
       appendRecord(records[sender].sends, indexOf(rank), tag, piece,
                    source.slice);
       appendRecord(records[rank].recvs, indexOf(sender), tag, piece, want);

@@ -38,9 +38,12 @@ struct TransferRecords {
 };
 
 /// The records of every rank taking part in `op` (a oneflow.transfer), by
-/// rank, plus `group`: the sorted ranks of both placements.
+/// rank, plus `group`: the sorted ranks of both placements. With
+/// `microWorld` (the device ranks of a micro-batched program), a piece is
+/// sent from a replica in the receiver's micro-batch where one holds it.
 void computeTransfer(Operation *op, SmallVectorImpl<int64_t> &group,
-                     llvm::MapVector<int64_t, TransferRecords> &records);
+                     llvm::MapVector<int64_t, TransferRecords> &records,
+                     int64_t microWorld = 0);
 
 /// Adds to `attrs` what the runtime needs to run `op` on `rank` beyond the
 /// op's own attributes: groups of collectives, slice positions of sources

@@ -152,11 +152,15 @@ double SbpPropagationPass::cachedBoxingCost(RankedTensorType type,
     return 0;
   // Across micro-batches a value can only be summed (P -> B, an
   // accumulation) or sliced from a value whole per step (B -> S(i)).
-  if (microBatched && from.getPlacement() == to.getPlacement()) {
+  // Between placements (pipeline stages) a value moves micro-batch by
+  // micro-batch as it is, or once, summed or whole and then sliced.
+  if (microBatched) {
     SbpAttr before = from.getNdSbp()[0], after = to.getNdSbp()[0];
-    bool possible = before == after ||
+    bool possible = (before == after && !before.isPartial()) ||
                     (before.isPartial() && after.isBroadcast()) ||
                     (before.isBroadcast() && after.isSplit());
+    if (from.getPlacement() == to.getPlacement())
+      possible |= before == after;
     if (!possible)
       return kImpossible;
   }
@@ -200,12 +204,15 @@ LogicalResult SbpPropagationPass::placeSource(Operation *op,
                << type << " leaves some device an empty piece";
       continue;
     }
-    ArrayRef<int64_t> mesh = defaultPlacement.getMesh();
+    PlacementAttr placement =
+        op->getAttrOfType<PlacementAttr>(kPlacementAttrName);
+    if (!placement)
+      placement = defaultPlacement;
+    ArrayRef<int64_t> mesh = placement.getMesh();
     NdSbpAttr ndSbp = isa<InputOp>(op)
                           ? batchSplit(type, mesh)
                           : allBroadcast(op->getContext(), mesh.size());
-    setLayout(result, GlobalAttr::get(op->getContext(), defaultPlacement,
-                                      ndSbp));
+    setLayout(result, GlobalAttr::get(op->getContext(), placement, ndSbp));
   }
   return success();
 }
@@ -256,7 +263,8 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
     return success();
   }
 
-  // The placement: the first stated result's, else the first operand's.
+  // The placement: the first stated result's, else the op's own
+  // (a pipeline stage's), else the first operand's.
   PlacementAttr placement;
   for (OpResult result : op->getResults()) {
     GlobalAttr stated = getGlobalEncoding(result.getType());
@@ -272,6 +280,8 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
              << "' clash: result 0 is on " << placement << " but result "
              << result.getResultNumber() << " on " << stated.getPlacement();
   }
+  if (!placement)
+    placement = op->getAttrOfType<PlacementAttr>(kPlacementAttrName);
   if (!placement)
     placement = producers.front().getPlacement();
   ArrayRef<int64_t> mesh = placement.getMesh();

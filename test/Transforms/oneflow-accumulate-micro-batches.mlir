@@ -70,7 +70,22 @@ func.func @partial_source() attributes {oneflow.micro_batches = 2 : i64} {
 
 func.func @transfer(%x: tensor<4xf32, #oneflow.global<#cpu2x2, [S(0), B]>>)
     attributes {oneflow.micro_batches = 2 : i64} {
-  // expected-error @+1 {{moves a value between placements, which micro-batched programs cannot do yet}}
+  // expected-error @+1 {{moves a value between placements and between micro-batches (S(0) -> B on mesh axis 0); a transfer keeps each micro-batch's piece where it is in time}}
   %0 = oneflow.transfer %x : tensor<4xf32, #oneflow.global<#cpu2x2, [S(0), B]>> -> tensor<4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1]>, [B]>>
+  return
+}
+
+// -----
+
+// A transfer between pipeline stages that keeps each micro-batch's piece
+// stays as it is.
+#stage0 = #oneflow.placement<cpu, ranks = [0, 2], mesh = [2]>
+#stage1 = #oneflow.placement<cpu, ranks = [1, 3], mesh = [2]>
+
+// CHECK-LABEL: func.func @stage_transfer
+// CHECK-NEXT:  oneflow.transfer
+func.func @stage_transfer(%x: tensor<4xf32, #oneflow.global<#stage0, [S(0)]>>)
+    attributes {oneflow.micro_batches = 2 : i64} {
+  %0 = oneflow.transfer %x : tensor<4xf32, #oneflow.global<#stage0, [S(0)]>> -> tensor<4xf32, #oneflow.global<#stage1, [S(0)]>>
   return
 }

@@ -12,12 +12,18 @@ void oftools::buildTrainingPipeline(OpPassManager &pm,
                                     const TrainOptions &options) {
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
   funcPm.addPass(oneflow::createInferShapesPass());
+  if (options.stages > 1) {
+    oneflow::AssignStagesPassOptions assign;
+    assign.stages = options.stages;
+    funcPm.addPass(oneflow::createAssignStagesPass(assign));
+  }
   oneflow::AutodiffPassOptions autodiff;
   autodiff.loss = options.loss;
   funcPm.addPass(oneflow::createAutodiffPass(autodiff));
   funcPm.addPass(oneflow::createOptimizerPass(options.optimizer));
   std::string strategy = options.strategy;
-  if (strategy.empty() && (options.devices > 1 || options.microBatches > 1))
+  if (strategy.empty() &&
+      (options.devices > 1 || options.microBatches > 1 || options.stages > 1))
     strategy = "dp";
   if (strategy.empty())
     return;
@@ -25,5 +31,6 @@ void oftools::buildTrainingPipeline(OpPassManager &pm,
   apply.strategy = strategy;
   apply.devices = options.devices;
   apply.microBatches = options.microBatches;
+  apply.stages = options.stages;
   funcPm.addPass(oneflow::createApplyStrategyPass(apply));
 }

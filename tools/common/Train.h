@@ -38,10 +38,12 @@ struct TrainOptions {
   int64_t devices = 1;
   /// Micro-batches per step (gradient accumulation); 1: none.
   int64_t microBatches = 1;
+  /// Pipeline stages, cut by oneflow-assign-stages; 1: none.
+  int64_t stages = 1;
 };
 
-/// Adds func.func(oneflow-infer-shapes, oneflow-autodiff,
-/// oneflow-optimizer[, oneflow-apply-strategy]) to `pm`.
+/// Adds func.func(oneflow-infer-shapes, [oneflow-assign-stages,]
+/// oneflow-autodiff, oneflow-optimizer[, oneflow-apply-strategy]) to `pm`.
 void buildTrainingPipeline(mlir::OpPassManager &pm,
                            const TrainOptions &options);
 

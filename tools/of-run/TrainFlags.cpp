@@ -50,6 +50,10 @@ ABSL_FLAG(std::string, strategy, "",
 ABSL_FLAG(int64_t, micro_batches, 1,
           "With --train: run each step's batch as this many micro-batches "
           "and accumulate their gradients (the batch must divide by it)");
+ABSL_FLAG(int64_t, stages, 1,
+          "With --train: cut the model into this many pipeline stages of "
+          "about equal predicted cost, each on --devices / --stages ranks "
+          "(use with --micro-batches)");
 
 absl::StatusOr<std::optional<oftools::TrainOptions>>
 ofrun::trainOptionsFromFlags(int64_t devices) {
@@ -57,6 +61,10 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   if (micro < 1)
     return absl::InvalidArgumentError(
         "--micro-batches " + std::to_string(micro) + " is not at least 1");
+  int64_t stages = absl::GetFlag(FLAGS_stages);
+  if (stages < 1)
+    return absl::InvalidArgumentError("--stages " + std::to_string(stages) +
+                                      " is not at least 1");
   if (!absl::GetFlag(FLAGS_train)) {
     if (!absl::GetFlag(FLAGS_strategy).empty())
       return absl::InvalidArgumentError(
@@ -64,8 +72,17 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
     if (micro != 1)
       return absl::InvalidArgumentError(
           "--micro-batches splits a training step; it needs --train");
+    if (stages != 1)
+      return absl::InvalidArgumentError(
+          "--stages pipelines a training step; it needs --train");
     return std::nullopt;
   }
+  if (devices % stages != 0)
+    return absl::InvalidArgumentError(
+        "--stages " + std::to_string(stages) + " does not divide the " +
+        std::to_string(devices) +
+        " devices into stages of equal size (each stage needs its own "
+        "devices)");
   oftools::TrainOptions options;
   options.loss = absl::GetFlag(FLAGS_loss);
   options.labels = absl::GetFlag(FLAGS_labels);
@@ -89,5 +106,6 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   options.strategy = absl::GetFlag(FLAGS_strategy);
   options.devices = devices;
   options.microBatches = micro;
+  options.stages = stages;
   return options;
 }

@@ -25,30 +25,39 @@ bool isWatchable(const ofrt::TensorDesc &desc) {
 } // namespace
 
 absl::StatusOr<std::unique_ptr<Progress>>
-Progress::create(const ofrt::RankProgram &rank0, int64_t steps,
+Progress::create(const std::vector<ofrt::RankProgram> &ranks, int64_t steps,
                  const std::string &csvPath, bool live) {
   std::unique_ptr<Progress> p(new Progress());
   p->steps = steps;
   p->live = live;
-  for (const ofrt::ActorSpec &actor : rank0.actors) {
-    const ofrt::OpDesc &op = actor.op;
-    if (op.type == "oneflow.output" && !op.inputs.empty() &&
-        isWatchable(op.inputs[0])) {
-      // Only values rank 0 holds whole (not a piece or a partial sum).
-      absl::StatusOr<ofrt::OutputPiece> piece =
-          ofrt::readOutputPiece(op, rank0.rank);
-      if (piece.ok() && !piece->partial &&
-          piece->layout.whole(op.inputs[0].shape))
-        p->names.push_back(op.get<std::string>("name", op.name));
+  bool counted = false;
+  for (const ofrt::RankProgram &program : ranks)
+    for (const ofrt::ActorSpec &actor : program.actors) {
+      const ofrt::OpDesc &op = actor.op;
+      if (op.type == "oneflow.output" && !op.inputs.empty() &&
+          isWatchable(op.inputs[0])) {
+        // Values a rank holds whole (not a piece or a partial sum), from
+        // the first rank that does (a pipeline's loss is on its last
+        // stage's ranks).
+        std::string name = op.get<std::string>("name", op.name);
+        absl::StatusOr<ofrt::OutputPiece> piece =
+            ofrt::readOutputPiece(op, program.rank);
+        if (piece.ok() && !piece->partial &&
+            piece->layout.whole(op.inputs[0].shape) &&
+            !p->watchedRank.count(name)) {
+          p->watchedRank[name] = program.rank;
+          p->names.push_back(name);
+        }
+      }
+      // Samples per step: the batch of the first input.
+      if (op.type == "oneflow.input" && !counted && !op.outputs.empty() &&
+          op.outputs[0].rank() > 0) {
+        auto logical =
+            op.get<std::vector<int64_t>>("logical_shape", op.outputs[0].shape);
+        p->samplesPerStep = logical.empty() ? 1 : logical[0];
+        counted = true;
+      }
     }
-    // Samples per step: the batch of the first input.
-    if (op.type == "oneflow.input" && p->samplesPerStep == 1 &&
-        !op.outputs.empty() && op.outputs[0].rank() > 0) {
-      auto logical =
-          op.get<std::vector<int64_t>>("logical_shape", op.outputs[0].shape);
-      p->samplesPerStep = logical.empty() ? 1 : logical[0];
-    }
-  }
   std::sort(p->names.begin(), p->names.end());
   if (!csvPath.empty()) {
     p->csv = std::fopen(csvPath.c_str(), "w");
@@ -72,14 +81,13 @@ Progress::~Progress() {
 ofrt::OutputObserver Progress::observer() {
   return [this](int64_t rank, const std::string &name, int64_t step,
                 const ofrt::TensorView &value, bool whole) {
-    if (rank != 0)
-      return;
     {
       std::lock_guard<std::mutex> lock(mutex);
       seen = std::max(seen, step);
     }
-    if (whole && isWatchable(value.desc) &&
-        std::binary_search(names.begin(), names.end(), name))
+    auto watched = watchedRank.find(name);
+    if (whole && isWatchable(value.desc) && watched != watchedRank.end() &&
+        watched->second == rank)
       record(name, step, ofrt::loadElement(value.desc.dtype, value.data, 0));
   };
 }

@@ -27,11 +27,12 @@ namespace ofrun {
 
 class Progress {
 public:
-  /// Watches the scalar outputs of `rank0`; `steps` is the planned number
-  /// of steps (-1: unknown). `csvPath` empty: no CSV. `live`: redraw a
-  /// progress line on stderr.
+  /// Watches the scalar outputs that some rank of `ranks` (the plan's
+  /// ranks this process runs) holds whole, each from the first such rank;
+  /// `steps` is the planned number of steps (-1: unknown). `csvPath`
+  /// empty: no CSV. `live`: redraw a progress line on stderr.
   static absl::StatusOr<std::unique_ptr<Progress>>
-  create(const ofrt::RankProgram &rank0, int64_t steps,
+  create(const std::vector<ofrt::RankProgram> &ranks, int64_t steps,
          const std::string &csvPath, bool live);
   ~Progress();
 
@@ -40,7 +41,7 @@ public:
   void setFirstStep(int64_t step);
   /// The observer to give the sessions.
   ofrt::OutputObserver observer();
-  /// The last step any output of rank 0 reached (-1: none yet).
+  /// The last step any output of any rank reached (-1: none yet).
   int64_t lastStep() const;
   /// Ends the progress line and prints the summary: steps, time, samples/s
   /// and the first and last value of each watched output.
@@ -51,6 +52,7 @@ private:
   void record(const std::string &name, int64_t step, double value);
 
   std::vector<std::string> names; ///< Watched outputs, sorted.
+  std::map<std::string, int64_t> watchedRank; ///< The rank each is read on.
   int64_t steps = -1, samplesPerStep = 1, firstStep = 0;
   bool live = false;
   std::FILE *csv = nullptr;
@@ -59,7 +61,7 @@ private:
   std::map<int64_t, std::map<std::string, double>> pending;
   std::map<std::string, double> first, last;
   int64_t done = -1; ///< The last step every watched value arrived for.
-  int64_t seen = -1; ///< The last step any output of rank 0 reached.
+  int64_t seen = -1; ///< The last step any output reached.
   double drawn = -1; ///< Seconds into the run of the last redraw.
 };
 

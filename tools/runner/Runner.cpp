@@ -297,11 +297,11 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
   std::string progressMode = absl::GetFlag(FLAGS_progress);
   // Rank 0's process reports; another process of the job writes nothing.
   bool reports = !job.launched || job.launched->rank == 0;
-  absl::StatusOr<std::unique_ptr<Progress>> progress = Progress::create(
-      plan.ranks[0], options.run.maxSteps,
-      reports ? absl::GetFlag(FLAGS_metrics) : "",
-      reports &&
-          (progressMode == "on" || (progressMode == "auto" && isatty(2))));
+  absl::StatusOr<std::unique_ptr<Progress>> progress =
+      Progress::create(plan.ranks, options.run.maxSteps,
+                       reports ? absl::GetFlag(FLAGS_metrics) : "",
+                       reports && (progressMode == "on" ||
+                                   (progressMode == "auto" && isatty(2))));
   if (!progress.ok())
     return fail(std::string(progress.status().message()));
   (*progress)->setFirstStep(options.run.firstStep);

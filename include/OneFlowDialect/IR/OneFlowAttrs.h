@@ -15,6 +15,8 @@
 
 #include "OneFlowDialect/Support/Layout.h"
 
+#include <optional>
+
 #include "OneFlowDialect/IR/OneFlowEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
@@ -33,6 +35,18 @@ inline constexpr llvm::StringLiteral kMicroBatchesAttrName =
 
 /// The micro-batches of the program `func` (1 without the attribute).
 int64_t getMicroBatches(Operation *func);
+
+/// On an op of a one-device program: the pipeline stage it runs in
+/// (oneflow-assign-stages; docs/pipelines.md). Autodiff gives an op's
+/// gradient ops its stage.
+inline constexpr llvm::StringLiteral kStageAttrName = "oneflow.stage";
+
+/// The stage `op` is marked with, if any.
+std::optional<int64_t> getStage(Operation *op);
+
+/// On an op of a laid-out program: the placement its results go on when
+/// no result states one (oneflow-apply-strategy with stages).
+inline constexpr llvm::StringLiteral kPlacementAttrName = "oneflow.placement";
 
 /// The MLIR-free description of a layout that the balanced-split helpers
 /// and the runtime use.

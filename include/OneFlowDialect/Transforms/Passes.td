@@ -116,6 +116,37 @@ def ReportBoxingCostPass
   ];
 }
 
+def AssignStagesPass : Pass<"oneflow-assign-stages", "::mlir::func::FuncOp"> {
+  let summary = "Cut a one-device program into pipeline stages";
+  let description = [{
+    Marks every op with `oneflow.stage`, the pipeline stage it runs in
+    (docs/pipelines.md), for `oneflow-apply-strategy{stages=S}`. Run it on
+    the forward program, before `oneflow-autodiff`, which gives each op's
+    gradient ops its stage. The ops that compute are cut, in program
+    order, into `stages` contiguous runs of about equal predicted compute
+    time on one device (the cost model's `CostInterface` figures; each op
+    counts the same when none has one): an op goes to the stage in which
+    the midpoint of its cost falls. Layers are not recognized as such;
+    cuts fall between ops. Sources take the earliest stage that reads
+    them, outputs their operand's. When some ops are marked already (a
+    cut written by hand), nothing is cut: the marks are checked and every
+    unmarked op takes the latest stage of its operands.
+
+    Errors: `stages` below 1, a mark outside [0, stages), and a program
+    whose cut would leave a stage without an op.
+
+    ```mlir
+    %h = oneflow.matmul %x, %w1 : ...     // {oneflow.stage = 0}
+    %y = oneflow.matmul %h, %w2 : ...     // {oneflow.stage = 1}
+    ```
+  }];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"2",
+           "Number of pipeline stages">
+  ];
+}
+
 def ApplyStrategyPass
     : Pass<"oneflow-apply-strategy", "::mlir::func::FuncOp"> {
   let summary = "Lay out the inputs and variables of a one-device program";
@@ -163,11 +194,22 @@ def ApplyStrategyPass
     micro-batches, and the all-reduces over that axis become
     `oneflow.accumulate` (oneflow-accumulate-micro-batches).
 
+    With `stages` S > 1 the devices are cut into S pipeline stages of
+    devices / S ranks each (stage s has ranks s * devices / S onwards, and
+    with micro-batches their virtual ranks): the strategy lays out each
+    stage's devices, every op goes on the placement of its `oneflow.stage`
+    (recorded as `oneflow.placement` for `oneflow-sbp-propagation`) and
+    values used in a later stage move there with `oneflow.transfer`. Ops
+    without a stage: an optimizer update takes its parameter's, a source
+    the earliest of its readers', any other op the latest of its
+    operands'.
+
     Errors: an unknown strategy or unreadable file, a malformed file (named
     with the key at fault), `devices` that do not fit the mesh, a split
     that does not fit a tensor's shape, an input whose batch does not
-    divide into the micro-batches, and a program that has layout changes
-    (`oneflow.boxing`) already.
+    divide into the micro-batches, `devices` that do not divide into the
+    stages, a stage mark outside [0, stages), and a program that has
+    layout changes (`oneflow.boxing`) already.
 
     ```mlir
     %x = oneflow.input "x" : tensor<8x4xf32>
@@ -185,7 +227,10 @@ def ApplyStrategyPass
     Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
            "The ranks' device kind: cpu or cuda">,
     Option<"microBatches", "micro-batches", "int64_t", /*default=*/"1",
-           "Micro-batches per step (gradient accumulation); 1: none">
+           "Micro-batches per step (gradient accumulation); 1: none">,
+    Option<"stages", "stages", "int64_t", /*default=*/"1",
+           "Pipeline stages, each on devices / stages ranks; ops say "
+           "theirs with oneflow.stage (oneflow-assign-stages)">
   ];
 }
 
@@ -414,7 +459,10 @@ def LowerBoxingPass : Pass<"oneflow-lower-boxing", "::mlir::func::FuncOp"> {
     route's intermediate layouts: `oneflow.all_reduce`, `reduce_scatter`,
     `all_gather`, `all_to_all`, `local_slice`, `to_partial` (each with its
     `mesh_axis`) and `oneflow.transfer`. A boxing between equal layouts
-    disappears. A boxing with no route (a layout that leaves some rank an
+    disappears. In a micro-batched program, a value partial over the
+    micro-batches that moves to another placement is first summed on its
+    own (an `all_reduce` over mesh axis 0, which becomes an accumulation).
+    A boxing with no route (a layout that leaves some rank an
     empty piece, a dynamic shape) is an error at the boxing naming both
     layouts; the pass then fails without rewriting it.
 
@@ -447,8 +495,11 @@ def AccumulateMicroBatchesPass
     Values may become partial over the micro-batches and be summed, and a
     value whole per step may be sliced into micro-batches (local_slice),
     but nothing else moves between them. Errors, at the op: any other step
-    op on mesh axis 0 (a gather, scatter or transfer across micro-batches), an output that is not whole per step (`B` on mesh axis
-    0), and a source that is partial over the micro-batches.
+    op on mesh axis 0 (a gather or scatter across micro-batches), a
+    transfer between placements whose SBP on mesh axis 0 changes or is P
+    (pipeline stages exchange each micro-batch's value as it is), an
+    output that is not whole per step (`B` on mesh axis 0), and a source
+    that is partial over the micro-batches.
 
     ```mlir
     // func.func @step() attributes {oneflow.micro_batches = 2 : i64}

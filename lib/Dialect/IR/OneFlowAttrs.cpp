@@ -64,6 +64,12 @@ int64_t mlir::oneflow::getMicroBatches(Operation *func) {
   return 1;
 }
 
+std::optional<int64_t> mlir::oneflow::getStage(Operation *op) {
+  if (auto stage = op->getAttrOfType<IntegerAttr>(kStageAttrName))
+    return stage.getInt();
+  return std::nullopt;
+}
+
 ofsupport::Sbp mlir::oneflow::toSupportSbp(SbpAttr sbp) {
   switch (sbp.getKind()) {
   case SbpKind::split:

@@ -31,14 +31,27 @@ struct RankState {
   std::vector<TensorData> variables;
 };
 
+/// The names of the inputs of every rank of `plan`.
+std::set<std::string> inputNames(const LoadedPlan &plan) {
+  std::set<std::string> names;
+  for (const RankProgram &program : plan.ranks)
+    for (const ActorSpec &actor : program.actors)
+      if (actor.op.type == "oneflow.input")
+        names.insert(actor.op.get<std::string>("name", actor.op.name));
+  return names;
+}
+
 /// Runs `program` with `pool` and collects its output pieces (and, given
 /// `variables`, the values of its primary variable pieces). The session
 /// (and with it every kernel) is gone when this returns.
 absl::Status runProgram(const RankProgram &program, CommunicatorPool &pool,
-                        const MultiRankOptions &options, RankState &state,
+                        const MultiRankOptions &options,
+                        const std::set<std::string> &planInputs,
+                        RankState &state,
                         const std::vector<VariablePiece> *variables) {
   SessionOptions sessionOptions = options.session;
   sessionOptions.communicators = &pool;
+  sessionOptions.planInputs = planInputs;
   absl::StatusOr<std::unique_ptr<Session>> session =
       Session::create(program, sessionOptions);
   if (!session.ok())
@@ -319,6 +332,7 @@ ofrt::runAllRanks(const LoadedPlan &plan, const MultiRankOptions &options) {
     crowded = busy > static_cast<int64_t>(cores.size());
     rankOptions.session.device.oneStreamThread = crowded;
   }
+  std::set<std::string> planInputs = inputNames(plan);
   std::vector<std::thread> threads;
   for (int r = 0; r < world; ++r)
     threads.emplace_back([&, r, rankOptions]() mutable {
@@ -328,10 +342,11 @@ ofrt::runAllRanks(const LoadedPlan &plan, const MultiRankOptions &options) {
           CommunicatorPool::create(CollectivesRegistry::global(), *library,
                                    collectivesOptions(r, world, store, options));
       states[r].status =
-          pool.ok() ? runProgram(plan.ranks[r], **pool, rankOptions, states[r],
-                                 options.collectVariables ? &(*variables)[r]
-                                                          : nullptr)
-                    : pool.status();
+          pool.ok()
+              ? runProgram(
+                    plan.ranks[r], **pool, rankOptions, planInputs, states[r],
+                    options.collectVariables ? &(*variables)[r] : nullptr)
+              : pool.status();
     });
   for (std::thread &thread : threads)
     thread.join();
@@ -370,8 +385,8 @@ ofrt::runRank(const LoadedPlan &plan, int rank, std::shared_ptr<Store> store,
           collectivesOptions(rank, world, std::move(store), options));
   absl::Status status = pool.status();
   if (status.ok())
-    status = runProgram(plan.ranks[rank], **pool, options, states[rank],
-                        collect ? &(*collect)[rank] : nullptr);
+    status = runProgram(plan.ranks[rank], **pool, options, inputNames(plan),
+                        states[rank], collect ? &(*collect)[rank] : nullptr);
   if (status.ok() && world > 1)
     status = exchangeReports(**pool, states, collect);
   if (!status.ok())

@@ -66,7 +66,7 @@ Session::create(RankProgram program, const SessionOptions &options) {
   auto impl = std::make_unique<Impl>();
   std::map<std::string, bool> used;
   for (const auto &[name, source] : options.inputs)
-    used[name] = false;
+    used[name] = options.planInputs.count(name) != 0;
   for (const ActorSpec &actor : program.actors) {
     if (actor.op.type == "oneflow.output")
       impl->outputs[actor.op.get<std::string>("name", actor.op.name)];

@@ -1,0 +1,163 @@
+//===- AssignStages.cpp - Cut a one-device program into pipeline stages ---===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Marks every op of a one-device forward program with the pipeline stage it
+// runs in (oneflow.stage). The ops that compute, in program order, are cut
+// into `stages` contiguous runs of about equal predicted compute time (the
+// cost model's, on one device): an op goes to the stage its cost's midpoint
+// falls in. Layers are not recognized as such; cuts fall between ops, and
+// values that cross a cut move to the next stage's devices. Ops already
+// marked keep their stage (a hand-written cut), and then unmarked ops take
+// the latest stage of their operands. Sources take the earliest stage of
+// their readers, outputs their operand's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Analysis/CostModel.h"
+#include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/Debug.h"
+
+#include <cmath>
+
+#define DEBUG_TYPE "oneflow-assign-stages"
+
+namespace mlir::oneflow {
+#define GEN_PASS_DEF_ASSIGNSTAGESPASS
+#include "OneFlowDialect/Transforms/Passes.h.inc"
+} // namespace mlir::oneflow
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+static void setStage(Operation *op, int64_t stage) {
+  op->setAttr(kStageAttrName,
+              IntegerAttr::get(IntegerType::get(op->getContext(), 64), stage));
+}
+
+/// Whether `op` is one that computes (not a source, an output or the
+/// terminator).
+static bool computes(Operation *op) {
+  return op->getNumOperands() != 0 && !isa<OutputOp, func::ReturnOp>(op);
+}
+
+namespace {
+struct AssignStagesPass
+    : public mlir::oneflow::impl::AssignStagesPassBase<AssignStagesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    if (stages < 1) {
+      func.emitError() << "oneflow-assign-stages: stages is "
+                       << static_cast<int64_t>(stages)
+                       << "; it must be at least 1";
+      return signalPassFailure();
+    }
+    SmallVector<Operation *> work;
+    bool marked = false;
+    for (Operation &op : func.getBody().front()) {
+      if (!computes(&op))
+        continue;
+      work.push_back(&op);
+      if (std::optional<int64_t> stage = getStage(&op)) {
+        marked = true;
+        if (*stage < 0 || *stage >= stages) {
+          op.emitOpError() << "is marked for stage " << *stage
+                           << ", but the program has "
+                           << static_cast<int64_t>(stages) << " stages";
+          return signalPassFailure();
+        }
+      }
+    }
+    if (marked)
+      completeMarks(work);
+    else if (failed(cut(func, work)))
+      return signalPassFailure();
+    markSourcesAndOutputs(func);
+  }
+
+private:
+  /// Unmarked ops take the latest stage of their operands' producers.
+  void completeMarks(ArrayRef<Operation *> work) {
+    for (Operation *op : work) {
+      if (getStage(op))
+        continue;
+      int64_t stage = 0;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          stage = std::max(stage, getStage(def).value_or(0));
+      setStage(op, stage);
+    }
+  }
+
+  /// Cuts `work` into runs of about equal predicted time.
+  LogicalResult cut(func::FuncOp func, ArrayRef<Operation *> work) {
+    ClusterDesc cluster = ClusterDesc::getDefault();
+    SmallVector<double> costs;
+    double total = 0;
+    for (Operation *op : work) {
+      costs.push_back(std::max(0.0, computeCost(op, 1, cluster)));
+      total += costs.back();
+    }
+    // Without predicted costs every op counts the same.
+    if (!(total > 0)) {
+      costs.assign(work.size(), 1.0);
+      total = work.size();
+    }
+    SmallVector<double> stageCost(stages, 0.0);
+    SmallVector<int64_t> stageOps(stages, 0);
+    double before = 0;
+    for (auto [op, cost] : llvm::zip(work, costs)) {
+      double middle = (before + cost / 2) / total;
+      int64_t stage = std::min<int64_t>(
+          stages - 1, static_cast<int64_t>(std::floor(middle * stages)));
+      setStage(op, stage);
+      stageCost[stage] += cost;
+      ++stageOps[stage];
+      before += cost;
+    }
+    for (int64_t s = 0; s < stages; ++s)
+      if (stageOps[s] == 0)
+        return func.emitError()
+               << "oneflow-assign-stages: cannot cut @" << func.getSymName()
+               << " into " << static_cast<int64_t>(stages)
+               << " stages of about equal cost: stage " << s
+               << " gets no op (the program has " << work.size()
+               << " ops that compute; one op costs more than a stage)";
+    LLVM_DEBUG({
+      for (int64_t s = 0; s < stages; ++s)
+        llvm::dbgs() << "stage " << s << ": " << stageOps[s] << " ops, "
+                     << stageCost[s] << " s\n";
+    });
+    return success();
+  }
+
+  /// Sources go to the earliest stage that reads them, outputs to their
+  /// operand's.
+  void markSourcesAndOutputs(func::FuncOp func) {
+    Block &body = func.getBody().front();
+    for (Operation &op : body) {
+      if (op.getNumOperands() != 0 || op.getNumResults() == 0 || getStage(&op))
+        continue;
+      std::optional<int64_t> earliest;
+      for (Operation *user : op.getUsers())
+        if (std::optional<int64_t> stage = getStage(user))
+          earliest = std::min(earliest.value_or(*stage), *stage);
+      setStage(&op, earliest.value_or(0));
+    }
+    for (Operation &op : body)
+      if (auto output = dyn_cast<OutputOp>(op); output && !getStage(&op))
+        if (Operation *def = output->getOperand(0).getDefiningOp())
+          setStage(&op, getStage(def).value_or(0));
+  }
+};
+} // namespace
