@@ -19,11 +19,9 @@
 
 #include "ofrt/CommunicatorPool.h"
 #include "ofrt/Kernel.h"
+#include "ofrt/Program.h"
 
 namespace ofrt {
-
-/// Whether `opType` needs a communicator (and so createCollectiveKernel).
-bool isCollectiveOp(const std::string &opType);
 
 /// Creates the kernel of a collective or transfer op. Bad attributes or
 /// shapes that disagree with them are errors naming the op; so is a group

@@ -45,6 +45,12 @@ struct DeviceOptions {
   bool oneStreamThread = false;
   /// CPU cores the rank's threads may run on (empty: any).
   std::vector<int> cores;
+  /// Give each transfer that runs per micro-batch (between pipeline
+  /// stages) a thread of its own, so that a stage sends one micro-batch
+  /// while it waits for another's gradient. Only for collective libraries
+  /// whose point-to-point calls may run concurrently on one communicator;
+  /// ignored with oneStreamThread.
+  bool transferThreads = false;
 };
 
 /// Told when the work an event stands for has finished; may be called on
@@ -121,6 +127,9 @@ public:
   /// Whether the engine drives all streams from one thread
   /// (DeviceOptions::oneStreamThread).
   virtual bool oneStreamThread() const { return false; }
+  /// Whether per-micro-batch transfers get threads of their own
+  /// (DeviceOptions::transferThreads).
+  virtual bool transferThreads() const { return false; }
   virtual absl::StatusOr<std::unique_ptr<Event>> createEvent() = 0;
   /// Sets the calling thread up to create or run kernels (a GPU device
   /// makes its device current; the CPU device sets the kernels' OpenMP

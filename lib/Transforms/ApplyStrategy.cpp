@@ -270,7 +270,18 @@ void ApplyStrategyPass::runOnOperation() {
         PlacementAttr::get(context, *kind, ranks, strategy->mesh));
   }
   DenseMap<Operation *, int64_t> stageOf;
+  func->removeAttr(kStagesAttrName);
+  func->removeAttr(kPipelineScheduleAttrName);
+  if (schedule != "1f1b" && schedule != "gpipe") {
+    func.emitError() << "oneflow-apply-strategy: pipeline-schedule '"
+                     << schedule << "' is not 1f1b or gpipe";
+    return signalPassFailure();
+  }
   if (stages > 1) {
+    func->setAttr(kStagesAttrName,
+                  IntegerAttr::get(IntegerType::get(context, 64), stages));
+    func->setAttr(kPipelineScheduleAttrName,
+                  StringAttr::get(context, schedule));
     FailureOr<DenseMap<Operation *, int64_t>> assigned =
         assignStages(func, stages);
     if (failed(assigned))

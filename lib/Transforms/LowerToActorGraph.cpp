@@ -267,6 +267,46 @@ foldTransfer(Operation *op, int64_t world, int64_t micro, bool perMicro,
   return success();
 }
 
+/// Tags each transfer of a micro-batched program may use: transfers
+/// between pipeline stages can run concurrently (on threads of their own),
+/// so no two share a tag.
+static constexpr int64_t kTagsPerTransfer = 4096;
+
+/// Moves the tags of `records` (flat, `width` numbers per record) up by
+/// `base`; fails when a transfer has more messages than its share.
+static LogicalResult
+offsetTags(Operation *op, int64_t base, int64_t width,
+           llvm::MapVector<int64_t, TransferRecords> &records) {
+  for (auto &entry : records)
+    for (SmallVector<int64_t> *flat :
+         {&entry.second.sends, &entry.second.recvs})
+      for (size_t i = 1; i < flat->size(); i += width) {
+        if ((*flat)[i] >= kTagsPerTransfer)
+          return op->emitOpError()
+                 << "sends more than " << kTagsPerTransfer
+                 << " messages, the most a transfer between micro-batched "
+                    "stages may";
+        (*flat)[i] += base;
+      }
+  return success();
+}
+
+/// Buffers of a regst written once per micro-batch on device rank `rank`:
+/// with 1F1B counts, stage s of S keeps up to S - s micro-batches alive
+/// (each later stage holds one more back before its gradient returns);
+/// with GPipe counts, all of them.
+static int64_t pipelineDepth(func::FuncOp funcOp, int64_t rank, int64_t world,
+                             int64_t micro) {
+  int64_t stages = getStages(funcOp);
+  if (stages < 2 || micro < 2 || world % stages != 0)
+    return 1;
+  auto schedule = funcOp->getAttrOfType<StringAttr>(kPipelineScheduleAttrName);
+  if (schedule && schedule.getValue() == "gpipe")
+    return micro;
+  int64_t stage = rank / (world / stages);
+  return std::min(micro, stages - stage);
+}
+
 /// Builds, before `funcOp`, one rank plan per rank from 0 to the highest
 /// rank any op runs on.
 static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
@@ -338,6 +378,7 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
         builder, funcOp.getLoc(), rank, kinds[rank].value_or(DeviceKind::cpu));
 
   llvm::DenseMap<std::pair<Value, int64_t>, Value> regstOf;
+  int64_t transferOrdinal = 0;
   for (auto &[op, ranks] : ops) {
     bool isSource = isa<InputOp>(op);
     StringRef stream = streamOf(op);
@@ -345,10 +386,16 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
     llvm::MapVector<int64_t, TransferRecords> transfers;
     if (op->getName().getStringRef() == "oneflow.transfer") {
       computeTransfer(op, group, transfers, micro > 1 ? worldSize : 0);
-      if (micro > 1 &&
-          failed(foldTransfer(op, worldSize, micro, firings.lookup(op) > 1,
-                              group, transfers)))
-        return failure();
+      if (micro > 1) {
+        int64_t width =
+            2 +
+            2 * cast<RankedTensorType>(op->getResult(0).getType()).getRank();
+        if (failed(foldTransfer(op, worldSize, micro, firings.lookup(op) > 1,
+                                group, transfers)) ||
+            failed(offsetTags(op, kTagsPerTransfer * transferOrdinal++, width,
+                              transfers)))
+          return failure();
+      }
     }
     for (int64_t rank : ranks) {
       RankState &state = states[rank];
@@ -367,6 +414,11 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
         int64_t count = isa<VariableOp, AccumulateOp>(op) ? 1
                         : isSource ? std::max(regstCount, kInputRegstCount)
                                    : regstCount;
+        // Pipeline stages: a value per micro-batch stays until the stage's
+        // backward pass returns it.
+        if (!isa<VariableOp, AccumulateOp>(op) && firings.lookup(op) > 1)
+          count =
+              std::max(count, pipelineDepth(funcOp, rank, worldSize, micro));
         Value regst = RegstOp::create(builder, op->getLoc(),
                                       state.nextRegstId++, local, count);
         regstOf[{result, rank}] = regst;

@@ -32,5 +32,6 @@ void oftools::buildTrainingPipeline(OpPassManager &pm,
   apply.devices = options.devices;
   apply.microBatches = options.microBatches;
   apply.stages = options.stages;
+  apply.schedule = options.pipelineSchedule;
   funcPm.addPass(oneflow::createApplyStrategyPass(apply));
 }

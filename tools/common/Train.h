@@ -40,6 +40,8 @@ struct TrainOptions {
   int64_t microBatches = 1;
   /// Pipeline stages, cut by oneflow-assign-stages; 1: none.
   int64_t stages = 1;
+  /// With stages: "1f1b" or "gpipe" regst counts.
+  std::string pipelineSchedule = "1f1b";
 };
 
 /// Adds func.func(oneflow-infer-shapes, [oneflow-assign-stages,]

@@ -50,6 +50,9 @@ ABSL_FLAG(std::string, strategy, "",
 ABSL_FLAG(int64_t, micro_batches, 1,
           "With --train: run each step's batch as this many micro-batches "
           "and accumulate their gradients (the batch must divide by it)");
+ABSL_FLAG(std::string, pipeline_schedule, "1f1b",
+          "With --stages: 1f1b (each stage keeps about as many micro-batches "
+          "alive as stages follow it) or gpipe (every micro-batch)");
 ABSL_FLAG(int64_t, stages, 1,
           "With --train: cut the model into this many pipeline stages of "
           "about equal predicted cost, each on --devices / --stages ranks "
@@ -83,6 +86,10 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
         std::to_string(devices) +
         " devices into stages of equal size (each stage needs its own "
         "devices)");
+  std::string schedule = absl::GetFlag(FLAGS_pipeline_schedule);
+  if (schedule != "1f1b" && schedule != "gpipe")
+    return absl::InvalidArgumentError("--pipeline-schedule '" + schedule +
+                                      "' is not 1f1b or gpipe");
   oftools::TrainOptions options;
   options.loss = absl::GetFlag(FLAGS_loss);
   options.labels = absl::GetFlag(FLAGS_labels);
@@ -107,5 +114,6 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   options.devices = devices;
   options.microBatches = micro;
   options.stages = stages;
+  options.pipelineSchedule = schedule;
   return options;
 }

@@ -19,11 +19,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cinttypes>
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <map>
+#include <set>
 #include <thread>
 
 using namespace ofrun;
@@ -131,6 +133,55 @@ void printTiming(const ofrt::RankProgram &program,
     std::printf("  %-36s %10.3f ms  %5.1f%%  %" PRId64 " firings\n",
                 type.c_str(), entry.first / 1e3,
                 total > 0 ? 100 * entry.first / total : 0.0, entry.second);
+}
+
+/// For a pipeline (transfers that run per micro-batch) whose ranks ran in
+/// this process: the share of each steady-state step (first firing to last
+/// on any rank) that each rank's compute stream is idle.
+void printBubbles(const std::vector<ofrt::RankProgram> &programs,
+                  const std::vector<ofrt::RunResult> &ranks) {
+  bool pipelined = false;
+  for (const ofrt::RankProgram &program : programs)
+    for (const ofrt::ActorSpec &actor : program.actors)
+      pipelined |=
+          actor.op.type == "oneflow.transfer" && actor.firingsPerStep > 1;
+  if (!pipelined || ranks.size() != programs.size())
+    return;
+  int64_t steps = ranks[0].steps;
+  for (const ofrt::RunResult &rank : ranks)
+    if (rank.firings.empty())
+      return;
+    else
+      steps = std::min(steps, rank.steps);
+  if (steps < 3)
+    return;
+  std::vector<std::pair<double, double>> spans(steps, {1e300, -1e300});
+  std::vector<std::vector<double>> busy(ranks.size(),
+                                        std::vector<double>(steps, 0));
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    std::set<int64_t> compute;
+    for (const ofrt::ActorSpec &actor : programs[r].actors)
+      if (actor.stream == "compute")
+        compute.insert(actor.id);
+    for (const ofrt::Firing &f : ranks[r].firings) {
+      if (f.step >= steps)
+        continue;
+      spans[f.step].first = std::min(spans[f.step].first, f.startUs);
+      spans[f.step].second = std::max(spans[f.step].second, f.endUs);
+      if (compute.count(f.actor))
+        busy[r][f.step] += f.endUs - f.startUs;
+    }
+  }
+  std::printf("pipeline bubble (idle share of the compute stream, steps "
+              "1-%" PRId64 "), per rank:",
+              steps - 2);
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    double idle = 0;
+    for (int64_t s = 1; s + 1 < steps; ++s)
+      idle += 1 - busy[r][s] / std::max(spans[s].second - spans[s].first, 1e-9);
+    std::printf(" %.3f", idle / (steps - 2));
+  }
+  std::printf("\n");
 }
 
 /// Parses --devices: "cpu:N" with N >= 1.
@@ -355,6 +406,7 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
           !status.ok())
         return fail(std::string(status.message()));
   printTiming(plan.ranks[0], result->ranks[0], result->ranks);
+  printBubbles(plan.ranks, result->ranks);
   if (!absl::GetFlag(FLAGS_trace).empty()) {
     // Every rank this process ran (all of them unless under a launcher).
     std::vector<ofrt::RankProgram> programs;

@@ -44,6 +44,17 @@ inline constexpr llvm::StringLiteral kStageAttrName = "oneflow.stage";
 /// The stage `op` is marked with, if any.
 std::optional<int64_t> getStage(Operation *op);
 
+/// On a program's function: its pipeline stages (oneflow-apply-strategy),
+/// stage s on device ranks [s * W / S, (s + 1) * W / S) of W, and how
+/// their regsts are counted: "1f1b" (each stage keeps about as many
+/// micro-batches alive as stages follow it) or "gpipe" (every micro-batch).
+inline constexpr llvm::StringLiteral kStagesAttrName = "oneflow.stages";
+inline constexpr llvm::StringLiteral kPipelineScheduleAttrName =
+    "oneflow.pipeline_schedule";
+
+/// The pipeline stages of the program `func` (1 without the attribute).
+int64_t getStages(Operation *func);
+
 /// On an op of a laid-out program: the placement its results go on when
 /// no result states one (oneflow-apply-strategy with stages).
 inline constexpr llvm::StringLiteral kPlacementAttrName = "oneflow.placement";

@@ -199,7 +199,10 @@ def ApplyStrategyPass
     with micro-batches their virtual ranks): the strategy lays out each
     stage's devices, every op goes on the placement of its `oneflow.stage`
     (recorded as `oneflow.placement` for `oneflow-sbp-propagation`) and
-    values used in a later stage move there with `oneflow.transfer`. Ops
+    values used in a later stage move there with `oneflow.transfer`. The
+    function gets `oneflow.stages = S` and `oneflow.pipeline_schedule`
+    (`pipeline-schedule`), which the actor lowering turns into regst
+    counts. Ops
     without a stage: an optimizer update takes its parameter's, a source
     the earliest of its readers', any other op the latest of its
     operands'.
@@ -230,7 +233,12 @@ def ApplyStrategyPass
            "Micro-batches per step (gradient accumulation); 1: none">,
     Option<"stages", "stages", "int64_t", /*default=*/"1",
            "Pipeline stages, each on devices / stages ranks; ops say "
-           "theirs with oneflow.stage (oneflow-assign-stages)">
+           "theirs with oneflow.stage (oneflow-assign-stages)">,
+    Option<"schedule", "pipeline-schedule", "std::string",
+           /*default=*/"\"1f1b\"",
+           "With stages: 1f1b (regst counts that keep about as many "
+           "micro-batches alive per stage as stages follow it) or gpipe "
+           "(every micro-batch)">
   ];
 }
 
@@ -344,6 +352,15 @@ def LowerToActorGraphPass
     location, reads the regsts of the op's operands and writes those of its
     results. Actors are named `@<op>_<id>` and numbered per rank in program
     order; regsts are numbered in the order their producers come.
+
+    A micro-batched program (docs/pipelines.md) folds its virtual ranks
+    into firings: per-micro-batch ops `fires M`, accumulations `emits every
+    M`, stream orders list one step's firings. A transfer between pipeline
+    stages moves micro-batch 0's pieces between device ranks and repeats
+    them in every micro-batch (an error otherwise), with tags of its own
+    (4096 per transfer). With `oneflow.stages = S` on the function, a regst
+    written per micro-batch on stage s has `min(M, S - s)` buffers (1F1B),
+    or M when `oneflow.pipeline_schedule` is "gpipe".
 
     Programs take data through `oneflow.input` and give results through
     `oneflow.output`: a function with arguments or returned values is an
@@ -648,7 +665,10 @@ def AutodiffPass : Pass<"oneflow-autodiff", "::mlir::func::FuncOp"> {
     gradients of values used several times summed with `oneflow.add`. Each
     gradient is exposed after the backward ops as
     `oneflow.output "<name>.grad", %g {grad_of = "<name>"}`. Backward values
-    carry no layout, so propagation derives them. It is an error when the
+    carry no layout, so propagation derives them. The ops built for an op's
+    gradient take its pipeline stage (`oneflow.stage`, from
+    oneflow-assign-stages), the seed the loss output's, each gradient
+    output its variable's. It is an error when the
     function has no output named `loss`, when that output is not a scalar
     f32, or when an op on a path from a variable to the loss has no
     gradient rule.

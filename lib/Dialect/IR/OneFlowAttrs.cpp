@@ -64,6 +64,12 @@ int64_t mlir::oneflow::getMicroBatches(Operation *func) {
   return 1;
 }
 
+int64_t mlir::oneflow::getStages(Operation *func) {
+  if (auto count = func->getAttrOfType<IntegerAttr>(kStagesAttrName))
+    return count.getInt();
+  return 1;
+}
+
 std::optional<int64_t> mlir::oneflow::getStage(Operation *op) {
   if (auto stage = op->getAttrOfType<IntegerAttr>(kStageAttrName))
     return stage.getInt();

@@ -244,3 +244,9 @@ absl::Status ofrt::validateProgram(const RankProgram &program) {
   }
   return checkAcyclic(program, actorIndex);
 }
+
+bool ofrt::isCollectiveOp(const std::string &opType) {
+  return opType == "oneflow.all_reduce" || opType == "oneflow.reduce_scatter" ||
+         opType == "oneflow.all_gather" || opType == "oneflow.all_to_all" ||
+         opType == "oneflow.transfer";
+}

@@ -9,9 +9,19 @@
 // outnumber the cores lose more to hand-offs between their stream threads
 // than they gain from overlap). A worker owns the protocol state of its
 // streams' actors and changes it only in response to messages, so no lock
-// guards actor state. Each stream runs its actors in order, step after
-// step; a stream's next actor fires when every input slot has the step
-// readable, every output has a free buffer and it has an event free. A
+// guards actor state. A stream runs its actors in order, step after step,
+// when it talks to other ranks (collectives, transfers: every rank must
+// issue them in one order) or when the memory plan relies on that order.
+// Otherwise (pipeline stages, whose per-micro-batch regsts have buffers of
+// their own) a stream never waits on one actor while another could go: a
+// free actor (one that fires per micro-batch and shares no memory) fires as
+// soon as it can, any other once every firing listed before its own has
+// started; among those that can, the first in the order goes. Stages then
+// overlap their micro-batches as far as the regsts' buffers allow. An actor
+// can fire when every input slot has the step readable, every output has a
+// free buffer and it has an event free. With DeviceOptions::
+// transferThreads, each transfer that runs per micro-batch gets a stream
+// and a thread of its own. A
 // worker goes on with whichever of its streams can, and sleeps on its queue
 // when none can. Messages between actors of one worker are applied at once.
 //
@@ -211,8 +221,73 @@ bool Engine::Impl::shouldEnd(const ActorState &actor,
   return true;
 }
 
+bool Engine::Impl::predecessorsFired(const ActorState &actor) const {
+  int64_t position = priorityOf(actor);
+  int64_t length = streamOrders[actor.stream].size();
+  int64_t steps = position / length, within = position % length;
+  for (int64_t other : streamActors[actor.stream]) {
+    const ActorState &before = actors[other];
+    if (&before == &actor || before.ended)
+      continue;
+    // Its firings listed before `position`.
+    int64_t n = before.listed.size();
+    int64_t listedBefore =
+        std::lower_bound(before.listed.begin(), before.listed.end(), within) -
+        before.listed.begin();
+    if (before.step < steps * n + listedBefore)
+      return false;
+  }
+  return true;
+}
+
+bool Engine::Impl::advanceFree(int64_t stream, size_t &endedCount,
+                               const RunOptions &options) {
+  std::set<std::pair<int64_t, int64_t>> &queue = byPriority[stream];
+  bool progressed = false;
+  while (!stopped && !queue.empty()) {
+    int64_t chosen = -1;
+    for (auto it = queue.begin(); it != queue.end();) {
+      int64_t index = it->second;
+      ActorState &actor = actors[index];
+      if (shouldEnd(actor, options)) {
+        if (actor.inFlight() > 0) { // End after the firings in flight.
+          ++it;
+          continue;
+        }
+        endActor(index);
+        ++endedCount;
+        progressed = true;
+        it = queue.erase(it);
+        continue;
+      }
+      if (mayFire(actor) && (actor.free || predecessorsFired(actor))) {
+        chosen = index;
+        queue.erase(it);
+        break;
+      }
+      ++it;
+    }
+    if (chosen < 0)
+      return progressed;
+    ActorState &actor = actors[chosen];
+    absl::Status status = fire(chosen);
+    progressed = true;
+    if (absl::IsOutOfRange(status) && actor.inputs.empty()) {
+      // A source's kernel reports the end of its data.
+      actor.dataEnded = true;
+    } else if (!status.ok()) {
+      fail(actor, status, actor.step);
+      return true;
+    }
+    queue.insert({priorityOf(actor), chosen});
+  }
+  return progressed;
+}
+
 bool Engine::Impl::advance(int64_t stream, size_t &position,
                            size_t &endedCount, const RunOptions &options) {
+  if (!streamOrdered[stream])
+    return advanceFree(stream, endedCount, options);
   const std::vector<int64_t> &order = streamOrders[stream];
   size_t distinct = streamActors[stream].size();
   bool progressed = false;
@@ -268,8 +343,11 @@ void Engine::Impl::runWorker(int64_t worker, const RunOptions &options) {
   size_t total = 0, done = 0;
   for (size_t i = 0; i < mine.size(); ++i) {
     total += streamActors[mine[i]].size();
-    for (int64_t a : streamActors[mine[i]])
+    for (int64_t a : streamActors[mine[i]]) {
       ended[i] += actors[a].ended;
+      if (!streamOrdered[mine[i]] && !actors[a].ended)
+        byPriority[mine[i]].insert({priorityOf(actors[a]), a});
+    }
     done += ended[i];
   }
   while (!stopped && done < total) {
@@ -336,6 +414,7 @@ absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
   state.firstStep = options.firstStep;
   state.start = std::chrono::steady_clock::now();
   std::vector<std::vector<Firing>> firings(state.workers.size());
+  state.byPriority.assign(state.streams.size(), {});
   state.firingsOf = options.recordFirings ? firings.data() : nullptr;
   std::vector<std::thread> threads;
   for (size_t w = 0; w < state.workers.size(); ++w)

@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 
 using namespace ofrt;
 using namespace ofrt::engine;
@@ -31,25 +33,89 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
     regstIndex[spec.id] = regsts.size();
     regsts.push_back({&spec, {}});
   }
-  for (const StreamSpec &stream : program.streams) {
-    std::vector<int64_t> order, distinct;
-    for (int64_t id : stream.actors) {
-      actors[actorIndex[id]].stream = streamOrders.size();
-      order.push_back(actorIndex[id]);
-      if (std::find(distinct.begin(), distinct.end(), actorIndex[id]) ==
-          distinct.end())
-        distinct.push_back(actorIndex[id]);
+  // Regsts whose buffers overlap another's in the arena.
+  std::set<int64_t> sharing;
+  {
+    std::vector<std::tuple<int64_t, int64_t, int64_t>> placed;
+    for (const RegstSpec &spec : program.regsts)
+      if (spec.offset >= 0)
+        placed.push_back({spec.offset,
+                          spec.offset + alignedBytes(spec.desc) * spec.count,
+                          spec.id});
+    std::sort(placed.begin(), placed.end());
+    int64_t reach = -1, reacher = -1;
+    for (const auto &[begin, end, id] : placed) {
+      if (begin < reach) {
+        sharing.insert(id);
+        sharing.insert(reacher);
+      }
+      if (end > reach) {
+        reach = end;
+        reacher = id;
+      }
     }
-    streamOrders.push_back(std::move(order));
+  }
+  auto isFree = [&](const ActorSpec &spec) {
+    if (spec.firingsPerStep < 2)
+      return false;
+    for (const std::vector<int64_t> *ids : {&spec.inputs, &spec.outputs})
+      for (int64_t id : *ids)
+        if (sharing.count(id))
+          return false;
+    return true;
+  };
+  auto addStream = [&](const std::string &name,
+                       const std::vector<int64_t> &order) -> absl::Status {
+    std::vector<int64_t> distinct;
+    bool collective = false, anyFree = false;
+    for (size_t i = 0; i < order.size(); ++i) {
+      ActorState &actor = actors[order[i]];
+      actor.stream = streamOrders.size();
+      actor.listed.push_back(i);
+      actor.free = isFree(*actor.spec);
+      anyFree |= actor.free;
+      collective |= isCollectiveOp(actor.spec->op.type);
+      if (std::find(distinct.begin(), distinct.end(), order[i]) ==
+          distinct.end())
+        distinct.push_back(order[i]);
+    }
+    streamOrders.push_back(order);
     streamActors.push_back(std::move(distinct));
+    streamOrdered.push_back(collective || !anyFree);
     absl::StatusOr<std::unique_ptr<Stream>> created =
-        device->createStream(stream.name);
+        device->createStream(name);
     if (!created.ok())
       return absl::Status(created.status().code(),
-                          "cannot create stream '" + stream.name + "' on " +
+                          "cannot create stream '" + name + "' on " +
                               device->name() + ": " +
                               std::string(created.status().message()));
     streams.push_back(std::move(*created));
+    return absl::OkStatus();
+  };
+  // A transfer that runs per micro-batch (between pipeline stages) may get
+  // a stream, and so a thread, of its own: its tags are its own, and a
+  // stage must not wait for one micro-batch's gradient before it sends the
+  // next micro-batch.
+  bool ownTransfers = device->transferThreads() && !device->oneStreamThread();
+  for (const StreamSpec &stream : program.streams) {
+    std::vector<int64_t> order;
+    std::map<int64_t, std::vector<int64_t>> alone;
+    for (int64_t id : stream.actors) {
+      int64_t a = actorIndex[id];
+      const ActorSpec &spec = *actors[a].spec;
+      if (ownTransfers && spec.op.type == "oneflow.transfer" &&
+          spec.firingsPerStep > 1)
+        alone[a].push_back(a);
+      else
+        order.push_back(a);
+    }
+    if (absl::Status status = addStream(stream.name, order); !status.ok())
+      return status;
+    for (const auto &[a, listing] : alone)
+      if (absl::Status status =
+              addStream(stream.name + "." + actors[a].spec->op.name, listing);
+          !status.ok())
+        return status;
   }
 
   // Workers: a thread per stream, or one for them all.

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <vector>
 
 namespace ofrt::engine {
@@ -71,6 +72,12 @@ struct ActorState {
   int64_t finished = 0; ///< Firings whose work is done and announced.
   /// Firing f uses pending[f % size]; at most size firings are in flight.
   std::vector<Pending> pending;
+  /// Where its stream's order lists it (once per firing of a step).
+  std::vector<int64_t> listed;
+  /// Whether it may fire ahead of its stream's order: it fires per
+  /// micro-batch and none of its regsts shares memory with another (the
+  /// memory plan follows the order).
+  bool free = false;
   bool dataEnded = false; ///< A source's kernel reported the end of data.
   bool ended = false;
   int64_t inFlight() const { return step - finished; }
@@ -104,6 +111,14 @@ struct Engine::Impl : CompletionSink {
   std::vector<std::vector<int64_t>> streamOrders; ///< Actor indices.
   /// Each stream's distinct actors (an order may list one several times).
   std::vector<std::vector<int64_t>> streamActors;
+  /// Whether a stream fires strictly in its order: it talks to other ranks,
+  /// which must see the same order, or none of its actors is free. In the
+  /// others, free actors fire as soon as they can and the rest once every
+  /// firing listed before theirs has started.
+  std::vector<bool> streamOrdered;
+  /// Per unordered stream during a run: its actors that have not ended,
+  /// by the place of their next firing in the order (priorityOf).
+  std::vector<std::set<std::pair<int64_t, int64_t>>> byPriority;
   std::vector<std::unique_ptr<Stream>> streams;
   /// The streams each worker thread drives, and its queue.
   std::vector<std::vector<int64_t>> workers;
@@ -131,6 +146,21 @@ struct Engine::Impl : CompletionSink {
   /// fires its next actors; false when the stream made no progress.
   bool advance(int64_t stream, size_t &position, size_t &endedCount,
                const RunOptions &options);
+  /// advance() for an unordered stream: fires the ready actor whose next
+  /// firing comes first in the stream's order, again and again.
+  bool advanceFree(int64_t stream, size_t &endedCount,
+                   const RunOptions &options);
+  /// Whether every firing its stream lists before `actor`'s next one has
+  /// started (or will not happen: its actor ended).
+  bool predecessorsFired(const ActorState &actor) const;
+  /// The place of `actor`'s next firing in its stream's order, counted
+  /// over steps.
+  int64_t priorityOf(const ActorState &actor) const {
+    int64_t n = actor.listed.size();
+    return (actor.step / n) *
+               static_cast<int64_t>(streamOrders[actor.stream].size()) +
+           actor.listed[actor.step % n];
+  }
   void fail(const ActorState &actor, const absl::Status &status,
             int64_t step);
   void complete(uint64_t token, absl::Status status) override;

@@ -332,6 +332,8 @@ ofrt::runAllRanks(const LoadedPlan &plan, const MultiRankOptions &options) {
     crowded = busy > static_cast<int64_t>(cores.size());
     rankOptions.session.device.oneStreamThread = crowded;
   }
+  // In-process point-to-point calls may run concurrently.
+  rankOptions.session.device.transferThreads = *library == "inproc";
   std::set<std::string> planInputs = inputNames(plan);
   std::vector<std::thread> threads;
   for (int r = 0; r < world; ++r)

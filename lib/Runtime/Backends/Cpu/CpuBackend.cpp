@@ -103,6 +103,7 @@ public:
   void deallocateHost(void *pointer) override { deallocate(pointer); }
   bool hostAccessible() const override { return true; }
   bool oneStreamThread() const override { return options.oneStreamThread; }
+  bool transferThreads() const override { return options.transferThreads; }
 
   absl::StatusOr<std::unique_ptr<Stream>>
   createStream(const std::string &name) override {

@@ -341,12 +341,6 @@ KernelOr createAllToAll(const OpDesc &op, CommunicatorPool &pool) {
 
 } // namespace
 
-bool ofrt::isCollectiveOp(const std::string &opType) {
-  return opType == "oneflow.all_reduce" || opType == "oneflow.reduce_scatter" ||
-         opType == "oneflow.all_gather" || opType == "oneflow.all_to_all" ||
-         opType == "oneflow.transfer";
-}
-
 absl::StatusOr<std::unique_ptr<Kernel>>
 ofrt::createCollectiveKernel(const OpDesc &op, CommunicatorPool &pool) {
   if (op.type == "oneflow.all_reduce")

@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+"""Pipeline stages: measured bubble against 1F1B theory, and activation memory.
+
+A chain of equal layers (relu(matmul)) trained with --stages S
+--micro-batches M (each stage one rank, --threads 1) so that the stages cost
+the same. Bubble: from the Chrome trace of `of-run` on the compiled plan, per
+stage, the fraction of each steady-state step (first firing to last, over all
+ranks) its compute stream is idle, against the 1F1B theory (p - 1) / (m + p
+- 1) in the same script. Memory: the bytes of the regsts written per
+micro-batch (activations and their gradients, times their buffers) per
+stage, with 1F1B regst counts against --pipeline-schedule gpipe (goal: about
+S / M of it). Stages whose ranks outnumber the cores share them (each rank
+then runs on one thread and its transfers stay in the collective stream's
+order: no overlap), so the bubble means something only with at least S
+cores; the script prints the core count and the load.
+
+  /usr/bin/python3 bench/pipeline_bubble.py [--stages 2,4] [--micro-batches 8]
+      [--layers 8] [--width 256] [--batch 256] [--steps 30] [--build DIR]
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import tempfile
+
+from gpt_ranks import ROOT, run
+
+
+def chain(layers, width, batch):
+    """A one-device program: `layers` x relu(matmul), loss mean(y * y)."""
+    t = "tensor<%dx%dxf32>" % (batch, width)
+    w = "tensor<%dx%dxf32>" % (width, width)
+    lines = ["func.func @chain() {",
+             '  %h0 = oneflow.input "x" : ' + t]
+    for i in range(layers):
+        lines.append('  %%w%d = oneflow.variable "w%d" {init = '
+                     '#oneflow.init<kaiming_uniform>, seed = %d} : %s' %
+                     (i, i, i + 1, w))
+        lines.append("  %%m%d = oneflow.matmul %%h%d, %%w%d : (%s, %s) -> %s" %
+                     (i, i, i, t, w, t))
+        lines.append("  %%h%d = oneflow.relu %%m%d : (%s) -> %s" %
+                     (i + 1, i, t, t))
+    lines.append("  %%s = oneflow.mul %%h%d, %%h%d : (%s, %s) -> %s" %
+                 (layers, layers, t, t, t))
+    lines.append("  %%l = oneflow.reduce_mean %%s {axes = array<i64: 0, 1>} : "
+                 "(%s) -> tensor<f32>" % t)
+    lines.append('  oneflow.output "loss", %l : tensor<f32>')
+    lines.append("  return")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def activation_bytes(plan_text):
+    """Per rank: bytes x buffers of the regsts whose producer fires more
+    than once per step (written per micro-batch)."""
+    per_rank = {}
+    rank = None
+    regsts = {}
+    for line in plan_text.splitlines():
+        m = re.search(r"rank_plan rank (\d+)", line)
+        if m:
+            rank = int(m.group(1))
+            per_rank[rank] = 0
+            regsts = {}
+            continue
+        m = re.search(r"%r(\d+) = oneflow_actor.regst \d+ count (\d+).*: "
+                      r"tensor<([0-9x]*)x?f32>", line)
+        if m:
+            shape = [int(d) for d in m.group(3).split("x") if d]
+            elements = 1
+            for d in shape:
+                elements *= d
+            regsts[m.group(1)] = 4 * elements * int(m.group(2))
+            continue
+        m = re.search(r"oneflow_actor.actor .*-> \(([^)]*)\).* fires (\d+)",
+                      line)
+        if m and rank is not None:
+            for ref in re.findall(r"%r(\d+)", m.group(1)):
+                per_rank[rank] += regsts.get(ref, 0)
+    return per_rank
+
+
+def bubbles(trace_path, stages, skip):
+    """Per rank: the mean idle fraction of its compute stream per step."""
+    with open(trace_path) as f:
+        events = json.load(f)["traceEvents"]
+    names = {}
+    for e in events:
+        if e.get("ph") == "M":
+            names[(e.get("pid", 0), e.get("tid", 0))] = e["args"]["name"]
+    spans, busy = {}, {}
+    for e in events:
+        if e.get("ph") != "X":
+            continue
+        step = int(e.get("args", {}).get("step", "0"))
+        pid = e.get("pid", 0)
+        start, end = e["ts"], e["ts"] + e.get("dur", 0)
+        lo, hi = spans.get(step, (start, end))
+        spans[step] = (min(lo, start), max(hi, end))
+        if names.get((pid, e.get("tid", 0))) == "compute":
+            busy[(pid, step)] = busy.get((pid, step), 0) + e.get("dur", 0)
+    steps = sorted(spans)[skip:-1]
+    return [statistics.mean(1 - busy.get((r, s), 0) /
+                            (spans[s][1] - spans[s][0]) for s in steps)
+            for r in range(stages)]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--stages", default="2,4")
+    parser.add_argument("--micro-batches", type=int, default=8)
+    parser.add_argument("--layers", type=int, default=8)
+    parser.add_argument("--width", type=int, default=256)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    args = parser.parse_args()
+    of_run = os.path.join(args.build, "bin", "of-run")
+    of_opt = os.path.join(args.build, "bin", "of-opt")
+    m = args.micro_batches
+    print("chain of %d relu(matmul %dx%d) layers, batch %d, %d micro-batches; "
+          "%d cores" % (args.layers, args.width, args.width, args.batch, m,
+                        os.cpu_count()))
+    with tempfile.TemporaryDirectory() as tmp:
+        model = os.path.join(tmp, "chain.mlir")
+        with open(model, "w") as f:
+            f.write(chain(args.layers, args.width, args.batch))
+        for p in [int(s) for s in args.stages.split(",")]:
+            memory = {}
+            for schedule in ("1f1b", "gpipe"):
+                pipeline = (
+                    "builtin.module(func.func(oneflow-infer-shapes,"
+                    "oneflow-assign-stages{stages=%d},oneflow-autodiff,"
+                    "oneflow-optimizer,oneflow-apply-strategy{devices=%d "
+                    "stages=%d micro-batches=%d pipeline-schedule=%s}),"
+                    "oneflow-default-pipeline)" % (p, p, p, m, schedule))
+                memory[schedule] = activation_bytes(
+                    run([of_opt, model, "--pass-pipeline=" + pipeline]))
+            plan = os.path.join(tmp, "chain-%d.plan" % p)
+            trace = os.path.join(tmp, "trace-%d.json" % p)
+            run([of_run, model, "--train", "--lr", "0.001", "--steps", "1",
+                 "--devices", "cpu:%d" % p, "--stages", str(p),
+                 "--micro-batches", str(m), "--emit_plan", plan])
+            run([of_run, plan, "--threads", "1", "--steps", str(args.steps),
+                 "--devices", "cpu:%d" % p, "--trace", trace,
+                 "--print_limit", "0"])
+            idle = bubbles(trace, p, skip=3)
+            theory = (p - 1) / (m + p - 1)
+            load = os.getloadavg()
+            print("\n%d stages (load %.2f %.2f %.2f at the end): 1F1B bubble "
+                  "theory (p-1)/(m+p-1) = %.3f" % (p, *load, theory))
+            print("%-6s %10s %10s %14s %14s %8s" % (
+                "stage", "idle", "vs theory", "1f1b act B", "gpipe act B",
+                "ratio"))
+            for r in range(p):
+                a, g = memory["1f1b"][r], memory["gpipe"][r]
+                print("%-6d %10.3f %9.2fx %14d %14d %8.3f" % (
+                    r, idle[r], idle[r] / theory, a, g, a / g if g else 0))
+            print("S/M = %.3f" % (p / m))
+
+
+if __name__ == "__main__":
+    main()
