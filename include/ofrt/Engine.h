@@ -23,8 +23,10 @@
 #include "ofrt/Program.h"
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace ofrt {
 
@@ -58,6 +60,9 @@ struct RunOptions {
   /// dropout masks and file batches continue too. Firings, maxSteps and
   /// RunResult::steps count from the start of this run.
   int64_t firstStep = 0;
+  /// Where firings' times count from: the ranks of one process share it, so
+  /// their traces line up. Unset: the start of this run.
+  std::optional<std::chrono::steady_clock::time_point> epoch;
 };
 
 struct RunResult {

@@ -413,6 +413,7 @@ absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
   Impl &state = *impl;
   state.firstStep = options.firstStep;
   state.start = std::chrono::steady_clock::now();
+  state.epoch = options.epoch.value_or(state.start);
   std::vector<std::vector<Firing>> firings(state.workers.size());
   state.byPriority.assign(state.streams.size(), {});
   state.firingsOf = options.recordFirings ? firings.data() : nullptr;

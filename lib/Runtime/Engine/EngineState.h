@@ -129,7 +129,8 @@ struct Engine::Impl : CompletionSink {
   std::atomic<bool> stopped{false};
   int64_t firstStep = 0; ///< RunOptions::firstStep of this run.
   std::vector<Firing> *firingsOf = nullptr; ///< Per worker, when recording.
-  std::chrono::steady_clock::time_point start;
+  /// The run's start, and where firings' times count from.
+  std::chrono::steady_clock::time_point start, epoch;
   std::mutex errorMutex;
   absl::Status error;
 
@@ -178,7 +179,7 @@ struct Engine::Impl : CompletionSink {
   void finish(int64_t index);
   double nowUs() const {
     return std::chrono::duration<double, std::micro>(
-               std::chrono::steady_clock::now() - start)
+               std::chrono::steady_clock::now() - epoch)
         .count();
   }
 };

@@ -332,6 +332,8 @@ ofrt::runAllRanks(const LoadedPlan &plan, const MultiRankOptions &options) {
     crowded = busy > static_cast<int64_t>(cores.size());
     rankOptions.session.device.oneStreamThread = crowded;
   }
+  // The ranks' traces share one clock.
+  rankOptions.run.epoch = std::chrono::steady_clock::now();
   // In-process point-to-point calls may run concurrently.
   rankOptions.session.device.transferThreads = *library == "inproc";
   std::set<std::string> planInputs = inputNames(plan);
