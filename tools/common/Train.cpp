@@ -20,6 +20,11 @@ void oftools::buildTrainingPipeline(OpPassManager &pm,
   oneflow::AutodiffPassOptions autodiff;
   autodiff.loss = options.loss;
   funcPm.addPass(oneflow::createAutodiffPass(autodiff));
+  if (options.recompute) {
+    oneflow::ActivationCheckpointingPassOptions checkpointing;
+    checkpointing.loss = options.loss;
+    funcPm.addPass(oneflow::createActivationCheckpointingPass(checkpointing));
+  }
   funcPm.addPass(oneflow::createOptimizerPass(options.optimizer));
   std::string strategy = options.strategy;
   if (strategy.empty() &&

@@ -42,10 +42,14 @@ struct TrainOptions {
   int64_t stages = 1;
   /// With stages: "1f1b" or "gpipe" regst counts.
   std::string pipelineSchedule = "1f1b";
+  /// Recompute activations in the backward pass
+  /// (oneflow-activation-checkpointing).
+  bool recompute = false;
 };
 
 /// Adds func.func(oneflow-infer-shapes, [oneflow-assign-stages,]
-/// oneflow-autodiff, oneflow-optimizer[, oneflow-apply-strategy]) to `pm`.
+/// oneflow-autodiff, [oneflow-activation-checkpointing,] oneflow-optimizer
+/// [, oneflow-apply-strategy]) to `pm`.
 void buildTrainingPipeline(mlir::OpPassManager &pm,
                            const TrainOptions &options);
 

@@ -50,6 +50,10 @@ ABSL_FLAG(std::string, strategy, "",
 ABSL_FLAG(int64_t, micro_batches, 1,
           "With --train: run each step's batch as this many micro-batches "
           "and accumulate their gradients (the batch must divide by it)");
+ABSL_FLAG(bool, recompute, false,
+          "With --train: keep only each forward segment's outputs and "
+          "recompute the rest in the backward pass (activation "
+          "checkpointing: less memory, more compute)");
 ABSL_FLAG(std::string, pipeline_schedule, "1f1b",
           "With --stages: 1f1b (each stage keeps about as many micro-batches "
           "alive as stages follow it) or gpipe (every micro-batch)");
@@ -78,6 +82,10 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
     if (stages != 1)
       return absl::InvalidArgumentError(
           "--stages pipelines a training step; it needs --train");
+    if (absl::GetFlag(FLAGS_recompute))
+      return absl::InvalidArgumentError(
+          "--recompute recomputes a training step's activations; it needs "
+          "--train");
     return std::nullopt;
   }
   if (devices % stages != 0)
@@ -115,5 +123,6 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   options.microBatches = micro;
   options.stages = stages;
   options.pipelineSchedule = schedule;
+  options.recompute = absl::GetFlag(FLAGS_recompute);
   return options;
 }

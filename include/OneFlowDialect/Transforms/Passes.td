@@ -654,6 +654,41 @@ def OptimizerPass : Pass<"oneflow-optimizer", "::mlir::func::FuncOp"> {
 // Training
 //===----------------------------------------------------------------------===//
 
+def ActivationCheckpointingPass
+    : Pass<"oneflow-activation-checkpointing", "::mlir::func::FuncOp"> {
+  let summary = "Recompute forward activations in the backward pass";
+  let description = [{
+    Trades compute for memory, after `oneflow-autodiff` (`of-run --train
+    --recompute`). The forward ops (those the `loss` output depends on)
+    are cut, in program order, into segments of `segment-ops` ops (0:
+    about the square root of their number). A value that a segment
+    computes and the backward pass reads, but no later segment does, is
+    not kept: right before the first backward op that needs one of them,
+    the segment's ops that lead to them run again, and the backward ops
+    read those clones. The clones keep every attribute (their pipeline
+    stage; dropout's seed, so it draws the same mask). What later segments
+    read (each segment's outputs), sources and variables are kept.
+
+    Errors: no output named `loss`, a negative `segment-ops`.
+
+    ```mlir
+    %h = oneflow.relu %x          // forward, segment 0
+    %y = oneflow.matmul %h, %w    // forward, segment 0
+    ...
+    %r = oneflow.relu %x          // the clone, before the first backward reader
+    %dw = oneflow.matmul %r, %dy {transpose_a}
+    ```
+  }];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
+  let options = [
+    Option<"loss", "loss", "std::string", /*default=*/"\"loss\"",
+           "The output whose forward pass is recomputed">,
+    Option<"segmentOps", "segment-ops", "int64_t", /*default=*/"0",
+           "Forward ops per segment (0: about the square root of their "
+           "number)">
+  ];
+}
+
 def AutodiffPass : Pass<"oneflow-autodiff", "::mlir::func::FuncOp"> {
   let summary = "Append the gradients of a scalar loss w.r.t. the variables";
   let description = [{

@@ -1,0 +1,161 @@
+//===- ActivationCheckpointing.cpp - Recompute activations in backward ----===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Trades compute for memory after oneflow-autodiff: the forward ops (those
+// the loss depends on) are cut, in program order, into segments of
+// `segment-ops` ops (about the square root of their number by default). A
+// value a segment computes that the backward pass reads but no later
+// segment does is not kept: right before the first backward op that needs
+// one of them, the segment's ops that lead to them run again (clones that
+// keep every attribute, so dropout draws the same mask), and the backward
+// ops read the clones. Values read by later segments (the segments'
+// outputs), sources and variables stay as they are.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <cmath>
+
+#define DEBUG_TYPE "oneflow-activation-checkpointing"
+
+namespace mlir::oneflow {
+#define GEN_PASS_DEF_ACTIVATIONCHECKPOINTINGPASS
+#include "OneFlowDialect/Transforms/Passes.h.inc"
+} // namespace mlir::oneflow
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+namespace {
+struct ActivationCheckpointingPass
+    : public mlir::oneflow::impl::ActivationCheckpointingPassBase<
+          ActivationCheckpointingPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    if (segmentOps < 0) {
+      func.emitError() << "oneflow-activation-checkpointing: segment-ops is "
+                       << static_cast<int64_t>(segmentOps)
+                       << "; it must be at least 0 (0: automatic)";
+      return signalPassFailure();
+    }
+    Block &body = func.getBody().front();
+    OutputOp lossOutput;
+    for (Operation &op : body)
+      if (auto output = dyn_cast<OutputOp>(op);
+          output && output.getName() == loss)
+        lossOutput = output;
+    if (!lossOutput) {
+      func.emitError() << "oneflow-activation-checkpointing: @"
+                       << func.getSymName() << " has no output named '" << loss
+                       << "'";
+      return signalPassFailure();
+    }
+
+    // The forward ops: everything the loss depends on.
+    llvm::SetVector<Operation *> forward;
+    SmallVector<Operation *> worklist{lossOutput};
+    while (!worklist.empty()) {
+      Operation *op = worklist.pop_back_val();
+      if (!forward.insert(op))
+        continue;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          worklist.push_back(def);
+    }
+    // Those that compute (sources and outputs stay), in program order.
+    SmallVector<Operation *> ops;
+    DenseMap<Operation *, int64_t> position;
+    for (Operation &op : body) {
+      position[&op] = position.size();
+      if (forward.contains(&op) && op.getNumOperands() != 0 &&
+          !isa<OutputOp>(op))
+        ops.push_back(&op);
+    }
+    if (ops.empty())
+      return;
+    int64_t size =
+        segmentOps > 0
+            ? static_cast<int64_t>(segmentOps)
+            : std::max<int64_t>(1, static_cast<int64_t>(std::ceil(std::sqrt(
+                                       static_cast<double>(ops.size())))));
+    DenseMap<Operation *, int64_t> segmentOf;
+    for (auto [index, op] : llvm::enumerate(ops))
+      segmentOf[op] = static_cast<int64_t>(index) / size;
+    auto isBackward = [&](Operation *user) {
+      return !forward.contains(user) && !isa<OutputOp>(user);
+    };
+
+    OpBuilder builder(func.getContext());
+    for (int64_t begin = 0, e = ops.size(); begin < e; begin += size) {
+      ArrayRef<Operation *> segment =
+          ArrayRef<Operation *>(ops).slice(begin, std::min(size, e - begin));
+      int64_t s = segmentOf[segment.front()];
+      // Values only this segment reads in the forward pass, but the
+      // backward pass reads too.
+      llvm::SetVector<Value> recomputed;
+      Operation *firstUse = nullptr;
+      for (Operation *op : segment)
+        for (Value result : op->getResults()) {
+          bool laterForward = false, backward = false;
+          for (Operation *user : result.getUsers()) {
+            if (isBackward(user)) {
+              backward = true;
+              if (!firstUse || position[user] < position[firstUse])
+                firstUse = user;
+            } else if (!segmentOf.count(user) || segmentOf[user] != s) {
+              laterForward = true;
+            }
+          }
+          if (backward && !laterForward)
+            recomputed.insert(result);
+        }
+      if (recomputed.empty())
+        continue;
+      // firstUse may read only kept values; the earliest backward reader
+      // of a recomputed value is where the clones go.
+      firstUse = nullptr;
+      for (Value value : recomputed)
+        for (Operation *user : value.getUsers())
+          if (isBackward(user) &&
+              (!firstUse || position[user] < position[firstUse]))
+            firstUse = user;
+      // The segment's ops that lead to them.
+      DenseSet<Operation *> needed;
+      for (Operation *op : llvm::reverse(segment)) {
+        bool leads = llvm::any_of(op->getResults(), [&](Value result) {
+          return recomputed.contains(result) ||
+                 llvm::any_of(result.getUsers(), [&](Operation *user) {
+                   return needed.contains(user);
+                 });
+        });
+        if (leads)
+          needed.insert(op);
+      }
+      IRMapping mapping;
+      builder.setInsertionPoint(firstUse);
+      for (Operation *op : segment)
+        if (needed.contains(op))
+          builder.clone(*op, mapping);
+      for (Value value : recomputed)
+        value.replaceUsesWithIf(mapping.lookup(value), [&](OpOperand &use) {
+          return isBackward(use.getOwner());
+        });
+    }
+  }
+};
+} // namespace
