@@ -24,32 +24,47 @@ bool isWatchable(const ofrt::TensorDesc &desc) {
 
 } // namespace
 
+std::map<std::string, int64_t>
+Progress::watchedOutputs(const std::vector<ofrt::RankProgram> &ranks) {
+  std::map<std::string, int64_t> watched;
+  for (const ofrt::RankProgram &program : ranks)
+    for (const ofrt::ActorSpec &actor : program.actors) {
+      const ofrt::OpDesc &op = actor.op;
+      if (op.type != "oneflow.output" || op.inputs.empty() ||
+          !isWatchable(op.inputs[0]))
+        continue;
+      // Values a rank holds whole (not a piece or a partial sum), from the
+      // first rank that does (a pipeline's loss is on its last stage).
+      absl::StatusOr<ofrt::OutputPiece> piece =
+          ofrt::readOutputPiece(op, program.rank);
+      if (piece.ok() && !piece->partial &&
+          piece->layout.whole(op.inputs[0].shape))
+        watched.emplace(op.get<std::string>("name", op.name), program.rank);
+    }
+  return watched;
+}
+
+int64_t Progress::reportingRank(const std::vector<ofrt::RankProgram> &ranks) {
+  int64_t first = -1;
+  for (const auto &[name, rank] : watchedOutputs(ranks))
+    first = first < 0 ? rank : std::min(first, rank);
+  return std::max<int64_t>(first, 0);
+}
+
 absl::StatusOr<std::unique_ptr<Progress>>
 Progress::create(const std::vector<ofrt::RankProgram> &ranks, int64_t steps,
                  const std::string &csvPath, bool live) {
   std::unique_ptr<Progress> p(new Progress());
   p->steps = steps;
   p->live = live;
+  p->watchedRank = watchedOutputs(ranks);
+  for (const auto &[name, rank] : p->watchedRank)
+    p->names.push_back(name);
+  // Samples per step: the batch of the first input.
   bool counted = false;
   for (const ofrt::RankProgram &program : ranks)
     for (const ofrt::ActorSpec &actor : program.actors) {
       const ofrt::OpDesc &op = actor.op;
-      if (op.type == "oneflow.output" && !op.inputs.empty() &&
-          isWatchable(op.inputs[0])) {
-        // Values a rank holds whole (not a piece or a partial sum), from
-        // the first rank that does (a pipeline's loss is on its last
-        // stage's ranks).
-        std::string name = op.get<std::string>("name", op.name);
-        absl::StatusOr<ofrt::OutputPiece> piece =
-            ofrt::readOutputPiece(op, program.rank);
-        if (piece.ok() && !piece->partial &&
-            piece->layout.whole(op.inputs[0].shape) &&
-            !p->watchedRank.count(name)) {
-          p->watchedRank[name] = program.rank;
-          p->names.push_back(name);
-        }
-      }
-      // Samples per step: the batch of the first input.
       if (op.type == "oneflow.input" && !counted && !op.outputs.empty() &&
           op.outputs[0].rank() > 0) {
         auto logical =

@@ -34,6 +34,13 @@ public:
   static absl::StatusOr<std::unique_ptr<Progress>>
   create(const std::vector<ofrt::RankProgram> &ranks, int64_t steps,
          const std::string &csvPath, bool live);
+  /// The scalar outputs some rank holds whole, each with the first rank
+  /// that does.
+  static std::map<std::string, int64_t>
+  watchedOutputs(const std::vector<ofrt::RankProgram> &ranks);
+  /// The rank whose process reports progress and metrics in a job of
+  /// several processes: the first that holds a watched output (0: none).
+  static int64_t reportingRank(const std::vector<ofrt::RankProgram> &ranks);
   ~Progress();
 
   /// A resumed run's first step: outputs arrive from it on, and the

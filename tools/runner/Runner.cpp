@@ -346,8 +346,10 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
   options.run.maxSteps = absl::GetFlag(FLAGS_steps);
   options.run.recordFirings = true;
   std::string progressMode = absl::GetFlag(FLAGS_progress);
-  // Rank 0's process reports; another process of the job writes nothing.
-  bool reports = !job.launched || job.launched->rank == 0;
+  // The process of the first rank that holds the loss (rank 0 but in a
+  // pipeline) reports; another process of the job writes nothing.
+  bool reports = !job.launched ||
+                 job.launched->rank == Progress::reportingRank(plan.ranks);
   absl::StatusOr<std::unique_ptr<Progress>> progress =
       Progress::create(plan.ranks, options.run.maxSteps,
                        reports ? absl::GetFlag(FLAGS_metrics) : "",
@@ -386,9 +388,11 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
   watcher.stop();
   if (!result.ok())
     return fail(std::string(result.status().message()));
+  // The summary comes from the process that watched the loss.
+  if (reports)
+    (*progress)->finish();
   if (rank != 0)
     return 0;
-  (*progress)->finish();
   if (watcher.interrupted())
     std::printf("interrupted: stopped after step %lld\n",
                 static_cast<long long>(stepLimit.load()));
