@@ -225,7 +225,11 @@ void ApplyStrategyPass::runOnOperation() {
   std::optional<Strategy> strategy =
       parseStrategy(context, spec, stageDevices, error);
   if (!strategy) {
-    func.emitError() << error;
+    InFlightDiagnostic diag = func.emitError() << error;
+    if (stages > 1)
+      diag << " (the strategy lays out each of the "
+           << static_cast<int64_t>(stages) << " pipeline stages, which have "
+           << stageDevices << " devices each)";
     return signalPassFailure();
   }
   if (microBatches < 1) {
