@@ -10,11 +10,14 @@
 // cost model's, on one device): an op goes to the stage its cost's midpoint
 // falls in. Layers are not recognized as such; cuts fall between ops, and
 // values that cross a cut move to the next stage's devices. Ops already
-// marked keep their stage (a hand-written cut), and then unmarked ops take
+// marked keep their stage (a hand-written cut, or a strategy file's
+// "stages" rules, which mark variables by name), and then unmarked ops take
 // the latest stage of their operands. Sources take the earliest stage of
 // their readers, outputs their operand's.
 //
 //===----------------------------------------------------------------------===//
+
+#include "Strategy.h"
 
 #include "OneFlowDialect/Analysis/CostModel.h"
 #include "OneFlowDialect/IR/OneFlowOps.h"
@@ -62,8 +65,33 @@ struct AssignStagesPass
                        << "; it must be at least 1";
       return signalPassFailure();
     }
-    SmallVector<Operation *> work;
+    // A strategy file's "stages" rules put variables, and the ops that
+    // read them, on stages.
+    std::string error;
+    std::optional<SmallVector<StageRule>> rules =
+        parseStageRules(strategy, error);
+    if (!rules) {
+      func.emitError() << error;
+      return signalPassFailure();
+    }
     bool marked = false;
+    for (auto [i, rule] : llvm::enumerate(*rules))
+      if (rule.stage >= stages) {
+        func.emitError() << "strategy file '" << strategy << "' key \"stages["
+                         << i << "].stage\": " << rule.stage
+                         << " is not a stage of "
+                         << static_cast<int64_t>(stages);
+        return signalPassFailure();
+      }
+    func.walk([&](VariableOp variable) {
+      for (const StageRule &rule : *rules)
+        if (rule.matches(variable.getName())) {
+          setStage(variable, rule.stage);
+          marked = true;
+          break;
+        }
+    });
+    SmallVector<Operation *> work;
     for (Operation &op : func.getBody().front()) {
       if (!computes(&op))
         continue;

@@ -136,13 +136,14 @@ static bool parseFile(MLIRContext *context, llvm::StringRef text,
     error = "must hold a JSON object";
     return false;
   }
-  static const char *const known[] = {"mesh", "inputs", "variables",
-                                      "default_input", "default_variable"};
+  static const char *const known[] = {
+      "mesh",          "inputs",           "variables",
+      "default_input", "default_variable", "stages"};
   for (const auto &member : *root)
     if (!llvm::is_contained(known, member.first)) {
       error = "has unknown key \"" + member.first.str() +
               "\" (expected mesh, inputs, variables, default_input, "
-              "default_variable)";
+              "default_variable, stages)";
       return false;
     }
   const llvm::json::Array *mesh = root->getArray("mesh");
@@ -176,6 +177,68 @@ static bool parseFile(MLIRContext *context, llvm::StringRef text,
     }
   }
   return true;
+}
+
+/// Parses the "stages" rules of the file's JSON object.
+static bool parseStages(const llvm::json::Object &root,
+                        SmallVector<StageRule> &rules, std::string &error) {
+  const llvm::json::Value *value = root.get("stages");
+  if (!value)
+    return true;
+  const llvm::json::Array *list = value->getAsArray();
+  if (!list) {
+    error = "\"stages\" must be a list of {\"match\", \"stage\"}";
+    return false;
+  }
+  for (auto [i, entry] : llvm::enumerate(*list)) {
+    std::string at = "stages[" + std::to_string(i) + "]";
+    const llvm::json::Object *rule = entry.getAsObject();
+    std::optional<llvm::StringRef> match =
+        rule ? rule->getString("match") : std::nullopt;
+    std::optional<int64_t> stage =
+        rule ? rule->getInteger("stage") : std::nullopt;
+    if (!rule || rule->size() != 2 || !match || match->empty() || !stage ||
+        *stage < 0) {
+      error = "\"" + at +
+              "\" must be {\"match\": a name or glob, \"stage\": a stage "
+              "number from 0}";
+      return false;
+    }
+    llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(*match);
+    if (!glob) {
+      error = "\"" + at +
+              ".match\" is not a glob: " + llvm::toString(glob.takeError());
+      return false;
+    }
+    rules.push_back({match->str(), *stage});
+  }
+  return true;
+}
+
+std::optional<SmallVector<StageRule>>
+mlir::oneflow::parseStageRules(llvm::StringRef path, std::string &error) {
+  SmallVector<StageRule> rules;
+  if (path == "dp" || path == "zero" || path == "tp" || path == "hybrid" ||
+      path.empty())
+    return rules;
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!file) {
+    error = "cannot read strategy file '" + path.str() +
+            "': " + file.getError().message();
+    return std::nullopt;
+  }
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*file)->getBuffer());
+  const llvm::json::Object *root = json ? json->getAsObject() : nullptr;
+  if (!json)
+    llvm::consumeError(json.takeError());
+  // A file that is not a JSON object is reported by parseStrategy.
+  if (root && !parseStages(*root, rules, error)) {
+    error = "strategy file '" + path.str() + "' key " + error;
+    return std::nullopt;
+  }
+  return rules;
 }
 
 std::optional<Strategy> mlir::oneflow::parseStrategy(MLIRContext *context,

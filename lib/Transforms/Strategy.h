@@ -70,6 +70,24 @@ struct Strategy {
   bool isBuiltin() const { return !roles.empty(); }
 };
 
+/// A strategy file's "stages" rule: variables whose name `match` (a glob)
+/// matches go to pipeline stage `stage`, and with them the ops that read
+/// them (oneflow-assign-stages).
+struct StageRule {
+  std::string match;
+  int64_t stage = 0;
+
+  bool matches(llvm::StringRef name) const {
+    return StrategyRule{match, {}}.matches(name);
+  }
+};
+
+/// The "stages" rules of the strategy file `path` (none for a built-in
+/// strategy name or a file without the key). On failure returns nullopt
+/// with `error` naming the file and key at fault.
+std::optional<SmallVector<StageRule>> parseStageRules(llvm::StringRef path,
+                                                      std::string &error);
+
 /// Parses `spec` (a built-in name or a JSON file's path) for `devices`
 /// ranks. On failure returns nullopt with `error` saying why, naming the
 /// file and key at fault.

@@ -1,5 +1,15 @@
 // RUN: of-opt %s -split-input-file -verify-diagnostics -pass-pipeline='builtin.module(func.func(oneflow-assign-stages{stages=2}))' | FileCheck %s
+// RUN: of-opt %S/../../examples/gpt/gpt.mlir -pass-pipeline='builtin.module(func.func(oneflow-assign-stages{stages=2 strategy=%S/../../examples/gpt/stages.json}))' | FileCheck %s --check-prefix=LAYERS
 // RUN: sed '/^\/\/ -\{5\}/,$d' %s | of-opt -pass-pipeline='builtin.module(func.func(oneflow-assign-stages{stages=4}))' | FileCheck %s --check-prefix=FOUR
+
+// A cut by layers (examples/gpt/stages.json): the variables of layer 1, the
+// final norm and the head on stage 1; the ops follow their variables.
+// LAYERS:     oneflow.variable "h0.ln1.weight" {{.*}}oneflow.stage = 0
+// LAYERS:     oneflow.layer_norm %{{.*}} {{.*}}oneflow.stage = 0
+// LAYERS:     oneflow.layer_norm %{{.*}} {{.*}}oneflow.stage = 0
+// LAYERS:     oneflow.variable "h1.ln1.weight" {{.*}}oneflow.stage = 1
+// LAYERS:     oneflow.layer_norm %{{.*}} {{.*}}oneflow.stage = 1
+// LAYERS:     oneflow.sparse_softmax_cross_entropy {{.*}}oneflow.stage = 1
 
 // Four matmuls of equal cost: two per stage, one per stage with four.
 // Sources go to the first stage that reads them, the output to its

@@ -15,6 +15,7 @@ void oftools::buildTrainingPipeline(OpPassManager &pm,
   if (options.stages > 1) {
     oneflow::AssignStagesPassOptions assign;
     assign.stages = options.stages;
+    assign.strategy = options.strategy;
     funcPm.addPass(oneflow::createAssignStagesPass(assign));
   }
   oneflow::AutodiffPassOptions autodiff;

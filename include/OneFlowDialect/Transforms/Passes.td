@@ -130,10 +130,15 @@ def AssignStagesPass : Pass<"oneflow-assign-stages", "::mlir::func::FuncOp"> {
     cuts fall between ops. Sources take the earliest stage that reads
     them, outputs their operand's. When some ops are marked already (a
     cut written by hand), nothing is cut: the marks are checked and every
-    unmarked op takes the latest stage of its operands.
+    unmarked op takes the latest stage of its operands. A strategy file
+    (`strategy`) with `"stages": [{"match": "h1.*", "stage": 1}, ...]`
+    marks the variables whose names match (first rule wins), which then
+    carry the ops that read them, and what follows, to their stage: a cut
+    by layers.
 
-    Errors: `stages` below 1, a mark outside [0, stages), and a program
-    whose cut would leave a stage without an op.
+    Errors: `stages` below 1, a mark or a rule's stage outside
+    [0, stages), a malformed `stages` key, and a program whose cut would
+    leave a stage without an op.
 
     ```mlir
     %h = oneflow.matmul %x, %w1 : ...     // {oneflow.stage = 0}
@@ -143,7 +148,10 @@ def AssignStagesPass : Pass<"oneflow-assign-stages", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"2",
-           "Number of pipeline stages">
+           "Number of pipeline stages">,
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"\"",
+           "A strategy file whose \"stages\" rules put variables (and the "
+           "ops that read them) on stages">
   ];
 }
 
