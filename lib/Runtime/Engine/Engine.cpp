@@ -41,6 +41,8 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 
 using namespace ofrt;
@@ -72,6 +74,7 @@ void Engine::Impl::fail(const ActorState &actor, const absl::Status &status,
 void Engine::Impl::complete(uint64_t token, absl::Status status) {
   int64_t actor = static_cast<int64_t>(token >> 40);
   int64_t step = static_cast<int64_t>(token & ((uint64_t(1) << 40) - 1));
+  asyncPending.fetch_sub(1);
   if (!status.ok()) {
     fail(actors[actor], status, step);
     return;
@@ -81,6 +84,7 @@ void Engine::Impl::complete(uint64_t token, absl::Status status) {
 }
 
 void Engine::Impl::apply(const Message &message) {
+  progress.fetch_add(1, std::memory_order_relaxed);
   ActorState &actor = actors[message.actor];
   switch (message.kind) {
   case Message::Kind::Ready:
@@ -189,12 +193,16 @@ absl::Status Engine::Impl::fire(int64_t index) {
       actor.kernel->compute(context, actor.inputViews, actor.outputViews));
   OFRT_RETURN_IF_ERROR(stream.record(*pending.event));
   int64_t step = actor.step++;
-  if (!pending.event->notify(*this, tokenOf(index, step))) {
-    pending.completed = true;
-    if (firingsOf)
-      pending.endUs = nowUs();
-    finish(index);
-  }
+  progress.fetch_add(1, std::memory_order_relaxed);
+  // Counted before notify: the completion may come at once.
+  asyncPending.fetch_add(1);
+  if (pending.event->notify(*this, tokenOf(index, step)))
+    return absl::OkStatus();
+  asyncPending.fetch_sub(1);
+  pending.completed = true;
+  if (firingsOf)
+    pending.endUs = nowUs();
+  finish(index);
   return absl::OkStatus();
 }
 
@@ -362,8 +370,89 @@ void Engine::Impl::runWorker(int64_t worker, const RunOptions &options) {
       progressed |= advance(mine[i], positions[i], ended[i], options);
       done += ended[i] - before;
     }
-    if (!progressed && !stopped && done < total)
-      apply(queue.pop());
+    if (!progressed && !stopped && done < total) {
+      idleWorkers.fetch_add(1);
+      Message message = queue.pop();
+      idleWorkers.fetch_sub(1);
+      apply(message);
+    }
+  }
+}
+
+std::string Engine::Impl::whyWaiting(const ActorState &actor) const {
+  std::string text = "actor '" + actor.spec->op.name + "' (" +
+                     actor.spec->op.where() + ") at firing " +
+                     std::to_string(actor.step);
+  if (actor.inFlight() >= static_cast<int64_t>(actor.pending.size()))
+    return text + " has every firing in flight";
+  for (const InputSlot &slot : actor.inputs)
+    if (slot.available <= actor.step / slot.reads)
+      return text + " waits for item " +
+             std::to_string(actor.step / slot.reads) + " of regst " +
+             std::to_string(regsts[slot.regst].spec->id) + " from '" +
+             actors[slot.producer].spec->op.name + "'";
+  int64_t item = actor.step / actor.spec->firingsPerOutput;
+  for (const OutputPair &pair : actor.pairs) {
+    const RegstSpec &regst = *regsts[actor.resultRegsts[pair.output]].spec;
+    if (!pair.ended && pair.returned < item - regst.count + 1)
+      return text + " waits for '" + actors[pair.consumer].spec->op.name +
+             "' to return item " + std::to_string(item - regst.count) +
+             " of regst " + std::to_string(regst.id) + " (" +
+             std::to_string(regst.count) + " buffers)";
+  }
+  return text + " could fire but its stream's order puts another first";
+}
+
+void Engine::Impl::watchForStalls(const std::atomic<bool> &finished) {
+  using Clock = std::chrono::steady_clock;
+  constexpr auto kPoll = std::chrono::milliseconds(20);
+  constexpr auto kStall = std::chrono::milliseconds(1000);
+  std::optional<Clock::time_point> since;
+  uint64_t seen = 0;
+  int64_t workerCount = static_cast<int64_t>(workers.size());
+  while (!finished && !stopped) {
+    std::this_thread::sleep_for(kPoll);
+    bool quiet = idleWorkers.load() == workerCount && asyncPending.load() == 0;
+    for (size_t w = 0; quiet && w < queues.size(); ++w)
+      quiet = queues[w]->empty();
+    uint64_t now = progress.load();
+    if (!quiet || (since && now != seen)) {
+      since.reset();
+      continue;
+    }
+    if (!since) {
+      since = Clock::now();
+      seen = now;
+      continue;
+    }
+    if (Clock::now() - *since < kStall)
+      continue;
+    // Every worker sleeps on an empty queue (their last changes were made
+    // before they took their queue's lock, which empty() took since).
+    std::vector<const ActorState *> waiting;
+    for (const ActorState &actor : actors)
+      if (!actor.ended)
+        waiting.push_back(&actor);
+    std::stable_sort(waiting.begin(), waiting.end(),
+                     [](const ActorState *a, const ActorState *b) {
+                       return a->step < b->step;
+                     });
+    std::string message = "rank " + std::to_string(program.rank) +
+                          ": no actor can fire any more (a deadlock of the "
+                          "plan's stream orders and buffer counts); waiting: ";
+    for (size_t i = 0; i < waiting.size() && i < 6; ++i)
+      message += (i ? "; " : "") + whyWaiting(*waiting[i]);
+    if (waiting.size() > 6)
+      message += "; and " + std::to_string(waiting.size() - 6) + " more";
+    {
+      std::lock_guard<std::mutex> lock(errorMutex);
+      if (error.ok())
+        error = absl::InternalError(message);
+    }
+    stopped = true;
+    for (auto &queue : queues)
+      queue->push({Message::Kind::Stop, 0, 0, 0});
+    return;
   }
 }
 
@@ -412,6 +501,8 @@ absl::StatusOr<TensorData> Engine::read(int64_t regstId, int64_t step) const {
 absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
   Impl &state = *impl;
   state.firstStep = options.firstStep;
+  state.idleWorkers = 0;
+  state.asyncPending = 0;
   state.start = std::chrono::steady_clock::now();
   state.epoch = options.epoch.value_or(state.start);
   std::vector<std::vector<Firing>> firings(state.workers.size());
@@ -419,9 +510,16 @@ absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
   state.firingsOf = options.recordFirings ? firings.data() : nullptr;
   std::vector<std::thread> threads;
   for (size_t w = 0; w < state.workers.size(); ++w)
-    threads.emplace_back([&, w] { state.runWorker(w, options); });
+    threads.emplace_back([&, w] {
+      state.runWorker(w, options);
+      state.idleWorkers.fetch_add(1); // Finished: it waits on nothing.
+    });
+  std::atomic<bool> finished{false};
+  std::thread watcher([&] { state.watchForStalls(finished); });
   for (std::thread &thread : threads)
     thread.join();
+  finished = true;
+  watcher.join();
   // Work still on the device (after a failure) finishes before buffers go.
   for (auto &stream : state.streams)
     (void)stream->synchronize();

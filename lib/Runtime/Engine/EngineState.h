@@ -133,6 +133,11 @@ struct Engine::Impl : CompletionSink {
   std::chrono::steady_clock::time_point start, epoch;
   std::mutex errorMutex;
   absl::Status error;
+  /// For the stall check: workers asleep on their queues or finished,
+  /// firings of an asynchronous device not yet completed, and a count that
+  /// moves with every message and firing.
+  std::atomic<int64_t> idleWorkers{0}, asyncPending{0};
+  std::atomic<uint64_t> progress{0};
 
   ~Impl() override {
     for (void *p : allocations)
@@ -164,6 +169,13 @@ struct Engine::Impl : CompletionSink {
   }
   void fail(const ActorState &actor, const absl::Status &status,
             int64_t step);
+  /// Watches the workers during a run: when every one is asleep or
+  /// finished with nothing queued and nothing running for a while, no actor
+  /// can ever fire again (a plan whose orders and buffer counts deadlock);
+  /// the run then fails, naming the actors that wait and what for.
+  void watchForStalls(const std::atomic<bool> &finished);
+  /// Why `actor` cannot fire now, for the stall report.
+  std::string whyWaiting(const ActorState &actor) const;
   void complete(uint64_t token, absl::Status status) override;
   void send(int64_t from, int64_t actor, Message message) {
     message.actor = actor;

@@ -50,6 +50,12 @@ public:
     return message;
   }
 
+  /// Whether no message is queued (the engine's stall check).
+  bool empty() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return messages.empty();
+  }
+
   /// Takes a message if one is queued.
   bool tryPop(Message &message) {
     std::lock_guard<std::mutex> lock(mutex);

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Watchdog.h"
 #include "TestPrograms.h"
 
 #include <gtest/gtest.h>
@@ -323,6 +324,50 @@ TEST(Engine, CpuDeviceKeepsItsThreadsOnItsCores) {
   cpu_set_t after;
   ASSERT_EQ(sched_getaffinity(0, sizeof(after), &after), 0);
   EXPECT_TRUE(CPU_EQUAL(&allowed, &after));
+}
+
+} // namespace
+
+namespace {
+
+// A plan whose stream order and buffer counts deadlock (an actor firing
+// twice per step listed twice before its consumer, one buffer between
+// them, memory shared so the stream keeps its order) fails within seconds,
+// naming the actors that wait and what for, instead of hanging.
+TEST(Engine, AStalledPlanFailsNamingTheWaitingActors) {
+  ProgramBuilder b;
+  int64_t producer = b.actor("producer", "compute", {}, 1, /*count=*/1);
+  int64_t consumer = b.actor("consumer", "compute", {b.out(producer)});
+  b.actor("sink", "compute", {b.out(consumer)}, 0);
+  RankProgram &program = b.program;
+  program.actors[producer].firingsPerStep = 2;
+  program.actors[consumer].firingsPerStep = 2;
+  program.actors[2].firingsPerStep = 2;
+  // [producer, producer, consumer, consumer, sink, sink]: the second
+  // producer firing needs the buffer the first consumer firing returns.
+  program.streams[0].actors = {producer, producer, consumer, consumer, 2, 2};
+  for (RegstSpec &regst : program.regsts)
+    regst.offset = 0;
+  program.arenaBytes = 64;
+  oftest::withWatchdog([&] {
+    auto engine = Engine::create(program, test::cpuDevice(), sums());
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    auto result = (*engine)->run({/*maxSteps=*/3});
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kInternal);
+    std::string message(result.status().message());
+    EXPECT_NE(message.find("rank 0: no actor can fire any more"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(
+        message.find(
+            "actor 'producer' (test.producer 'producer' at test.mlir:1:1) at "
+            "firing 1 "
+            "waits for 'consumer' to return item 0 of regst 0 "
+            "(1 buffers)"),
+        std::string::npos)
+        << message;
+  });
 }
 
 } // namespace
