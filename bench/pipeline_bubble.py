@@ -23,33 +23,13 @@ import json
 import os
 import re
 import statistics
+import sys
 import tempfile
 
 from gpt_ranks import ROOT, run
 
-
-def chain(layers, width, batch):
-    """A one-device program: `layers` x relu(matmul), loss mean(y * y)."""
-    t = "tensor<%dx%dxf32>" % (batch, width)
-    w = "tensor<%dx%dxf32>" % (width, width)
-    lines = ["func.func @chain() {",
-             '  %h0 = oneflow.input "x" : ' + t]
-    for i in range(layers):
-        lines.append('  %%w%d = oneflow.variable "w%d" {init = '
-                     '#oneflow.init<kaiming_uniform>, seed = %d} : %s' %
-                     (i, i, i + 1, w))
-        lines.append("  %%m%d = oneflow.matmul %%h%d, %%w%d : (%s, %s) -> %s" %
-                     (i, i, i, t, w, t))
-        lines.append("  %%h%d = oneflow.relu %%m%d : (%s) -> %s" %
-                     (i + 1, i, t, t))
-    lines.append("  %%s = oneflow.mul %%h%d, %%h%d : (%s, %s) -> %s" %
-                 (layers, layers, t, t, t))
-    lines.append("  %%l = oneflow.reduce_mean %%s {axes = array<i64: 0, 1>} : "
-                 "(%s) -> tensor<f32>" % t)
-    lines.append('  oneflow.output "loss", %l : tensor<f32>')
-    lines.append("  return")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from pipeline_stress import model  # noqa: E402  (a chain without residuals)
 
 
 def activation_bytes(plan_text):
@@ -124,9 +104,9 @@ def main():
           "%d cores" % (args.layers, args.width, args.width, args.batch, m,
                         os.cpu_count()))
     with tempfile.TemporaryDirectory() as tmp:
-        model = os.path.join(tmp, "chain.mlir")
-        with open(model, "w") as f:
-            f.write(chain(args.layers, args.width, args.batch))
+        source = os.path.join(tmp, "chain.mlir")
+        with open(source, "w") as f:
+            f.write(model(None, args.layers, args.width, args.batch))
         for p in [int(s) for s in args.stages.split(",")]:
             memory = {}
             for schedule in ("1f1b", "gpipe"):
@@ -137,10 +117,10 @@ def main():
                     "stages=%d micro-batches=%d pipeline-schedule=%s}),"
                     "oneflow-default-pipeline)" % (p, p, p, m, schedule))
                 memory[schedule] = activation_bytes(
-                    run([of_opt, model, "--pass-pipeline=" + pipeline]))
+                    run([of_opt, source, "--pass-pipeline=" + pipeline]))
             plan = os.path.join(tmp, "chain-%d.plan" % p)
             trace = os.path.join(tmp, "trace-%d.json" % p)
-            run([of_run, model, "--train", "--lr", "0.001", "--steps", "1",
+            run([of_run, source, "--train", "--lr", "0.001", "--steps", "1",
                  "--devices", "cpu:%d" % p, "--stages", str(p),
                  "--micro-batches", str(m), "--emit_plan", plan])
             run([of_run, plan, "--threads", "1", "--steps", str(args.steps),

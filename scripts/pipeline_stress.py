@@ -26,6 +26,9 @@ import numpy as np
 
 
 def model(rng, layers, width, batch):
+    """A one-device program: `layers` x relu(matmul), each layer's output
+    plus, when `rng` draws one, an earlier layer's (a residual); loss
+    mean(y * y). Without `rng`, a plain chain."""
     t = "tensor<%dx%dxf32>" % (batch, width)
     w = "tensor<%dx%dxf32>" % (width, width)
     lines = ["func.func @chain() {", '  %h0 = oneflow.input "x" : ' + t]
@@ -35,13 +38,14 @@ def model(rng, layers, width, batch):
                      (i, i, i + 1, w))
         lines.append("  %%m%d = oneflow.matmul %%h%d, %%w%d : (%s, %s) -> %s" %
                      (i, i, i, t, w, t))
-        lines.append("  %%r%d = oneflow.relu %%m%d : (%s) -> %s" % (i, i, t, t))
-        skip = rng.randrange(-1, i + 1) if i > 0 else -1
+        skip = rng.randrange(-1, i + 1) if rng and i > 0 else -1
         if skip >= 0:
+            lines.append("  %%r%d = oneflow.relu %%m%d : (%s) -> %s" %
+                         (i, i, t, t))
             lines.append("  %%h%d = oneflow.add %%r%d, %%h%d : (%s, %s) -> %s" %
                          (i + 1, i, skip, t, t, t))
         else:
-            lines.append("  %%h%d = oneflow.relu %%r%d : (%s) -> %s" %
+            lines.append("  %%h%d = oneflow.relu %%m%d : (%s) -> %s" %
                          (i + 1, i, t, t))
     lines.append("  %%s = oneflow.mul %%h%d, %%h%d : (%s, %s) -> %s" %
                  (layers, layers, t, t, t))

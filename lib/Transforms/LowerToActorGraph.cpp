@@ -216,6 +216,11 @@ static bool sameButTags(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
   return true;
 }
 
+/// Numbers per transfer record of `op`: [peer, tag, begins..., sizes...].
+static int64_t recordWidth(Operation *op) {
+  return 2 + 2 * cast<RankedTensorType>(op->getResult(0).getType()).getRank();
+}
+
 /// Folds the records of a transfer in a micro-batched program (over the
 /// virtual ranks m * world + r of `group`) into those of the device ranks:
 /// micro-batch 0's, whose peers must be in micro-batch 0. When the
@@ -224,8 +229,7 @@ static LogicalResult
 foldTransfer(Operation *op, int64_t world, int64_t micro, bool perMicro,
              SmallVectorImpl<int64_t> &group,
              llvm::MapVector<int64_t, TransferRecords> &records) {
-  auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  int64_t width = 2 + 2 * type.getRank();
+  int64_t width = recordWidth(op);
   SmallVector<int64_t> devices;
   for (int64_t rank : group)
     if (rank < world)
@@ -386,16 +390,12 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
     llvm::MapVector<int64_t, TransferRecords> transfers;
     if (op->getName().getStringRef() == "oneflow.transfer") {
       computeTransfer(op, group, transfers, micro > 1 ? worldSize : 0);
-      if (micro > 1) {
-        int64_t width =
-            2 +
-            2 * cast<RankedTensorType>(op->getResult(0).getType()).getRank();
-        if (failed(foldTransfer(op, worldSize, micro, firings.lookup(op) > 1,
-                                group, transfers)) ||
-            failed(offsetTags(op, kTagsPerTransfer * transferOrdinal++, width,
-                              transfers)))
-          return failure();
-      }
+      if (micro > 1 &&
+          (failed(foldTransfer(op, worldSize, micro, firings.lookup(op) > 1,
+                               group, transfers)) ||
+           failed(offsetTags(op, kTagsPerTransfer * transferOrdinal++,
+                             recordWidth(op), transfers))))
+        return failure();
     }
     for (int64_t rank : ranks) {
       RankState &state = states[rank];

@@ -1,0 +1,383 @@
+//===- LayoutPasses.td - Layouts, strategies, boxing ---*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The passes that decide and realize layouts: SBP propagation, strategies
+// and pipeline stages, boxing and its lowering, sums over micro-batches.
+// Included by Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOWDIALECT_TRANSFORMS_LAYOUTPASSES_TD
+#define ONEFLOWDIALECT_TRANSFORMS_LAYOUTPASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// SBP
+//===----------------------------------------------------------------------===//
+
+def SbpPropagationPass
+    : Pass<"oneflow-sbp-propagation", "::mlir::func::FuncOp"> {
+  let summary = "Give every tensor a placement and nd-SBP, the cheapest per op";
+  let description = [{
+    In a function that states a layout (`#oneflow.global`) on any tensor,
+    gives every tensor one. Ops are visited in program order:
+
+    * a source without a stated layout is placed on the function's first
+      placement: `oneflow.input` is split on axis 0 (`S(0)`) over every
+      mesh axis whose remaining batch still gives each device a row, `B`
+      elsewhere (OneFlow's data sources); variables, constants and fills
+      are `B`;
+    * `oneflow.output` keeps its operand's layout, except that a partial
+      scalar (a loss) is made `B`: every rank holds the value;
+    * any other op runs on its first stated result's placement, else on
+      its first operand's. Its candidates are the Cartesian product over
+      the mesh axes of its 1-D signatures plus all-`B`, kept when they give
+      the stated result layouts and leave no device an empty piece. As in
+      OneFlow, the first candidate whose operands all arrive in the layout
+      it needs wins; otherwise the cheapest by the cost model (boxing of
+      each operand along `planBoxing`'s route, plus compute divided over
+      the devices sharing it); on ties, the candidate that boxes the fewest
+      variables (a parameter keeps its stated layout, so tensor-parallel
+      weights stay split and activations move), then the earlier one. As
+      OneFlow penalizes partial inputs, an operand the candidate needs `P`
+      on a mesh axis where it is not also costs an all-reduce of it on that
+      axis: the partial sum it starts must be reduced later.
+
+    Each result type gets its layout as encoding, and each op with operands
+    records what the chosen signature needs of them in
+    `oneflow.operand_layouts` (one `#oneflow.global` per operand), which
+    `oneflow-insert-boxing` consumes. An op that already carries
+    `oneflow.operand_layouts` and has every result laid out keeps its
+    signature as stated (a signature pinned by hand). A function that
+    states no layout is left alone. `cluster` names a JSON cluster description (see
+    `ClusterDesc`); without it, this machine's measured defaults are used.
+
+    ```mlir
+    %x = oneflow.input "x" : tensor<8x4xf32, #oneflow.global<#cpu2, [S(0)]>>
+    %w = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<4x6xf32>
+    %y = oneflow.matmul %x, %w : (...) -> tensor<8x6xf32>
+    // becomes: %w is [B] on #cpu2, %y is [S(0)] with
+    //   {oneflow.operand_layouts = [#oneflow.global<#cpu2, [S(0)]>,
+    //                               #oneflow.global<#cpu2, [B]>]}
+    ```
+  }];
+  let options = [
+    Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
+           "JSON file describing the cluster (default: this machine)">
+  ];
+}
+
+def ReportBoxingCostPass
+    : Pass<"oneflow-report-boxing-cost", "::mlir::ModuleOp"> {
+  let summary = "Print what the cost model predicts for each boxing";
+  let description = [{
+    Prints to stdout one row per `oneflow.boxing` op (left by
+    `oneflow-insert-boxing`) and per lowered step (`oneflow.all_reduce`,
+    `reduce_scatter`, `all_gather`, `all_to_all`, `local_slice`,
+    `to_partial`, `transfer`): its location, its layouts from -> to, the
+    route of steps, the bytes the busiest rank moves and the predicted
+    microseconds, then the totals. The IR is not changed. `cluster` is as
+    for `oneflow-sbp-propagation`.
+
+    ```
+    location            from -> to           route                    bytes/rank  us
+    mlp.mlir:12:8       [P] -> [B] on cpu4   all_reduce@0             6144        52.1
+    total: 1 boxing, 6144 bytes/rank, 52.1 us
+    ```
+  }];
+  let options = [
+    Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
+           "JSON file describing the cluster (default: this machine)">
+  ];
+}
+
+def AssignStagesPass : Pass<"oneflow-assign-stages", "::mlir::func::FuncOp"> {
+  let summary = "Cut a one-device program into pipeline stages";
+  let description = [{
+    Marks every op with `oneflow.stage`, the pipeline stage it runs in
+    (docs/pipelines.md), for `oneflow-apply-strategy{stages=S}`. Run it on
+    the forward program, before `oneflow-autodiff`, which gives each op's
+    gradient ops its stage. The ops that compute are cut, in program
+    order, into `stages` contiguous runs of about equal predicted compute
+    time on one device (the cost model's `CostInterface` figures; each op
+    counts the same when none has one): an op goes to the stage in which
+    the midpoint of its cost falls. Layers are not recognized as such;
+    cuts fall between ops. Sources take the earliest stage that reads
+    them, outputs their operand's. When some ops are marked already (a
+    cut written by hand), nothing is cut: the marks are checked and every
+    unmarked op takes the latest stage of its operands. A strategy file
+    (`strategy`) with `"stages": [{"match": "h1.*", "stage": 1}, ...]`
+    marks the variables whose names match (first rule wins), which then
+    carry the ops that read them, and what follows, to their stage: a cut
+    by layers.
+
+    Errors: `stages` below 1, a mark or a rule's stage outside
+    [0, stages), a malformed `stages` key, and a program whose cut would
+    leave a stage without an op.
+
+    ```mlir
+    %h = oneflow.matmul %x, %w1 : ...     // {oneflow.stage = 0}
+    %y = oneflow.matmul %h, %w2 : ...     // {oneflow.stage = 1}
+    ```
+  }];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"2",
+           "Number of pipeline stages">,
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"\"",
+           "A strategy file whose \"stages\" rules put variables (and the "
+           "ops that read them) on stages">
+  ];
+}
+
+def ApplyStrategyPass
+    : Pass<"oneflow-apply-strategy", "::mlir::func::FuncOp"> {
+  let summary = "Lay out the inputs and variables of a one-device program";
+  let description = [{
+    Makes a program written for one device a program for `devices` CPU
+    ranks (0 .. devices - 1): every `oneflow.input` and `oneflow.variable`
+    gets a `#oneflow.global` layout on one placement and everything else is
+    left to `oneflow-sbp-propagation` (layouts already on other values, and
+    `oneflow.operand_layouts`, are cleared). Optimizer states (the state
+    operands of `oneflow.sgd_update` / `oneflow.adam_update`) always take
+    their parameter's layout. `strategy` is one of
+
+    * `dp`: mesh [devices]; inputs `S(0)`, variables `B` (data parallel);
+    * `tp`: mesh [devices]; inputs `B`; Megatron-style tensor parallelism
+      derived from the graph: in program order, a `matmul` whose weight
+      (`b`) is a variable is column-parallel (weight split on its output
+      features, the bias `add`ed to its result `S(0)`) unless its input
+      depends on an earlier column-parallel result not yet closed, in which
+      case it is row-parallel (weight split on its input features, bias
+      `B`) and closes it, so one all-reduce per pair remains; a `gather`'s
+      table is split by rows; other variables, and splits that would leave
+      a device an empty piece, are `B`;
+    * `hybrid`: mesh [2, devices / 2], `dp` on axis 0 and `tp` on axis 1;
+    * `zero`: `dp`, but every variable whose dimension 0 divides by
+      `devices` is `S(0)` (ZeRO-3 / FSDP through SBP): an `oneflow.boxing`
+      to `B` is placed after it for every reader but its update op, so the
+      forward pass all-gathers it, its gradient is reduce-scattered into
+      the update and its optimizer states are sharded with it;
+    * otherwise the path of a JSON strategy file:
+      `{"mesh": [2, 2], "inputs": [{"match": "images", "sbp": ["S(0)", "B"] } ],
+      "variables": [{"match": "fc*.weight", "sbp": ["B", "S(1)"] } ],
+      "default_input": ["S(0)", "B"], "default_variable": ["B", "B"] }`:
+      the first rule whose `match` (a name, `*` matching any text) names
+      the tensor gives its nd-SBP (one `B`, `S(i)` per mesh axis), else
+      the default (`S(0)` / `B` on every mesh axis when not given).
+
+    With `micro-batches` M > 1 each step runs as M micro-batches
+    (gradient accumulation, docs/pipelines.md): the mesh gets a leading
+    axis of size M that is time, not devices. Inputs are `S(0)` on it
+    (micro-batch m reads rows [m B / M, (m + 1) B / M) of the batch),
+    every variable `B`; the placement lists M x devices virtual ranks
+    (micro-batch m of rank r is m * devices + r) and the function gets
+    `oneflow.micro_batches = M`. With one device the mesh is [M] alone.
+    Propagation then makes gradients and the loss partial over the
+    micro-batches, and the all-reduces over that axis become
+    `oneflow.accumulate` (oneflow-accumulate-micro-batches).
+
+    With `stages` S > 1 the devices are cut into S pipeline stages of
+    devices / S ranks each (stage s has ranks s * devices / S onwards, and
+    with micro-batches their virtual ranks): the strategy lays out each
+    stage's devices, every op goes on the placement of its `oneflow.stage`
+    (recorded as `oneflow.placement` for `oneflow-sbp-propagation`) and
+    values used in a later stage move there with `oneflow.transfer`. The
+    function gets `oneflow.stages = S` and `oneflow.pipeline_schedule`
+    (`pipeline-schedule`), which the actor lowering turns into regst
+    counts. Ops
+    without a stage: an optimizer update takes its parameter's, a source
+    the earliest of its readers', any other op the latest of its
+    operands'.
+
+    Errors: an unknown strategy or unreadable file, a malformed file (named
+    with the key at fault), `devices` that do not fit the mesh, a split
+    that does not fit a tensor's shape, an input whose batch does not
+    divide into the micro-batches, `devices` that do not divide into the
+    stages, a stage mark outside [0, stages), and a program that has
+    layout changes (`oneflow.boxing`) already.
+
+    ```mlir
+    %x = oneflow.input "x" : tensor<8x4xf32>
+    // becomes, with strategy=dp devices=2:
+    %x = oneflow.input "x"
+        : tensor<8x4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1], mesh = [2]>, [S(0)]>>
+    ```
+  }];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"dp\"",
+           "dp, tp, hybrid, zero or the path of a JSON strategy file">,
+    Option<"devices", "devices", "int64_t", /*default=*/"1",
+           "Number of ranks (the product of the mesh)">,
+    Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
+           "The ranks' device kind: cpu or cuda">,
+    Option<"microBatches", "micro-batches", "int64_t", /*default=*/"1",
+           "Micro-batches per step (gradient accumulation); 1: none">,
+    Option<"stages", "stages", "int64_t", /*default=*/"1",
+           "Pipeline stages, each on devices / stages ranks; ops say "
+           "theirs with oneflow.stage (oneflow-assign-stages)">,
+    Option<"schedule", "pipeline-schedule", "std::string",
+           /*default=*/"\"1f1b\"",
+           "With stages: 1f1b (regst counts that keep about as many "
+           "micro-batches alive per stage as stages follow it) or gpipe "
+           "(every micro-batch)">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Boxing
+//===----------------------------------------------------------------------===//
+
+def InsertBoxingPass : Pass<"oneflow-insert-boxing", "::mlir::func::FuncOp"> {
+  let summary = "Insert oneflow.boxing where an operand's layout differs from "
+                "the one its consumer needs";
+  let description = [{
+    Consumes the discardable attribute `oneflow.operand_layouts` (an array
+    with one `#oneflow.global` per operand, set by `oneflow-sbp-propagation`)
+    of every op that has it: each operand whose type's encoding differs from
+    its entry is replaced by an `oneflow.boxing` to that layout, inserted
+    before the op; one boxing per value and layout is reused by every
+    consumer it dominates. The attribute is then removed. An attribute that
+    is not such an array, has the wrong length or names a layout the
+    operand cannot have is an error at the op, as is an operand without a
+    layout that needs one.
+
+    ```mlir
+    %y = oneflow.relu %x {oneflow.operand_layouts = [#oneflow.global<#cpu2, [S(0)]>]}
+        : (tensor<8x4xf32, #oneflow.global<#cpu2, [B]>>) -> tensor<8x4xf32, ...>
+    // becomes
+    %b = oneflow.boxing %x : tensor<8x4xf32, #oneflow.global<#cpu2, [B]>>
+                          -> tensor<8x4xf32, #oneflow.global<#cpu2, [S(0)]>>
+    %y = oneflow.relu %b : (tensor<8x4xf32, #oneflow.global<#cpu2, [S(0)]>>) -> ...
+    ```
+  }];
+}
+
+def LowerBoxingPass : Pass<"oneflow-lower-boxing", "::mlir::func::FuncOp"> {
+  let summary = "Replace each oneflow.boxing by its route of collectives, "
+                "slices and transfers";
+  let description = [{
+    Replaces every `oneflow.boxing` by the chain of step ops `planBoxing`
+    (include/OneFlowDialect/Analysis/BoxingRoute.h) gives, typed with the
+    route's intermediate layouts: `oneflow.all_reduce`, `reduce_scatter`,
+    `all_gather`, `all_to_all`, `local_slice`, `to_partial` (each with its
+    `mesh_axis`) and `oneflow.transfer`. A boxing between equal layouts
+    disappears. In a micro-batched program, a value partial over the
+    micro-batches that moves to another placement is first summed on its
+    own (an `all_reduce` over mesh axis 0, which becomes an accumulation).
+    A boxing with no route (a layout that leaves some rank an
+    empty piece, a dynamic shape) is an error at the boxing naming both
+    layouts; the pass then fails without rewriting it.
+
+    ```mlir
+    %y = oneflow.boxing %x : tensor<8x8xf32, #oneflow.global<#cpu2x2, [P, S(0)]>>
+                          -> tensor<8x8xf32, #oneflow.global<#cpu2x2, [B, B]>>
+    // becomes
+    %0 = oneflow.all_reduce %x {mesh_axis = 0 : i64}
+        : tensor<8x8xf32, #oneflow.global<#cpu2x2, [P, S(0)]>>
+        -> tensor<8x8xf32, #oneflow.global<#cpu2x2, [B, S(0)]>>
+    %y = oneflow.all_gather %0 {mesh_axis = 1 : i64}
+        : tensor<8x8xf32, #oneflow.global<#cpu2x2, [B, S(0)]>>
+        -> tensor<8x8xf32, #oneflow.global<#cpu2x2, [B, B]>>
+    ```
+  }];
+}
+
+def AccumulateMicroBatchesPass
+    : Pass<"oneflow-accumulate-micro-batches", "::mlir::func::FuncOp"> {
+  let summary = "Turn all-reduces over the micro-batch axis into accumulations";
+  let description = [{
+    In a program split into micro-batches (`oneflow.micro_batches` on the
+    function, from oneflow-apply-strategy), mesh axis 0 is time: its
+    coordinate is the micro-batch. After oneflow-lower-boxing, every
+    `oneflow.all_reduce` over that axis (a gradient or the loss summed over
+    the step) becomes an `oneflow.accumulate`, which the actor lowering
+    turns into an actor that fires once per micro-batch and writes once per
+    step. Functions without the attribute are left alone.
+
+    Values may become partial over the micro-batches and be summed, and a
+    value whole per step may be sliced into micro-batches (local_slice),
+    but nothing else moves between them. Errors, at the op: any other step
+    op on mesh axis 0 (a gather or scatter across micro-batches), a
+    transfer between placements whose SBP on mesh axis 0 changes or is P
+    (pipeline stages exchange each micro-batch's value as it is), an
+    output that is not whole per step (`B` on mesh axis 0), and a source
+    that is partial over the micro-batches.
+
+    ```mlir
+    // func.func @step() attributes {oneflow.micro_batches = 2 : i64}
+    %g = oneflow.all_reduce %x {mesh_axis = 0} : tensor<4xf32, [P, B]> -> tensor<4xf32, [B, B]>
+    // becomes
+    %g = oneflow.accumulate %x {mesh_axis = 0} : tensor<4xf32, [P, B]> -> tensor<4xf32, [B, B]>
+    ```
+  }];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
+}
+
+def FuseAllReducePass
+    : Pass<"oneflow-fuse-all-reduce", "::mlir::func::FuncOp"> {
+  let summary = "Bucket small all-reduces into one (gradient bucketing)";
+  let description = [{
+    Each `oneflow.all_reduce` is a round of messages between the ranks of
+    its group, whose latency does not depend on its size: a data-parallel
+    step that all-reduces every gradient (and its loss) separately pays it
+    once per tensor. This pass groups all-reduces of the same element type,
+    operand layout and mesh axis, in program order, into buckets of at most
+    `bucket-bytes` bytes (as PyTorch's DistributedDataParallel buckets
+    gradients; a bucket also closes at an all-reduce that depends on one of
+    its members), and replaces each bucket of two or more by one all-reduce of
+    the concatenation of its flattened operands, sliced and reshaped back.
+    Only operands whose layout holds the whole tensor on every rank (B or P
+    on every mesh axis) are bucketed; an all-reduce larger than the bucket
+    stays as it is. Ops that use a result move after the fused all-reduce.
+
+    ```mlir
+    %a = oneflow.all_reduce %x {mesh_axis = 0} : tensor<4xf32, P> -> tensor<4xf32, B>
+    %b = oneflow.all_reduce %y {mesh_axis = 0} : tensor<2x2xf32, P> -> tensor<2x2xf32, B>
+    // becomes
+    %fx = oneflow.reshape %x : (tensor<4xf32, P>) -> tensor<4xf32, P>
+    %fy = oneflow.reshape %y : (tensor<2x2xf32, P>) -> tensor<4xf32, P>
+    %c = oneflow.concat %fx, %fy {axis = 0} : (...) -> tensor<8xf32, P>
+    %r = oneflow.all_reduce %c {mesh_axis = 0} : tensor<8xf32, P> -> tensor<8xf32, B>
+    %a = oneflow.slice %r {starts = [0], ends = [4], steps = [1]} : ... -> tensor<4xf32, B>
+    %s = oneflow.slice %r {starts = [4], ends = [8], steps = [1]} : ... -> tensor<4xf32, B>
+    %b = oneflow.reshape %s : (tensor<4xf32, B>) -> tensor<2x2xf32, B>
+    ```
+  }];
+  let options = [
+    Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"4194304",
+           "Most bytes of one bucket (0: no fusion)">,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Test passes
+//===----------------------------------------------------------------------===//
+
+def TestPrintSbpSignaturesPass
+    : Pass<"test-oneflow-print-sbp-signatures", "::mlir::func::FuncOp"> {
+  let summary = "Print every op's SBP signatures for one mesh axis (test only)";
+  let description = [{
+    Emits on every op with `SbpInterface` a remark listing the signatures
+    it offers on a mesh axis of `mesh-axis-size` devices, in its order,
+    separated by `|` (the implied all-broadcast one is not listed; an op
+    with no other prints `none`). An op with tensor operands or results
+    and no SBP rule is an error.
+
+    ```mlir
+    %y = oneflow.matmul %x, %w : (tensor<8x4xf32>, tensor<4x6xf32>) -> tensor<8x6xf32>
+    // remark: sbp: S(0), B -> S(0) | B, S(1) -> S(1) | S(1), S(0) -> P | P, B -> P | B, P -> P
+    ```
+  }];
+  let options = [
+    Option<"meshAxisSize", "mesh-axis-size", "int64_t", /*default=*/"2",
+           "Devices on the mesh axis (at least 1)">
+  ];
+}
+
+#endif // ONEFLOWDIALECT_TRANSFORMS_LAYOUTPASSES_TD

@@ -1,0 +1,153 @@
+//===- TrainingPasses.td - Autodiff, optimizers, recomputation ---*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The passes that make a forward program a training step. Included by
+// Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOWDIALECT_TRANSFORMS_TRAININGPASSES_TD
+#define ONEFLOWDIALECT_TRANSFORMS_TRAININGPASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+def OptimizerPass : Pass<"oneflow-optimizer", "::mlir::func::FuncOp"> {
+  let summary = "Turn gradient outputs into in-place optimizer updates";
+  let description = [{
+    Consumes every `oneflow.output` with a `grad_of = "<variable>"`
+    attribute (what `oneflow-autodiff` produces): erases it and appends, at
+    the end of the function and in the order of those outputs, one update
+    op per variable that writes the variable's next value in place:
+    `oneflow.sgd_update` (`kind=sgd`) or `oneflow.adam_update` (`adam`;
+    `adamw` sets `decoupled`). Optimizer states are new variables named
+    `<variable>.momentum` (SGD with momentum), `<variable>.m` and
+    `<variable>.v` (Adam), zeros at first, of the variable's type (layout
+    included, so states follow their parameter).
+
+    With `clip-norm` > 0 the gradients are clipped by their global norm as
+    `torch.nn.utils.clip_grad_norm_` does: ops compute n = sqrt(sum of
+    every gradient's squares) and min(1, clip-norm / (n + 1e-6)), which
+    feeds every update op's `scale` operand.
+
+    A `grad_of` that names no variable, a frozen variable, or a gradient
+    of another type, a second gradient of one variable, a state name that
+    is taken, and bad option values are errors.
+
+    ```mlir
+    %w = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<4xf32>
+    ...
+    oneflow.output "w.grad", %g {grad_of = "w"} : tensor<4xf32>
+    // becomes, with kind=sgd lr=0.1 momentum=0.9:
+    %m = oneflow.variable "w.momentum" {init = #oneflow.init<zeros>} : tensor<4xf32>
+    oneflow.sgd_update %w, %g states(%m) {lr = 1.000000e-01 : f64, momentum = 9.000000e-01 : f64}
+        : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
+  let options = [
+    Option<"kind", "kind", "std::string", /*default=*/"\"sgd\"",
+           "sgd, adam or adamw">,
+    Option<"lr", "lr", "double", /*default=*/"0.01", "Peak learning rate">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.0",
+           "SGD momentum, in [0, 1)">,
+    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
+           "SGD with Nesterov momentum">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
+           "L2 penalty (sgd, adam) or decoupled decay (adamw)">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "Adam beta1">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "Adam beta2">,
+    Option<"epsilon", "epsilon", "double", /*default=*/"1e-8", "Adam epsilon">,
+    Option<"clipNorm", "clip-norm", "double", /*default=*/"0.0",
+           "Clip the global gradient norm to this (0: no clipping)">,
+    Option<"warmupSteps", "warmup-steps", "int64_t", /*default=*/"0",
+           "Steps of linear learning-rate warm-up">,
+    Option<"totalSteps", "total-steps", "int64_t", /*default=*/"0",
+           "Step at which the cosine decay reaches min-lr (0: no decay)">,
+    Option<"minLr", "min-lr", "double", /*default=*/"0.0",
+           "Learning rate at the end of the cosine decay">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Training
+//===----------------------------------------------------------------------===//
+
+def ActivationCheckpointingPass
+    : Pass<"oneflow-activation-checkpointing", "::mlir::func::FuncOp"> {
+  let summary = "Recompute forward activations in the backward pass";
+  let description = [{
+    Trades compute for memory, after `oneflow-autodiff` (`of-run --train
+    --recompute`). The forward ops (those the `loss` output depends on)
+    are cut, in program order, into segments of `segment-ops` ops (0:
+    about the square root of their number). A value that a segment
+    computes and the backward pass reads, but no later segment does, is
+    not kept: right before the first backward op that needs one of them,
+    the segment's ops that lead to them run again, and the backward ops
+    read those clones. The clones keep every attribute (their pipeline
+    stage; dropout's seed, so it draws the same mask). What later segments
+    read (each segment's outputs), sources and variables are kept.
+
+    Errors: no output named `loss`, a negative `segment-ops`.
+
+    ```mlir
+    %h = oneflow.relu %x          // forward, segment 0
+    %y = oneflow.matmul %h, %w    // forward, segment 0
+    ...
+    %r = oneflow.relu %x          // the clone, before the first backward reader
+    %dw = oneflow.matmul %r, %dy {transpose_a}
+    ```
+  }];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
+  let options = [
+    Option<"loss", "loss", "std::string", /*default=*/"\"loss\"",
+           "The output whose forward pass is recomputed">,
+    Option<"segmentOps", "segment-ops", "int64_t", /*default=*/"0",
+           "Forward ops per segment (0: about the square root of their "
+           "number)">
+  ];
+}
+
+def AutodiffPass : Pass<"oneflow-autodiff", "::mlir::func::FuncOp"> {
+  let summary = "Append the gradients of a scalar loss w.r.t. the variables";
+  let description = [{
+    Differentiates the scalar f32 `oneflow.output "<loss>"` with respect to
+    every f32 `oneflow.variable` without a `frozen` unit attribute that
+    reaches it, on the logical graph (run it before SBP propagation). The
+    seed d(loss)/d(loss) is a `oneflow.fill 1.0 : tensor<f32>`; the backward
+    ops come from each op's GradientInterface, in reverse program order,
+    gradients of values used several times summed with `oneflow.add`. Each
+    gradient is exposed after the backward ops as
+    `oneflow.output "<name>.grad", %g {grad_of = "<name>"}`. Backward values
+    carry no layout, so propagation derives them. The ops built for an op's
+    gradient take its pipeline stage (`oneflow.stage`, from
+    oneflow-assign-stages), the seed the loss output's, each gradient
+    output its variable's. It is an error when the
+    function has no output named `loss`, when that output is not a scalar
+    f32, or when an op on a path from a variable to the loss has no
+    gradient rule.
+
+    ```mlir
+    %w = oneflow.variable "w" {init = #oneflow.init<normal(0.0, 1.0)>} : tensor<4xf32>
+    %s = oneflow.reduce_sum %w {axes = array<i64: 0>} : (tensor<4xf32>) -> tensor<f32>
+    oneflow.output "loss", %s : tensor<f32>
+    // gains
+    %0 = oneflow.fill 1.0 : tensor<f32>
+    %1 = oneflow.reshape %0 : (tensor<f32>) -> tensor<1xf32>
+    ...
+    oneflow.output "w.grad", %3 {grad_of = "w"} : tensor<4xf32>
+    ```
+  }];
+  let options = [
+    Option<"loss", "loss", "std::string", /*default=*/"\"loss\"",
+           "Name of the scalar output to differentiate">
+  ];
+}
+
+#endif // ONEFLOWDIALECT_TRANSFORMS_TRAININGPASSES_TD
