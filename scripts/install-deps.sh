@@ -26,6 +26,8 @@ PACKAGES=(
   # A real BLAS for PyTorch, the benchmarks' peer (Debian's torch otherwise
   # falls back to the reference BLAS and runs its matmuls ~30x slower).
   libopenblas0-pthread
+  # Pictures: loss curves and the actor plan as a graph.
+  python3-matplotlib graphviz
 )
 
 missing=()

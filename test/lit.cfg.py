@@ -38,6 +38,7 @@ llvm_config.add_tool_substitutions(
 
 # Multi-node runs meet through a Redis server; tests start a private one.
 import shutil
+import subprocess
 if shutil.which("redis-server"):
     config.available_features.add("redis-server")
 lit_config.parallelism_groups["multi-rank"] = 1
@@ -48,6 +49,11 @@ if shutil.which("mpirun"):
 config.substitutions.append(
     ("%mpirun", "mpirun --allow-run-as-root --oversubscribe "
                 "--mca btl self,vader --bind-to none"))
+# Pictures (scripts/plot_metrics.py) need Debian's python3-matplotlib.
+if subprocess.call(["/usr/bin/python3", "-c", "import matplotlib"],
+                   stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL) == 0:
+    config.available_features.add("matplotlib")
 config.substitutions.append(
     ("%oneflow_unittests", os.path.join(config.oneflow_obj_root,
                                         "unittests", "bin")))
