@@ -25,7 +25,10 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 namespace ofrt {
@@ -44,17 +47,49 @@ struct Firing {
   int64_t micro = 0; ///< The micro-batch within the step.
 };
 
+/// Where the sources of a process's ranks stop early (Ctrl-C). A source
+/// asks before each step it begins; the gate remembers the highest step
+/// begun (its frontier). To stop, the runner holds the gate (sources begin
+/// no step beyond the frontier and wait), agrees with the job's other
+/// processes on the largest frontier, and releases the gate with that as
+/// the limit: every rank then finishes the same steps and no step begun
+/// anywhere is left half done.
+class StepGate {
+public:
+  enum class Verdict { Go, Wait, End };
+  /// Whether a source may begin kernel step `step`.
+  Verdict admit(int64_t step);
+  /// Stops sources beginning steps at or beyond the frontier; returns it
+  /// (steps below it may have begun somewhere in this process).
+  int64_t hold();
+  /// Lets sources run up to `limit` (exclusive), where they end, and wakes
+  /// the engines that wait on the gate.
+  void release(int64_t limit);
+  bool holding() const;
+  /// The highest step begun, plus one.
+  int64_t frontier() const;
+  /// Engines register how to wake their threads while they run.
+  int64_t subscribe(std::function<void()> wake);
+  void unsubscribe(int64_t id);
+
+private:
+  mutable std::mutex mutex;
+  bool held = false;
+  int64_t begun = 0;
+  int64_t limit = std::numeric_limits<int64_t>::max();
+  int64_t nextId = 0;
+  std::map<int64_t, std::function<void()>> wakers;
+};
+
 struct RunOptions {
   /// Sources stop after this many steps; -1 runs until a source's kernel
   /// reports the end of its data (absl::OutOfRangeError).
   int64_t maxSteps = -1;
   /// Record every firing (RunResult::firings).
   bool recordFirings = false;
-  /// When set, sources also stop at this step (a kernel step, counted from
-  /// 0 before firstStep); it may be lowered while the run goes (Ctrl-C:
-  /// every rank of a job must get the same value, beyond the step any of
-  /// its sources has reached, so that all stop together).
-  const std::atomic<int64_t> *stepLimit = nullptr;
+  /// When set, sources ask it before each step (Ctrl-C; shared by the
+  /// ranks of a process).
+  StepGate *gate = nullptr;
   /// The step kernels see first (KernelContext::step): a run resumed from
   /// a checkpoint continues its step count, so learning-rate schedules,
   /// dropout masks and file batches continue too. Firings, maxSteps and

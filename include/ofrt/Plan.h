@@ -28,6 +28,11 @@ struct LoadedPlan {
 /// Parses `bytes` (binary, or text format when `text` is set); `what` names
 /// the plan in messages. A plan of another version, a corrupt plan, or one
 /// whose references do not resolve is an error saying so.
+/// `plan` as a Graphviz graph (DOT): a cluster per rank and per stream,
+/// regsts as edges with their types and buffer counts, collectives and
+/// transfers highlighted, sends joined to their receives.
+std::string planToDot(const LoadedPlan &plan);
+
 absl::StatusOr<LoadedPlan> parsePlan(const std::string &bytes, bool text,
                                      const std::string &what);
 

@@ -31,6 +31,10 @@
 
 namespace ofrt {
 
+/// The most buffers one regst may have (a plan's counts are checked
+/// against it, so that byte sums cannot overflow).
+constexpr int64_t kMaxRegstCount = 4096;
+
 struct RegstSpec {
   int64_t id = 0;
   TensorDesc desc;

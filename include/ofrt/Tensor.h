@@ -33,6 +33,11 @@ bool isFloat(DType dtype);
 /// printing and comparing values; NaN for f16 and bf16.
 double loadElement(DType dtype, const void *data, int64_t index);
 
+/// The most bytes one tensor may hold (2^48, 256 TiB; the compiler's
+/// verifier has the same bound), so that sizes, offsets and their sums
+/// never overflow.
+constexpr int64_t kMaxTensorBytes = int64_t(1) << 48;
+
 /// An element type and a static row-major shape.
 struct TensorDesc {
   DType dtype = DType::F32;
@@ -40,6 +45,9 @@ struct TensorDesc {
 
   int64_t numel() const;
   size_t bytes() const { return numel() * dtypeSize(dtype); }
+  /// The byte size, or -1 when it overflows or exceeds kMaxTensorBytes
+  /// (plans from elsewhere are checked with it before bytes() is used).
+  int64_t checkedBytes() const;
   int64_t rank() const { return shape.size(); }
   /// "8x16xf32".
   std::string str() const;

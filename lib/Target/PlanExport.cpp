@@ -30,6 +30,7 @@
 
 #include <set>
 
+#include "ofrt/Plan.h"
 #include "plan.pb.h"
 
 #include <google/protobuf/text_format.h>
@@ -478,6 +479,16 @@ LogicalResult mlir::oneflow::writePlan(Operation *root, llvm::raw_ostream &os,
                      : plan.SerializeToString(&bytes);
   if (!written)
     return emitError(root->getLoc()) << "cannot serialize the plan";
+  if (format == PlanFormat::Dot) {
+    // Drawn from the plan the runtime would load.
+    absl::StatusOr<ofrt::LoadedPlan> loaded =
+        ofrt::parsePlan(bytes, /*text=*/false, plan.source());
+    if (!loaded.ok())
+      return emitError(root->getLoc())
+             << "the plan does not load: " << loaded.status().message();
+    os << ofrt::planToDot(*loaded);
+    return success();
+  }
   os << bytes;
   return success();
 }
@@ -490,6 +501,14 @@ void mlir::oneflow::registerPlanExportTranslations() {
       "export-plan", "write oneflow_actor rank plans as a binary plan",
       [](Operation *op, raw_ostream &os) {
         return writePlan(op, os, PlanFormat::Binary);
+      },
+      dialects);
+  TranslateFromMLIRRegistration dot(
+      "export-plan-dot",
+      "write oneflow_actor rank plans as a Graphviz graph (DOT): ranks, "
+      "streams, actors and regsts with their buffer counts",
+      [](Operation *op, raw_ostream &os) {
+        return writePlan(op, os, PlanFormat::Dot);
       },
       dialects);
   TranslateFromMLIRRegistration text(

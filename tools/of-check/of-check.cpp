@@ -38,9 +38,9 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include "ToolFlags.h"
+
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 
@@ -50,7 +50,11 @@
 ABSL_FLAG(std::string, devices, "cpu:2",
           "Ranks of the parallel runs, as cpu:N");
 ABSL_FLAG(std::string, mesh, "", "Mesh of the N ranks, e.g. 2,2 (default: N)");
-ABSL_FLAG(std::string, mode, "given", "given, signatures, random or boxing");
+ABSL_FLAG(std::string, mode, "given",
+          "given (the program's own layouts), signatures (every op in each "
+          "of its nd-SBP signatures), random (random layouts on inputs and "
+          "variables), boxing (every pair of layouts of one tensor) or "
+          "gradients (oneflow-autodiff against finite differences)");
 ABSL_FLAG(int, trials, 5, "Random layouts to try (--mode random)");
 ABSL_FLAG(uint64_t, seed, 0, "Seed of the inputs and of random layouts");
 ABSL_FLAG(std::string, shape, "5,6", "Tensor shape (--mode boxing)");
@@ -303,13 +307,22 @@ void checkBoxing(MLIRContext *ctx, ArrayRef<int64_t> shape,
 } // namespace
 
 int main(int argc, char **argv) {
-  absl::SetProgramUsageMessage(
-      "of-check [model.mlir] --devices cpu:N [--mesh A,B] "
-      "[--mode given|signatures|random|boxing|gradients] [--autodiff] "
-      "[--collectives inproc|gloo]: runs "
-      "multi-rank variants of a "
-      "program and compares every output with one rank's");
-  std::vector<char *> args = absl::ParseCommandLine(argc, argv);
+  std::vector<std::string> normalized;
+  std::vector<std::string> args = oftools::parseToolFlags(
+      argc, argv,
+      {"of-check",
+       "runs multi-rank variants of a program (or of boxing between "
+       "layouts) and compares every output with one rank's; --mode "
+       "gradients checks oneflow-autodiff against finite differences",
+       "of-check MODEL.mlir --devices cpu:N [--mesh A,B] "
+       "[--mode given|signatures|random|gradients] [--autodiff]\n"
+       "       of-check --mode boxing --devices cpu:N [--shape A,B] [--cross]",
+       {{"What to check",
+         {"mode", "autodiff", "loss", "trials", "shape", "cross", "seed"}},
+        {"Ranks", {"devices", "mesh", "collectives", "steps"}},
+        {"Tolerances", {"rtol", "atol", "eps", "grad_rtol", "grad_atol"}},
+        {"Output", {"verbose"}}}},
+      normalized);
 
   std::string devices = absl::GetFlag(FLAGS_devices);
   int64_t numRanks = 0;
@@ -369,13 +382,12 @@ int main(int argc, char **argv) {
     std::string error;
     auto file = openInputFile(args[1], &error);
     if (!file)
-      return fail("cannot open '" + std::string(args[1]) + "': " + error);
+      return fail("cannot open '" + args[1] + "': " + error);
     sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
     OwningOpRef<ModuleOp> module =
         parseSourceFile<ModuleOp>(sourceMgr, &context);
     if (!module)
-      return fail("cannot parse '" + std::string(args[1]) +
-                  "' (the errors above say why)");
+      return fail("cannot parse '" + args[1] + "' (the errors above say why)");
     // The program without layouts and with inferred shapes: the serial run
     // and the start of every variant.
     OwningOpRef<ModuleOp> base = module->clone();
@@ -383,7 +395,7 @@ int main(int argc, char **argv) {
     PassManager pm(&context);
     pm.addNestedPass<func::FuncOp>(createInferShapesPass());
     if (failed(pm.run(*base)))
-      return fail("cannot infer the shapes of '" + std::string(args[1]) +
+      return fail("cannot infer the shapes of '" + args[1] +
                   "' (the errors above say why)");
     if (mode == "gradients") {
       ofcheck::GradientCheckOptions options;
@@ -403,7 +415,7 @@ int main(int argc, char **argv) {
       autodiffOptions.loss = absl::GetFlag(FLAGS_loss);
       autodiff.addNestedPass<func::FuncOp>(createAutodiffPass(autodiffOptions));
       if (failed(autodiff.run(*base)))
-        return fail("oneflow-autodiff failed on '" + std::string(args[1]) +
+        return fail("oneflow-autodiff failed on '" + args[1] +
                     "' (the errors above say why)");
     }
     absl::StatusOr<Outputs> serial =
@@ -413,8 +425,7 @@ int main(int argc, char **argv) {
     if (mode == "gradients") {
       // Checked above.
     } else if (mode == "given") {
-      tally.check(std::string(args[1]) + " as laid out", module->clone(),
-                  *serial);
+      tally.check(args[1] + " as laid out", module->clone(), *serial);
     } else {
       // Variants start from the program with inferred shapes, no layouts.
       if (mode == "signatures")

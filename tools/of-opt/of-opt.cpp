@@ -32,6 +32,7 @@ int main(int argc, char **argv) {
   mlir::registerInlinerPass();
   mlir::registerSymbolDCEPass();
   mlir::registerPrintOpStatsPass();
+  mlir::registerViewOpGraphPass(); // --view-op-graph: the graph as DOT.
   mlir::oneflow::registerOneFlowPasses();
   mlir::oneflow::registerOneFlowPipelines();
 

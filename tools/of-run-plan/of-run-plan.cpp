@@ -25,9 +25,12 @@ using ofrun::fail;
 int main(int argc, char **argv) {
   std::vector<std::string> normalized;
   std::vector<std::string> args = ofrun::parseFlags(
-      argc, argv, "of-run-plan",
-      "run a compiled OneFlow plan (.plan, binary, or .plantxt, text).\n"
-      "Usage: of-run-plan PLAN [flags]", normalized);
+      argc, argv,
+      {"of-run-plan",
+       "run a compiled OneFlow plan (.plan, binary, or .plantxt, text); "
+       "links no compiler",
+       "of-run-plan PLAN [flags]", ofrun::runFlagGroups()},
+      normalized);
   if (args.size() != 2)
     return fail("expected exactly one plan file (.plan or .plantxt); see "
                 "--help");
@@ -35,7 +38,7 @@ int main(int argc, char **argv) {
   if (absl::EndsWith(model, ".mlir") || absl::EndsWith(model, ".onnx"))
     return fail("'" + model +
                 "' is a model, not a plan: of-run-plan runs compiled plans "
-                "(compile with of-run MODEL --emit_plan PLAN, or of-run "
+                "(compile with of-run MODEL --emit-plan PLAN, or of-run "
                 "runs the model itself)");
   absl::StatusOr<ofrun::Job> job = ofrun::jobFromFlags();
   if (!job.ok())

@@ -17,6 +17,7 @@
 
 #include "OneFlowDialect/Target/OnnxImport.h"
 
+#include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -27,6 +28,11 @@
 #include <fstream>
 
 using namespace mlir;
+
+ABSL_FLAG(std::vector<std::string>, onnx_dim, {},
+          "With an .onnx model: the size of a symbolic dimension of its "
+          "inputs and outputs, NAME=SIZE (a batch exported as 'N': "
+          "--onnx-dim N=64); repeat or separate with commas");
 
 /// Compiles `path` to a binary plan, reporting diagnostics on stderr.
 static absl::StatusOr<std::string> compile(const std::string &path, int ranks,
@@ -46,6 +52,10 @@ static absl::StatusOr<std::string> compile(const std::string &path, int ranks,
   oftools::TrainOptions attached;
   if (absl::EndsWith(path, ".onnx")) {
     oneflow::OnnxImportOptions options;
+    for (const std::string &spec : absl::GetFlag(FLAGS_onnx_dim))
+      if (std::optional<std::string> error =
+              oneflow::parseOnnxDim(spec, options.dims))
+        return absl::InvalidArgumentError(*error);
     // Training lays the program out by its strategy instead.
     options.dataParallelRanks = train ? 1 : ranks;
     if (train && train->loss == "cross_entropy") {
@@ -71,6 +81,10 @@ static absl::StatusOr<std::string> compile(const std::string &path, int ranks,
 absl::StatusOr<ofrt::LoadedPlan>
 ofrun::loadModel(const std::string &path, const std::string &emitPlan,
                  int ranks, const oftools::TrainOptions *train) {
+  if (!absl::GetFlag(FLAGS_onnx_dim).empty() && !absl::EndsWith(path, ".onnx"))
+    return absl::InvalidArgumentError(
+        "--onnx-dim sizes a dimension of an ONNX model; '" + path +
+        "' is not one");
   if (!absl::EndsWith(path, ".mlir") && !absl::EndsWith(path, ".onnx")) {
     if (train)
       return absl::InvalidArgumentError(
@@ -79,7 +93,7 @@ ofrun::loadModel(const std::string &path, const std::string &emitPlan,
           path + "'");
     if (!emitPlan.empty())
       return absl::InvalidArgumentError(
-          "--emit_plan needs a .mlir or .onnx model to compile");
+          "--emit-plan needs a .mlir or .onnx model to compile");
     return ofrt::loadPlanFile(path);
   }
   absl::StatusOr<std::string> plan = compile(path, ranks, train);

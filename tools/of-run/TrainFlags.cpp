@@ -14,7 +14,12 @@
 
 #include "TrainFlags.h"
 
+#include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
+
+#include <algorithm>
+#include <cmath>
 
 ABSL_FLAG(bool, train, false,
           "Compile the .mlir model (written for one device, with a scalar "
@@ -73,6 +78,20 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
     return absl::InvalidArgumentError("--stages " + std::to_string(stages) +
                                       " is not at least 1");
   if (!absl::GetFlag(FLAGS_train)) {
+    // Flags that only shape a training step do nothing without --train.
+    for (const char *name :
+         {"loss", "labels", "optimizer", "lr", "momentum", "nesterov",
+          "weight_decay", "beta1", "beta2", "epsilon", "clip_norm",
+          "warmup_steps", "total_steps", "min_lr", "pipeline_schedule"}) {
+      const absl::CommandLineFlag *flag = absl::FindCommandLineFlag(name);
+      if (flag && flag->CurrentValue() != flag->DefaultValue()) {
+        std::string dashed = name;
+        std::replace(dashed.begin(), dashed.end(), '_', '-');
+        return absl::InvalidArgumentError("--" + dashed +
+                                          " sets up training; it needs "
+                                          "--train");
+      }
+    }
     if (!absl::GetFlag(FLAGS_strategy).empty())
       return absl::InvalidArgumentError(
           "--strategy lays out a training step; it needs --train");
@@ -98,6 +117,19 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   if (schedule != "1f1b" && schedule != "gpipe")
     return absl::InvalidArgumentError("--pipeline-schedule '" + schedule +
                                       "' is not 1f1b or gpipe");
+  for (auto [name, value] :
+       {std::pair<const char *, double>{"--lr", absl::GetFlag(FLAGS_lr)},
+        {"--momentum", absl::GetFlag(FLAGS_momentum)},
+        {"--weight-decay", absl::GetFlag(FLAGS_weight_decay)},
+        {"--beta1", absl::GetFlag(FLAGS_beta1)},
+        {"--beta2", absl::GetFlag(FLAGS_beta2)},
+        {"--epsilon", absl::GetFlag(FLAGS_epsilon)},
+        {"--clip-norm", absl::GetFlag(FLAGS_clip_norm)},
+        {"--min-lr", absl::GetFlag(FLAGS_min_lr)}})
+    if (!std::isfinite(value))
+      return absl::InvalidArgumentError(std::string(name) + " " +
+                                        std::to_string(value) +
+                                        " is not a finite number");
   oftools::TrainOptions options;
   options.loss = absl::GetFlag(FLAGS_loss);
   options.labels = absl::GetFlag(FLAGS_labels);

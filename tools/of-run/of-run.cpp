@@ -33,10 +33,10 @@
 #include <cstdio>
 
 ABSL_FLAG(std::string, emit_plan, "",
-          "Also write the compiled plan (binary) to this file (--emit-plan)");
+          "Also write the compiled plan (binary) to this file");
 ABSL_FLAG(std::string, export_onnx, "",
           "With an .onnx model: write it to this file with its initializers "
-          "set to the variables' values after the run (--export-onnx); "
+          "set to the variables' values after the run; "
           "with --steps 0 --resume CKPT, to the checkpoint's");
 ABSL_DECLARE_FLAG(std::string, resume);
 
@@ -45,9 +45,12 @@ using ofrun::fail;
 int main(int argc, char **argv) {
   std::vector<std::string> normalized;
   std::vector<std::string> args = ofrun::parseFlags(
-      argc, argv, "of-run",
-      "compile (.mlir, .onnx) or load (.plan, .plantxt) a OneFlow program "
-      "and run it.\nUsage: of-run MODEL [flags]", normalized);
+      argc, argv,
+      {"of-run",
+       "compile (.mlir, .onnx) or load (.plan, .plantxt) a OneFlow program "
+       "and run or train it",
+       "of-run MODEL.{mlir,onnx,plan,plantxt} [flags]", ofrun::runFlagGroups()},
+      normalized);
   if (args.size() != 2)
     return fail("expected exactly one model file (.mlir, .onnx, .plan or "
                 ".plantxt); see --help");

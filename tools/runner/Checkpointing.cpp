@@ -15,8 +15,7 @@ ABSL_FLAG(std::string, save, "",
           "Save the variables (parameters and optimizer states) under this "
           "directory after the run, also when Ctrl-C stops it: DIR/step-N/ "
           "and DIR/latest, written atomically");
-ABSL_FLAG(int64_t, save_every, 0,
-          "With --save: also save after every N steps (--save-every)");
+ABSL_FLAG(int64_t, save_every, 0, "With --save: also save after every N steps");
 ABSL_FLAG(int64_t, keep, 2,
           "With --save: the number of newest step directories to keep");
 ABSL_FLAG(std::string, resume, "",
@@ -24,7 +23,7 @@ ABSL_FLAG(std::string, resume, "",
           "directory with `latest`): its variables and its step count");
 ABSL_FLAG(bool, resume_partial, false,
           "With --resume: variables the checkpoint lacks start from their "
-          "initializers instead of being an error (--resume-partial)");
+          "initializers instead of being an error");
 
 using namespace ofrun;
 

@@ -5,17 +5,28 @@
 //===----------------------------------------------------------------------===//
 
 #include "Launch.h"
+#include "Interrupt.h"
 #include "RunFlags.h"
 
+#include "absl/flags/flag.h"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <optional>
 #include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <thread>
 
 using namespace ofrun;
 
@@ -71,39 +82,132 @@ absl::StatusOr<std::optional<ProcessRank>> ofrun::rankFromEnvironment() {
   return std::nullopt;
 }
 
-std::vector<std::string> ofrun::normalizeFlagNames(int argc, char **argv) {
-  std::vector<std::string> args;
-  std::optional<size_t> firstInput;
-  bool flags = true;
-  for (int i = 0; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--")
-      flags = false;
-    if (i > 0 && flags && arg.size() > 2 && arg.compare(0, 2, "--") == 0) {
-      size_t end = std::min(arg.find('='), arg.size());
-      for (size_t c = 2; c < end; ++c)
-        if (arg[c] == '-')
-          arg[c] = '_';
-    }
-    bool isInput = flags && i > 0 && (arg == "--input" || arg == "-input");
-    if (isInput && i + 1 < argc) {
-      arg = "--input=" + std::string(argv[++i]);
-    } else if (flags && i > 0 && arg.rfind("-input=", 0) == 0) {
-      arg = "-" + arg;
-    }
-    if (flags && i > 0 && arg.rfind("--input=", 0) == 0) {
-      if (firstInput) {
-        args[*firstInput] += "," + arg.substr(8);
-        continue;
-      }
-      firstInput = args.size();
-    }
-    args.push_back(arg);
-  }
-  return args;
+namespace {
+
+// The launcher's ranks, for its signal handler (async-signal-safe: it only
+// reads these and calls kill).
+constexpr int kMaxLaunched = 4096;
+pid_t launchedPids[kMaxLaunched];
+std::atomic<int> launchedCount{0};
+
+extern "C" void forwardSignal(int sig) {
+  int count = launchedCount.load();
+  for (int i = 0; i < count; ++i)
+    kill(launchedPids[i], sig);
 }
 
+/// A process that outlives the launcher only to clean up after it: it reads
+/// the ranks' pids from `pipeRead` until the launcher closes the pipe (or
+/// dies, even by SIGKILL), then kills what is left of them and removes the
+/// store directory.
+void runGuardian(int pipeRead, const std::string &storeDir) {
+  std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGTERM, SIG_IGN);
+  std::vector<pid_t> ranks;
+  pid_t pid;
+  while (true) {
+    ssize_t got = read(pipeRead, &pid, sizeof(pid));
+    if (got == sizeof(pid)) {
+      ranks.push_back(pid);
+      continue;
+    }
+    if (got < 0 && errno == EINTR)
+      continue;
+    break;
+  }
+  for (pid_t rank : ranks)
+    kill(rank, SIGKILL);
+  std::error_code ignored;
+  std::filesystem::remove_all(storeDir, ignored);
+  _exit(0);
+}
+
+/// "exited with status 1", "was killed by signal 9 (Killed)".
+std::string describeExit(int status) {
+  if (WIFEXITED(status))
+    return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status))
+    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  return "ended with wait status " + std::to_string(status);
+}
+
+/// Waits for every rank. After the first failure (a non-zero status other
+/// than an interrupted run's, or a signal), the others get the collective
+/// timeout and some seconds to notice and end; then they are killed. Says
+/// which rank failed first and how, then the others; returns the exit code
+/// of the job.
+int waitForRanks(const std::vector<pid_t> &children, int processes) {
+  using Clock = std::chrono::steady_clock;
+  auto grace = std::chrono::milliseconds(absl::GetFlag(FLAGS_timeout_ms)) +
+               std::chrono::seconds(5);
+  std::map<pid_t, int> rankOf;
+  for (size_t i = 0; i < children.size(); ++i)
+    rankOf[children[i]] = i;
+  std::set<int> running;
+  for (size_t i = 0; i < children.size(); ++i)
+    running.insert(i);
+  std::vector<std::string> failures;
+  std::set<int> killed;
+  bool interrupted = false;
+  std::optional<Clock::time_point> deadline;
+  while (!running.empty()) {
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid > 0 && rankOf.count(pid)) {
+      int rank = rankOf[pid];
+      running.erase(rank);
+      bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+      bool stopped =
+          WIFEXITED(status) && WEXITSTATUS(status) == kInterruptedExit;
+      interrupted |= stopped;
+      if (clean || stopped)
+        continue;
+      failures.push_back(
+          "rank " + std::to_string(rank) + " " +
+          (killed.count(rank)
+               ? "did not end within " +
+                     std::to_string(
+                         std::chrono::duration_cast<std::chrono::seconds>(grace)
+                             .count()) +
+                     " s of the first failure and was killed"
+               : describeExit(status)));
+      if (!deadline)
+        deadline = Clock::now() + grace;
+      continue;
+    }
+    if (pid < 0 && errno != EINTR)
+      break;
+    if (deadline && Clock::now() > *deadline && killed.empty())
+      for (int rank : running) {
+        kill(children[rank], SIGKILL);
+        killed.insert(rank);
+      }
+    if (pid <= 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  int missing = processes - static_cast<int>(children.size());
+  if (failures.empty() && missing == 0)
+    return interrupted ? kInterruptedExit : 0;
+  std::string message;
+  for (size_t i = 0; i < failures.size(); ++i)
+    message += (i == 0 ? "" : i == 1 ? "; then " : ", ") + failures[i];
+  if (missing > 0)
+    message += std::string(message.empty() ? "" : "; ") +
+               std::to_string(missing) + (missing == 1 ? " rank" : " ranks") +
+               " could not be started";
+  std::fprintf(stderr, "%s: error: %s\n", programName(), message.c_str());
+  return 1;
+}
+
+} // namespace
+
 int ofrun::launchProcesses(int processes, const std::vector<std::string> &args) {
+  if (processes > kMaxLaunched) {
+    std::fprintf(stderr, "%s: error: --nproc-per-node %d is more than %d\n",
+                 programName(), processes, kMaxLaunched);
+    return 1;
+  }
   char dirTemplate[] = "/tmp/of-run-store-XXXXXX";
   if (!mkdtemp(dirTemplate)) {
     std::fprintf(stderr, "%s: error: cannot create a store directory: %s\n",
@@ -112,6 +216,27 @@ int ofrun::launchProcesses(int processes, const std::vector<std::string> &args) 
   }
   std::string storeDir = dirTemplate;
   std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  int guardianPipe[2];
+  if (pipe2(guardianPipe, O_CLOEXEC) != 0) {
+    std::fprintf(stderr, "%s: error: cannot create a pipe: %s\n", programName(),
+                 std::strerror(errno));
+    std::error_code ignored;
+    std::filesystem::remove_all(storeDir, ignored);
+    return 1;
+  }
+  std::fflush(nullptr);
+  pid_t guardian = fork();
+  if (guardian == 0) {
+    close(guardianPipe[1]);
+    runGuardian(guardianPipe[0], storeDir);
+  }
+  close(guardianPipe[0]);
+  pid_t launcher = getpid();
+  // Signals reach the ranks through the launcher only (each rank has its
+  // own process group), so a Ctrl-C at the terminal arrives once.
+  launchedCount = 0;
+  std::signal(SIGINT, forwardSignal);
+  std::signal(SIGTERM, forwardSignal);
   std::vector<pid_t> children;
   for (int rank = 0; rank < processes; ++rank) {
     pid_t pid = fork();
@@ -121,6 +246,13 @@ int ofrun::launchProcesses(int processes, const std::vector<std::string> &args) 
       break;
     }
     if (pid == 0) {
+      // A rank dies with its launcher, however the launcher ends.
+      setpgid(0, 0);
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != launcher)
+        _exit(1);
+      std::signal(SIGINT, SIG_DFL);
+      std::signal(SIGTERM, SIG_DFL);
       setenv("OF_RANK", std::to_string(rank).c_str(), 1);
       setenv("OF_WORLD_SIZE", std::to_string(processes).c_str(), 1);
       setenv("OF_STORE_DIR", storeDir.c_str(), 1);
@@ -134,25 +266,17 @@ int ofrun::launchProcesses(int processes, const std::vector<std::string> &args) 
       _exit(127);
     }
     children.push_back(pid);
+    launchedPids[rank] = pid;
+    launchedCount = rank + 1;
+    ssize_t ignored = write(guardianPipe[1], &pid, sizeof(pid));
+    (void)ignored;
   }
-  std::vector<int> failed;
-  for (size_t rank = 0; rank < children.size(); ++rank) {
-    int status = 0;
-    if (waitpid(children[rank], &status, 0) < 0 || !WIFEXITED(status) ||
-        WEXITSTATUS(status) != 0)
-      failed.push_back(rank);
-  }
+  int code = waitForRanks(children, processes);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   std::error_code ignored;
   std::filesystem::remove_all(storeDir, ignored);
-  if (children.size() != static_cast<size_t>(processes) || !failed.empty()) {
-    std::string ranks;
-    for (int rank : failed)
-      ranks += (ranks.empty() ? "" : ", ") + std::to_string(rank);
-    std::fprintf(stderr, "%s: error: %zu of %d ranks failed%s%s\n",
-                 programName(),
-                 failed.size() + (processes - children.size()), processes,
-                 ranks.empty() ? "" : ": ", ranks.c_str());
-    return 1;
-  }
-  return 0;
+  close(guardianPipe[1]); // The guardian finds nothing left and exits.
+  waitpid(guardian, nullptr, 0);
+  return code;
 }

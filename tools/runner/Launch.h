@@ -41,16 +41,15 @@ absl::StatusOr<std::optional<ProcessRank>> rankFromEnvironment();
 
 /// Runs `processes` copies of this executable with `args` (argv without
 /// the program name), rank i with OF_RANK=i, OF_WORLD_SIZE and OF_STORE_DIR
-/// set to a fresh temporary directory (removed afterwards). Waits for all;
-/// returns 0 if every rank succeeded, else 1 after saying which ranks
-/// failed.
+/// set to a fresh temporary directory. Each rank has its own process group
+/// (SIGINT and SIGTERM reach it through the launcher, which forwards them)
+/// and dies with the launcher (a parent-death signal); a guardian process
+/// removes the directory even when the launcher is killed. After a rank
+/// fails, the others get the collective timeout (--timeout-ms) and 5 s
+/// more, then are killed. Returns 0 if every rank succeeded, 130 if they
+/// were interrupted, else 1 after naming the rank that failed first, how
+/// (exit status or signal), and the others.
 int launchProcesses(int processes, const std::vector<std::string> &args);
-
-/// `argv` with every "--flag-name" spelled "--flag_name" (the part before
-/// any '='), so that --nproc-per-node and --store-dir work as written, and
-/// with repeated --input flags joined into one comma-separated --input at
-/// the first one's place (Abseil keeps only the last of a repeated flag).
-std::vector<std::string> normalizeFlagNames(int argc, char **argv);
 
 } // namespace ofrun
 

@@ -53,10 +53,12 @@ int64_t Progress::reportingRank(const std::vector<ofrt::RankProgram> &ranks) {
 
 absl::StatusOr<std::unique_ptr<Progress>>
 Progress::create(const std::vector<ofrt::RankProgram> &ranks, int64_t steps,
-                 const std::string &csvPath, bool live) {
+                 const std::string &csvPath, bool live, int64_t logEvery) {
   std::unique_ptr<Progress> p(new Progress());
   p->steps = steps;
   p->live = live;
+  p->logEvery = logEvery;
+  p->schedule = ofrt::LearningRateSchedule::ofPlan(ranks);
   p->watchedRank = watchedOutputs(ranks);
   for (const auto &[name, rank] : p->watchedRank)
     p->names.push_back(name);
@@ -144,40 +146,57 @@ void Progress::record(const std::string &name, int64_t step, double value) {
       std::fprintf(csv, "\n");
     }
     // Redraw at most every 0.1 s, and at the last step.
-    if (live && (seconds - drawn >= 0.1 || s + 1 == firstStep + steps)) {
+    bool last = s + 1 == firstStep + steps;
+    if (live && (seconds - drawn >= 0.1 || last)) {
       drawn = seconds;
-      std::string line = "\rstep " + std::to_string(s + 1);
-      if (steps > 0)
-        line += "/" + std::to_string(firstStep + steps);
-      for (const std::string &n : names) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, " | %s %.5g", n.c_str(), values[n]);
-        line += buf;
-      }
-      char buf[96];
-      std::snprintf(buf, sizeof buf, " | %.0f samples/s", rate);
-      line += buf;
-      if (steps > 0) {
-        std::snprintf(buf, sizeof buf, " | %.1f s left",
-                      seconds / (s + 1 - firstStep) *
-                          (firstStep + steps - s - 1));
-        line += buf;
-      }
-      std::fprintf(stderr, "%s   ", line.c_str());
+      std::fprintf(stderr, "\r%s   ", line(s, values, seconds, rate).c_str());
       std::fflush(stderr);
+    } else if (!live && logEvery > 0 && ((s + 1) % logEvery == 0 || last)) {
+      std::fprintf(stderr, "%s\n", line(s, values, seconds, rate).c_str());
     }
   }
 }
 
-void Progress::finish() {
+std::string Progress::line(int64_t s,
+                           const std::map<std::string, double> &values,
+                           double seconds, double rate) const {
+  std::string text = "step " + std::to_string(s + 1);
+  if (steps > 0)
+    text += "/" + std::to_string(firstStep + steps);
+  char buf[96];
+  for (const std::string &n : names) {
+    std::snprintf(buf, sizeof buf, " | %s %.5g", n.c_str(), values.at(n));
+    text += buf;
+  }
+  if (schedule) {
+    std::snprintf(buf, sizeof buf, " | lr %.3g", schedule->at(s));
+    text += buf;
+  }
+  std::snprintf(buf, sizeof buf, " | %.0f samples/s | %.1f s", rate, seconds);
+  text += buf;
+  if (steps > 0) {
+    std::snprintf(buf, sizeof buf, ", %.1f s left",
+                  seconds / (s + 1 - firstStep) * (firstStep + steps - s - 1));
+    text += buf;
+  }
+  return text;
+}
+
+void Progress::endLine() {
   std::lock_guard<std::mutex> lock(mutex);
   if (live && done >= 0)
     std::fprintf(stderr, "\n");
+  live = false;
   if (csv)
     std::fflush(csv);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  end = std::chrono::steady_clock::now();
+}
+
+void Progress::printSummary() {
+  std::lock_guard<std::mutex> lock(mutex);
+  double seconds = std::chrono::duration<double>(
+                       end.value_or(std::chrono::steady_clock::now()) - start)
+                       .count();
   // Without a watched scalar output, a step is done when any output is.
   int64_t ran = (names.empty() ? seen : done) + 1 - firstStep;
   std::printf("summary: %lld steps in %.2f s, %.0f samples/s",

@@ -14,12 +14,14 @@
 #define ONEFLOW_TOOLS_OFRUN_PROGRESS_H
 
 #include "ofrt/Program.h"
+#include "ofrt/Schedule.h"
 #include "ofrt/Session.h"
 
 #include <chrono>
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,10 +32,11 @@ public:
   /// Watches the scalar outputs that some rank of `ranks` (the plan's
   /// ranks this process runs) holds whole, each from the first such rank;
   /// `steps` is the planned number of steps (-1: unknown). `csvPath`
-  /// empty: no CSV. `live`: redraw a progress line on stderr.
+  /// empty: no CSV. `live`: redraw a progress line on stderr; else, with
+  /// `logEvery` > 0, print a plain line every that many steps.
   static absl::StatusOr<std::unique_ptr<Progress>>
   create(const std::vector<ofrt::RankProgram> &ranks, int64_t steps,
-         const std::string &csvPath, bool live);
+         const std::string &csvPath, bool live, int64_t logEvery = 0);
   /// The scalar outputs some rank holds whole, each with the first rank
   /// that does.
   static std::map<std::string, int64_t>
@@ -50,20 +53,27 @@ public:
   ofrt::OutputObserver observer();
   /// The last step any output of any rank reached (-1: none yet).
   int64_t lastStep() const;
-  /// Ends the progress line and prints the summary: steps, time, samples/s
-  /// and the first and last value of each watched output.
-  void finish();
+  /// Ends the progress line (before the run's other output).
+  void endLine();
+  /// Prints the summary: steps, time, samples/s and the first and last
+  /// value of each watched output.
+  void printSummary();
 
 private:
   Progress() = default;
   void record(const std::string &name, int64_t step, double value);
+  /// "step 5/10 | loss 2.3 | lr 0.01 | 900 samples/s | 1.2 s, 1.2 s left".
+  std::string line(int64_t step, const std::map<std::string, double> &values,
+                   double seconds, double rate) const;
 
   std::vector<std::string> names; ///< Watched outputs, sorted.
   std::map<std::string, int64_t> watchedRank; ///< The rank each is read on.
-  int64_t steps = -1, samplesPerStep = 1, firstStep = 0;
+  int64_t steps = -1, samplesPerStep = 1, firstStep = 0, logEvery = 0;
   bool live = false;
+  std::optional<ofrt::LearningRateSchedule> schedule;
   std::FILE *csv = nullptr;
   std::chrono::steady_clock::time_point start;
+  std::optional<std::chrono::steady_clock::time_point> end; ///< endLine's.
   mutable std::mutex mutex;
   std::map<int64_t, std::map<std::string, double>> pending;
   std::map<std::string, double> first, last;

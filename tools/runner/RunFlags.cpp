@@ -8,8 +8,6 @@
 #include "Launch.h"
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 
@@ -24,15 +22,15 @@ ABSL_FLAG(std::string, devices, "cpu:1",
           "Devices to run on in this process, as cpu:COUNT (one rank each)");
 ABSL_FLAG(int, nproc_per_node, 0,
           "Run this many processes of of-run on this machine, one rank each, "
-          "meeting through a fresh store directory (--nproc-per-node)");
+          "meeting through a fresh store directory");
 ABSL_FLAG(std::string, store_dir, "",
           "Under torchrun, mpirun or srun: an empty directory every rank "
-          "sees, where ranks meet (--store-dir)");
+          "sees, where ranks meet");
 ABSL_FLAG(std::string, redis, "",
           "Under torchrun, mpirun or srun on several machines: meet through "
           "the Redis server at HOST:PORT (keys under --job-id)");
 ABSL_FLAG(std::string, job_id, "of-run",
-          "Prefix of this job's keys on the Redis server (--job-id)");
+          "Prefix of this job's keys on the Redis server");
 ABSL_FLAG(std::string, hostname, "",
           "The address this rank listens on (default: 127.0.0.1, or this "
           "machine's hostname with --redis)");
@@ -45,14 +43,17 @@ ABSL_FLAG(std::string, stream_threads, "auto",
           "How each rank's plan streams map to threads: each (a thread per "
           "stream, so streams overlap), one (one thread per rank, no "
           "hand-offs between streams), or auto (one when this process's "
-          "ranks outnumber its cores) (--stream-threads)");
+          "ranks outnumber its cores)");
 ABSL_FLAG(int64_t, timeout_ms, 60000,
           "How long a rank waits for its peers, in a collective or when "
-          "joining a group, before it fails (--timeout-ms)");
+          "joining a group, before it fails");
 ABSL_FLAG(std::vector<std::string>, input, {},
-          "Data for an input, NAME=SOURCE with SOURCE one of random, "
-          "random:LOW:HIGH, fill:VALUE, @FILE (raw little-endian batches); "
-          "repeat or separate with commas");
+          "Data for an input, NAME=SOURCE with SOURCE one of random (what "
+          "an input without --input gets), random:LOW:HIGH, fill:VALUE, "
+          "@FILE.npy (a NumPy array: consecutive batches along its first "
+          "axis), @FILE (raw little-endian batches), and either file form "
+          "with :loop to start over at its end; repeat --input or separate "
+          "with commas");
 ABSL_FLAG(uint64_t, seed, 0, "Seed of the generated inputs");
 ABSL_FLAG(std::string, trace, "", "Write a Chrome trace of every actor firing to this file");
 ABSL_FLAG(int, print_limit, 8, "Elements of each output to print");
@@ -62,6 +63,12 @@ ABSL_FLAG(std::string, save_outputs, "",
 ABSL_FLAG(std::string, metrics, "",
           "Write one CSV row per step: time, samples/s and every scalar "
           "output rank 0 holds whole (a loss)");
+ABSL_FLAG(bool, profile, false,
+          "After the run, print the kernel time of each op type (from rank "
+          "0's firings)");
+ABSL_FLAG(int64_t, log_every, 0,
+          "Without a progress line (--progress off, or stderr not a "
+          "terminal): print a plain progress line every N steps (0: none)");
 ABSL_FLAG(std::string, progress, "auto",
           "Redraw a progress line on stderr: on, off, or auto (when stderr "
           "is a terminal)");
@@ -71,18 +78,47 @@ static const char *currentProgram = "of-run";
 const char *ofrun::programName() { return currentProgram; }
 void ofrun::setProgramName(const char *name) { currentProgram = name; }
 
-std::vector<std::string> ofrun::parseFlags(int argc, char **argv,
-                                           const char *name, const char *usage,
-                                           std::vector<std::string> &normalized) {
-  setProgramName(name);
-  absl::SetProgramUsageMessage(usage);
-  normalized = normalizeFlagNames(argc, argv);
-  std::vector<char *> pointers;
-  for (std::string &arg : normalized)
-    pointers.push_back(arg.data());
-  std::vector<char *> positional =
-      absl::ParseCommandLine(pointers.size(), pointers.data());
-  return std::vector<std::string>(positional.begin(), positional.end());
+std::vector<oftools::FlagGroup> ofrun::runFlagGroups() {
+  return {
+      {"Model and inputs",
+       {"steps", "input", "seed", "onnx_dim", "emit_plan", "export_onnx"}},
+      {"Devices and launch",
+       {"devices", "threads", "stream_threads", "nproc_per_node", "store_dir",
+        "redis", "job_id", "hostname", "collectives", "timeout_ms"}},
+      {"Training",
+       {"train",
+        "loss",
+        "labels",
+        "optimizer",
+        "lr",
+        "momentum",
+        "nesterov",
+        "weight_decay",
+        "beta1",
+        "beta2",
+        "epsilon",
+        "clip_norm",
+        "warmup_steps",
+        "total_steps",
+        "min_lr",
+        "strategy",
+        "micro_batches",
+        "stages",
+        "pipeline_schedule",
+        "recompute"}},
+      {"Checkpoints",
+       {"save", "save_every", "keep", "resume", "resume_partial"}},
+      {"Output and profiling",
+       {"print_limit", "save_outputs", "metrics", "progress", "log_every",
+        "profile", "trace"}},
+  };
+}
+
+std::vector<std::string>
+ofrun::parseFlags(int argc, char **argv, const oftools::ToolInfo &tool,
+                  std::vector<std::string> &normalized) {
+  setProgramName(tool.name);
+  return oftools::parseToolFlags(argc, argv, tool, normalized);
 }
 
 int ofrun::fail(const std::string &message) {

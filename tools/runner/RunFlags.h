@@ -12,6 +12,8 @@
 #ifndef ONEFLOW_TOOLS_RUNNER_RUNFLAGS_H
 #define ONEFLOW_TOOLS_RUNNER_RUNFLAGS_H
 
+#include "ToolFlags.h"
+
 #include "ofrt/Session.h"
 
 #include "absl/flags/declare.h"
@@ -38,6 +40,8 @@ ABSL_DECLARE_FLAG(int, print_limit);
 ABSL_DECLARE_FLAG(std::string, save_outputs);
 ABSL_DECLARE_FLAG(std::string, metrics);
 ABSL_DECLARE_FLAG(std::string, progress);
+ABSL_DECLARE_FLAG(bool, profile);
+ABSL_DECLARE_FLAG(int64_t, log_every);
 
 namespace ofrun {
 
@@ -45,11 +49,15 @@ namespace ofrun {
 const char *programName();
 void setProgramName(const char *name);
 
-/// Sets the program's name and usage, normalizes argv (Launch.h's
-/// normalizeFlagNames, kept in `normalized` for launched copies) and parses
-/// the flags; returns the positional arguments, the program first.
-std::vector<std::string> parseFlags(int argc, char **argv, const char *name,
-                                    const char *usage,
+/// The tool's --help groups: every flag of of-run and of-run-plan (a tool
+/// shows those it has).
+std::vector<oftools::FlagGroup> runFlagGroups();
+
+/// Sets the program's name and parses the flags (ToolFlags.h; argv as
+/// normalized is kept in `normalized` for launched copies); returns the
+/// positional arguments, the program first.
+std::vector<std::string> parseFlags(int argc, char **argv,
+                                    const oftools::ToolInfo &tool,
                                     std::vector<std::string> &normalized);
 
 /// Prints "<program>: error: <message>" and returns 1.

@@ -7,12 +7,16 @@
 #include "Runner.h"
 
 #include "Checkpointing.h"
+#include "Interrupt.h"
 #include "Progress.h"
 
 #include "ofrt/Backend.h"
 #include "ofrt/Npy.h"
 
 #include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 
 #include <unistd.h>
 
@@ -22,49 +26,17 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
 #include <set>
 #include <thread>
+#include <tuple>
 
 using namespace ofrun;
 
 namespace {
-
-std::atomic<bool> interruptRequested{false};
-
-extern "C" void onInterrupt(int) { interruptRequested = true; }
-
-/// Turns Ctrl-C into a step limit for the sources of this process's ranks.
-class StopWatcher {
-public:
-  StopWatcher(const ofrun::Progress &progress,
-              std::atomic<int64_t> &stepLimit, int64_t aheadBound)
-      : thread([&progress, &stepLimit, aheadBound, this] {
-          while (!done) {
-            if (interruptRequested && !wasInterrupted) {
-              wasInterrupted = true;
-              stepLimit = progress.lastStep() + 1 + aheadBound;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-          }
-        }) {
-    std::signal(SIGINT, onInterrupt);
-  }
-  ~StopWatcher() { stop(); }
-  void stop() {
-    done = true;
-    if (thread.joinable())
-      thread.join();
-    std::signal(SIGINT, SIG_DFL);
-  }
-  bool interrupted() const { return wasInterrupted; }
-
-private:
-  std::atomic<bool> done{false}, wasInterrupted{false};
-  std::thread thread;
-};
 
 void printOutput(const std::string &name, const ofrt::TensorData &t,
                  int limit) {
@@ -73,6 +45,10 @@ void printOutput(const std::string &name, const ofrt::TensorData &t,
     return;
   }
   int64_t n = t.desc.numel();
+  if (limit == 0) { // Only what it is.
+    std::printf("%s: %s\n", name.c_str(), t.desc.str().c_str());
+    return;
+  }
   std::printf("%s: %s = ", name.c_str(), t.desc.str().c_str());
   if (t.desc.rank() > 0)
     std::printf("[");
@@ -112,6 +88,8 @@ void printTiming(const ofrt::RankProgram &program,
     std::printf("steady state (steps 1-%" PRId64 "): %.3f ms/step\n",
                 result.steps - 1,
                 (stepEnd.back() - stepEnd.front()) / 1e3 / (result.steps - 1));
+  if (!absl::GetFlag(FLAGS_profile))
+    return;
   std::map<int64_t, std::string> types;
   for (const ofrt::ActorSpec &actor : program.actors)
     types[actor.id] = actor.op.type;
@@ -184,17 +162,59 @@ void printBubbles(const std::vector<ofrt::RankProgram> &programs,
   std::printf("\n");
 }
 
-/// Parses --devices: "cpu:N" with N >= 1.
+/// Parses --devices: "cpu:N" with 1 <= N <= kMaxDevices.
 absl::StatusOr<int> parseDevices(const std::string &devices) {
-  int count = 0;
-  char tail = 0;
-  if (std::sscanf(devices.c_str(), "cpu:%d%c", &count, &tail) != 1 ||
-      count < 1)
+  constexpr int64_t kMaxDevices = 4096;
+  absl::string_view count = devices;
+  int64_t n = 0;
+  if (!absl::ConsumePrefix(&count, "cpu:") || !absl::SimpleAtoi(count, &n) ||
+      count.empty() || !absl::ascii_isdigit(count[0]))
     return absl::InvalidArgumentError(
         "--devices '" + devices +
-        "' is not cpu:COUNT with COUNT at least 1 (this runtime runs CPU "
-        "ranks)");
-  return count;
+        "' is not cpu:COUNT (this runtime runs CPU ranks)");
+  if (n < 1 || n > kMaxDevices)
+    return absl::InvalidArgumentError(
+        "--devices '" + devices + "' asks for " + std::string(count) +
+        " ranks; one process runs 1 to " + std::to_string(kMaxDevices));
+  return static_cast<int>(n);
+}
+
+/// An error unless `path` (when set) can be written: an existing directory
+/// for `isDirectory`, else a file in an existing directory.
+absl::Status checkWritable(const char *flag, const std::string &path,
+                           bool isDirectory) {
+  if (path.empty())
+    return absl::OkStatus();
+  std::error_code error;
+  std::filesystem::path target(path);
+  if (isDirectory) {
+    if (!std::filesystem::is_directory(target, error))
+      return absl::InvalidArgumentError(std::string(flag) + " '" + path +
+                                        "' is not an existing directory");
+  } else {
+    if (std::filesystem::is_directory(target, error))
+      return absl::InvalidArgumentError(std::string(flag) + " '" + path +
+                                        "' is a directory; it needs a file");
+    if (std::filesystem::exists(target, error)) {
+      if (access(path.c_str(), W_OK) != 0)
+        return absl::InvalidArgumentError(
+            std::string(flag) + " '" + path +
+            "' cannot be written: " + std::strerror(errno));
+      return absl::OkStatus();
+    }
+    target = target.parent_path();
+    if (target.empty())
+      target = ".";
+    if (!std::filesystem::is_directory(target, error))
+      return absl::InvalidArgumentError(std::string(flag) + " '" + path +
+                                        "': the directory '" + target.string() +
+                                        "' does not exist");
+  }
+  if (access(target.c_str(), W_OK) != 0)
+    return absl::InvalidArgumentError(
+        std::string(flag) + " '" + path +
+        "' cannot be written: " + std::strerror(errno));
+  return absl::OkStatus();
 }
 
 /// The store of a rank started by a launcher: the launcher's directory,
@@ -249,6 +269,22 @@ absl::StatusOr<Job> ofrun::jobFromFlags() {
   job.devices = *devices;
   if (absl::GetFlag(FLAGS_threads) < 0)
     return absl::InvalidArgumentError("--threads must not be negative");
+  if (absl::GetFlag(FLAGS_log_every) < 0)
+    return absl::InvalidArgumentError("--log-every must not be negative");
+  if (absl::GetFlag(FLAGS_print_limit) < 0)
+    return absl::InvalidArgumentError(
+        "--print-limit " + std::to_string(absl::GetFlag(FLAGS_print_limit)) +
+        " is negative (0 prints only each output's type)");
+  // Files written after the run are checked before it, so that a long run
+  // does not end in an error about a path.
+  for (auto [flag, path, isDirectory] :
+       {std::tuple<const char *, std::string, bool>{
+            "--trace", absl::GetFlag(FLAGS_trace), false},
+        {"--metrics", absl::GetFlag(FLAGS_metrics), false},
+        {"--save-outputs", absl::GetFlag(FLAGS_save_outputs), true}})
+    if (absl::Status status = checkWritable(flag, path, isDirectory);
+        !status.ok())
+      return status;
   if (absl::GetFlag(FLAGS_timeout_ms) < 1)
     return absl::InvalidArgumentError("--timeout-ms must be positive");
   job.processes = absl::GetFlag(FLAGS_nproc_per_node);
@@ -334,6 +370,26 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
       return fail(std::string(source.status().message()));
     options.session.inputs[binding.substr(0, eq)] = *source;
   }
+  // Inputs without --input get random data: say so (once per job).
+  if (!job.launched || job.launched->rank == 0) {
+    std::set<std::string> random;
+    for (const ofrt::RankProgram &program : plan.ranks)
+      for (const ofrt::ActorSpec &actor : program.actors)
+        if (actor.op.type == "oneflow.input") {
+          std::string name = actor.op.get<std::string>("name", actor.op.name);
+          if (!options.session.inputs.count(name))
+            random.insert(name);
+        }
+    std::string names;
+    for (const std::string &name : random)
+      names += (names.empty() ? "" : ", ") + name;
+    if (!random.empty())
+      std::fprintf(stderr,
+                   "%s: note: random data for input%s %s (feed %s with "
+                   "--input NAME=SOURCE)\n",
+                   programName(), random.size() > 1 ? "s" : "", names.c_str(),
+                   random.size() > 1 ? "them" : "it");
+  }
 
   absl::StatusOr<std::unique_ptr<Checkpointing>> checkpointing =
       Checkpointing::create(plan,
@@ -354,48 +410,62 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
       Progress::create(plan.ranks, options.run.maxSteps,
                        reports ? absl::GetFlag(FLAGS_metrics) : "",
                        reports && (progressMode == "on" ||
-                                   (progressMode == "auto" && isatty(2))));
+                                   (progressMode == "auto" && isatty(2))),
+                       absl::GetFlag(FLAGS_log_every));
   if (!progress.ok())
     return fail(std::string(progress.status().message()));
   (*progress)->setFirstStep(options.run.firstStep);
   options.session.onOutput = (*progress)->observer();
-  // Ctrl-C stops every rank of this process after the same step, beyond
-  // any step a source has reached (sources run at most the regsts' buffer
-  // counts ahead of the outputs), then prints what the run got to.
-  std::atomic<int64_t> stepLimit{std::numeric_limits<int64_t>::max()};
-  int64_t aheadBound = 2;
-  for (const ofrt::RegstSpec &regst : plan.ranks[0].regsts)
-    aheadBound += regst.count;
-  StopWatcher watcher(**progress, stepLimit, aheadBound);
-  if (!job.launched || job.launched->world == 1)
-    options.run.stepLimit = &stepLimit;
-  absl::StatusOr<ofrt::MultiRankResult> result;
-  int rank = 0;
+  // Ctrl-C stops every rank after the same step (Interrupt.h): the ranks
+  // of this process share one step gate, processes agree through their
+  // store (under mpirun without one, mpirun's signals end the job).
+  ofrt::StepGate gate;
+  options.run.gate = &gate;
+  std::shared_ptr<ofrt::Store> store;
+  int rank = 0, world = 1;
   if (job.launched && job.launched->world > 1) {
     rank = job.launched->rank;
+    world = job.launched->world;
     options.underMpi = job.launched->launcher == "mpirun";
     options.hostname = absl::GetFlag(FLAGS_hostname);
-    absl::StatusOr<std::shared_ptr<ofrt::Store>> store =
+    absl::StatusOr<std::shared_ptr<ofrt::Store>> made =
         jobStore(*job.launched, options.hostname);
-    if (!store.ok())
-      return fail(std::string(store.status().message()));
+    if (!made.ok())
+      return fail(std::string(made.status().message()));
+    store = *made;
+    // A peer that dies closes its sockets: writing to them is an error
+    // that names it, not a SIGPIPE that kills this rank too.
+    std::signal(SIGPIPE, SIG_IGN);
     if (options.hostname.empty())
       options.hostname = "127.0.0.1";
-    result = ofrt::runRank(plan, rank, *store, options);
-  } else {
-    result = ofrt::runAllRanks(plan, options);
   }
-  watcher.stop();
-  if (!result.ok())
+  std::optional<StopWatcher> watcher;
+  if (world == 1 || store)
+    watcher.emplace(gate, store, rank, world, options.timeout);
+  absl::StatusOr<ofrt::MultiRankResult> result =
+      world > 1 ? ofrt::runRank(plan, rank, store, options)
+                : ofrt::runAllRanks(plan, options);
+  if (watcher)
+    watcher->stop();
+  bool interrupted = watcher && watcher->interrupted();
+  if (!result.ok()) {
+    if (watcher && !watcher->status().ok())
+      return fail(std::string(result.status().message()) + " (stopping: " +
+                  std::string(watcher->status().message()) + ")");
     return fail(std::string(result.status().message()));
-  // The summary comes from the process that watched the loss.
+  }
+  // The summary comes from the process that watched the loss, last.
   if (reports)
-    (*progress)->finish();
-  if (rank != 0)
-    return 0;
-  if (watcher.interrupted())
+    (*progress)->endLine();
+  int done = interrupted ? kInterruptedExit : 0;
+  if (rank != 0) {
+    if (reports)
+      (*progress)->printSummary();
+    return done;
+  }
+  if (interrupted)
     std::printf("interrupted: stopped after step %lld\n",
-                static_cast<long long>(stepLimit.load()));
+                static_cast<long long>(watcher->stopStep() - 1));
   if (absl::Status status = (*checkpointing)->finish(*result); !status.ok())
     return fail(std::string(status.message()));
   if (afterRun)
@@ -430,5 +500,7 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
     std::printf("trace: %s (%zu firings)\n",
                 absl::GetFlag(FLAGS_trace).c_str(), count);
   }
-  return 0;
+  if (reports)
+    (*progress)->printSummary();
+  return done;
 }

@@ -90,7 +90,14 @@ class OneFlow_Attr<string name, string attrMnemonic, list<Trait> traits = []>
   let mnemonic = attrMnemonic;
 }
 
+// Every result tensor of a static shape fits in memory arithmetic: its byte
+// size, computed with checked multiplication, is at most 2^48 (256 TiB), so
+// that sizes, offsets and sums of them never overflow (verifyBoundedSizes).
+def OneFlow_BoundedSizes : NativeOpTrait<"BoundedSizes"> {
+  let cppNamespace = "::mlir::oneflow";
+}
+
 class OneFlow_Op<string mnemonic, list<Trait> traits = []>
-    : Op<OneFlow_Dialect, mnemonic, traits>;
+    : Op<OneFlow_Dialect, mnemonic, !listconcat(traits, [OneFlow_BoundedSizes])>;
 
 #endif // ONEFLOWDIALECT_IR_ONEFLOWBASE_TD

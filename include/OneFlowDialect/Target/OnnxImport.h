@@ -19,6 +19,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <map>
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -37,7 +39,15 @@ struct OnnxImportOptions {
   /// cross-entropy of the model's one output; empty: none.
   std::string loss;
   std::string labels = "labels";
+  /// Sizes of symbolic dimensions of the graph's inputs and outputs, by
+  /// name (a batch exported as "N"); naming one the model lacks is an
+  /// error.
+  std::map<std::string, int64_t> dims;
 };
+
+/// Parses "NAME=SIZE" (--onnx-dim) into `dims`; an error message otherwise.
+std::optional<std::string> parseOnnxDim(llvm::StringRef spec,
+                                        std::map<std::string, int64_t> &dims);
 
 /// Imports the model serialized in `bytes`; `filename` names it in errors.
 /// Reports errors through `context`'s diagnostic handlers and returns null.

@@ -12,8 +12,9 @@
 
 namespace mlir::oneflow {
 
-/// How a plan is written: protobuf binary or protobuf text format.
-enum class PlanFormat { Binary, Text };
+/// How a plan is written: protobuf binary, protobuf text format, or a
+/// Graphviz graph of it (ofrt::planToDot).
+enum class PlanFormat { Binary, Text, Dot };
 
 /// Writes the oneflow_actor rank plans in `root` as one ofrt.proto.Plan
 /// (lib/Runtime/Plan/plan.proto): one RankPlan per rank plan, ordered by
@@ -23,8 +24,8 @@ enum class PlanFormat { Binary, Text };
 LogicalResult writePlan(Operation *root, llvm::raw_ostream &os,
                         PlanFormat format);
 
-/// Registers `--export-plan` (binary) and `--export-plan-text` with
-/// mlir-translate.
+/// Registers `--export-plan` (binary), `--export-plan-text` and
+/// `--export-plan-dot` with mlir-translate.
 void registerPlanExportTranslations();
 
 } // namespace mlir::oneflow

@@ -14,6 +14,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace mlir::oneflow;
@@ -26,6 +27,35 @@ void OneFlowDialect::registerOps() {
 #define GET_OP_LIST
 #include "OneFlowDialect/IR/OneFlowOps.cpp.inc"
       >();
+}
+
+std::optional<int64_t>
+mlir::oneflow::checkedTensorBytes(RankedTensorType type) {
+  Type element = type.getElementType();
+  int64_t bytes =
+      element.isIntOrFloat()
+          ? std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8)
+          : 8;
+  std::optional<int64_t> total = bytes;
+  for (int64_t dim : type.getShape()) {
+    total = llvm::checkedMul(*total, dim);
+    if (!total || *total > kMaxTensorBytes)
+      return std::nullopt;
+  }
+  return total;
+}
+
+LogicalResult mlir::oneflow::verifyBoundedSizes(Operation *op) {
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes())) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape() || checkedTensorBytes(tensor))
+      continue;
+    return op->emitOpError()
+           << "result " << i << " of type " << tensor
+           << " holds more than 2^48 bytes (256 TiB), more than any "
+              "device's memory (a mistyped shape?)";
+  }
+  return success();
 }
 
 /// Checks that `value`'s shape and element type are those of `type`
@@ -48,6 +78,27 @@ static LogicalResult verifyStaticResult(Operation *op, Type type) {
   return success();
 }
 
+/// Checks that no op of `op`'s kind before it in its block has its name:
+/// inputs, outputs and variables are found by name (feeds, fetches,
+/// checkpoints), so two of one name would be silently confused.
+template <typename OpTy> static LogicalResult verifyUniqueName(OpTy op) {
+  Block *block = op->getBlock();
+  if (!block)
+    return success();
+  for (Operation &other : *block) {
+    if (&other == op.getOperation())
+      return success();
+    auto same = dyn_cast<OpTy>(&other);
+    if (same && same.getName() == op.getName())
+      return (op.emitOpError()
+              << "name '" << op.getName() << "' is already taken by an earlier "
+              << OpTy::getOperationName())
+                 .attachNote(same.getLoc())
+             << "the earlier one is here";
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // VariableOp
 //===----------------------------------------------------------------------===//
@@ -55,6 +106,8 @@ static LogicalResult verifyStaticResult(Operation *op, Type type) {
 LogicalResult VariableOp::verify() {
   if (getName().empty())
     return emitOpError() << "needs a non-empty name";
+  if (failed(verifyUniqueName(*this)))
+    return failure();
   if (failed(verifyStaticResult(*this, getType())))
     return failure();
   if (getInit().has_value() == getValue().has_value())
@@ -83,13 +136,15 @@ LogicalResult VariableOp::verify() {
 LogicalResult InputOp::verify() {
   if (getName().empty())
     return emitOpError() << "needs a non-empty name";
+  if (failed(verifyUniqueName(*this)))
+    return failure();
   return verifyStaticResult(*this, getType());
 }
 
 LogicalResult OutputOp::verify() {
   if (getName().empty())
     return emitOpError() << "needs a non-empty name";
-  return success();
+  return verifyUniqueName(*this);
 }
 
 //===----------------------------------------------------------------------===//

@@ -12,6 +12,8 @@
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/IR/OneFlowTypeUtils.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::oneflow;
 
@@ -46,7 +48,9 @@ static LogicalResult verifyUpdate(OpTy op, size_t numStates,
   double lr = op.getLr().convertToDouble();
   double minLr = op.getMinLr().convertToDouble();
   if (!(lr >= 0))
-    return op.emitOpError() << "learning rate " << formatDouble(lr) << " is negative";
+    return op.emitOpError()
+           << "learning rate " << formatDouble(lr)
+           << (std::isnan(lr) ? " is not a number" : " is negative");
   if (!(op.getWeightDecay().convertToDouble() >= 0))
     return op.emitOpError()
            << "weight decay "

@@ -187,6 +187,29 @@ CheckpointReader::open(const std::string &path) {
   return reader;
 }
 
+/// When `name` is an optimizer state of a variable `names` has (the
+/// optimizer pass names them <variable>.momentum for SGD with momentum,
+/// <variable>.m and .v for Adam), why it differs: the checkpoint was saved
+/// under another optimizer.
+template <typename Names>
+static std::string optimizerHint(const std::string &name, const Names &names) {
+  for (const char *suffix : {".momentum", ".m", ".v"}) {
+    std::string tail = suffix;
+    if (name.size() <= tail.size() ||
+        name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
+      continue;
+    if (!names.count(name.substr(0, name.size() - tail.size())))
+      continue;
+    return "; it is an optimizer state of '" +
+           name.substr(0, name.size() - tail.size()) +
+           "', so the checkpoint was saved under another optimizer (sgd "
+           "keeps none, sgd with momentum '.momentum', adam and adamw '.m' "
+           "and '.v'): resume with the optimizer and momentum it was "
+           "trained with";
+  }
+  return "";
+}
+
 absl::Status CheckpointReader::checkAgainst(
     const std::map<std::string, TensorDesc> &variables, bool partial) const {
   for (const auto &[name, entry] : entries) {
@@ -194,7 +217,8 @@ absl::Status CheckpointReader::checkAgainst(
     if (it == variables.end())
       return absl::InvalidArgumentError(
           "checkpoint '" + dir + "' has tensor '" + name +
-          "', which is no variable of the program");
+          "', which is no variable of the program" +
+          optimizerHint(name, variables));
     if (it->second != entry.desc)
       return absl::InvalidArgumentError(
           "checkpoint '" + dir + "': tensor '" + name + "' is " +
@@ -204,11 +228,16 @@ absl::Status CheckpointReader::checkAgainst(
   if (partial)
     return absl::OkStatus();
   for (const auto &[name, desc] : variables)
-    if (!entries.count(name))
+    if (!entries.count(name)) {
+      std::string hint = optimizerHint(name, entries);
       return absl::InvalidArgumentError(
           "checkpoint '" + dir + "' has no tensor '" + name +
-          "' (a variable of the program); --resume-partial starts such "
-          "variables from their initializers");
+          "' (a variable of the program)" +
+          (hint.empty() ? "; --resume-partial starts such variables from "
+                          "their initializers"
+                        : hint + ", or --resume-partial to start the state "
+                                 "from zeros"));
+    }
   return absl::OkStatus();
 }
 

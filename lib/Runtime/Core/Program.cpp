@@ -87,11 +87,25 @@ absl::Status ofrt::validateProgram(const RankProgram &program) {
     return absl::InvalidArgumentError(message);
   };
   std::map<int64_t, size_t> actorIndex;
+  // Inputs, outputs and variables are found by name (feeds, fetches,
+  // checkpoints): each needs one of its own.
+  std::set<std::pair<std::string, std::string>> names;
   for (size_t i = 0; i < program.actors.size(); ++i) {
     const ActorSpec &actor = program.actors[i];
     if (!actorIndex.emplace(actor.id, i).second)
       return invalid("actor id " + std::to_string(actor.id) +
                      " is used twice");
+    const std::string &type = actor.op.type;
+    if (type == "oneflow.input" || type == "oneflow.output" ||
+        type == "oneflow.variable") {
+      std::string name = actor.op.get<std::string>("name", actor.op.name);
+      if (name.empty())
+        return invalid(actorName(actor) + " has no name (" + type +
+                       " actors are found by name)");
+      if (!names.insert({type, name}).second)
+        return invalid(actorName(actor) + " has the name '" + name +
+                       "' of an earlier " + type);
+    }
     if (actor.firingsPerStep < 1)
       return invalid(actorName(actor) + " fires " +
                      std::to_string(actor.firingsPerStep) +
@@ -142,9 +156,10 @@ absl::Status ofrt::validateProgram(const RankProgram &program) {
     std::string name = "regst " + std::to_string(regst.id);
     if (!regsts.emplace(regst.id, &regst).second)
       return invalid(name + " is declared twice");
-    if (regst.count < 1)
+    if (regst.count < 1 || regst.count > kMaxRegstCount)
       return invalid(name + " has count " + std::to_string(regst.count) +
-                     "; it needs at least 1 buffer");
+                     "; it needs 1 to " + std::to_string(kMaxRegstCount) +
+                     " buffers");
     for (int64_t dim : regst.desc.shape)
       if (dim < 0)
         return invalid(name + " has a negative dimension");
@@ -166,9 +181,15 @@ absl::Status ofrt::validateProgram(const RankProgram &program) {
         return invalid(name + " names consumer " + actorName(actor) +
                        ", which does not list it as an input");
     }
+    int64_t bytes = regst.desc.checkedBytes();
+    if (bytes < 0)
+      return invalid(name + " of " + regst.desc.str() +
+                     " holds more than 2^48 bytes (256 TiB)");
+    // Both factors are bounded, so this cannot overflow.
     if (regst.offset >= 0 &&
-        regst.offset + regst.count * alignedBytes(regst.desc) >
-            program.arenaBytes)
+        (regst.offset > kMaxTensorBytes * kMaxRegstCount ||
+         regst.offset + regst.count * alignedBytes(regst.desc) >
+             program.arenaBytes))
       return invalid(name + " does not fit the " +
                      std::to_string(program.arenaBytes) + "-byte arena");
   }

@@ -62,6 +62,15 @@ int64_t TensorDesc::numel() const {
   return n;
 }
 
+int64_t TensorDesc::checkedBytes() const {
+  int64_t total = static_cast<int64_t>(dtypeSize(dtype));
+  for (int64_t dim : shape)
+    if (dim < 0 || __builtin_mul_overflow(total, dim, &total) ||
+        total > kMaxTensorBytes)
+      return -1;
+  return total;
+}
+
 std::string TensorDesc::str() const {
   std::string s;
   for (int64_t d : shape)

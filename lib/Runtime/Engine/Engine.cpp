@@ -109,6 +109,7 @@ void Engine::Impl::apply(const Message &message) {
     break;
   }
   case Message::Kind::Stop:
+  case Message::Kind::Wake:
     break;
   }
 }
@@ -218,8 +219,9 @@ bool Engine::Impl::shouldEnd(const ActorState &actor,
   if (actor.inputs.empty() && actor.step % rate == 0 &&
       (actor.dataEnded ||
        (options.maxSteps >= 0 && actor.step / rate >= options.maxSteps) ||
-       (options.stepLimit &&
-        options.firstStep + actor.step / rate >= options.stepLimit->load())))
+       (options.gate &&
+        options.gate->admit(options.firstStep + actor.step / rate) ==
+            StepGate::Verdict::End)))
     return true;
   if (actor.pairs.empty())
     return false;
@@ -227,6 +229,14 @@ bool Engine::Impl::shouldEnd(const ActorState &actor,
     if (!pair.ended)
       return false;
   return true;
+}
+
+bool Engine::Impl::gated(const ActorState &actor,
+                         const RunOptions &options) const {
+  int64_t rate = actor.spec->firingsPerStep;
+  return options.gate && actor.inputs.empty() && actor.step % rate == 0 &&
+         options.gate->admit(options.firstStep + actor.step / rate) ==
+             StepGate::Verdict::Wait;
 }
 
 bool Engine::Impl::predecessorsFired(const ActorState &actor) const {
@@ -268,7 +278,8 @@ bool Engine::Impl::advanceFree(int64_t stream, size_t &endedCount,
         it = queue.erase(it);
         continue;
       }
-      if (mayFire(actor) && (actor.free || predecessorsFired(actor))) {
+      if (mayFire(actor) && !gated(actor, options) &&
+          (actor.free || predecessorsFired(actor))) {
         chosen = index;
         queue.erase(it);
         break;
@@ -315,7 +326,7 @@ bool Engine::Impl::advance(int64_t stream, size_t &position,
       progressed = true;
       continue;
     }
-    if (!mayFire(actor))
+    if (!mayFire(actor) || gated(actor, options))
       return progressed;
     absl::Status status = fire(index);
     progressed = true;
@@ -403,7 +414,8 @@ std::string Engine::Impl::whyWaiting(const ActorState &actor) const {
   return text + " could fire but its stream's order puts another first";
 }
 
-void Engine::Impl::watchForStalls(const std::atomic<bool> &finished) {
+void Engine::Impl::watchForStalls(const std::atomic<bool> &finished,
+                                  const StepGate *gate) {
   using Clock = std::chrono::steady_clock;
   constexpr auto kPoll = std::chrono::milliseconds(20);
   constexpr auto kStall = std::chrono::milliseconds(1000);
@@ -412,7 +424,9 @@ void Engine::Impl::watchForStalls(const std::atomic<bool> &finished) {
   int64_t workerCount = static_cast<int64_t>(workers.size());
   while (!finished && !stopped) {
     std::this_thread::sleep_for(kPoll);
-    bool quiet = idleWorkers.load() == workerCount && asyncPending.load() == 0;
+    // Sources held at a gate wait for the job to agree where to stop.
+    bool quiet = idleWorkers.load() == workerCount &&
+                 asyncPending.load() == 0 && !(gate && gate->holding());
     for (size_t w = 0; quiet && w < queues.size(); ++w)
       quiet = queues[w]->empty();
     uint64_t now = progress.load();
@@ -508,6 +522,13 @@ absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
   std::vector<std::vector<Firing>> firings(state.workers.size());
   state.byPriority.assign(state.streams.size(), {});
   state.firingsOf = options.recordFirings ? firings.data() : nullptr;
+  // A released gate wakes every worker to look at its sources again.
+  int64_t wakeId = -1;
+  if (options.gate)
+    wakeId = options.gate->subscribe([&state] {
+      for (auto &queue : state.queues)
+        queue->push({Message::Kind::Wake, 0, 0, 0});
+    });
   std::vector<std::thread> threads;
   for (size_t w = 0; w < state.workers.size(); ++w)
     threads.emplace_back([&, w] {
@@ -515,9 +536,11 @@ absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
       state.idleWorkers.fetch_add(1); // Finished: it waits on nothing.
     });
   std::atomic<bool> finished{false};
-  std::thread watcher([&] { state.watchForStalls(finished); });
+  std::thread watcher([&] { state.watchForStalls(finished, options.gate); });
   for (std::thread &thread : threads)
     thread.join();
+  if (options.gate)
+    options.gate->unsubscribe(wakeId);
   finished = true;
   watcher.join();
   // Work still on the device (after a failure) finishes before buffers go.

@@ -173,7 +173,7 @@ struct Engine::Impl : CompletionSink {
   /// finished with nothing queued and nothing running for a while, no actor
   /// can ever fire again (a plan whose orders and buffer counts deadlock);
   /// the run then fails, naming the actors that wait and what for.
-  void watchForStalls(const std::atomic<bool> &finished);
+  void watchForStalls(const std::atomic<bool> &finished, const StepGate *gate);
   /// Why `actor` cannot fire now, for the stall report.
   std::string whyWaiting(const ActorState &actor) const;
   void complete(uint64_t token, absl::Status status) override;
@@ -186,6 +186,8 @@ struct Engine::Impl : CompletionSink {
   }
   void apply(const Message &message);
   bool mayFire(const ActorState &actor) const;
+  /// A source at a step boundary that its step gate holds back.
+  bool gated(const ActorState &actor, const RunOptions &options) const;
   void endActor(int64_t index);
   absl::Status fire(int64_t index);
   void finish(int64_t index);

@@ -23,6 +23,7 @@ struct Message {
     ConsumerEnded, ///< A consumer of an output regst will read no more.
     Completed,     ///< The work of the actor's firing `step` has finished.
     Stop,          ///< Another actor failed: stop now.
+    Wake,          ///< Look at the sources again (a step gate opened).
   };
   Kind kind = Kind::Stop;
   int64_t actor = 0; ///< Index of the receiving actor.

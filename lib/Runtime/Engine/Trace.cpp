@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ofrt/Device.h"
 #include "ofrt/Engine.h"
 
 #include "trace.pb.h"
@@ -23,6 +24,14 @@ void addRank(proto::Trace &trace, const RankProgram &program,
              const std::vector<Firing> &firings) {
   std::map<int64_t, const ActorSpec *> actors;
   std::map<std::string, int> streamIds;
+  proto::TraceEvent *process = trace.add_traceevents();
+  process->set_name("process_name");
+  process->set_ph("M");
+  process->set_pid(program.rank);
+  (*process->mutable_args())["name"] =
+      "rank " + std::to_string(program.rank) + " (" +
+      deviceKindName(program.device) + ":" +
+      std::to_string(program.deviceOrdinal) + ")";
   for (const StreamSpec &stream : program.streams) {
     int tid = streamIds.size();
     streamIds[stream.name] = tid;
@@ -56,6 +65,8 @@ void addRank(proto::Trace &trace, const RankProgram &program,
 absl::Status writeTrace(const proto::Trace &trace, const std::string &path) {
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
+  // Rank 0's and stream 0's events need their pid and tid written out.
+  options.always_print_primitive_fields = true;
   std::string json;
   if (auto status =
           google::protobuf::util::MessageToJsonString(trace, &json, options);

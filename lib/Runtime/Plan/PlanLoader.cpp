@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -59,6 +60,11 @@ static absl::StatusOr<TensorDesc> convertDesc(const proto::TensorDesc &desc) {
                                         std::to_string(dim));
     out.shape.push_back(dim);
   }
+  if (out.checkedBytes() < 0)
+    return absl::InvalidArgumentError(
+        "tensor of " + out.str() +
+        " holds more than 2^48 bytes (256 TiB), more than any device's "
+        "memory");
   return out;
 }
 
@@ -274,11 +280,20 @@ absl::StatusOr<LoadedPlan> ofrt::parsePlan(const std::string &bytes, bool text,
         plan.set_version(version), parsed = true;
     }
   }
+  if (bytes.empty())
+    return absl::InvalidArgumentError("plan '" + what +
+                                      "' is empty (0 bytes); it is no plan");
   if (!parsed)
     return absl::InvalidArgumentError(
         "cannot read plan '" + what + "': not a valid plan in " +
         (text ? "text" : "binary") + " format (" +
         (error.empty() ? "corrupt or not a plan" : error) + ")");
+  if (plan.version() == proto::VERSION_UNSPECIFIED)
+    return absl::InvalidArgumentError(
+        "'" + what +
+        "' has no schema version: it is not a plan, or one older than "
+        "version 1 (compile the model with of-translate --export-plan or "
+        "of-run --emit-plan)");
   if (plan.version() != proto::CURRENT)
     return absl::FailedPreconditionError(
         "plan '" + what + "' has schema version " +
@@ -305,6 +320,10 @@ absl::StatusOr<LoadedPlan> ofrt::parsePlan(const std::string &bytes, bool text,
 }
 
 absl::StatusOr<LoadedPlan> ofrt::loadPlanFile(const std::string &path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored))
+    return absl::InvalidArgumentError("'" + path +
+                                      "' is a directory, not a plan file");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return absl::NotFoundError("cannot open plan file '" + path +

@@ -42,6 +42,30 @@ static const RegstSpec *sharedWith(const RankProgram &program,
   return nullptr;
 }
 
+/// Outputs are read from their regst after the run, and variables write
+/// each of their buffers once: that memory must be the regst's own
+/// (oneflow-plan-memory never shares it). Checked after the kernels exist,
+/// which name a regst whose type no longer fits its ops (an edited plan)
+/// better than the overlap it causes would.
+static absl::Status checkOwnMemory(const Engine &engine) {
+  const RankProgram &program = engine.program();
+  for (const ActorSpec &actor : program.actors) {
+    const RegstSpec *own = nullptr;
+    if (actor.op.type == "oneflow.output" && !actor.inputs.empty())
+      own = program.findRegst(actor.inputs[0]);
+    else if (actor.op.type == "oneflow.variable" && !actor.outputs.empty())
+      own = program.findRegst(actor.outputs[0]);
+    if (!own)
+      continue;
+    if (const RegstSpec *other = sharedWith(program, *own))
+      return absl::InvalidArgumentError(
+          "regst " + std::to_string(own->id) + " of " + actor.op.where() +
+          " shares memory with regst " + std::to_string(other->id) +
+          "; variables and outputs need their own memory");
+  }
+  return absl::OkStatus();
+}
+
 //===----------------------------------------------------------------------===//
 // Session
 //===----------------------------------------------------------------------===//
@@ -72,23 +96,6 @@ Session::create(RankProgram program, const SessionOptions &options) {
       impl->outputs[actor.op.get<std::string>("name", actor.op.name)];
     if (actor.op.type == "oneflow.input")
       used[actor.op.get<std::string>("name", actor.op.name)] = true;
-  }
-  // Outputs are read from their regst after the run, and variables write
-  // each of their buffers once: that memory must be the regst's own
-  // (oneflow-plan-memory never shares it).
-  for (const ActorSpec &actor : program.actors) {
-    const RegstSpec *own = nullptr;
-    if (actor.op.type == "oneflow.output" && !actor.inputs.empty())
-      own = program.findRegst(actor.inputs[0]);
-    else if (actor.op.type == "oneflow.variable" && !actor.outputs.empty())
-      own = program.findRegst(actor.outputs[0]);
-    if (!own)
-      continue;
-    if (const RegstSpec *other = sharedWith(program, *own))
-      return absl::InvalidArgumentError(
-          "regst " + std::to_string(own->id) + " of " + actor.op.where() +
-          " shares memory with regst " + std::to_string(other->id) +
-          "; variables and outputs need their own memory");
   }
   for (const auto &[name, isUsed] : used)
     if (!isUsed)
@@ -159,6 +166,8 @@ Session::create(RankProgram program, const SessionOptions &options) {
   if (!engine.ok())
     return engine.status();
   impl->engine = std::move(*engine);
+  if (absl::Status status = checkOwnMemory(*impl->engine); !status.ok())
+    return status;
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 

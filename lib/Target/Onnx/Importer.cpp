@@ -289,10 +289,13 @@ FailureOr<Value> Importer::materialize(llvm::StringRef name, Location loc) {
   return emitError(loc) << "'" << name << "' has no value";
 }
 
-/// The static tensor type of a graph input or output, or an error naming it.
-static FailureOr<RankedTensorType> valueType(const onnx::ValueInfoProto &info,
-                                             Location loc,
-                                             llvm::StringRef what) {
+/// The static tensor type of a graph input or output, or an error naming it;
+/// a symbolic dimension takes its size from `dims` (--onnx-dim), and its
+/// name goes into `used`.
+static FailureOr<RankedTensorType>
+valueType(const onnx::ValueInfoProto &info, Location loc, llvm::StringRef what,
+          const std::map<std::string, int64_t> &dims,
+          std::set<std::string> &used) {
   MLIRContext *context = loc.getContext();
   if (!info.type().has_tensor_type())
     return emitError(loc) << what << " '" << info.name() << "' is not a tensor";
@@ -306,13 +309,22 @@ static FailureOr<RankedTensorType> valueType(const onnx::ValueInfoProto &info,
     return emitError(loc) << what << " '" << info.name() << "' has no shape";
   llvm::SmallVector<int64_t> shape;
   for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim()) {
+    if (dim.has_dim_param()) {
+      used.insert(dim.dim_param());
+      auto it = dims.find(dim.dim_param());
+      if (it != dims.end()) {
+        shape.push_back(it->second);
+        continue;
+      }
+    }
     if (!dim.has_dim_value() || dim.dim_value() < 0)
       return emitError(loc)
              << what << " '" << info.name()
              << "' has a dimension of unknown size"
-             << (dim.has_dim_param() ? " ('" + dim.dim_param() + "')"
-                                     : std::string())
-             << "; the importer needs static shapes";
+             << (dim.has_dim_param()
+                     ? " ('" + dim.dim_param() + "'); fix it with --onnx-dim " +
+                           dim.dim_param() + "=SIZE"
+                     : std::string("; the importer needs static shapes"));
     shape.push_back(dim.dim_value());
   }
   return RankedTensorType::get(shape, element);
@@ -329,7 +341,7 @@ LogicalResult Importer::importInputs(const onnx::GraphProto &graph) {
     if (values.count(info.name()))
       continue; // An initializer listed as an input (IR version < 4).
     FailureOr<RankedTensorType> type =
-        valueType(info, fileLocation, "graph input");
+        valueType(info, fileLocation, "graph input", options.dims, dimNames);
     if (failed(type))
       return failure();
     Location loc =
@@ -383,7 +395,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node, int64_t index) {
 LogicalResult Importer::importOutputs(const onnx::GraphProto &graph) {
   for (const onnx::ValueInfoProto &info : graph.output()) {
     FailureOr<RankedTensorType> type =
-        valueType(info, fileLocation, "graph output");
+        valueType(info, fileLocation, "graph output", options.dims, dimNames);
     if (failed(type))
       return failure();
     Location loc =
@@ -427,6 +439,19 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
       return nullptr;
   if (failed(importOutputs(*graph)))
     return nullptr;
+  for (const auto &[name, size] : options.dims)
+    if (!dimNames.count(name)) {
+      std::string known;
+      for (const std::string &seen : dimNames)
+        known += (known.empty() ? "" : ", ") + seen;
+      emitError(fileLocation)
+          << "--onnx-dim " << name << ": the model has no dimension named '"
+          << name << "' ("
+          << (known.empty() ? "its inputs and outputs have static shapes"
+                            : "it has " + known)
+          << ")";
+      return nullptr;
+    }
   func::ReturnOp::create(builder, fileLocation);
   if (failed(attachLoss(*module, options)) || failed(verify(*module)))
     return nullptr;
@@ -436,6 +461,19 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
 //===----------------------------------------------------------------------===//
 // Entry points
 //===----------------------------------------------------------------------===//
+
+std::optional<std::string>
+mlir::oneflow::parseOnnxDim(llvm::StringRef spec,
+                            std::map<std::string, int64_t> &dims) {
+  auto [name, size] = spec.split('=');
+  int64_t value = 0;
+  if (name.empty() || size.getAsInteger(10, value) || value < 1)
+    return "--onnx-dim '" + spec.str() +
+           "' is not NAME=SIZE with a positive SIZE";
+  if (!dims.emplace(name.str(), value).second)
+    return "--onnx-dim gives '" + name.str() + "' twice";
+  return std::nullopt;
+}
 
 void mlir::oneflow::registerOnnxImportDialects(DialectRegistry &registry) {
   registry.insert<OneFlowDialect, func::FuncDialect>();

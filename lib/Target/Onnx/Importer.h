@@ -29,6 +29,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -308,6 +309,8 @@ private:
   MLIRContext *context;
   Location fileLocation;
   OnnxImportOptions options;
+  /// The symbolic dimensions of the graph's inputs and outputs.
+  std::set<std::string> dimNames;
   llvm::StringMap<Lowering> table;
   /// The variable of each initializer made one so far.
   llvm::DenseMap<const onnx::TensorProto *, Value> variables;

@@ -36,6 +36,12 @@ static llvm::cl::opt<std::string> importLabels(
     llvm::cl::desc("With --import-onnx-loss: the name of the labels input"),
     llvm::cl::init("labels"));
 
+static llvm::cl::list<std::string> onnxDims(
+    "onnx-dim",
+    llvm::cl::desc("With --import-onnx: the size of a symbolic dimension of "
+                   "the model's inputs and outputs, NAME=SIZE (repeat for "
+                   "several)"));
+
 void mlir::oneflow::registerOnnxImportTranslation() {
   TranslateToMLIRRegistration registration(
       "import-onnx", "import an ONNX model (opsets 13 to 17)",
@@ -60,6 +66,12 @@ void mlir::oneflow::registerOnnxImportTranslation() {
         options.device = *device;
         options.loss = importLoss;
         options.labels = importLabels;
+        for (const std::string &spec : onnxDims)
+          if (std::optional<std::string> error =
+                  parseOnnxDim(spec, options.dims)) {
+            emitError(UnknownLoc::get(context)) << *error;
+            return nullptr;
+          }
         return importOnnxModel(buffer->getBuffer(),
                                buffer->getBufferIdentifier(), context, options);
       },

@@ -663,3 +663,61 @@ func.func @negative_reduce_twice(%x: tensor<4x8xf32>) {
   %0 = oneflow.reduce_mean %x {axes = array<i64: 1, -1>} : (tensor<4x8xf32>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+// Inputs, outputs and variables are found by name: one each.
+func.func @duplicate_output() {
+  %x = oneflow.input "x" : tensor<4xf32>
+  // expected-note@+1 {{the earlier one is here}}
+  oneflow.output "y", %x : tensor<4xf32>
+  // expected-error@+1 {{'oneflow.output' op name 'y' is already taken by an earlier oneflow.output}}
+  oneflow.output "y", %x : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @duplicate_input() {
+  // expected-note@+1 {{the earlier one is here}}
+  %x = oneflow.input "x" : tensor<4xf32>
+  // expected-error@+1 {{'oneflow.input' op name 'x' is already taken by an earlier oneflow.input}}
+  %y = oneflow.input "x" : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @duplicate_variable() {
+  // expected-note@+1 {{the earlier one is here}}
+  %w = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<4xf32>
+  // expected-error@+1 {{'oneflow.variable' op name 'w' is already taken by an earlier oneflow.variable}}
+  %v = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// An input and an output may share a name (a feed and a fetch).
+func.func @input_and_output_share_a_name() {
+  %x = oneflow.input "x" : tensor<4xf32>
+  oneflow.output "x", %x : tensor<4xf32>
+  return
+}
+
+// -----
+
+// Byte sizes are checked: a shape whose size overflows is an error, not 0.
+func.func @huge_input() {
+  // expected-error@+1 {{'oneflow.input' op result 0 of type 'tensor<4611686018427387904x4xf32>' holds more than 2^48 bytes (256 TiB)}}
+  %x = oneflow.input "x" : tensor<4611686018427387904x4xf32>
+  return
+}
+
+// -----
+
+func.func @huge_result(%x: tensor<1048576x1xf32>, %y: tensor<1x1099511627776xf32>) {
+  // expected-error@+1 {{'oneflow.matmul' op result 0 of type 'tensor<1048576x1099511627776xf32>' holds more than 2^48 bytes}}
+  %z = oneflow.matmul %x, %y : (tensor<1048576x1xf32>, tensor<1x1099511627776xf32>) -> tensor<1048576x1099511627776xf32>
+  return
+}

@@ -40,7 +40,8 @@ TEST(ValidateProgram, StreamOrderAgainstDataIsADeadlock) {
 TEST(ValidateProgram, CountZero) {
   ProgramBuilder b = chain();
   b.program.regsts[0].count = 0;
-  EXPECT_EQ(errorOf(b.program), "regst 0 has count 0; it needs at least 1 buffer");
+  EXPECT_EQ(errorOf(b.program),
+            "regst 0 has count 0; it needs 1 to 4096 buffers");
 }
 
 TEST(ValidateProgram, UnknownRegst) {

@@ -99,8 +99,9 @@ TEST(PlanLoader, RefusesAnotherVersion) {
   auto loaded = parsePlan(plan.SerializeAsString(), false, "old.plan");
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
-            "plan 'old.plan' has schema version 0 but this runtime reads "
-            "version 2; recompile the model");
+            "'old.plan' has no schema version: it is not a plan, or one "
+            "older than version 1 (compile the model with of-translate "
+            "--export-plan or of-run --emit-plan)");
 }
 
 // A version 1 plan (string-keyed layouts, the device as a string) is

@@ -24,6 +24,9 @@
 
 #include "ofrt/Collectives.h"
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+
 #include <gloo/allgatherv.h>
 #include <gloo/allreduce.h>
 #include <gloo/alltoall.h>
@@ -76,11 +79,24 @@ void sum(void *output, const void *lhs, const void *rhs, size_t count) {
     out[i] = a[i] + b[i];
 }
 
+/// Where member `position` of the group joined under `key` publishes the
+/// addresses its peers see, one line per pair ("[127.0.0.1]:40123", as
+/// Gloo's errors write them).
+std::string addressKey(const std::string &key, int position) {
+  return key + "/address/" + std::to_string(position);
+}
+
 class GlooCommunicator : public Communicator {
 public:
+  /// `store` and `key`: where each member published its address (so that
+  /// a failure can name the peer by rank); `ranks`: the members' global
+  /// ranks.
   GlooCommunicator(std::shared_ptr<gloo::rendezvous::Context> context,
-                   std::chrono::milliseconds timeout)
-      : context(std::move(context)), timeoutMs(timeout) {}
+                   std::chrono::milliseconds timeout,
+                   std::shared_ptr<ofrt::Store> store, std::string key,
+                   std::vector<int64_t> ranks)
+      : context(std::move(context)), timeoutMs(timeout),
+        store(std::move(store)), key(std::move(key)), ranks(std::move(ranks)) {}
 
   int rank() const override { return context->rank; }
   int size() const override { return context->size; }
@@ -262,13 +278,34 @@ private:
                      std::to_string(timeoutMs.count()) +
                      " ms waiting for its peers (gloo: " + message + ")")
                : absl::UnavailableError(who() + ": " + what +
-                                        " failed: a peer closed its connection "
-                                        "or misbehaved (gloo: " +
+                                        " failed: " + peerIn(message) +
+                                        " closed its connection or "
+                                        "misbehaved (gloo: " +
                                         message + ")");
+  }
+
+  /// "rank N" for the member whose address Gloo's `message` names, else
+  /// "a peer".
+  std::string peerIn(const std::string &message) const {
+    for (int member = 0; store && member < size(); ++member) {
+      if (member == rank())
+        continue;
+      absl::StatusOr<std::string> address =
+          store->get(addressKey(key, member), std::chrono::milliseconds(1));
+      if (!address.ok())
+        continue;
+      for (absl::string_view line : absl::StrSplit(*address, '\n'))
+        if (!line.empty() && absl::StrContains(message, line))
+          return "rank " + std::to_string(ranks[member]);
+    }
+    return "a peer";
   }
 
   std::shared_ptr<gloo::rendezvous::Context> context;
   std::chrono::milliseconds timeoutMs;
+  std::shared_ptr<ofrt::Store> store;
+  std::string key;
+  std::vector<int64_t> ranks;
   /// Collectives' tags: all ranks call them in the same order.
   uint32_t nextTag = 0;
 };
@@ -377,8 +414,13 @@ public:
           std::make_shared<gloo::rendezvous::Context>(position, size);
       context->setTimeout(options.timeout);
       context->connectFullMesh(store, device);
-      return std::unique_ptr<Communicator>(
-          new GlooCommunicator(std::move(context), options.timeout));
+      std::string addresses;
+      for (int peer = 0; peer < size; ++peer)
+        if (peer != position)
+          addresses += context->getPair(peer)->address().str() + "\n";
+      (void)options.store->set(addressKey(key, position), addresses);
+      return std::unique_ptr<Communicator>(new GlooCommunicator(
+          std::move(context), options.timeout, options.store, key, ranks));
     } catch (const std::exception &error) {
       return joinError(who, error.what(), ranks, options.timeout);
     }

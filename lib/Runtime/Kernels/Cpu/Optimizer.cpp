@@ -15,6 +15,8 @@
 #include "CpuKernels.h"
 #include "KernelUtils.h"
 
+#include "ofrt/Schedule.h"
+
 #include <cmath>
 
 using namespace ofrt;
@@ -23,24 +25,7 @@ using namespace ofrt::cpu;
 namespace {
 
 /// The learning rate and its schedule (the attributes every update op has).
-struct Schedule {
-  double lr = 0, minLr = 0;
-  int64_t warmupSteps = 0, totalSteps = 0;
-
-  /// The learning rate at `step` (from 0): linear warm-up, then cosine
-  /// decay to `minLr` at `totalSteps` when that is set.
-  double at(int64_t step) const {
-    if (step < warmupSteps)
-      return lr * static_cast<double>(step + 1) /
-             static_cast<double>(warmupSteps);
-    if (totalSteps <= 0)
-      return lr;
-    double progress = std::min(
-        1.0, static_cast<double>(step - warmupSteps) /
-                 static_cast<double>(totalSteps - warmupSteps));
-    return minLr + (lr - minLr) * 0.5 * (1.0 + std::cos(M_PI * progress));
-  }
-};
+using Schedule = LearningRateSchedule;
 
 /// What both kernels share: the schedule, weight decay and the operand
 /// checks.

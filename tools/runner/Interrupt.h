@@ -1,0 +1,69 @@
+//===- Interrupt.h - Ctrl-C: every rank stops at one step -------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The first SIGINT or SIGTERM asks the run to stop: this process holds its
+// step gate (ofrt::StepGate: sources begin no new step), and the job's
+// processes agree through their store on the highest step any of them
+// began; every rank finishes up to that step, the checkpoint is saved and
+// the program exits 130. A process that sees another's request in the
+// store stops the same way. A second SIGINT exits at once, without a
+// checkpoint.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_TOOLS_RUNNER_INTERRUPT_H
+#define ONEFLOW_TOOLS_RUNNER_INTERRUPT_H
+
+#include "ofrt/Engine.h"
+#include "ofrt/Store.h"
+
+#include "absl/status/status.h"
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <thread>
+
+namespace ofrun {
+
+/// The exit status of a run stopped by a signal (the shell's 128 + SIGINT).
+constexpr int kInterruptedExit = 130;
+
+class StopWatcher {
+public:
+  /// Watches for signals (and, with a store and several processes, for a
+  /// peer's request) while it lives; `rank` and `world` are this process's
+  /// place in the job (0 and 1 for ranks that are threads of one process).
+  StopWatcher(ofrt::StepGate &gate, std::shared_ptr<ofrt::Store> store,
+              int rank, int world, std::chrono::milliseconds timeout);
+  ~StopWatcher();
+  /// Ends watching (the run is over) and restores the signals' defaults.
+  /// With peers, publishes where this process ended, for a peer that asks
+  /// later.
+  void stop();
+  /// Whether the run was asked to stop, and at which step (exclusive).
+  bool interrupted() const { return stopAt >= 0; }
+  int64_t stopStep() const { return stopAt; }
+  /// Why the processes could not agree, if they could not.
+  absl::Status status() const { return error; }
+
+private:
+  void watch();
+  void agree();
+
+  ofrt::StepGate &gate;
+  std::shared_ptr<ofrt::Store> store;
+  int rank, world;
+  std::chrono::milliseconds timeout;
+  std::atomic<bool> done{false};
+  std::atomic<int64_t> stopAt{-1};
+  absl::Status error;
+  std::thread thread;
+};
+
+} // namespace ofrun
+
+#endif // ONEFLOW_TOOLS_RUNNER_INTERRUPT_H
