@@ -44,6 +44,8 @@ if shutil.which("redis-server"):
 lit_config.parallelism_groups["multi-rank"] = 1
 # Jobs under mpirun (root needs --allow-run-as-root; more ranks than cores
 # need --oversubscribe).
+if shutil.which("dot"):
+    config.available_features.add("graphviz")
 if shutil.which("mpirun"):
     config.available_features.add("mpirun")
 config.substitutions.append(

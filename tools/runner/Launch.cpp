@@ -161,6 +161,9 @@ int waitForRanks(const std::vector<pid_t> &children, int processes) {
       bool stopped =
           WIFEXITED(status) && WEXITSTATUS(status) == kInterruptedExit;
       interrupted |= stopped;
+      // An interrupted rank is no failure, but the others must follow it.
+      if (stopped && !deadline)
+        deadline = Clock::now() + grace;
       if (clean || stopped)
         continue;
       failures.push_back(

@@ -39,10 +39,10 @@ std::string node(int64_t rank, int64_t actor) {
 }
 
 std::string style(const ActorSpec &actor) {
-  if (isCollectiveOp(actor.op.type))
-    return ", style=filled, fillcolor=\"#ffcc80\"";
   if (actor.op.type == "oneflow.transfer")
     return ", style=filled, fillcolor=\"#b3d9ff\"";
+  if (isCollectiveOp(actor.op.type))
+    return ", style=filled, fillcolor=\"#ffcc80\"";
   if (actor.op.type == "oneflow.input" || actor.op.type == "oneflow.output" ||
       actor.op.type == "oneflow.variable")
     return ", style=rounded";
@@ -53,7 +53,7 @@ std::string style(const ActorSpec &actor) {
 
 std::string ofrt::planToDot(const LoadedPlan &plan) {
   std::ostringstream out;
-  out << "digraph plan {\n  rankdir=TB;\n  compound=true;\n"
+  out << "digraph plan {\n  rankdir=TB;\n  newrank=true;\n"
       << "  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n"
       << "  edge [fontname=\"Helvetica\", fontsize=8];\n";
   // (rank, peer rank, tag) of each send, to join it to its receive.

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <set>
+#include <thread>
 
 using namespace ofrt;
 using namespace ofrt::test;
@@ -367,6 +368,41 @@ TEST(Engine, AStalledPlanFailsNamingTheWaitingActors) {
             "(1 buffers)"),
         std::string::npos)
         << message;
+  });
+}
+
+// Ctrl-C: held, sources begin no step past the frontier and wait (longer
+// than the stall watchdog's second, which must not fire); released with a
+// higher limit (another process had begun more steps), they resume and end
+// exactly there, every source with as many steps.
+TEST(Engine, AStepGateHoldsSourcesAndEndsEveryOneAtTheAgreedStep) {
+  ProgramBuilder b;
+  int64_t p = b.actor("p", "p", {}, 1, /*count=*/3);
+  int64_t q = b.actor("q", "q", {}, 1, /*count=*/2);
+  int64_t sink = b.actor("sink", "compute", {b.out(p), b.out(q)}, 0);
+  oftest::withWatchdog([&] {
+    auto engine = Engine::create(b.program, test::cpuDevice(),
+                                 sums(nullptr, nullptr, {{sink, 500}}));
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    StepGate gate;
+    int64_t frontier = -1;
+    std::thread stopper([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      frontier = gate.hold();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      EXPECT_EQ(gate.frontier(), frontier) << "a source passed the hold";
+      gate.release(frontier + 2);
+    });
+    RunOptions options;
+    options.recordFirings = true;
+    options.gate = &gate;
+    auto result = (*engine)->run(options);
+    stopper.join();
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_GT(frontier, 0);
+    EXPECT_EQ(result->steps, frontier + 2);
+    EXPECT_EQ(firingsOf(*result, p).size(), size_t(frontier + 2));
+    EXPECT_EQ(firingsOf(*result, q).size(), size_t(frontier + 2));
   });
 }
 
