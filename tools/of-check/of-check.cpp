@@ -425,6 +425,19 @@ int main(int argc, char **argv) {
     if (mode == "gradients") {
       // Checked above.
     } else if (mode == "given") {
+      // A program without layouts would run on one rank and pass trivially.
+      bool laidOut = false;
+      module->walk([&](Operation *op) {
+        for (Type type : op->getResultTypes())
+          if (auto tensor = dyn_cast<RankedTensorType>(type))
+            laidOut |= isa_and_nonnull<oneflow::GlobalAttr>(tensor.getEncoding());
+      });
+      if (!laidOut)
+        return fail("'" + args[1] +
+                    "' has no layouts, so nothing would run in parallel: "
+                    "give its inputs and variables #oneflow.global layouts, "
+                    "or check generated ones with --mode signatures or "
+                    "--mode random");
       tally.check(args[1] + " as laid out", module->clone(), *serial);
     } else {
       // Variants start from the program with inferred shapes, no layouts.

@@ -7,7 +7,7 @@
 // Feeds each input to importOnnxModel as the bytes of a model file. Any
 // outcome but a module or reported errors (a crash, an abort, a sanitizer
 // report, a hang) is a bug. Built when the compiler is clang or with
-// -DONEFLOW_BUILD_FUZZERS=ON; bench/fuzz_onnx.sh builds and runs it.
+// -DONEFLOW_BUILD_FUZZERS=ON; bench/fuzz.sh onnx builds and runs it.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+#===- bench/fuzz.sh - Fuzz a front door with libFuzzer -------------------===#
+#
+# SPDX-License-Identifier: Apache-2.0
+#
+# Builds a libFuzzer target with clang-22 (installed from apt when missing;
+# OpenMP stays GCC's libgomp, as libomp-22-dev would shadow it for every
+# tool) in build-fuzz/, everything it links instrumented for coverage and
+# AddressSanitizer, and runs it for FUZZ_SECONDS (default 300) on JOBS
+# processes (default 1). The targets:
+#   onnx  tools/onnx-import-fuzzer: model bytes into the ONNX importer;
+#         seeded with test/Target/Onnx/Inputs/*.onnx and the small models of
+#         libonnx-testdata.
+#   mlir  tools/mlir-pipeline-fuzzer: text into the MLIR parser, the
+#         verifiers, oneflow-default-pipeline, plan export and loading;
+#         seeded with the examples and the tests' programs.
+#   plan  tools/plan-loader-fuzzer: bytes into the runtime's plan loader
+#         (binary and text); seeded with the tests' text plans and their
+#         binary encodings.
+# Inputs that crash land in build-fuzz/fuzz-crashes/TARGET/; each fixed one
+# belongs in the target's regression test (test/Target/Onnx/Inputs/fuzz/,
+# test/Tools/Inputs/fuzz/). The last lines give the executions run
+# (stat::number_of_executed_units). Not part of CI.
+#
+#   bench/fuzz.sh mlir              FUZZ_SECONDS=60 JOBS=2 bench/fuzz.sh plan
+#
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
+SECONDS_TO_RUN="${FUZZ_SECONDS:-300}"
+TARGET="${1:-}"
+case "$TARGET" in
+  onnx) FUZZER=onnx-import-fuzzer ;;
+  mlir) FUZZER=mlir-pipeline-fuzzer ;;
+  plan) FUZZER=plan-loader-fuzzer ;;
+  *) echo "usage: bench/fuzz.sh onnx|mlir|plan" >&2; exit 2 ;;
+esac
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$ROOT")}"
+
+if ! command -v clang++-22 >/dev/null ||
+   [ -z "$(find /usr/lib/llvm-22/lib/clang -name 'libclang_rt.fuzzer*.a' 2>/dev/null)" ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -o DPkg::Lock::Timeout=120 \
+    clang-22 libclang-rt-22-dev
+fi
+
+if [ ! -f "$BUILD/build.ninja" ]; then
+  cmake -G Ninja -S "$ROOT" -B "$BUILD" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DONEFLOW_BUILD_FUZZERS=ON \
+    -DOpenMP_CXX_FLAGS=-fopenmp=libgomp -DOpenMP_CXX_LIB_NAMES=gomp \
+    -DOpenMP_C_FLAGS=-fopenmp=libgomp -DOpenMP_C_LIB_NAMES=gomp \
+    -DOpenMP_gomp_LIBRARY=/usr/lib/gcc/x86_64-linux-gnu/12/libgomp.so \
+    -DCMAKE_CXX_FLAGS="-g -fsanitize=fuzzer-no-link,address" \
+    -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address -shared-libasan" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address -shared-libasan" \
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
+fi
+ninja -C "$BUILD" -j2 "$FUZZER"
+
+CORPUS="$BUILD/fuzz-corpus/$TARGET"
+CRASHES="$BUILD/fuzz-crashes/$TARGET"
+mkdir -p "$CORPUS" "$CRASHES"
+case "$TARGET" in
+  onnx)
+    cp "$ROOT"/test/Target/Onnx/Inputs/*.onnx "$CORPUS"/
+    for model in $(find /usr/share/libonnx-testdata/data/node -name model.onnx \
+                      -size -2k | sort); do
+      cp "$model" "$CORPUS/$(basename "$(dirname "$model")").onnx"
+    done ;;
+  mlir)
+    for program in "$ROOT"/examples/*.mlir "$ROOT"/examples/gpt/*.mlir \
+                   $(find "$ROOT/test" -name '*.mlir' -size -8k | sort); do
+      cp "$program" "$CORPUS/$(echo "$program" | md5sum | cut -c1-12).mlir"
+    done ;;
+  plan)
+    for plan in $(find "$ROOT/test" -name '*.plantxt' | sort); do
+      name="$CORPUS/$(basename "$plan" .plantxt)"
+      cp "$plan" "$name.plantxt"
+      protoc --encode=ofrt.proto.Plan --proto_path="$ROOT/lib/Runtime/Plan" \
+        plan.proto < "$plan" > "$name.plan" 2>/dev/null || rm -f "$name.plan"
+    done ;;
+esac
+
+# The libraries are shared, so ASan's runtime is too (-shared-libasan),
+# loaded first.
+# Its leak check is off: MLIR's uniqued storage lives until exit.
+ASAN_LIB=(/usr/lib/llvm-22/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.so)
+PARALLEL=()
+if [ "${JOBS:-1}" -gt 1 ]; then
+  PARALLEL=(-jobs="$JOBS" -workers="$JOBS")
+fi
+LD_PRELOAD="${ASAN_LIB[0]}" ASAN_OPTIONS=detect_leaks=0 \
+  "$BUILD/bin/$FUZZER" \
+  -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=4096 \
+  -max_len=16384 -print_final_stats=1 "${PARALLEL[@]}" \
+  -artifact_prefix="$CRASHES/" "$CORPUS"
