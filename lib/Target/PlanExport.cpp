@@ -27,6 +27,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/JSON.h"
 
 #include <set>
 
@@ -168,6 +169,11 @@ convertAttr(StringRef name, Attribute attr,
   } else if (isa<UnitAttr>(attr)) {
     value.set_b(true);
   } else if (auto str = dyn_cast<StringAttr>(attr)) {
+    // The plan's strings are protobuf strings, which must be UTF-8.
+    if (!llvm::json::isUTF8(str.getValue())) {
+      why = "it is not valid UTF-8";
+      return failure();
+    }
     value.set_s(str.str());
   } else if (auto ints = dyn_cast<DenseI64ArrayAttr>(attr)) {
     // Set even when empty: an empty list is a value.
@@ -361,9 +367,9 @@ static LogicalResult fillLayout(ActorOp actor, LayoutReader &reader,
 static LogicalResult convertActor(ActorOp actor, proto::Actor &out) {
   out.set_id(actor.getId());
   out.set_op(actor.getOpName().str());
-  out.set_name(actor.getSymName().str());
-  out.set_location(locationString(actor.getLoc()));
-  out.set_stream(actor.getStream().str());
+  out.set_name(llvm::json::fixUTF8(actor.getSymName()));
+  out.set_location(llvm::json::fixUTF8(locationString(actor.getLoc())));
+  out.set_stream(llvm::json::fixUTF8(actor.getStream()));
   out.set_firings_per_step(actor.getFirings());
   if (actor.getFiringsPerValue() > 1)
     out.set_firings_per_output(actor.getFiringsPerValue());
@@ -426,7 +432,7 @@ static LogicalResult convertRankPlan(RankPlanOp plan, proto::RankPlan &out) {
   SymbolTable actors(plan);
   for (StreamOp stream : plan.getStreams()) {
     proto::Stream &streamOut = *out.add_streams();
-    streamOut.set_name(stream.getName().str());
+    streamOut.set_name(llvm::json::fixUTF8(stream.getName()));
     for (auto ref : stream.getActors().getAsRange<FlatSymbolRefAttr>())
       streamOut.add_actors(actors.lookup<ActorOp>(ref.getValue()).getId());
   }
@@ -468,7 +474,7 @@ LogicalResult mlir::oneflow::writePlan(Operation *root, llvm::raw_ostream &os,
   plan.set_version(proto::CURRENT);
   plan.set_world_size(worldSize);
   if (auto file = root->getLoc()->findInstanceOf<FileLineColLoc>())
-    plan.set_source(file.getFilename().str());
+    plan.set_source(llvm::json::fixUTF8(file.getFilename()));
   for (RankPlanOp rankPlan : byRank)
     if (failed(convertRankPlan(rankPlan, *plan.add_ranks())))
       return failure();

@@ -117,6 +117,15 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   if (schedule != "1f1b" && schedule != "gpipe")
     return absl::InvalidArgumentError("--pipeline-schedule '" + schedule +
                                       "' is not 1f1b or gpipe");
+  if (schedule != "1f1b" && stages == 1)
+    return absl::InvalidArgumentError(
+        "--pipeline-schedule orders the micro-batches of pipeline stages; it "
+        "needs --stages 2 or more");
+  if (absl::GetFlag(FLAGS_labels) != "labels" &&
+      absl::GetFlag(FLAGS_loss) != "cross_entropy")
+    return absl::InvalidArgumentError(
+        "--labels names the input that --loss cross_entropy adds to an ONNX "
+        "model; it needs --loss cross_entropy");
   for (auto [name, value] :
        {std::pair<const char *, double>{"--lr", absl::GetFlag(FLAGS_lr)},
         {"--momentum", absl::GetFlag(FLAGS_momentum)},

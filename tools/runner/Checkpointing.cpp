@@ -42,6 +42,10 @@ Checkpointing::create(const ofrt::LoadedPlan &plan, bool allRanksHere,
     return absl::InvalidArgumentError("--keep must be at least 1");
   if (c.every > 0 && c.saveRoot.empty())
     return absl::InvalidArgumentError("--save-every needs --save DIR");
+  if (c.saveOptions.keep != 2 && c.saveRoot.empty())
+    return absl::InvalidArgumentError(
+        "--keep counts the step directories --save keeps; it needs --save "
+        "DIR");
   if (c.every > 0 && !allRanksHere)
     return absl::InvalidArgumentError(
         "--save-every needs every rank in this process (--devices cpu:N); "

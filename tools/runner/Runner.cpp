@@ -318,6 +318,16 @@ absl::StatusOr<Job> ofrun::jobFromFlags() {
   if (!job.launched && job.processes > 0 && job.devices != 1)
     return absl::InvalidArgumentError(
         "--nproc-per-node and --devices cpu:N both set the ranks; pick one");
+  if (!job.launched && job.processes == 0 &&
+      !absl::GetFlag(FLAGS_hostname).empty())
+    return absl::InvalidArgumentError(
+        "--hostname is the address a launched rank listens on; it needs a "
+        "launcher (torchrun, mpirun, srun, --nproc-per-node)");
+  if (absl::GetFlag(FLAGS_job_id) != "of-run" &&
+      absl::GetFlag(FLAGS_redis).empty())
+    return absl::InvalidArgumentError(
+        "--job-id prefixes this job's keys on the Redis server; it needs "
+        "--redis HOST:PORT");
   if (!job.launched && (!absl::GetFlag(FLAGS_store_dir).empty() ||
                         !absl::GetFlag(FLAGS_redis).empty()))
     return absl::InvalidArgumentError(
