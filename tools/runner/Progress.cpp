@@ -69,9 +69,12 @@ Progress::create(const std::vector<ofrt::RankProgram> &ranks, int64_t steps,
       const ofrt::OpDesc &op = actor.op;
       if (op.type == "oneflow.input" && !counted && !op.outputs.empty() &&
           op.outputs[0].rank() > 0) {
-        auto logical =
-            op.get<std::vector<int64_t>>("logical_shape", op.outputs[0].shape);
-        p->samplesPerStep = logical.empty() ? 1 : logical[0];
+        // A rank's piece of the step's batch: count the whole batch.
+        const ofrt::PieceLayout *piece = op.layoutAs<ofrt::PieceLayout>();
+        const std::vector<int64_t> &logical =
+            piece && !piece->logicalShape.empty() ? piece->logicalShape
+                                                  : op.outputs[0].shape;
+        p->samplesPerStep = logical[0];
         counted = true;
       }
     }
