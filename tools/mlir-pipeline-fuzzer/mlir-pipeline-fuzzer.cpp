@@ -6,9 +6,9 @@
 //
 // Feeds each input to the MLIR parser as a OneFlow program and, when it
 // parses and verifies, compiles it with oneflow-default-pipeline, exports
-// the plan and loads it, as of-run does. Any outcome but a compiled module or reported
-// errors (a crash, an abort, a sanitizer report, a hang) is a bug. Built
-// when the compiler is clang or with -DONEFLOW_BUILD_FUZZERS=ON;
+// the plan and loads it, as of-run does. Any outcome but a compiled module or
+// reported errors (a crash, an abort, a sanitizer report, a hang) is a bug.
+// Built when the compiler is clang or with -DONEFLOW_BUILD_FUZZERS=ON;
 // bench/fuzz.sh builds and runs it.
 //
 //===----------------------------------------------------------------------===//

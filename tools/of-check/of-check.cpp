@@ -430,7 +430,8 @@ int main(int argc, char **argv) {
       module->walk([&](Operation *op) {
         for (Type type : op->getResultTypes())
           if (auto tensor = dyn_cast<RankedTensorType>(type))
-            laidOut |= isa_and_nonnull<oneflow::GlobalAttr>(tensor.getEncoding());
+            laidOut |=
+                isa_and_nonnull<oneflow::GlobalAttr>(tensor.getEncoding());
       });
       if (!laidOut)
         return fail("'" + args[1] +
