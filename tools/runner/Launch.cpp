@@ -96,27 +96,18 @@ extern "C" void forwardSignal(int sig) {
     kill(launchedPids[i], sig);
 }
 
-/// A process that outlives the launcher only to clean up after it: it reads
-/// the ranks' pids from `pipeRead` until the launcher closes the pipe (or
-/// dies, even by SIGKILL), then kills what is left of them and removes the
-/// store directory.
+/// A process that outlives the launcher only to clean up after it: when
+/// the launcher closes `pipeRead`'s other end, or dies (even by SIGKILL),
+/// it removes the store directory. (The ranks die with the launcher by
+/// their parent-death signal.)
 void runGuardian(int pipeRead, const std::string &storeDir) {
   std::signal(SIGINT, SIG_IGN);
   std::signal(SIGTERM, SIG_IGN);
-  std::vector<pid_t> ranks;
-  pid_t pid;
-  while (true) {
-    ssize_t got = read(pipeRead, &pid, sizeof(pid));
-    if (got == sizeof(pid)) {
-      ranks.push_back(pid);
-      continue;
-    }
-    if (got < 0 && errno == EINTR)
-      continue;
-    break;
-  }
-  for (pid_t rank : ranks)
-    kill(rank, SIGKILL);
+  char byte;
+  ssize_t got;
+  do
+    got = read(pipeRead, &byte, 1);
+  while (got > 0 || (got < 0 && errno == EINTR));
   std::error_code ignored;
   std::filesystem::remove_all(storeDir, ignored);
   _exit(0);
@@ -271,8 +262,6 @@ int ofrun::launchProcesses(int processes, const std::vector<std::string> &args) 
     children.push_back(pid);
     launchedPids[rank] = pid;
     launchedCount = rank + 1;
-    ssize_t ignored = write(guardianPipe[1], &pid, sizeof(pid));
-    (void)ignored;
   }
   int code = waitForRanks(children, processes);
   std::signal(SIGINT, SIG_DFL);
