@@ -75,5 +75,29 @@ func.func @math() {
   oneflow.output "where", %28 : tensor<6x5xf32>
   oneflow.output "masked_fill", %29 : tensor<6x5xf32>
   oneflow.output "cast", %30 : tensor<6x5xf32>
+  %31 = oneflow.reciprocal %b : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %32 = oneflow.sin %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %33 = oneflow.cos %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %34 = oneflow.floor %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %35 = oneflow.ceil %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %36 = oneflow.round %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %37 = oneflow.sign %i : (tensor<6x5xi32>) -> tensor<6x5xi32>
+  %38 = oneflow.softplus %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  oneflow.output "reciprocal", %31 : tensor<6x5xf32>
+  oneflow.output "sin", %32 : tensor<6x5xf32>
+  oneflow.output "cos", %33 : tensor<6x5xf32>
+  oneflow.output "floor", %34 : tensor<6x5xf32>
+  oneflow.output "ceil", %35 : tensor<6x5xf32>
+  oneflow.output "round", %36 : tensor<6x5xf32>
+  oneflow.output "sign", %37 : tensor<6x5xi32>
+  oneflow.output "softplus", %38 : tensor<6x5xf32>
+  %39 = oneflow.leaky_relu %a {alpha = 0.2 : f64} : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %40 = oneflow.elu %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %41 = oneflow.selu %a : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %42 = oneflow.hard_sigmoid %a {alpha = 0.3 : f64, beta = 0.4 : f64} : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  oneflow.output "leaky_relu", %39 : tensor<6x5xf32>
+  oneflow.output "elu", %40 : tensor<6x5xf32>
+  oneflow.output "selu", %41 : tensor<6x5xf32>
+  oneflow.output "hard_sigmoid", %42 : tensor<6x5xf32>
   return
 }

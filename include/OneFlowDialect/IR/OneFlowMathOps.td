@@ -95,6 +95,52 @@ def OneFlow_RsqrtOp : OneFlow_UnaryOp<"rsqrt", "reciprocal square root">;
 def OneFlow_NegOp : OneFlow_UnaryOp<"neg", "negation", 0, 1>;
 def OneFlow_AbsOp : OneFlow_UnaryOp<"abs", "absolute value", 0>;
 def OneFlow_ErfOp : OneFlow_UnaryOp<"erf", "Gauss error function">;
+def OneFlow_ReciprocalOp : OneFlow_UnaryOp<"reciprocal", "1 / x">;
+def OneFlow_SinOp : OneFlow_UnaryOp<"sin", "sine">;
+def OneFlow_CosOp : OneFlow_UnaryOp<"cos", "cosine">;
+def OneFlow_FloorOp : OneFlow_UnaryOp<"floor", "the largest integer not above x">;
+def OneFlow_CeilOp : OneFlow_UnaryOp<"ceil", "the smallest integer not below x">;
+def OneFlow_RoundOp : OneFlow_UnaryOp<"round", "the nearest integer, halves to even">;
+def OneFlow_SignOp : OneFlow_UnaryOp<"sign", "-1, 0 or 1 by the sign of x", 0>;
+def OneFlow_SoftplusOp : OneFlow_UnaryOp<"softplus", "log(1 + exp(x))">;
+
+// An element-wise function of a float tensor with float parameters
+// (`params`, attributes with defaults).
+class OneFlow_UnaryParamOp<string mnemonic, string desc, dag params>
+    : OneFlow_InferredOp<mnemonic, [Pure, OneFlow_HasSbp]> {
+  let summary = desc;
+  let description = [{
+    ```mlir
+    %y = oneflow.}] # mnemonic # [{ %x {alpha = 0.1 : f64} : (tensor<8x16xf32>) -> tensor<8x16xf32>
+    ```
+  }];
+  let arguments = !con((ins OneFlow_FloatTensor:$x), params);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      types.push_back(::mlir::oneflow::stripEncoding(adaptor.getX().getType()));
+      return ::mlir::success();
+    }
+  }] # OneFlow_ElementwiseSbp<"">.definition;
+}
+
+def OneFlow_LeakyReluOp : OneFlow_UnaryParamOp<"leaky_relu",
+    "x, or alpha x below 0", (ins DefaultValuedAttr<F64Attr, "0.01">:$alpha)>;
+def OneFlow_EluOp : OneFlow_UnaryParamOp<"elu",
+    "x, or alpha (exp(x) - 1) below 0",
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
+// ONNX's defaults (those of the SELU paper, as f32).
+def OneFlow_SeluOp : OneFlow_UnaryParamOp<"selu",
+    "gamma x, or gamma alpha (exp(x) - 1) below 0",
+    (ins DefaultValuedAttr<F64Attr, "1.67326319217681884765625">:$alpha,
+         DefaultValuedAttr<F64Attr, "1.05070102214813232421875">:$gamma)>;
+def OneFlow_HardSigmoidOp : OneFlow_UnaryParamOp<"hard_sigmoid",
+    "max(0, min(1, alpha x + beta))",
+    (ins DefaultValuedAttr<F64Attr, "0.2">:$alpha,
+         DefaultValuedAttr<F64Attr, "0.5">:$beta)>;
 
 //===----------------------------------------------------------------------===//
 // Scalar arithmetic

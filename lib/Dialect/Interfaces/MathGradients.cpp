@@ -197,6 +197,130 @@ static LogicalResult buildGradientRule(SqrtOp op, GradientBuilder &g,
   return success();
 }
 
+static LogicalResult buildGradientRule(ReciprocalOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // -1 / x^2 = -y^2.
+  Value y = op.getResult();
+  dxs.push_back(g.neg(g.mul(dys[0], g.mul(y, y))));
+  return success();
+}
+
+static LogicalResult buildGradientRule(SinOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  Value cos = CosOp::create(g.builder(), g.getLoc(), op.getX());
+  dxs.push_back(g.mul(dys[0], cos));
+  return success();
+}
+
+static LogicalResult buildGradientRule(CosOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  Value sin = SinOp::create(g.builder(), g.getLoc(), op.getX());
+  dxs.push_back(g.neg(g.mul(dys[0], sin)));
+  return success();
+}
+
+/// Piecewise-constant ops (floor, ceil, round, sign): a zero gradient, as
+/// PyTorch gives.
+template <typename OpTy>
+static LogicalResult buildZeroGradient(OpTy op, GradientBuilder &g,
+                                       SmallVectorImpl<Value> &dxs) {
+  dxs.push_back(g.fill(g.typeOf(op.getX()), 0.0));
+  return success();
+}
+
+static LogicalResult buildGradientRule(FloorOp op, GradientBuilder &g,
+                                       ValueRange, SmallVectorImpl<Value> &dxs) {
+  return buildZeroGradient(op, g, dxs);
+}
+
+static LogicalResult buildGradientRule(CeilOp op, GradientBuilder &g,
+                                       ValueRange, SmallVectorImpl<Value> &dxs) {
+  return buildZeroGradient(op, g, dxs);
+}
+
+static LogicalResult buildGradientRule(RoundOp op, GradientBuilder &g,
+                                       ValueRange, SmallVectorImpl<Value> &dxs) {
+  return buildZeroGradient(op, g, dxs);
+}
+
+static LogicalResult buildGradientRule(SignOp op, GradientBuilder &g,
+                                       ValueRange, SmallVectorImpl<Value> &dxs) {
+  return buildZeroGradient(op, g, dxs);
+}
+
+static LogicalResult buildGradientRule(SoftplusOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // sigmoid(x).
+  Value sigmoid = SigmoidOp::create(g.builder(), g.getLoc(), op.getX());
+  dxs.push_back(g.mul(dys[0], sigmoid));
+  return success();
+}
+
+static LogicalResult buildGradientRule(LeakyReluOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // 1 above 0, alpha elsewhere (as PyTorch).
+  Type element = g.typeOf(op.getX()).getElementType();
+  Value positive = GreaterOp::create(g.builder(), g.getLoc(), op.getX(),
+                                     g.scalar(element, 0.0));
+  double alpha = op.getAlpha().convertToDouble();
+  dxs.push_back(g.where(positive, dys[0], g.scalarMul(dys[0], alpha)));
+  return success();
+}
+
+/// elu and selu: y = scale x above 0, else scale alpha (exp(x) - 1), whose
+/// slope there is y + scale alpha.
+static void buildExponentialLinearGradient(Value x, Value y, double scale,
+                                           double alpha, GradientBuilder &g,
+                                           Value dy,
+                                           SmallVectorImpl<Value> &dxs) {
+  Type element = g.typeOf(x).getElementType();
+  Value positive =
+      GreaterOp::create(g.builder(), g.getLoc(), x, g.scalar(element, 0.0));
+  Value below = g.mul(dy, g.scalarAdd(y, scale * alpha));
+  dxs.push_back(g.where(positive, g.scalarMul(dy, scale), below));
+}
+
+static LogicalResult buildGradientRule(EluOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  buildExponentialLinearGradient(op.getX(), op.getResult(), 1.0,
+                                 op.getAlpha().convertToDouble(), g, dys[0],
+                                 dxs);
+  return success();
+}
+
+static LogicalResult buildGradientRule(SeluOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  buildExponentialLinearGradient(op.getX(), op.getResult(),
+                                 op.getGamma().convertToDouble(),
+                                 op.getAlpha().convertToDouble(), g, dys[0],
+                                 dxs);
+  return success();
+}
+
+static LogicalResult buildGradientRule(HardSigmoidOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // alpha where 0 < alpha x + beta < 1, else 0.
+  double alpha = op.getAlpha().convertToDouble();
+  Value t = g.scalarAdd(g.scalarMul(op.getX(), alpha),
+                        op.getBeta().convertToDouble());
+  Type element = g.typeOf(t).getElementType();
+  Value zero = g.scalar(element, 0.0);
+  Value above = GreaterOp::create(g.builder(), g.getLoc(), t, zero);
+  Value below =
+      LessOp::create(g.builder(), g.getLoc(), t, g.scalar(element, 1.0));
+  Value slope = g.scalarMul(dys[0], alpha);
+  dxs.push_back(g.where(above, g.where(below, slope, zero), zero));
+  return success();
+}
+
 static LogicalResult buildGradientRule(GeluOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {
@@ -315,5 +439,7 @@ void mlir::oneflow::attachMathGradientModels(MLIRContext &context) {
                        MinimumOp, NegOp, ScalarAddOp, ScalarMulOp, ScalarDivOp,
                        ScalarPowOp, ReluOp, TanhOp, SigmoidOp, ExpOp, LogOp,
                        SqrtOp, RsqrtOp, AbsOp, ErfOp, GeluOp, CastOp, WhereOp,
-                       MaskedFillOp>(context);
+                       MaskedFillOp, ReciprocalOp, SinOp, CosOp, FloorOp,
+                       CeilOp, RoundOp, SignOp, SoftplusOp, LeakyReluOp,
+                       EluOp, SeluOp, HardSigmoidOp>(context);
 }

@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 
 #include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
@@ -257,6 +258,9 @@ static bool parseText(const std::string &bytes, proto::Plan &plan,
 absl::StatusOr<LoadedPlan> ofrt::parsePlan(const std::string &bytes, bool text,
                                            const std::string &what) {
   proto::Plan plan;
+  // A corrupt plan's errors are ours to report (protobuf would also log,
+  // e.g., strings that are not UTF-8, on stderr).
+  google::protobuf::LogSilencer quiet;
   // The version first (a plan of another version may not parse strictly),
   // then the whole plan.
   std::string error;

@@ -13,7 +13,11 @@
 // | Equal Less Greater ...        | equal less greater ...                    |
 // | Where                         | where                                     |
 // | Relu Sqrt Erf Tanh Sigmoid    | the unary op of that name                 |
-// | Exp Log Neg Abs               |                                           |
+// | Exp Log Neg Abs Reciprocal    |                                           |
+// | Sin Cos Floor Ceil Round Sign |                                           |
+// | Softplus                      |                                           |
+// | LeakyRelu Elu Selu            | leaky_relu elu selu hard_sigmoid, with    |
+// | HardSigmoid                   | their attributes                          |
 // | ReduceMean ReduceSum ReduceMax| reduce_mean reduce_sum reduce_max         |
 // | MatMul                        | matmul (2-D), batch_matmul (N-D)          |
 // | Gemm                          | matmul [scalar_mul] [add]                 |
@@ -69,6 +73,30 @@ static LogicalResult mapBinary(NodeContext &node,
   if (failed(rhs))
     return failure();
   FailureOr<OpTy> op = node.create<OpTy>({*lhs, *rhs});
+  if (failed(op))
+    return failure();
+  node.setOutput(0, op->getResult());
+  return success();
+}
+
+/// A unary op with float attributes, each read from the node with ONNX's
+/// default (`names` and `defaults` pair up).
+template <typename OpTy>
+static LogicalResult mapUnaryParams(NodeContext &node,
+                                    ArrayRef<StringRef> names,
+                                    ArrayRef<double> defaults) {
+  if (failed(node.checkArity(1, 1, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0);
+  if (failed(x))
+    return failure();
+  SmallVector<NamedAttribute> attrs;
+  Type f64 = Float64Type::get(node.getContext());
+  for (auto [name, fallback] : llvm::zip(names, defaults))
+    attrs.push_back(NamedAttribute(
+        StringAttr::get(node.getContext(), name),
+        FloatAttr::get(f64, node.getFloat(name, fallback))));
+  FailureOr<OpTy> op = node.create<OpTy>(*x, attrs);
   if (failed(op))
     return failure();
   node.setOutput(0, op->getResult());
@@ -299,6 +327,28 @@ void mlir::oneflow::onnx_import::addMathLowerings(
   table["Log"] = mapUnary<LogOp>;
   table["Neg"] = mapUnary<NegOp>;
   table["Abs"] = mapUnary<AbsOp>;
+  table["Reciprocal"] = mapUnary<ReciprocalOp>;
+  table["Sin"] = mapUnary<SinOp>;
+  table["Cos"] = mapUnary<CosOp>;
+  table["Floor"] = mapUnary<FloorOp>;
+  table["Ceil"] = mapUnary<CeilOp>;
+  table["Round"] = mapUnary<RoundOp>;
+  table["Sign"] = mapUnary<SignOp>;
+  table["Softplus"] = mapUnary<SoftplusOp>;
+  table["LeakyRelu"] = [](NodeContext &n) {
+    return mapUnaryParams<LeakyReluOp>(n, {"alpha"}, {0.01});
+  };
+  table["Elu"] = [](NodeContext &n) {
+    return mapUnaryParams<EluOp>(n, {"alpha"}, {1.0});
+  };
+  table["Selu"] = [](NodeContext &n) {
+    return mapUnaryParams<SeluOp>(n, {"alpha", "gamma"},
+                                  {1.67326319217681884765625,
+                                   1.05070102214813232421875});
+  };
+  table["HardSigmoid"] = [](NodeContext &n) {
+    return mapUnaryParams<HardSigmoidOp>(n, {"alpha", "beta"}, {0.2, 0.5});
+  };
   table["ReduceMean"] = mapReduce<ReduceMeanOp>;
   table["ReduceSum"] = mapReduce<ReduceSumOp>;
   table["ReduceMax"] = mapReduce<ReduceMaxOp>;

@@ -5,8 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // f32 (bf16, f16) runs on oneDNN's eltwise primitive: relu, gelu_erf, tanh,
-// logistic, exp, log, sqrt, abs, pow (rsqrt is x^-0.5, scalar_pow x^s) and
-// linear (neg, scalar_add/mul/div). erf has no oneDNN algorithm; f64 and
+// logistic, exp, log, sqrt, abs, soft_relu (softplus), pow (rsqrt is x^-0.5,
+// reciprocal x^-1, scalar_pow x^s) and linear (neg, scalar_add/mul/div).
+// leaky_relu is relu with its alpha, elu elu. erf, sin, cos, floor, ceil,
+// round, sign, selu and hard_sigmoid have no oneDNN algorithm; f64 and
 // integer tensors have no oneDNN type: plain loops. On integers the scalar
 // ops use integer arithmetic when the scalar is integral, otherwise double
 // arithmetic truncated toward zero.
@@ -36,10 +38,28 @@ enum class Fn {
   Neg,
   Abs,
   Erf,
+  Reciprocal,
+  Sin,
+  Cos,
+  Floor,
+  Ceil,
+  Round,
+  Sign,
+  Softplus,
+  LeakyRelu,
+  Elu,
+  Selu,
+  HardSigmoid,
   ScalarAdd,
   ScalarMul,
   ScalarDiv,
   ScalarPow
+};
+
+/// A float parameter of a function, with the op's default.
+struct Param {
+  const char *name = nullptr;
+  double fallback = 0;
 };
 
 struct FnInfo {
@@ -47,6 +67,7 @@ struct FnInfo {
   Fn fn;
   bool floatOnly;
   bool scalar;
+  Param p = {}, q = {}; ///< Parameters (leaky_relu, elu, selu, hard_sigmoid).
 };
 
 const FnInfo kFns[] = {
@@ -61,6 +82,20 @@ const FnInfo kFns[] = {
     {"neg", Fn::Neg, false, false},
     {"abs", Fn::Abs, false, false},
     {"erf", Fn::Erf, true, false},
+    {"reciprocal", Fn::Reciprocal, true, false},
+    {"sin", Fn::Sin, true, false},
+    {"cos", Fn::Cos, true, false},
+    {"floor", Fn::Floor, true, false},
+    {"ceil", Fn::Ceil, true, false},
+    {"round", Fn::Round, true, false},
+    {"sign", Fn::Sign, false, false},
+    {"softplus", Fn::Softplus, true, false},
+    {"leaky_relu", Fn::LeakyRelu, true, false, {"alpha", 0.01}},
+    {"elu", Fn::Elu, true, false, {"alpha", 1.0}},
+    {"selu", Fn::Selu, true, false, {"alpha", 1.67326319217681884765625},
+     {"gamma", 1.05070102214813232421875}},
+    {"hard_sigmoid", Fn::HardSigmoid, true, false, {"alpha", 0.2},
+     {"beta", 0.5}},
     {"scalar_add", Fn::ScalarAdd, false, true},
     {"scalar_mul", Fn::ScalarMul, false, true},
     {"scalar_div", Fn::ScalarDiv, false, true},
@@ -68,7 +103,8 @@ const FnInfo kFns[] = {
 };
 
 /// The oneDNN eltwise algorithm and its alpha, beta for `fn`, if any.
-bool eltwiseFor(Fn fn, double s, algorithm &alg, float &alpha, float &beta) {
+bool eltwiseFor(Fn fn, double s, double q, algorithm &alg, float &alpha,
+                float &beta) {
   alpha = 0;
   beta = 0;
   switch (fn) {
@@ -105,7 +141,35 @@ bool eltwiseFor(Fn fn, double s, algorithm &alg, float &alpha, float &beta) {
   case Fn::Abs:
     alg = algorithm::eltwise_abs;
     return true;
+  case Fn::Reciprocal:
+    alg = algorithm::eltwise_pow;
+    alpha = 1;
+    beta = -1;
+    return true;
+  case Fn::Softplus:
+    alg = algorithm::eltwise_soft_relu;
+    return true;
+  case Fn::LeakyRelu:
+    alg = algorithm::eltwise_relu; // alpha: the slope below 0.
+    alpha = static_cast<float>(s);
+    return true;
+  case Fn::Elu:
+    alg = algorithm::eltwise_elu;
+    alpha = static_cast<float>(s);
+    return true;
+  case Fn::Selu:
+  case Fn::HardSigmoid:
+    (void)q;
+    return false;
+  // oneDNN has no sine, cosine, floor, ceiling or sign, and its round is
+  // not ONNX's halves-to-even everywhere: plain code.
   case Fn::Erf:
+  case Fn::Sin:
+  case Fn::Cos:
+  case Fn::Floor:
+  case Fn::Ceil:
+  case Fn::Round:
+  case Fn::Sign:
     return false;
   case Fn::ScalarAdd:
     alg = algorithm::eltwise_linear;
@@ -154,7 +218,7 @@ private:
   dnnl::eltwise_forward prim;
 };
 
-template <typename T> T floatFn(Fn fn, T x, double s) {
+template <typename T> T floatFn(Fn fn, T x, double s, double q) {
   switch (fn) {
   case Fn::Relu:
     return x > 0 ? x : T(0);
@@ -178,6 +242,31 @@ template <typename T> T floatFn(Fn fn, T x, double s) {
     return std::abs(x);
   case Fn::Erf:
     return std::erf(x);
+  case Fn::Reciprocal:
+    return T(1) / x;
+  case Fn::Sin:
+    return std::sin(x);
+  case Fn::Cos:
+    return std::cos(x);
+  case Fn::Floor:
+    return std::floor(x);
+  case Fn::Ceil:
+    return std::ceil(x);
+  case Fn::Round:
+    return std::nearbyint(x); // The default rounding: halves to even.
+  case Fn::Sign:
+    return x > 0 ? T(1) : x < 0 ? T(-1) : x; // NaN stays NaN, -0 stays -0.
+  case Fn::Softplus:
+    // log(1 + exp(x)) without overflow: max(x, 0) + log1p(exp(-|x|)).
+    return std::max(x, T(0)) + std::log1p(std::exp(-std::abs(x)));
+  case Fn::LeakyRelu:
+    return x >= 0 ? x : T(s) * x;
+  case Fn::Elu:
+    return x > 0 ? x : T(s) * std::expm1(x);
+  case Fn::Selu:
+    return T(q) * (x > 0 ? x : T(s) * std::expm1(x));
+  case Fn::HardSigmoid:
+    return std::max(T(0), std::min(T(1), T(s) * x + T(q)));
   case Fn::ScalarAdd:
     return x + T(s);
   case Fn::ScalarMul:
@@ -200,6 +289,8 @@ template <typename T> T intFn(Fn fn, T x, double s, bool integral) {
     return static_cast<T>(U(0) - static_cast<U>(x));
   case Fn::Abs:
     return x < 0 ? static_cast<T>(U(0) - static_cast<U>(x)) : x;
+  case Fn::Sign:
+    return x > 0 ? T(1) : x < 0 ? static_cast<T>(-1) : T(0);
   case Fn::ScalarAdd:
     if (integral)
       return static_cast<T>(static_cast<U>(x) + static_cast<U>(k));
@@ -221,8 +312,8 @@ template <typename T> T intFn(Fn fn, T x, double s, bool integral) {
 
 template <typename T> class PlainUnaryKernel : public CpuKernel {
 public:
-  PlainUnaryKernel(const OpDesc &op, Fn fn, double scalar)
-      : CpuKernel(op), fn(fn), scalar(scalar),
+  PlainUnaryKernel(const OpDesc &op, Fn fn, double scalar, double q)
+      : CpuKernel(op), fn(fn), scalar(scalar), q(q),
         integral(std::nearbyint(scalar) == scalar &&
                  std::abs(scalar) < 9.2e18) {}
 
@@ -233,7 +324,7 @@ public:
     int64_t n = in[0].desc.numel();
     for (int64_t i = 0; i < n; ++i) {
       if constexpr (std::is_floating_point_v<T>)
-        y[i] = floatFn<T>(fn, x[i], scalar);
+        y[i] = floatFn<T>(fn, x[i], scalar, q);
       else
         y[i] = intFn<T>(fn, x[i], scalar, integral);
     }
@@ -242,16 +333,20 @@ public:
 
 private:
   Fn fn;
-  double scalar;
+  double scalar, q; ///< The scalar or first parameter, the second.
   bool integral;
 };
 
 KernelOr createUnary(const OpDesc &op, const FnInfo &info) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
   const TensorDesc &x = op.inputs[0];
-  double scalar = 0;
+  double scalar = 0, q = 0;
   if (info.scalar)
     OFRT_RETURN_IF_ERROR(readAttr(op, "scalar", scalar));
+  if (info.p.name)
+    OFRT_RETURN_IF_ERROR(readAttr(op, info.p.name, scalar, {info.p.fallback}));
+  if (info.q.name)
+    OFRT_RETURN_IF_ERROR(readAttr(op, info.q.name, q, {info.q.fallback}));
   if (info.floatOnly && !isFloat(x.dtype))
     return opError(op, std::string("needs a floating-point operand, got ") +
                            x.str());
@@ -266,7 +361,7 @@ KernelOr createUnary(const OpDesc &op, const FnInfo &info) {
   algorithm alg;
   float alpha, beta;
   if (isFloat(x.dtype) && x.dtype != DType::F64 &&
-      eltwiseFor(info.fn, scalar, alg, alpha, beta)) {
+      eltwiseFor(info.fn, scalar, q, alg, alpha, beta)) {
     OFRT_RETURN_IF_ERROR(checkDnnlRank(op, x.rank()));
     return std::make_unique<EltwiseKernel>(
         op, alg, alpha, beta, plainDesc(x.shape, *dnnlType(x.dtype)));
@@ -274,7 +369,7 @@ KernelOr createUnary(const OpDesc &op, const FnInfo &info) {
   std::unique_ptr<Kernel> kernel;
   bool known = visitPlainType(x.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    kernel = std::make_unique<PlainUnaryKernel<T>>(op, info.fn, scalar);
+    kernel = std::make_unique<PlainUnaryKernel<T>>(op, info.fn, scalar, q);
   });
   if (!known)
     return opError(op, std::string("has no CPU kernel for element type ") +
