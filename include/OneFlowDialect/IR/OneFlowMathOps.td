@@ -103,6 +103,15 @@ def OneFlow_CeilOp : OneFlow_UnaryOp<"ceil", "the smallest integer not below x">
 def OneFlow_RoundOp : OneFlow_UnaryOp<"round", "the nearest integer, halves to even">;
 def OneFlow_SignOp : OneFlow_UnaryOp<"sign", "-1, 0 or 1 by the sign of x", 0>;
 def OneFlow_SoftplusOp : OneFlow_UnaryOp<"softplus", "log(1 + exp(x))">;
+def OneFlow_TanOp : OneFlow_UnaryOp<"tan", "tangent">;
+def OneFlow_AsinOp : OneFlow_UnaryOp<"asin", "arcsine">;
+def OneFlow_AcosOp : OneFlow_UnaryOp<"acos", "arccosine">;
+def OneFlow_AtanOp : OneFlow_UnaryOp<"atan", "arctangent">;
+def OneFlow_SinhOp : OneFlow_UnaryOp<"sinh", "hyperbolic sine">;
+def OneFlow_CoshOp : OneFlow_UnaryOp<"cosh", "hyperbolic cosine">;
+def OneFlow_AsinhOp : OneFlow_UnaryOp<"asinh", "inverse hyperbolic sine">;
+def OneFlow_AcoshOp : OneFlow_UnaryOp<"acosh", "inverse hyperbolic cosine">;
+def OneFlow_AtanhOp : OneFlow_UnaryOp<"atanh", "inverse hyperbolic tangent">;
 
 // An element-wise function of a float tensor with float parameters
 // (`params`, attributes with defaults).

@@ -197,6 +197,16 @@ static LogicalResult buildGradientRule(SqrtOp op, GradientBuilder &g,
   return success();
 }
 
+/// dy times `DerivativeOp` of x (negated when `negate`): sin, cos, sinh,
+/// cosh and softplus have their derivative among the ops.
+template <typename DerivativeOp>
+static LogicalResult pushDerivative(Value x, GradientBuilder &g, Value dy,
+                                    bool negate, SmallVectorImpl<Value> &dxs) {
+  Value dx = g.mul(dy, DerivativeOp::create(g.builder(), g.getLoc(), x));
+  dxs.push_back(negate ? g.neg(dx) : dx);
+  return success();
+}
+
 static LogicalResult buildGradientRule(ReciprocalOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {
@@ -209,17 +219,88 @@ static LogicalResult buildGradientRule(ReciprocalOp op, GradientBuilder &g,
 static LogicalResult buildGradientRule(SinOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {
-  Value cos = CosOp::create(g.builder(), g.getLoc(), op.getX());
-  dxs.push_back(g.mul(dys[0], cos));
-  return success();
+  return pushDerivative<CosOp>(op.getX(), g, dys[0], false, dxs);
 }
 
 static LogicalResult buildGradientRule(CosOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {
-  Value sin = SinOp::create(g.builder(), g.getLoc(), op.getX());
-  dxs.push_back(g.neg(g.mul(dys[0], sin)));
+  return pushDerivative<SinOp>(op.getX(), g, dys[0], true, dxs);
+}
+
+static LogicalResult buildGradientRule(TanOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // 1 + y^2.
+  Value y = op.getResult();
+  dxs.push_back(g.mul(dys[0], g.scalarAdd(g.mul(y, y), 1.0)));
   return success();
+}
+
+/// dy / sqrt(sign (x^2 + shift)): asin (-1, 1), asinh (1, 1), acosh (1, -1).
+static Value inverseRootSlope(GradientBuilder &g, Value x, Value dy,
+                              double sign, double shift) {
+  Value square = g.mul(x, x);
+  Value inside = g.scalarAdd(sign < 0 ? g.neg(square) : square, shift);
+  return g.mul(dy, RsqrtOp::create(g.builder(), g.getLoc(), inside));
+}
+
+static LogicalResult buildGradientRule(AsinOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  dxs.push_back(inverseRootSlope(g, op.getX(), dys[0], -1, 1));
+  return success();
+}
+
+static LogicalResult buildGradientRule(AcosOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  dxs.push_back(g.neg(inverseRootSlope(g, op.getX(), dys[0], -1, 1)));
+  return success();
+}
+
+static LogicalResult buildGradientRule(AsinhOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  dxs.push_back(inverseRootSlope(g, op.getX(), dys[0], 1, 1));
+  return success();
+}
+
+static LogicalResult buildGradientRule(AcoshOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  dxs.push_back(inverseRootSlope(g, op.getX(), dys[0], 1, -1));
+  return success();
+}
+
+static LogicalResult buildGradientRule(AtanOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // 1 / (1 + x^2).
+  Value x = op.getX();
+  dxs.push_back(g.div(dys[0], g.scalarAdd(g.mul(x, x), 1.0)));
+  return success();
+}
+
+static LogicalResult buildGradientRule(AtanhOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // 1 / (1 - x^2).
+  Value x = op.getX();
+  dxs.push_back(g.div(dys[0], g.scalarAdd(g.neg(g.mul(x, x)), 1.0)));
+  return success();
+}
+
+static LogicalResult buildGradientRule(SinhOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  return pushDerivative<CoshOp>(op.getX(), g, dys[0], false, dxs);
+}
+
+static LogicalResult buildGradientRule(CoshOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  return pushDerivative<SinhOp>(op.getX(), g, dys[0], false, dxs);
 }
 
 /// Piecewise-constant ops (floor, ceil, round, sign): a zero gradient, as
@@ -255,9 +336,7 @@ static LogicalResult buildGradientRule(SoftplusOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {
   // sigmoid(x).
-  Value sigmoid = SigmoidOp::create(g.builder(), g.getLoc(), op.getX());
-  dxs.push_back(g.mul(dys[0], sigmoid));
-  return success();
+  return pushDerivative<SigmoidOp>(op.getX(), g, dys[0], false, dxs);
 }
 
 static LogicalResult buildGradientRule(LeakyReluOp op, GradientBuilder &g,
@@ -441,5 +520,7 @@ void mlir::oneflow::attachMathGradientModels(MLIRContext &context) {
                        SqrtOp, RsqrtOp, AbsOp, ErfOp, GeluOp, CastOp, WhereOp,
                        MaskedFillOp, ReciprocalOp, SinOp, CosOp, FloorOp,
                        CeilOp, RoundOp, SignOp, SoftplusOp, LeakyReluOp,
-                       EluOp, SeluOp, HardSigmoidOp>(context);
+                       EluOp, SeluOp, HardSigmoidOp, TanOp, AsinOp, AcosOp,
+                       AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp>(
+      context);
 }

@@ -15,7 +15,8 @@
 // | Relu Sqrt Erf Tanh Sigmoid    | the unary op of that name                 |
 // | Exp Log Neg Abs Reciprocal    |                                           |
 // | Sin Cos Floor Ceil Round Sign |                                           |
-// | Softplus                      |                                           |
+// | Softplus Tan Asin Acos Atan   |                                           |
+// | Sinh Cosh Asinh Acosh Atanh   |                                           |
 // | LeakyRelu Elu Selu            | leaky_relu elu selu hard_sigmoid, with    |
 // | HardSigmoid                   | their attributes                          |
 // | ReduceMean ReduceSum ReduceMax| reduce_mean reduce_sum reduce_max         |
@@ -335,6 +336,15 @@ void mlir::oneflow::onnx_import::addMathLowerings(
   table["Round"] = mapUnary<RoundOp>;
   table["Sign"] = mapUnary<SignOp>;
   table["Softplus"] = mapUnary<SoftplusOp>;
+  table["Tan"] = mapUnary<TanOp>;
+  table["Asin"] = mapUnary<AsinOp>;
+  table["Acos"] = mapUnary<AcosOp>;
+  table["Atan"] = mapUnary<AtanOp>;
+  table["Sinh"] = mapUnary<SinhOp>;
+  table["Cosh"] = mapUnary<CoshOp>;
+  table["Asinh"] = mapUnary<AsinhOp>;
+  table["Acosh"] = mapUnary<AcoshOp>;
+  table["Atanh"] = mapUnary<AtanhOp>;
   table["LeakyRelu"] = [](NodeContext &n) {
     return mapUnaryParams<LeakyReluOp>(n, {"alpha"}, {0.01});
   };

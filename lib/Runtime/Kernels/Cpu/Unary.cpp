@@ -7,8 +7,9 @@
 // f32 (bf16, f16) runs on oneDNN's eltwise primitive: relu, gelu_erf, tanh,
 // logistic, exp, log, sqrt, abs, soft_relu (softplus), pow (rsqrt is x^-0.5,
 // reciprocal x^-1, scalar_pow x^s) and linear (neg, scalar_add/mul/div).
-// leaky_relu is relu with its alpha, elu elu. erf, sin, cos, floor, ceil,
-// round, sign, selu and hard_sigmoid have no oneDNN algorithm; f64 and
+// leaky_relu is relu with its alpha, elu elu. erf, the trigonometric and
+// hyperbolic functions and their inverses, floor, ceil, round, sign, selu
+// and hard_sigmoid have no oneDNN algorithm; f64 and
 // integer tensors have no oneDNN type: plain loops. On integers the scalar
 // ops use integer arithmetic when the scalar is integral, otherwise double
 // arithmetic truncated toward zero.
@@ -46,6 +47,15 @@ enum class Fn {
   Round,
   Sign,
   Softplus,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
   LeakyRelu,
   Elu,
   Selu,
@@ -90,6 +100,15 @@ const FnInfo kFns[] = {
     {"round", Fn::Round, true, false},
     {"sign", Fn::Sign, false, false},
     {"softplus", Fn::Softplus, true, false},
+    {"tan", Fn::Tan, true, false},
+    {"asin", Fn::Asin, true, false},
+    {"acos", Fn::Acos, true, false},
+    {"atan", Fn::Atan, true, false},
+    {"sinh", Fn::Sinh, true, false},
+    {"cosh", Fn::Cosh, true, false},
+    {"asinh", Fn::Asinh, true, false},
+    {"acosh", Fn::Acosh, true, false},
+    {"atanh", Fn::Atanh, true, false},
     {"leaky_relu", Fn::LeakyRelu, true, false, {"alpha", 0.01}},
     {"elu", Fn::Elu, true, false, {"alpha", 1.0}},
     {"selu", Fn::Selu, true, false, {"alpha", 1.67326319217681884765625},
@@ -166,6 +185,15 @@ bool eltwiseFor(Fn fn, double s, double q, algorithm &alg, float &alpha,
   case Fn::Erf:
   case Fn::Sin:
   case Fn::Cos:
+  case Fn::Tan:
+  case Fn::Asin:
+  case Fn::Acos:
+  case Fn::Atan:
+  case Fn::Sinh:
+  case Fn::Cosh:
+  case Fn::Asinh:
+  case Fn::Acosh:
+  case Fn::Atanh:
   case Fn::Floor:
   case Fn::Ceil:
   case Fn::Round:
@@ -248,6 +276,24 @@ template <typename T> T floatFn(Fn fn, T x, double s, double q) {
     return std::sin(x);
   case Fn::Cos:
     return std::cos(x);
+  case Fn::Tan:
+    return std::tan(x);
+  case Fn::Asin:
+    return std::asin(x);
+  case Fn::Acos:
+    return std::acos(x);
+  case Fn::Atan:
+    return std::atan(x);
+  case Fn::Sinh:
+    return std::sinh(x);
+  case Fn::Cosh:
+    return std::cosh(x);
+  case Fn::Asinh:
+    return std::asinh(x);
+  case Fn::Acosh:
+    return std::acosh(x);
+  case Fn::Atanh:
+    return std::atanh(x);
   case Fn::Floor:
     return std::floor(x);
   case Fn::Ceil:
