@@ -99,5 +99,14 @@ func.func @math() {
   oneflow.output "elu", %40 : tensor<6x5xf32>
   oneflow.output "selu", %41 : tensor<6x5xf32>
   oneflow.output "hard_sigmoid", %42 : tensor<6x5xf32>
+  %43 = oneflow.less %a, %b : (tensor<6x5xf32>, tensor<6x5xf32>) -> tensor<6x5xi1>
+  %44 = oneflow.logical_and %43, %m : (tensor<6x5xi1>, tensor<6x1xi1>) -> tensor<6x5xi1>
+  %45 = oneflow.logical_or %43, %m : (tensor<6x5xi1>, tensor<6x1xi1>) -> tensor<6x5xi1>
+  %46 = oneflow.logical_xor %m, %43 : (tensor<6x1xi1>, tensor<6x5xi1>) -> tensor<6x5xi1>
+  %47 = oneflow.logical_not %43 : (tensor<6x5xi1>) -> tensor<6x5xi1>
+  oneflow.output "logical_and", %44 : tensor<6x5xi1>
+  oneflow.output "logical_or", %45 : tensor<6x5xi1>
+  oneflow.output "logical_xor", %46 : tensor<6x5xi1>
+  oneflow.output "logical_not", %47 : tensor<6x5xi1>
   return
 }

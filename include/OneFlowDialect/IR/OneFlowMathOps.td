@@ -17,7 +17,7 @@ include "OneFlowDialect/IR/OneFlowOpBase.td"
 // give i1.
 // `partials` are its partial-sum rules (see `OneFlow_ElementwiseSbp`).
 class OneFlow_BinaryOp<string mnemonic, string desc, bit isComparison = 0,
-                       string partials = "">
+                       string partials = "", Type operand = OneFlow_Tensor>
     : OneFlow_InferredOp<mnemonic, [Pure, OneFlow_HasSbp]> {
   let summary = desc;
   let description = [{
@@ -29,7 +29,7 @@ class OneFlow_BinaryOp<string mnemonic, string desc, bit isComparison = 0,
       # !if(isComparison, "i1", "f32") # [{>
     ```
   }];
-  let arguments = (ins OneFlow_Tensor:$lhs, OneFlow_Tensor:$rhs);
+  let arguments = (ins operand:$lhs, operand:$rhs);
   let results = (outs OneFlow_Tensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
   let extraClassDefinition = [{
@@ -56,6 +56,12 @@ def OneFlow_LessOp : OneFlow_BinaryOp<"less", "element-wise <", 1>;
 def OneFlow_LessEqualOp : OneFlow_BinaryOp<"less_equal", "element-wise <=", 1>;
 def OneFlow_GreaterOp : OneFlow_BinaryOp<"greater", "element-wise >", 1>;
 def OneFlow_GreaterEqualOp : OneFlow_BinaryOp<"greater_equal", "element-wise >=", 1>;
+def OneFlow_LogicalAndOp : OneFlow_BinaryOp<"logical_and",
+    "element-wise and of i1 tensors", 1, "", OneFlow_BoolTensor>;
+def OneFlow_LogicalOrOp : OneFlow_BinaryOp<"logical_or",
+    "element-wise or of i1 tensors", 1, "", OneFlow_BoolTensor>;
+def OneFlow_LogicalXorOp : OneFlow_BinaryOp<"logical_xor",
+    "element-wise exclusive or of i1 tensors", 1, "", OneFlow_BoolTensor>;
 
 //===----------------------------------------------------------------------===//
 // Unary ops
@@ -134,6 +140,11 @@ class OneFlow_UnaryParamOp<string mnemonic, string desc, dag params>
       return ::mlir::success();
     }
   }] # OneFlow_ElementwiseSbp<"">.definition;
+}
+
+def OneFlow_LogicalNotOp : OneFlow_UnaryOp<"logical_not",
+    "element-wise negation of an i1 tensor", 0> {
+  let arguments = (ins OneFlow_BoolTensor:$x);
 }
 
 def OneFlow_LeakyReluOp : OneFlow_UnaryParamOp<"leaky_relu",

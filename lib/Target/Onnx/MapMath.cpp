@@ -11,6 +11,8 @@
 // | Max Min (two inputs)          | maximum minimum                           |
 // | Clip                          | maximum, minimum                          |
 // | Equal Less Greater ...        | equal less greater ...                    |
+// | And Or Xor Not                | logical_and logical_or logical_xor        |
+// |                               | logical_not                               |
 // | Where                         | where                                     |
 // | Relu Sqrt Erf Tanh Sigmoid    | the unary op of that name                 |
 // | Exp Log Neg Abs Reciprocal    |                                           |
@@ -317,6 +319,10 @@ void mlir::oneflow::onnx_import::addMathLowerings(
   table["GreaterOrEqual"] = [](NodeContext &n) {
     return mapBinary<GreaterEqualOp>(n);
   };
+  table["And"] = [](NodeContext &n) { return mapBinary<LogicalAndOp>(n); };
+  table["Or"] = [](NodeContext &n) { return mapBinary<LogicalOrOp>(n); };
+  table["Xor"] = [](NodeContext &n) { return mapBinary<LogicalXorOp>(n); };
+  table["Not"] = mapUnary<LogicalNotOp>;
   table["Where"] = mapWhere;
   table["Clip"] = mapClip;
   table["Relu"] = mapUnary<ReluOp>;

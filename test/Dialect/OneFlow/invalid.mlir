@@ -721,3 +721,20 @@ func.func @huge_result(%x: tensor<1048576x1xf32>, %y: tensor<1x1099511627776xf32
   %z = oneflow.matmul %x, %y : (tensor<1048576x1xf32>, tensor<1x1099511627776xf32>) -> tensor<1048576x1099511627776xf32>
   return
 }
+
+// -----
+
+// The logical ops take i1 tensors only.
+func.func @logical_and_of_floats(%a: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.logical_and' op operand #0 must be ranked tensor of 1-bit signless integer values}}
+  %0 = oneflow.logical_and %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @logical_not_of_ints(%a: tensor<4xi32>) {
+  // expected-error@+1 {{'oneflow.logical_not' op operand #0 must be ranked tensor of 1-bit signless integer values}}
+  %0 = oneflow.logical_not %a : (tensor<4xi32>) -> tensor<4xi1>
+  return
+}

@@ -8,7 +8,8 @@
 // (bf16, f16), as do the six comparisons for bf16 and f16 (written as u8
 // 0/1; f32 comparisons use the plain loops, oneDNN 2.x's u8 results take
 // its reference code). pow, and element types oneDNN lacks (f64, i64, and
-// i8/i32/i1 for simplicity), use plain broadcasting loops. Integer division
+// i8/i32/i1 for simplicity), use plain broadcasting loops, as do
+// logical_and, logical_or and logical_xor (i1 only). Integer division
 // truncates toward zero (C and ONNX semantics); integer overflow wraps.
 //
 //===----------------------------------------------------------------------===//
@@ -24,7 +25,24 @@ using dnnl::algorithm;
 
 namespace {
 
-enum class Op { Add, Sub, Mul, Div, Max, Min, Pow, Eq, Ne, Lt, Le, Gt, Ge };
+enum class Op {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Max,
+  Min,
+  Pow,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  And, ///< logical_and, logical_or, logical_xor: i1 operands only.
+  Or,
+  Xor
+};
 
 struct OpInfo {
   const char *name;
@@ -47,7 +65,12 @@ const OpInfo kOps[] = {
     {"less_equal", Op::Le, true, algorithm::binary_le},
     {"greater", Op::Gt, true, algorithm::binary_gt},
     {"greater_equal", Op::Ge, true, algorithm::binary_ge},
+    {"logical_and", Op::And, true, algorithm::undef},
+    {"logical_or", Op::Or, true, algorithm::undef},
+    {"logical_xor", Op::Xor, true, algorithm::undef},
 };
+
+bool isLogical(Op op) { return op == Op::And || op == Op::Or || op == Op::Xor; }
 
 /// The algorithm computing alg(b, a), if there is one.
 algorithm swapped(algorithm alg) {
@@ -187,6 +210,12 @@ public:
         return run<T>(a, b, out[0], [](T x, T y) { return intPow(x, y); });
       else
         return run<T>(a, b, out[0], [](T x, T y) { return std::pow(x, y); });
+    case Op::And:
+      return run<uint8_t>(a, b, out[0], [](T x, T y) { return x && y; });
+    case Op::Or:
+      return run<uint8_t>(a, b, out[0], [](T x, T y) { return x || y; });
+    case Op::Xor:
+      return run<uint8_t>(a, b, out[0], [](T x, T y) { return !x != !y; });
     case Op::Eq:
       return run<uint8_t>(a, b, out[0], [](T x, T y) { return x == y; });
     case Op::Ne:
@@ -305,6 +334,8 @@ KernelOr createBinary(const OpDesc &op, const OpInfo &info) {
   if (!shape)
     return opError(op, "cannot broadcast shapes " + shapeStr(a.shape) +
                            " and " + shapeStr(b.shape));
+  if (isLogical(info.op) && a.dtype != DType::Bool)
+    return opError(op, "needs i1 operands, got " + a.str());
   DType resultType = info.comparison ? DType::Bool : a.dtype;
   OFRT_RETURN_IF_ERROR(checkResult(op, 0, {resultType, *shape}));
   if (numel(*shape) == 0)
@@ -315,7 +346,7 @@ KernelOr createBinary(const OpDesc &op, const OpInfo &info) {
   // oneDNN 2.x compares into u8 with its reference code (26 ms for 1M
   // elements): f32 comparisons run the plain loops instead.
   bool plainCompare = info.comparison && a.dtype == DType::F32;
-  if (dnnlFloat && info.op != Op::Pow && !plainCompare) {
+  if (dnnlFloat && info.alg != algorithm::undef && !plainCompare) {
     size_t rank = std::max<size_t>(shape->size(), 1);
     OFRT_RETURN_IF_ERROR(checkDnnlRank(op, rank));
     Shape out = padShape(*shape, rank);

@@ -56,6 +56,7 @@ enum class Fn {
   Asinh,
   Acosh,
   Atanh,
+  LogicalNot,
   LeakyRelu,
   Elu,
   Selu,
@@ -109,6 +110,7 @@ const FnInfo kFns[] = {
     {"asinh", Fn::Asinh, true, false},
     {"acosh", Fn::Acosh, true, false},
     {"atanh", Fn::Atanh, true, false},
+    {"logical_not", Fn::LogicalNot, false, false},
     {"leaky_relu", Fn::LeakyRelu, true, false, {"alpha", 0.01}},
     {"elu", Fn::Elu, true, false, {"alpha", 1.0}},
     {"selu", Fn::Selu, true, false, {"alpha", 1.67326319217681884765625},
@@ -178,6 +180,7 @@ bool eltwiseFor(Fn fn, double s, double q, algorithm &alg, float &alpha,
     return true;
   case Fn::Selu:
   case Fn::HardSigmoid:
+  case Fn::LogicalNot:
     (void)q;
     return false;
   // oneDNN has no sine, cosine, floor, ceiling or sign, and its round is
@@ -337,6 +340,8 @@ template <typename T> T intFn(Fn fn, T x, double s, bool integral) {
     return x < 0 ? static_cast<T>(U(0) - static_cast<U>(x)) : x;
   case Fn::Sign:
     return x > 0 ? T(1) : x < 0 ? static_cast<T>(-1) : T(0);
+  case Fn::LogicalNot:
+    return x ? T(0) : T(1);
   case Fn::ScalarAdd:
     if (integral)
       return static_cast<T>(static_cast<U>(x) + static_cast<U>(k));
@@ -396,8 +401,10 @@ KernelOr createUnary(const OpDesc &op, const FnInfo &info) {
   if (info.floatOnly && !isFloat(x.dtype))
     return opError(op, std::string("needs a floating-point operand, got ") +
                            x.str());
-  if (x.dtype == DType::Bool)
-    return opError(op, "has no arithmetic on i1 operands");
+  if ((x.dtype == DType::Bool) != (info.fn == Fn::LogicalNot))
+    return opError(op, x.dtype == DType::Bool
+                           ? "has no arithmetic on i1 operands"
+                           : "needs an i1 operand, got " + x.str());
   OFRT_RETURN_IF_ERROR(checkResult(op, 0, x));
   if (x.numel() == 0)
     return std::make_unique<NoopKernel>(op);
