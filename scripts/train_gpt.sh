@@ -31,9 +31,9 @@ echo "training examples/gpt/gpt.mlir for $STEPS steps on 4 CPU ranks" \
   "(hybrid 2x2 unless a --strategy follows)"
 "$BUILD_DIR/bin/of-run" "$ROOT/examples/gpt/gpt.mlir" --train \
   --devices cpu:4 --threads 1 --strategy "$ROOT/examples/gpt/hybrid.json" \
-  --optimizer adamw --lr 0.003 --weight_decay 0.1 --clip_norm 1.0 \
-  --warmup_steps "$WARMUP" --total_steps "$STEPS" --min_lr 0.0003 \
-  --steps "$STEPS" --print_limit 0 \
+  --optimizer adamw --lr 0.003 --weight-decay 0.1 --clip-norm 1.0 \
+  --warmup-steps "$WARMUP" --total-steps "$STEPS" --min-lr 0.0003 \
+  --steps "$STEPS" --print-limit 0 \
   --input tokens=@"$BUILD_DIR/data/text_tokens.npy":loop \
   --input targets=@"$BUILD_DIR/data/text_targets.npy":loop \
   --metrics "$BUILD_DIR/gpt-metrics.csv" "$@" | grep -E '^(summary|ran|steady)'
