@@ -108,5 +108,11 @@ func.func @math() {
   oneflow.output "logical_or", %45 : tensor<6x5xi1>
   oneflow.output "logical_xor", %46 : tensor<6x5xi1>
   oneflow.output "logical_not", %47 : tensor<6x5xi1>
+  %48 = oneflow.arg_max %a {axis = 1 : i64} : (tensor<6x5xf32>) -> tensor<6xi64>
+  %49 = oneflow.arg_min %a {axis = 0 : i64, keepdims} : (tensor<6x5xf32>) -> tensor<1x5xi64>
+  %50 = oneflow.arg_max %i {axis = -1 : i64, select_last_index} : (tensor<6x5xi32>) -> tensor<6xi64>
+  oneflow.output "arg_max", %48 : tensor<6xi64>
+  oneflow.output "arg_min", %49 : tensor<1x5xi64>
+  oneflow.output "arg_max_last", %50 : tensor<6xi64>
   return
 }

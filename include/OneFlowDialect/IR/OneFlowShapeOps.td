@@ -129,4 +129,37 @@ def OneFlow_ReduceSumOp : OneFlow_ReduceOp<"reduce_sum", "sum over axes">;
 def OneFlow_ReduceMeanOp : OneFlow_ReduceOp<"reduce_mean", "mean over axes">;
 def OneFlow_ReduceMaxOp : OneFlow_ReduceOp<"reduce_max", "maximum over axes">;
 
+class OneFlow_ArgReduceOp<string mnemonic, string desc>
+    : OneFlow_InferredOp<mnemonic, [Pure, OneFlow_HasSbp]> {
+  let summary = desc;
+  let description = [{
+    The i64 index along `axis` (negative counts from the end) of the
+    extreme element; of the first among equals, or of the last with
+    `select_last_index`. The axis is kept as size 1 with `keepdims`,
+    dropped otherwise. Not differentiable.
+
+    ```mlir
+    %i = oneflow.}] # mnemonic # [{ %x {axis = 1 : i64} : (tensor<8x16xf32>) -> tensor<8xi64>
+    ```
+  }];
+  let arguments = (ins OneFlow_Tensor:$x, DefaultValuedAttr<I64Attr, "0">:$axis,
+                       UnitAttr:$keepdims, UnitAttr:$select_last_index);
+  let results = (outs OneFlow_IndexTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mlir::oneflow::inferArgReduce(location, getOperationName(),
+          adaptor.getX().getType(), adaptor.getAxis(), adaptor.getKeepdims(),
+          types);
+    }
+  }];
+}
+
+def OneFlow_ArgMaxOp : OneFlow_ArgReduceOp<"arg_max",
+    "index of the maximum along an axis">;
+def OneFlow_ArgMinOp : OneFlow_ArgReduceOp<"arg_min",
+    "index of the minimum along an axis">;
+
 #endif // ONEFLOWDIALECT_IR_ONEFLOWSHAPEOPS_TD

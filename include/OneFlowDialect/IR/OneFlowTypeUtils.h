@@ -67,6 +67,11 @@ LogicalResult inferReduce(std::optional<Location> loc, llvm::StringRef opName,
                           Type input, llvm::ArrayRef<int64_t> axes,
                           bool keepDims, llvm::SmallVectorImpl<Type> &types);
 
+/// Result type of arg_max/arg_min: inferReduce's shape over `axis`, i64.
+LogicalResult inferArgReduce(std::optional<Location> loc,
+                             llvm::StringRef opName, Type input, int64_t axis,
+                             bool keepDims, llvm::SmallVectorImpl<Type> &types);
+
 } // namespace mlir::oneflow
 
 #endif // ONEFLOWDIALECT_IR_ONEFLOWTYPEUTILS_H

@@ -154,3 +154,16 @@ LogicalResult mlir::oneflow::inferReduce(std::optional<Location> loc,
   types.push_back(RankedTensorType::get(shape, type.getElementType()));
   return success();
 }
+
+LogicalResult mlir::oneflow::inferArgReduce(std::optional<Location> loc,
+                                            StringRef opName, Type input,
+                                            int64_t axis, bool keepDims,
+                                            SmallVectorImpl<Type> &types) {
+  SmallVector<Type> reduced;
+  if (failed(inferReduce(loc, opName, input, {axis}, keepDims, reduced)))
+    return failure();
+  auto shape = cast<RankedTensorType>(reduced.front()).getShape();
+  types.push_back(
+      RankedTensorType::get(shape, IntegerType::get(input.getContext(), 64)));
+  return success();
+}

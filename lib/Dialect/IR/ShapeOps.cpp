@@ -328,3 +328,16 @@ void ReduceMaxOp::getSbpSignatures(int64_t meshAxisSize,
   deriveReduceSbp(*this, getAxes(), getKeepdims(), /*linear=*/false,
                   meshAxisSize, signatures);
 }
+
+// An index along a split axis would be local: the axis is never split.
+void ArgMaxOp::getSbpSignatures(int64_t meshAxisSize,
+                                SmallVectorImpl<SbpSignature> &signatures) {
+  deriveReduceSbp(*this, {getAxis()}, getKeepdims(), /*linear=*/false,
+                  meshAxisSize, signatures);
+}
+
+void ArgMinOp::getSbpSignatures(int64_t meshAxisSize,
+                                SmallVectorImpl<SbpSignature> &signatures) {
+  deriveReduceSbp(*this, {getAxis()}, getKeepdims(), /*linear=*/false,
+                  meshAxisSize, signatures);
+}

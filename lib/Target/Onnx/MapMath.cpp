@@ -22,6 +22,7 @@
 // | LeakyRelu Elu Selu            | leaky_relu elu selu hard_sigmoid, with    |
 // | HardSigmoid                   | their attributes                          |
 // | ReduceMean ReduceSum ReduceMax| reduce_mean reduce_sum reduce_max         |
+// | ArgMax ArgMin                 | arg_max arg_min                           |
 // | MatMul                        | matmul (2-D), batch_matmul (N-D)          |
 // | Gemm                          | matmul [scalar_mul] [add]                 |
 //
@@ -126,6 +127,32 @@ static LogicalResult mapWhere(NodeContext &node) {
   if (failed(c) || failed(x) || failed(y))
     return failure();
   FailureOr<WhereOp> op = node.create<WhereOp>({*c, *x, *y});
+  if (failed(op))
+    return failure();
+  node.setOutput(0, op->getResult());
+  return success();
+}
+
+/// ArgMax and ArgMin: `axis`, `keepdims` (default 1), `select_last_index`.
+template <typename OpTy> static LogicalResult mapArgReduce(NodeContext &node) {
+  if (failed(node.checkArity(1, 1, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0);
+  if (failed(x))
+    return failure();
+  MLIRContext *context = node.getContext();
+  SmallVector<NamedAttribute> attrs;
+  attrs.push_back(NamedAttribute(
+      StringAttr::get(context, "axis"),
+      IntegerAttr::get(IntegerType::get(context, 64), node.getInt("axis", 0))));
+  if (node.getInt("keepdims", 1) != 0)
+    attrs.push_back(
+        NamedAttribute(StringAttr::get(context, "keepdims"),
+                       UnitAttr::get(context)));
+  if (node.getInt("select_last_index", 0) != 0)
+    attrs.push_back(NamedAttribute(
+        StringAttr::get(context, "select_last_index"), UnitAttr::get(context)));
+  FailureOr<OpTy> op = node.create<OpTy>(*x, attrs);
   if (failed(op))
     return failure();
   node.setOutput(0, op->getResult());
@@ -368,6 +395,8 @@ void mlir::oneflow::onnx_import::addMathLowerings(
   table["ReduceMean"] = mapReduce<ReduceMeanOp>;
   table["ReduceSum"] = mapReduce<ReduceSumOp>;
   table["ReduceMax"] = mapReduce<ReduceMaxOp>;
+  table["ArgMax"] = mapArgReduce<ArgMaxOp>;
+  table["ArgMin"] = mapArgReduce<ArgMinOp>;
   table["MatMul"] = mapMatMul;
   table["Gemm"] = mapGemm;
 }

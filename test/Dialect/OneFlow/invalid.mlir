@@ -738,3 +738,12 @@ func.func @logical_not_of_ints(%a: tensor<4xi32>) {
   %0 = oneflow.logical_not %a : (tensor<4xi32>) -> tensor<4xi1>
   return
 }
+
+// -----
+
+func.func @arg_max_axis(%a: tensor<4x3xf32>) {
+  // expected-error@+2 {{'oneflow.arg_max' op failed to infer returned types}}
+  // expected-error@+1 {{'oneflow.arg_max' op reduction axis 2 is out of range for rank-2 tensor}}
+  %0 = oneflow.arg_max %a {axis = 2 : i64} : (tensor<4x3xf32>) -> tensor<4xi64>
+  return
+}

@@ -96,6 +96,8 @@ TEST(CpuKernelRegistry, HasEveryComputeOp) {
                        "reduce_sum",
                        "reduce_mean",
                        "reduce_max",
+                       "arg_max",
+                       "arg_min",
                        "variable",
                        "constant",
                        "fill",

@@ -1,4 +1,4 @@
-//===- Reduction.cpp - reduce_sum, reduce_mean, reduce_max ----------------===//
+//===- Reduction.cpp - reduce_sum/mean/max, arg_max, arg_min --------------===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -248,9 +248,82 @@ KernelOr createReduce(const OpDesc &op, Kind kind) {
   return std::make_unique<DividedSumKernel>(op, std::move(*sum), divisor);
 }
 
+/// arg_max and arg_min: for each (outer, inner) position, the index along
+/// the axis of the extreme element (the first among equals, or the last
+/// with select_last_index).
+template <typename T> class ArgReduceKernel : public CpuKernel {
+public:
+  ArgReduceKernel(const OpDesc &op, bool max, bool last, int64_t outer,
+                  int64_t length, int64_t inner)
+      : CpuKernel(op), max(max), last(last), outer(outer), length(length),
+        inner(inner) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    const T *x = in[0].as<T>();
+    int64_t *y = out[0].as<int64_t>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        const T *row = x + o * length * inner + i;
+        int64_t best = 0;
+        for (int64_t k = 1; k < length; ++k) {
+          T value = row[k * inner], current = row[best * inner];
+          bool better = max ? value > current : value < current;
+          if (better || (last && value == current))
+            best = k;
+        }
+        y[o * inner + i] = best;
+      }
+    return absl::OkStatus();
+  }
+
+private:
+  bool max, last;
+  int64_t outer, length, inner;
+};
+
+KernelOr createArgReduce(const OpDesc &op, bool max) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
+  const TensorDesc &x = op.inputs[0];
+  int64_t axis = 0;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axis, {int64_t(0)}));
+  int64_t rank = x.rank();
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+    return opError(op, "axis " + std::to_string(axis) + " is outside rank " +
+                           std::to_string(rank));
+  if (axis < 0)
+    axis += rank;
+  if (op.outputs.size() != 1 || op.outputs[0].dtype != DType::I64 ||
+      op.outputs[0].numel() * (rank ? x.shape[axis] : 1) != x.numel())
+    return opError(op, "result is not an i64 tensor of the input's shape "
+                       "without its axis");
+  if (x.numel() == 0)
+    return std::make_unique<NoopKernel>(op);
+  int64_t outer = 1, inner = 1, length = rank ? x.shape[axis] : 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= x.shape[d];
+  for (int64_t d = axis + 1; d < rank; ++d)
+    inner *= x.shape[d];
+  bool last = op.get<bool>("select_last_index", false);
+  std::unique_ptr<Kernel> kernel;
+  bool known = x.dtype != DType::Bool && visitPlainType(x.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    kernel = std::make_unique<ArgReduceKernel<T>>(op, max, last, outer, length,
+                                                  inner);
+  });
+  if (!known)
+    return opError(op, std::string("has no CPU kernel for element type ") +
+                           dtypeName(x.dtype));
+  return kernel;
+}
+
 } // namespace
 
 void cpu::registerReductionKernels(KernelRegistry &registry) {
+  addKernel(registry, "oneflow.arg_max",
+            [](const OpDesc &op) { return createArgReduce(op, true); });
+  addKernel(registry, "oneflow.arg_min",
+            [](const OpDesc &op) { return createArgReduce(op, false); });
   addKernel(registry, "oneflow.reduce_sum",
             [](const OpDesc &op) { return createReduce(op, Kind::Sum); });
   addKernel(registry, "oneflow.reduce_mean",
