@@ -9,6 +9,7 @@
 
 #include "absl/strings/numbers.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,11 +22,23 @@ using namespace ofrun;
 namespace {
 
 std::atomic<int> signalsSeen{0};
+std::atomic<int64_t> firstSignalNs{0};
+
+int64_t monotonicNs() {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now); // Async-signal-safe.
+  return int64_t(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
 
 extern "C" void onStopSignal(int sig) {
-  if (signalsSeen.fetch_add(1) == 0)
+  if (signalsSeen.fetch_add(1) == 0) {
+    firstSignalNs = monotonicNs();
     return;
-  if (sig != SIGINT) // A repeated SIGTERM keeps asking politely.
+  }
+  // Tools such as timeout(1) send a signal to the process and to its group
+  // at once: only a signal 0.2 s after the first is a second Ctrl-C. A
+  // repeated SIGTERM keeps asking politely.
+  if (sig != SIGINT || monotonicNs() - firstSignalNs < 200000000)
     return;
   static const char message[] =
       "\ninterrupted again: exiting now, without a checkpoint\n";

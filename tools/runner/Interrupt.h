@@ -9,8 +9,9 @@
 // processes agree through their store on the highest step any of them
 // began; every rank finishes up to that step, the checkpoint is saved and
 // the program exits 130. A process that sees another's request in the
-// store stops the same way. A second SIGINT exits at once, without a
-// checkpoint.
+// store stops the same way. A second SIGINT (0.2 s or more after the
+// first; timeout(1) sends one to the process and one to its group) exits at
+// once, without a checkpoint.
 //
 //===----------------------------------------------------------------------===//
 

@@ -284,9 +284,12 @@ private:
                                         message + ")");
   }
 
-  /// "rank N" for the member whose address Gloo's `message` names, else
-  /// "a peer".
+  /// "rank N" for the member whose address Gloo's `message` names (the
+  /// only other member of a pair of ranks: the side that accepted a
+  /// connection sees the peer's ephemeral port), else "a peer".
   std::string peerIn(const std::string &message) const {
+    if (size() == 2)
+      return "rank " + std::to_string(ranks[1 - rank()]);
     for (int member = 0; store && member < size(); ++member) {
       if (member == rank())
         continue;

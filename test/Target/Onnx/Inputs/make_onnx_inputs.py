@@ -122,8 +122,8 @@ def valid_models():
 
 def broken_models():
     yield "unsupported-op", model(
-        [helper.make_node("ArgMax", ["x"], ["y"], name="am", axis=1)],
-        [vi("x", F, [2, 3])], [vi("y", I64, [2, 1])])
+        [helper.make_node("Hardmax", ["x"], ["y"], name="hm")],
+        [vi("x", F, [3, 3])], [vi("y", F, [3, 3])])
     yield "unsupported-attr", model(
         [helper.make_node("MaxPool", ["x"], ["y"], name="pool",
                           kernel_shape=[2, 2], storage_order=1)],
