@@ -118,11 +118,6 @@ void Progress::setFirstStep(int64_t step) {
   done = seen = step - 1;
 }
 
-int64_t Progress::lastStep() const {
-  std::lock_guard<std::mutex> lock(mutex);
-  return seen;
-}
-
 void Progress::record(const std::string &name, int64_t step, double value) {
   std::lock_guard<std::mutex> lock(mutex);
   std::map<std::string, double> &row = pending[step];

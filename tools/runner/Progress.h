@@ -51,8 +51,6 @@ public:
   void setFirstStep(int64_t step);
   /// The observer to give the sessions.
   ofrt::OutputObserver observer();
-  /// The last step any output of any rank reached (-1: none yet).
-  int64_t lastStep() const;
   /// Ends the progress line (before the run's other output).
   void endLine();
   /// Prints the summary: steps, time, samples/s and the first and last

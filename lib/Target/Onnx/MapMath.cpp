@@ -83,23 +83,15 @@ static LogicalResult mapBinary(NodeContext &node,
   return success();
 }
 
-/// A unary op with float attributes, each read from the node with ONNX's
-/// default (`names` and `defaults` pair up).
+/// A one-input op with `attrs`.
 template <typename OpTy>
-static LogicalResult mapUnaryParams(NodeContext &node,
-                                    ArrayRef<StringRef> names,
-                                    ArrayRef<double> defaults) {
+static LogicalResult mapUnaryWith(NodeContext &node,
+                                  ArrayRef<NamedAttribute> attrs) {
   if (failed(node.checkArity(1, 1, 1)))
     return failure();
   FailureOr<Value> x = node.input(0);
   if (failed(x))
     return failure();
-  SmallVector<NamedAttribute> attrs;
-  Type f64 = Float64Type::get(node.getContext());
-  for (auto [name, fallback] : llvm::zip(names, defaults))
-    attrs.push_back(NamedAttribute(
-        StringAttr::get(node.getContext(), name),
-        FloatAttr::get(f64, node.getFloat(name, fallback))));
   FailureOr<OpTy> op = node.create<OpTy>(*x, attrs);
   if (failed(op))
     return failure();
@@ -108,16 +100,22 @@ static LogicalResult mapUnaryParams(NodeContext &node,
 }
 
 template <typename OpTy> static LogicalResult mapUnary(NodeContext &node) {
-  if (failed(node.checkArity(1, 1, 1)))
-    return failure();
-  FailureOr<Value> x = node.input(0);
-  if (failed(x))
-    return failure();
-  FailureOr<OpTy> op = node.create<OpTy>(*x);
-  if (failed(op))
-    return failure();
-  node.setOutput(0, op->getResult());
-  return success();
+  return mapUnaryWith<OpTy>(node, {});
+}
+
+/// A unary op with float attributes, each read from the node with ONNX's
+/// default (`names` and `defaults` pair up).
+template <typename OpTy>
+static LogicalResult mapUnaryParams(NodeContext &node,
+                                    ArrayRef<StringRef> names,
+                                    ArrayRef<double> defaults) {
+  SmallVector<NamedAttribute> attrs;
+  Type f64 = Float64Type::get(node.getContext());
+  for (auto [name, fallback] : llvm::zip(names, defaults))
+    attrs.push_back(NamedAttribute(
+        StringAttr::get(node.getContext(), name),
+        FloatAttr::get(f64, node.getFloat(name, fallback))));
+  return mapUnaryWith<OpTy>(node, attrs);
 }
 
 static LogicalResult mapWhere(NodeContext &node) {
@@ -135,28 +133,16 @@ static LogicalResult mapWhere(NodeContext &node) {
 
 /// ArgMax and ArgMin: `axis`, `keepdims` (default 1), `select_last_index`.
 template <typename OpTy> static LogicalResult mapArgReduce(NodeContext &node) {
-  if (failed(node.checkArity(1, 1, 1)))
-    return failure();
-  FailureOr<Value> x = node.input(0);
-  if (failed(x))
-    return failure();
   MLIRContext *context = node.getContext();
   SmallVector<NamedAttribute> attrs;
   attrs.push_back(NamedAttribute(
       StringAttr::get(context, "axis"),
       IntegerAttr::get(IntegerType::get(context, 64), node.getInt("axis", 0))));
-  if (node.getInt("keepdims", 1) != 0)
-    attrs.push_back(
-        NamedAttribute(StringAttr::get(context, "keepdims"),
-                       UnitAttr::get(context)));
-  if (node.getInt("select_last_index", 0) != 0)
-    attrs.push_back(NamedAttribute(
-        StringAttr::get(context, "select_last_index"), UnitAttr::get(context)));
-  FailureOr<OpTy> op = node.create<OpTy>(*x, attrs);
-  if (failed(op))
-    return failure();
-  node.setOutput(0, op->getResult());
-  return success();
+  for (StringRef flag : {"keepdims", "select_last_index"})
+    if (node.getInt(flag, flag == "keepdims" ? 1 : 0) != 0)
+      attrs.push_back(
+          NamedAttribute(StringAttr::get(context, flag), UnitAttr::get(context)));
+  return mapUnaryWith<OpTy>(node, attrs);
 }
 
 /// ReduceMean and ReduceMax take `axes` as an attribute in opsets 13 to 17,
