@@ -21,6 +21,8 @@ PACKAGES=(
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   # Support libraries and tests.
   libabsl-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # The auto-parallel search's exact reference (integer programs).
+  libglpk-dev
   # Reference implementations and services used by tests and benchmarks.
   python3-torch python3-onnx python3-numpy python3-sklearn redis-server
   # A real BLAS for PyTorch, the benchmarks' peer (Debian's torch otherwise

@@ -7,6 +7,8 @@
 #include "OneFlowDialect/Analysis/SbpCandidates.h"
 #include "OneFlowDialect/Interfaces/SbpRules.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -100,6 +102,28 @@ bool mlir::oneflow::fitsShape(RankedTensorType type, NdSbpAttr ndSbp,
       return false;
     lengths[axis] /= size;
   }
+  return true;
+}
+
+SmallVector<unsigned> mlir::oneflow::getInPlaceOperands(Operation *op) {
+  SmallVector<unsigned> operands;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return operands;
+  for (OpOperand &operand : op->getOpOperands())
+    if (effects.getEffectOnValue<MemoryEffects::Write>(operand.get()))
+      operands.push_back(operand.getOperandNumber());
+  return operands;
+}
+
+bool mlir::oneflow::fitsShapes(Operation *op, const NdSbpSignature &candidate,
+                               ArrayRef<int64_t> mesh) {
+  for (auto [value, ndSbp] : llvm::zip(op->getOperands(), candidate.operands))
+    if (!fitsShape(cast<RankedTensorType>(value.getType()), ndSbp, mesh))
+      return false;
+  for (auto [value, ndSbp] : llvm::zip(op->getResults(), candidate.results))
+    if (!fitsShape(cast<RankedTensorType>(value.getType()), ndSbp, mesh))
+      return false;
   return true;
 }
 

@@ -10,7 +10,6 @@
 #include "OneFlowDialect/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
@@ -37,19 +36,6 @@ static constexpr StringLiteral kOperandLayouts = "oneflow.operand_layouts";
 /// The cost of a layout change that cannot happen (across micro-batches):
 /// above any real cost, finite so that candidates still compare.
 static constexpr double kImpossible = 1e30;
-
-/// The operands `op` writes (MemWrite on the operand): it updates their
-/// buffers in place.
-static SmallVector<unsigned> getInPlaceOperands(Operation *op) {
-  SmallVector<unsigned> operands;
-  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!effects)
-    return operands;
-  for (OpOperand &operand : op->getOpOperands())
-    if (effects.getEffectOnValue<MemoryEffects::Write>(operand.get()))
-      operands.push_back(operand.getOperandNumber());
-  return operands;
-}
 
 /// Whether `op` handles tensors, and so needs an SBP rule.
 static bool hasTensors(Operation *op) {
@@ -321,15 +307,9 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
                            << "]; it can give: " << llvm::join(gives, " | ");
   }
   SmallVector<NdSbpSignature> candidates;
-  for (NdSbpSignature &candidate : stated) {
-    bool fits = true;
-    for (auto [value, ndSbp] : llvm::zip(op->getOperands(), candidate.operands))
-      fits &= fitsShape(cast<RankedTensorType>(value.getType()), ndSbp, mesh);
-    for (auto [value, ndSbp] : llvm::zip(op->getResults(), candidate.results))
-      fits &= fitsShape(cast<RankedTensorType>(value.getType()), ndSbp, mesh);
-    if (fits)
+  for (NdSbpSignature &candidate : stated)
+    if (fitsShapes(op, candidate, mesh))
       candidates.push_back(candidate);
-  }
   if (candidates.empty())
     return op->emitError() << "no signature of " << op->getName()
                            << " that gives " << statedText()

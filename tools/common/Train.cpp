@@ -33,6 +33,12 @@ void oftools::buildTrainingPipeline(OpPassManager &pm,
     strategy = "dp";
   if (strategy.empty())
     return;
+  if (strategy == "auto" && options.microBatches == 1 && options.stages == 1) {
+    oneflow::AutoParallelPassOptions search = options.autoParallel;
+    search.devices = options.devices;
+    funcPm.addPass(oneflow::createAutoParallelPass(search));
+    return;
+  }
   oneflow::ApplyStrategyPassOptions apply;
   apply.strategy = strategy;
   apply.devices = options.devices;

@@ -32,9 +32,12 @@ struct TrainOptions {
   std::string labels = "labels";
   /// kind (sgd, adam, adamw), lr, momentum, ..., as the pass takes them.
   mlir::oneflow::OptimizerPassOptions optimizer;
-  /// dp, tp, hybrid, zero or a strategy file; empty: dp on several devices,
-  /// the program's own layouts on one.
+  /// dp, tp, hybrid, zero, auto or a strategy file; empty: dp on several
+  /// devices, the program's own layouts on one.
   std::string strategy;
+  /// With strategy "auto": oneflow-auto-parallel's options (`devices` is
+  /// taken from `devices`).
+  mlir::oneflow::AutoParallelPassOptions autoParallel;
   int64_t devices = 1;
   /// Micro-batches per step (gradient accumulation); 1: none.
   int64_t microBatches = 1;
@@ -49,7 +52,7 @@ struct TrainOptions {
 
 /// Adds func.func(oneflow-infer-shapes, [oneflow-assign-stages,]
 /// oneflow-autodiff, [oneflow-activation-checkpointing,] oneflow-optimizer
-/// [, oneflow-apply-strategy]) to `pm`.
+/// [, oneflow-apply-strategy or oneflow-auto-parallel]) to `pm`.
 void buildTrainingPipeline(mlir::OpPassManager &pm,
                            const TrainOptions &options);
 

@@ -17,6 +17,8 @@
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 
 #include <algorithm>
 #include <cmath>
@@ -49,8 +51,24 @@ ABSL_FLAG(int64_t, total_steps, 0,
 ABSL_FLAG(double, min_lr, 0.0,
           "With --train: learning rate at the end of the cosine decay");
 ABSL_FLAG(std::string, strategy, "",
-          "With --train: dp, tp, hybrid, zero or a JSON strategy file "
-          "(default: dp on several devices)");
+          "With --train: dp, tp, hybrid, zero, auto (search the layouts, "
+          "oneflow-auto-parallel) or a JSON strategy file (default: dp on "
+          "several devices)");
+ABSL_FLAG(std::string, search, "cd",
+          "With --strategy auto: cd (coordinate descent) or exact (an "
+          "integer program; small graphs)");
+ABSL_FLAG(std::string, mesh, "",
+          "With --strategy auto: the mesh to search, as 2x2 (default: every "
+          "mesh of one or two axes)");
+ABSL_FLAG(int64_t, memory_limit, 0,
+          "With --strategy auto: bytes per device a strategy may use (0: no "
+          "limit)");
+ABSL_FLAG(std::string, cluster, "",
+          "With --strategy auto: the cluster file of the cost model (JSON; "
+          "default: this machine's measured figures)");
+ABSL_FLAG(bool, explain, false,
+          "With --strategy auto: print the chosen layouts, their predicted "
+          "cost and the alternatives before running");
 
 ABSL_FLAG(int64_t, micro_batches, 1,
           "With --train: run each step's batch as this many micro-batches "
@@ -82,7 +100,8 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
     for (const char *name :
          {"loss", "labels", "optimizer", "lr", "momentum", "nesterov",
           "weight_decay", "beta1", "beta2", "epsilon", "clip_norm",
-          "warmup_steps", "total_steps", "min_lr", "pipeline_schedule"}) {
+          "warmup_steps", "total_steps", "min_lr", "pipeline_schedule",
+          "search", "mesh", "memory_limit", "cluster", "explain"}) {
       const absl::CommandLineFlag *flag = absl::FindCommandLineFlag(name);
       if (flag && flag->CurrentValue() != flag->DefaultValue()) {
         std::string dashed = name;
@@ -160,6 +179,51 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   optimizer.totalSteps = absl::GetFlag(FLAGS_total_steps);
   optimizer.minLr = absl::GetFlag(FLAGS_min_lr);
   options.strategy = absl::GetFlag(FLAGS_strategy);
+  if (options.strategy != "auto") {
+    for (const char *name :
+         {"search", "mesh", "memory_limit", "cluster", "explain"}) {
+      const absl::CommandLineFlag *flag = absl::FindCommandLineFlag(name);
+      if (flag && flag->CurrentValue() != flag->DefaultValue()) {
+        std::string dashed = name;
+        std::replace(dashed.begin(), dashed.end(), '_', '-');
+        return absl::InvalidArgumentError(
+            "--" + dashed + " sets up the layout search; it needs --strategy "
+                            "auto");
+      }
+    }
+  }
+  if (options.strategy == "auto" && (micro != 1 || stages != 1))
+    return absl::InvalidArgumentError(
+        "--strategy auto searches the layouts of a step without "
+        "--micro-batches or --stages; give a hand strategy for those");
+  mlir::oneflow::AutoParallelPassOptions &search = options.autoParallel;
+  search.search = absl::GetFlag(FLAGS_search);
+  if (search.search != "cd" && search.search != "exact")
+    return absl::InvalidArgumentError("--search '" + search.search +
+                                      "' is not cd or exact");
+  std::string mesh = absl::GetFlag(FLAGS_mesh);
+  if (!mesh.empty()) {
+    int64_t product = 1;
+    for (absl::string_view part : absl::StrSplit(mesh, 'x')) {
+      int64_t size = 0;
+      if (!absl::SimpleAtoi(part, &size) || size < 1 || size > 4096)
+        return absl::InvalidArgumentError(
+            "--mesh '" + mesh + "' is not sizes joined by x, as 2x2");
+      search.mesh.push_back(size);
+      product *= size;
+    }
+    if (product != devices)
+      return absl::InvalidArgumentError(
+          "--mesh " + mesh + " has " + std::to_string(product) +
+          " devices but --devices gives " + std::to_string(devices));
+  }
+  search.memoryLimitBytes = absl::GetFlag(FLAGS_memory_limit);
+  if (search.memoryLimitBytes < 0)
+    return absl::InvalidArgumentError("--memory-limit " +
+                                      std::to_string(search.memoryLimitBytes) +
+                                      " is not at least 0");
+  search.cluster = absl::GetFlag(FLAGS_cluster);
+  search.explain = absl::GetFlag(FLAGS_explain);
   options.devices = devices;
   options.microBatches = micro;
   options.stages = stages;

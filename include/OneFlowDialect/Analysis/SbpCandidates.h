@@ -42,6 +42,16 @@ SmallVector<NdSbpSignature> getNdSbpCandidates(SbpInterface op,
 /// Unknown dimensions fit.
 bool fitsShape(RankedTensorType type, NdSbpAttr ndSbp, ArrayRef<int64_t> mesh);
 
+/// The operands `op` writes in place (a MemWrite effect on the operand, as
+/// an optimizer update writes its parameter and states): their layouts
+/// cannot change, or the op would write into a copy.
+SmallVector<unsigned> getInPlaceOperands(Operation *op);
+
+/// Whether every operand and result of `candidate` fits its tensor's shape
+/// on `mesh` (fitsShape).
+bool fitsShapes(Operation *op, const NdSbpSignature &candidate,
+                ArrayRef<int64_t> mesh);
+
 /// Prints `[S(0), B]`.
 std::string stringifyNdSbp(NdSbpAttr ndSbp);
 

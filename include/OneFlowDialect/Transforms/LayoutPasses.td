@@ -229,6 +229,66 @@ def ApplyStrategyPass
   ];
 }
 
+def AutoParallelPass
+    : Pass<"oneflow-auto-parallel", "::mlir::func::FuncOp"> {
+  let summary = "Search the SBP layouts of a training step (AutoDDL)";
+  let description = [{
+    Lays out a program written for one device (typically the training step
+    after `oneflow-autodiff` and `oneflow-optimizer`: forward, backward and
+    updates) on `devices` ranks by searching, for every op, the nd-SBP
+    signature (for every input and variable, the nd-SBP) that minimizes the
+    predicted step time under the memory limit, as in AutoDDL (Chen et al.,
+    IEEE TPDS 2024). The model is that of `oneflow-sbp-propagation` and
+    `oneflow-report-boxing-cost` (docs/auto-parallel.md): roofline compute
+    of each op over the devices that share its work, the alpha-beta cost of
+    every boxing an operand needs, and memory per device (variables and
+    optimizer states, plus the peak of the values live at once in program
+    order).
+
+    The search (`search=cd`): coordinate descent seeded from the hand
+    strategies (dp, tp, zero on a 1-D mesh; dp, tp, zero, hybrid and its
+    transpose on a 2-D one, each completed greedily), moving one op at a
+    time, an optimizer update together with the variables it writes, and
+    groups of identical ops of repeated layers at once, to the signature
+    that gains most, until a sweep gains nothing. `search=exact` solves the
+    same problem as an integer program (GLPK). Deterministic.
+
+    `mesh` (for example `2,2`) fixes the mesh; without it every mesh of one
+    or two axes whose product is `devices` is searched and the best kept.
+    Layouts the program states stay as they are (their placement must be
+    the search's). Each op gets its result layouts and
+    `oneflow.operand_layouts`, which `oneflow-sbp-propagation` keeps and
+    `oneflow-insert-boxing` realizes. With `explain`, prints to stdout the
+    chosen strategy next to the hand strategies under the same model, then
+    per op its layout, compute, communication, memory and the best other
+    signature with what it would cost.
+
+    Errors: a memory limit below what any strategy needs (the smallest
+    possible memory per device is named), an op without an SBP or cost
+    rule, a program with layout changes, micro-batches or pipeline stages
+    already, a stated layout on another placement.
+  }];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
+  let options = [
+    Option<"devices", "devices", "int64_t", /*default=*/"1",
+           "Number of ranks (the product of the mesh)">,
+    ListOption<"mesh", "mesh", "int64_t",
+               "Mesh axes; empty: search every mesh of 1 or 2 axes">,
+    Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
+           "The ranks' device kind: cpu or cuda">,
+    Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
+           "JSON file describing the cluster (default: this machine)">,
+    Option<"memoryLimitBytes", "memory-limit-bytes", "int64_t",
+           /*default=*/"0", "Bytes per device a strategy may use; 0: no limit">,
+    Option<"search", "search", "std::string", /*default=*/"\"cd\"",
+           "cd (coordinate descent) or exact (integer program, small graphs)">,
+    Option<"groupLayers", "group-layers", "bool", /*default=*/"true",
+           "Move the ops of identical layers together as well as alone">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Print the strategy, its cost and the alternatives to stdout">
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Boxing
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,192 @@
+//===- AutoParallel.h - Whole-graph SBP search (AutoDDL) --------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The search of oneflow-auto-parallel as a library: a training graph on one
+// placement becomes a problem in which every op picks one of its legal
+// nd-SBP signatures (sources one layout), and a strategy costs
+//
+//   step time = sum over ops of compute(op, signature)
+//             + sum over operands of boxing(producer layout -> needed layout)
+//
+// under the alpha-beta and roofline model of CostModel.h, with the memory
+// per device (variables and optimizer states, plus the peak of the values
+// live at once in program order) under an optional limit. Two searches
+// solve it: AutoDDL's coordinate descent (seeded from hand strategies,
+// sweeping ops and groups of identical ops until no move gains) and an
+// exact integer program (GLPK) with its LP relaxation as a lower bound.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOWDIALECT_ANALYSIS_AUTOPARALLEL_H
+#define ONEFLOWDIALECT_ANALYSIS_AUTOPARALLEL_H
+
+#include "OneFlowDialect/Analysis/CostModel.h"
+#include "OneFlowDialect/Analysis/SbpCandidates.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace mlir::oneflow {
+
+/// What a strategy costs under the model.
+struct StrategyCost {
+  double computeSeconds = 0;
+  double commSeconds = 0;
+  /// Bytes per device: variables (parameters and optimizer states) plus
+  /// the peak of the other values live at once.
+  double memoryBytes = 0;
+
+  double seconds() const { return computeSeconds + commSeconds; }
+};
+
+/// Layouts a hand strategy gives the sources: the rest is completed greedily
+/// op by op (the cheapest signature given its operands), as propagation
+/// does.
+struct Seed {
+  std::string name;
+  DenseMap<Operation *, NdSbpAttr> sources;
+};
+
+/// One op of the problem and the ways it can run.
+struct ProblemNode {
+  Operation *op;
+  /// Legal signatures (for sources, results only), in the op's order.
+  SmallVector<NdSbpSignature> choices;
+  /// Seconds of compute per choice (with the summing of a partial loss
+  /// that an output reads).
+  SmallVector<double> compute;
+  /// Index in the function's block: values live from their producer's
+  /// position to their last reader's.
+  unsigned position = 0;
+};
+
+/// A tensor flowing from one node's result to another's operand.
+struct ProblemEdge {
+  unsigned producer, result, consumer, operand;
+  /// The consumer writes the operand in place (an optimizer update): the
+  /// two layouts must be equal.
+  bool inPlace = false;
+};
+
+/// The search problem of one function on one placement.
+class ParallelProblem {
+public:
+  /// Builds the problem for `func` on `placement`. Fails with `error`
+  /// naming the op when an op has no SBP or cost rule, no legal signature,
+  /// or a stated layout on another placement.
+  static FailureOr<std::unique_ptr<ParallelProblem>>
+  build(func::FuncOp func, PlacementAttr placement, const ClusterDesc &cluster,
+        std::string &error);
+
+  ArrayRef<ProblemNode> getNodes() const { return nodes; }
+  ArrayRef<ProblemEdge> getEdges() const { return edges; }
+  ArrayRef<unsigned> getInEdges(unsigned node) const { return inEdges[node]; }
+  ArrayRef<unsigned> getOutEdges(unsigned node) const {
+    return outEdges[node];
+  }
+  PlacementAttr getPlacement() const { return placement; }
+  int64_t getNumPositions() const { return numPositions; }
+
+  /// Seconds edge `e` costs when its producer runs choice `from` and its
+  /// consumer choice `to`: boxing, infinity when impossible (no route, or
+  /// an in-place operand that would change layout).
+  double edgeCost(unsigned e, unsigned from, unsigned to);
+  /// The layout of result `r` of `node` under `choice`.
+  GlobalAttr resultLayout(unsigned node, unsigned r, unsigned choice) const;
+  /// The layout operand `i` of `node` needs under `choice`.
+  GlobalAttr operandLayout(unsigned node, unsigned i, unsigned choice) const;
+  /// Bytes one device holds of result `r` of `node` under `choice`.
+  double resultBytes(unsigned node, unsigned r, unsigned choice) const;
+  /// Whether `node` is a variable (its bytes live for the whole step).
+  bool isPersistent(unsigned node) const;
+  /// The last position that reads result `r` of `node` (its own position
+  /// when nothing reads it).
+  unsigned lastUse(unsigned node, unsigned r) const;
+
+  /// The cost of `assignment` (one choice per node).
+  StrategyCost evaluate(ArrayRef<unsigned> assignment);
+  /// The smallest memory per device any assignment can have: every value
+  /// at its smallest piece.
+  double minimumMemory() const;
+
+  /// Completes `seed`: sources take its layouts (or their first choice),
+  /// every other node in order the cheapest choice given the choices
+  /// before it. Fails when a seeded layout is not a legal choice.
+  FailureOr<SmallVector<unsigned>> completeSeed(const Seed &seed);
+
+private:
+  ParallelProblem() = default;
+  /// Adds to `n`'s compute the all-reduce that sums a partial scalar an
+  /// output reads (a loss), as propagation lays outputs out.
+  void addOutputCosts(unsigned n);
+  /// Seconds to turn `from` into `to`, cached by logical type and layouts.
+  double cachedBoxing(RankedTensorType type, GlobalAttr from, GlobalAttr to);
+
+  PlacementAttr placement;
+  ClusterDesc cluster;
+  SmallVector<ProblemNode> nodes;
+  SmallVector<ProblemEdge> edges;
+  SmallVector<SmallVector<unsigned>> inEdges, outEdges;
+  /// Per node and result: the last position that reads it.
+  SmallVector<SmallVector<unsigned>> lastUses;
+  int64_t numPositions = 0;
+  /// Boxing costs by (logical type, from, to).
+  DenseMap<std::tuple<Type, Attribute, Attribute>, double> boxingCosts;
+};
+
+/// How to search.
+struct SearchOptions {
+  /// Bytes per device a strategy may use; none: no limit.
+  std::optional<double> memoryLimitBytes;
+  /// Move groups of identical ops (repeated layers) together, as well as
+  /// single ops.
+  bool groupLayers = true;
+  /// Sweeps over the graph before giving up on convergence.
+  int maxSweeps = 50;
+  /// The exact search: seconds GLPK may take.
+  double timeLimitSeconds = 60;
+};
+
+/// A strategy found by a search.
+struct SearchResult {
+  SmallVector<unsigned> assignment;
+  StrategyCost cost;
+  /// The seed the coordinate descent started from, or "exact".
+  std::string origin;
+  /// Coordinate descent: sweeps and moves taken. Exact: whether GLPK
+  /// proved the optimum (else the best it found within the time limit).
+  int sweeps = 0;
+  int moves = 0;
+  bool optimal = false;
+};
+
+/// AutoDDL's coordinate descent from every seed; the best result (the
+/// earliest seed on ties). Fails with `error` when no seed gives a
+/// strategy within the memory limit.
+FailureOr<SearchResult> searchCoordinateDescent(ParallelProblem &problem,
+                                                ArrayRef<Seed> seeds,
+                                                const SearchOptions &options,
+                                                std::string &error);
+
+/// The same problem as an integer program (choice variables, one
+/// transport polytope per edge, one memory row per program position),
+/// solved with GLPK. Fails with `error` when infeasible or unsolved.
+FailureOr<SearchResult> searchExact(ParallelProblem &problem,
+                                    const SearchOptions &options,
+                                    std::string &error);
+
+/// The LP relaxation of the integer program: a lower bound on the step
+/// time of any strategy within the memory limit.
+FailureOr<double> lowerBound(ParallelProblem &problem,
+                             const SearchOptions &options, std::string &error);
+
+} // namespace mlir::oneflow
+
+#endif // ONEFLOWDIALECT_ANALYSIS_AUTOPARALLEL_H

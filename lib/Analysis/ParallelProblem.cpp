@@ -1,0 +1,352 @@
+//===- ParallelProblem.cpp - A training graph as an SBP search problem ----===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Analysis/AutoParallel.h"
+#include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Interfaces/CostInterface.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+static constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+static bool hasTensors(Operation *op) {
+  auto isTensor = [](Type type) { return isa<TensorType>(type); };
+  return llvm::any_of(op->getOperandTypes(), isTensor) ||
+         llvm::any_of(op->getResultTypes(), isTensor);
+}
+
+/// The nd-SBPs a source's result can have on `mesh`: per axis `B` or a
+/// split of any dimension, those that fit; all-broadcast first.
+static SmallVector<NdSbpAttr> sourceLayouts(RankedTensorType type,
+                                            ArrayRef<int64_t> mesh) {
+  MLIRContext *context = type.getContext();
+  SmallVector<SbpAttr> perAxis{SbpAttr::getBroadcast(context)};
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    perAxis.push_back(SbpAttr::getSplit(context, d));
+  SmallVector<NdSbpAttr> layouts;
+  SmallVector<size_t> digits(mesh.size(), 0);
+  while (true) {
+    SmallVector<SbpAttr> sbps;
+    for (size_t digit : digits)
+      sbps.push_back(perAxis[digit]);
+    NdSbpAttr ndSbp = NdSbpAttr::get(context, sbps);
+    if (fitsShape(type, ndSbp, mesh))
+      layouts.push_back(ndSbp);
+    int64_t axis = static_cast<int64_t>(mesh.size()) - 1;
+    for (; axis >= 0; --axis) {
+      if (++digits[axis] < perAxis.size())
+        break;
+      digits[axis] = 0;
+    }
+    if (axis < 0)
+      return layouts;
+  }
+}
+
+/// Bytes one device holds of `type` laid out as `layout` (the first
+/// device's piece, the largest).
+static double localBytes(RankedTensorType type, GlobalAttr layout) {
+  std::vector<int64_t> shape;
+  for (int64_t dim : type.getShape())
+    shape.push_back(ShapedType::isDynamic(dim) ? 1 : dim);
+  std::vector<int64_t> piece =
+      ofsupport::localShape(shape, toSupportLayout(layout), 0);
+  double elements = 1;
+  for (int64_t dim : piece)
+    elements *= dim;
+  return elements * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+/// `ndSbp` with every partial axis summed (B).
+static NdSbpAttr summedLayout(NdSbpAttr ndSbp) {
+  MLIRContext *context = ndSbp.getContext();
+  SmallVector<SbpAttr> summed;
+  for (SbpAttr s : ndSbp)
+    summed.push_back(s.isPartial() ? SbpAttr::getBroadcast(context) : s);
+  return NdSbpAttr::get(context, summed);
+}
+
+FailureOr<std::unique_ptr<ParallelProblem>>
+ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
+                       const ClusterDesc &cluster, std::string &error) {
+  std::unique_ptr<ParallelProblem> problem(new ParallelProblem());
+  problem->placement = placement;
+  problem->cluster = cluster;
+  ArrayRef<int64_t> mesh = placement.getMesh();
+  auto fail = [&](Operation *op, const Twine &what) {
+    std::string location;
+    llvm::raw_string_ostream os(location);
+    op->getLoc().print(os);
+    error = (location + ": '" + op->getName().getStringRef() + "' " + what)
+                .str();
+    return failure();
+  };
+
+  for (BlockArgument arg : func.getArguments())
+    if (isa<TensorType>(arg.getType())) {
+      error = "function arguments cannot be laid out by the search; read "
+              "data with oneflow.input";
+      return failure();
+    }
+
+  DenseMap<Operation *, unsigned> nodeOf;
+  DenseMap<Operation *, unsigned> positionOf;
+  unsigned position = 0;
+  for (Operation &op : func.getBody().front()) {
+    positionOf[&op] = position++;
+    if (isa<func::ReturnOp, OutputOp>(op) || !hasTensors(&op))
+      continue;
+    auto sbpOp = dyn_cast<SbpInterface>(op);
+    if (!sbpOp) {
+      if (isa<BoxingOp, TransferOp>(op))
+        return fail(&op, "changes layouts already; the search starts from a "
+                         "program without layouts");
+      return fail(&op, "has no SBP rule (SbpInterface)");
+    }
+    if (!isa<CostInterface>(op) && !isa<VariableOp, InputOp>(op))
+      return fail(&op, "has no cost rule (CostInterface)");
+    for (Type type : llvm::concat<Type>(op.getOperandTypes(),
+                                        op.getResultTypes()))
+      if (!isa<RankedTensorType>(type))
+        return fail(&op, "has an unranked tensor");
+
+    ProblemNode node;
+    node.op = &op;
+    node.position = positionOf[&op];
+    if (isa<InputOp, VariableOp>(op)) {
+      for (NdSbpAttr layout : sourceLayouts(
+               cast<RankedTensorType>(op.getResult(0).getType()), mesh)) {
+        NdSbpSignature signature;
+        signature.results.push_back(layout);
+        node.choices.push_back(std::move(signature));
+      }
+    } else {
+      for (NdSbpSignature &candidate : getNdSbpCandidates(sbpOp, mesh))
+        if (fitsShapes(&op, candidate, mesh))
+          node.choices.push_back(std::move(candidate));
+    }
+    // A layout the program states stays: only choices that give it.
+    for (OpResult result : op.getResults()) {
+      GlobalAttr stated = getGlobalEncoding(result.getType());
+      if (!stated)
+        continue;
+      if (stated.getPlacement() != placement)
+        return fail(&op, "states a layout on another placement than the "
+                         "search's");
+      llvm::erase_if(node.choices, [&](const NdSbpSignature &choice) {
+        return choice.results[result.getResultNumber()] != stated.getNdSbp();
+      });
+    }
+    if (node.choices.empty())
+      return fail(&op, "has no signature that fits its shapes and stated "
+                       "layouts on this mesh");
+    bool free = isa<InputOp, VariableOp>(op);
+    for (const NdSbpSignature &choice : node.choices)
+      node.compute.push_back(
+          free ? 0 : computeCost(&op, choice.countPieces(mesh), cluster));
+    nodeOf[&op] = problem->nodes.size();
+    problem->nodes.push_back(std::move(node));
+    problem->addOutputCosts(problem->nodes.size() - 1);
+  }
+
+  unsigned numNodes = problem->nodes.size();
+  problem->numPositions = position;
+  problem->inEdges.resize(numNodes);
+  problem->outEdges.resize(numNodes);
+  problem->lastUses.resize(numNodes);
+  for (unsigned n = 0; n < numNodes; ++n) {
+    Operation *op = problem->nodes[n].op;
+    problem->lastUses[n].assign(op->getNumResults(), problem->nodes[n].position);
+    for (OpResult result : op->getResults())
+      for (Operation *user : result.getUsers())
+        problem->lastUses[n][result.getResultNumber()] =
+            std::max(problem->lastUses[n][result.getResultNumber()],
+                     positionOf.lookup(user));
+    SmallVector<unsigned> inPlace = getInPlaceOperands(op);
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto result = dyn_cast<OpResult>(operand.get());
+      if (!result || !nodeOf.count(result.getOwner()))
+        return fail(op, "reads a value the search cannot lay out");
+      ProblemEdge edge{nodeOf[result.getOwner()], result.getResultNumber(), n,
+                       operand.getOperandNumber(),
+                       llvm::is_contained(inPlace, operand.getOperandNumber())};
+      problem->inEdges[n].push_back(problem->edges.size());
+      problem->outEdges[edge.producer].push_back(problem->edges.size());
+      problem->edges.push_back(edge);
+    }
+  }
+  return problem;
+}
+
+void ParallelProblem::addOutputCosts(unsigned n) {
+  ProblemNode &node = nodes[n];
+  MLIRContext *context = placement.getContext();
+  for (OpResult result : node.op->getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    if (type.getRank() != 0 || llvm::none_of(result.getUsers(), [](Operation *user) {
+          return isa<OutputOp>(user);
+        }))
+      continue;
+    for (unsigned c = 0, ce = node.choices.size(); c < ce; ++c) {
+      NdSbpAttr ndSbp = node.choices[c].results[result.getResultNumber()];
+      if (llvm::none_of(ndSbp, [](SbpAttr s) { return s.isPartial(); }))
+        continue;
+      node.compute[c] += cachedBoxing(
+          type, resultLayout(n, result.getResultNumber(), c),
+          GlobalAttr::get(context, placement, summedLayout(ndSbp)));
+    }
+  }
+}
+
+GlobalAttr ParallelProblem::resultLayout(unsigned node, unsigned r,
+                                         unsigned choice) const {
+  return GlobalAttr::get(placement.getContext(), placement,
+                         nodes[node].choices[choice].results[r]);
+}
+
+GlobalAttr ParallelProblem::operandLayout(unsigned node, unsigned i,
+                                          unsigned choice) const {
+  return GlobalAttr::get(placement.getContext(), placement,
+                         nodes[node].choices[choice].operands[i]);
+}
+
+double ParallelProblem::edgeCost(unsigned e, unsigned from, unsigned to) {
+  const ProblemEdge &edge = edges[e];
+  NdSbpAttr have = nodes[edge.producer].choices[from].results[edge.result];
+  NdSbpAttr need = nodes[edge.consumer].choices[to].operands[edge.operand];
+  if (have == need)
+    return 0;
+  if (edge.inPlace)
+    return kInfinity;
+  auto type = cast<RankedTensorType>(
+      nodes[edge.producer].op->getResult(edge.result).getType());
+  return cachedBoxing(type, resultLayout(edge.producer, edge.result, from),
+                      operandLayout(edge.consumer, edge.operand, to));
+}
+
+double ParallelProblem::cachedBoxing(RankedTensorType type, GlobalAttr from,
+                                     GlobalAttr to) {
+  auto logical = RankedTensorType::get(type.getShape(), type.getElementType());
+  auto [it, inserted] = boxingCosts.try_emplace(
+      std::make_tuple(Type(logical), Attribute(from), Attribute(to)), 0.0);
+  if (inserted)
+    it->second = boxingCost(logical, from, to, cluster);
+  return it->second;
+}
+
+double ParallelProblem::resultBytes(unsigned node, unsigned r,
+                                    unsigned choice) const {
+  auto type = cast<RankedTensorType>(nodes[node].op->getResult(r).getType());
+  return localBytes(type, resultLayout(node, r, choice));
+}
+
+bool ParallelProblem::isPersistent(unsigned node) const {
+  return isa<VariableOp>(nodes[node].op);
+}
+
+unsigned ParallelProblem::lastUse(unsigned node, unsigned r) const {
+  return lastUses[node][r];
+}
+
+StrategyCost ParallelProblem::evaluate(ArrayRef<unsigned> assignment) {
+  StrategyCost cost;
+  // Memory: a difference array over positions for values that die.
+  SmallVector<double> change(numPositions + 1, 0.0);
+  for (auto [n, node] : llvm::enumerate(nodes)) {
+    cost.computeSeconds += node.compute[assignment[n]];
+    for (unsigned r = 0, e = node.op->getNumResults(); r < e; ++r) {
+      double bytes = resultBytes(n, r, assignment[n]);
+      if (isPersistent(n)) {
+        cost.memoryBytes += bytes;
+        continue;
+      }
+      change[node.position] += bytes;
+      change[lastUse(n, r) + 1] -= bytes;
+    }
+  }
+  for (auto [e, edge] : llvm::enumerate(edges))
+    cost.commSeconds +=
+        edgeCost(e, assignment[edge.producer], assignment[edge.consumer]);
+  double live = 0, peak = 0;
+  for (double delta : change) {
+    live += delta;
+    peak = std::max(peak, live);
+  }
+  cost.memoryBytes += peak;
+  return cost;
+}
+
+double ParallelProblem::minimumMemory() const {
+  SmallVector<double> change(numPositions + 1, 0.0);
+  double persistent = 0;
+  for (auto [n, node] : llvm::enumerate(nodes)) {
+    for (unsigned r = 0, e = node.op->getNumResults(); r < e; ++r) {
+      double least = kInfinity;
+      for (unsigned c = 0, ce = node.choices.size(); c < ce; ++c)
+        least = std::min(least, resultBytes(n, r, c));
+      if (isPersistent(n)) {
+        persistent += least;
+        continue;
+      }
+      change[node.position] += least;
+      change[lastUse(n, r) + 1] -= least;
+    }
+  }
+  double live = 0, peak = 0;
+  for (double delta : change) {
+    live += delta;
+    peak = std::max(peak, live);
+  }
+  return persistent + peak;
+}
+
+FailureOr<SmallVector<unsigned>>
+ParallelProblem::completeSeed(const Seed &seed) {
+  SmallVector<unsigned> assignment(nodes.size(), 0);
+  MLIRContext *context = placement.getContext();
+  for (auto [n, node] : llvm::enumerate(nodes)) {
+    if (node.op->getNumOperands() == 0) {
+      NdSbpAttr wanted = seed.sources.lookup(node.op);
+      unsigned found = node.choices.size();
+      for (auto [c, choice] : llvm::enumerate(node.choices)) {
+        bool broadcast = llvm::all_of(choice.results, [](NdSbpAttr sbp) {
+          return llvm::all_of(sbp, [](SbpAttr s) { return s.isBroadcast(); });
+        });
+        if (wanted ? choice.results[0] == wanted
+                   : (broadcast && found == node.choices.size()))
+          found = c;
+      }
+      if (found == node.choices.size() && wanted)
+        return failure();
+      assignment[n] = found == node.choices.size() ? 0 : found;
+      continue;
+    }
+    // The cheapest choice given the producers' choices; a partial result
+    // is charged the all-reduce that will sum it (as propagation does).
+    double best = kInfinity;
+    for (unsigned c = 0, ce = node.choices.size(); c < ce; ++c) {
+      double cost = node.compute[c];
+      for (unsigned e : inEdges[n])
+        cost += edgeCost(e, assignment[edges[e].producer], c);
+      for (auto [r, ndSbp] : llvm::enumerate(node.choices[c].results)) {
+        if (llvm::none_of(ndSbp, [](SbpAttr s) { return s.isPartial(); }))
+          continue;
+        cost += cachedBoxing(
+            cast<RankedTensorType>(node.op->getResult(r).getType()),
+            resultLayout(n, r, c),
+            GlobalAttr::get(context, placement, summedLayout(ndSbp)));
+      }
+      if (cost < best) {
+        best = cost;
+        assignment[n] = c;
+      }
+    }
+  }
+  return assignment;
+}

@@ -1,0 +1,433 @@
+//===- AutoParallel.cpp - Search the layouts of a training step -----------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// oneflow-auto-parallel: builds the search problem (Analysis/AutoParallel.h)
+// for each candidate mesh, seeds it with the hand strategies of
+// oneflow-apply-strategy, searches, and writes the winner as result layouts
+// and `oneflow.operand_layouts` for propagation and boxing to realize.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Strategy.h"
+
+#include "OneFlowDialect/Analysis/AutoParallel.h"
+#include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Transforms/Passes.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+
+#define DEBUG_TYPE "oneflow-auto-parallel"
+
+namespace mlir::oneflow {
+#define GEN_PASS_DEF_AUTOPARALLELPASS
+#include "OneFlowDialect/Transforms/Passes.h.inc"
+} // namespace mlir::oneflow
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+/// The attribute oneflow-sbp-propagation keeps as a pinned signature.
+static constexpr StringLiteral kOperandLayouts = "oneflow.operand_layouts";
+
+static std::string formatMesh(ArrayRef<int64_t> mesh) {
+  return "[" +
+         llvm::join(llvm::map_range(mesh,
+                                    [](int64_t d) { return std::to_string(d); }),
+                    ", ") +
+         "]";
+}
+
+/// Every mesh of one or two axes with `devices` ranks.
+static SmallVector<SmallVector<int64_t>> candidateMeshes(int64_t devices) {
+  SmallVector<SmallVector<int64_t>> meshes{{devices}};
+  for (int64_t a = 2; a <= devices / 2; ++a)
+    if (devices % a == 0)
+      meshes.push_back({a, devices / a});
+  return meshes;
+}
+
+namespace {
+/// What one mesh axis of a seed does.
+struct AxisRole {
+  bool data;
+  /// Data axes: shard variables on dimension 0 (ZeRO).
+  bool shard = false;
+};
+} // namespace
+
+/// The sources' layouts of the hand strategy with `roles` on `mesh`.
+static Seed makeSeed(func::FuncOp func, StringRef name, ArrayRef<int64_t> mesh,
+                     ArrayRef<AxisRole> roles) {
+  MLIRContext *context = func.getContext();
+  SbpAttr broadcast = SbpAttr::getBroadcast(context);
+  SmallVector<DenseMap<Operation *, SbpAttr>> tensorAxes(mesh.size());
+  for (auto [axis, role] : llvm::enumerate(roles))
+    if (!role.data)
+      tensorAxes[axis] = deriveTensorParallel(func, mesh[axis]);
+
+  Seed seed;
+  seed.name = (name + " " + formatMesh(mesh)).str();
+  // Splits that do not fit fall back to B axis by axis.
+  auto fitted = [&](RankedTensorType type, SmallVector<SbpAttr> sbps) {
+    for (size_t axis = 0; axis < sbps.size(); ++axis) {
+      SmallVector<SbpAttr> prefix(sbps.begin(), sbps.begin() + axis + 1);
+      if (!fitsShape(type, NdSbpAttr::get(context, prefix),
+                     mesh.take_front(axis + 1)))
+        sbps[axis] = broadcast;
+    }
+    return NdSbpAttr::get(context, sbps);
+  };
+  DenseSet<Operation *> states;
+  func.walk([&](Operation *op) {
+    if (!isa<SgdUpdateOp, AdamUpdateOp>(op))
+      return;
+    for (unsigned i : getInPlaceOperands(op))
+      if (i != 0)
+        if (Operation *state = op->getOperand(i).getDefiningOp())
+          states.insert(state);
+  });
+  func.walk([&](Operation *op) {
+    auto type = op->getNumResults() == 1
+                    ? dyn_cast<RankedTensorType>(op->getResult(0).getType())
+                    : nullptr;
+    if (!type || states.contains(op))
+      return;
+    SmallVector<SbpAttr> sbps;
+    if (isa<InputOp>(op)) {
+      for (const AxisRole &role : roles)
+        sbps.push_back(role.data && type.getRank() > 0
+                           ? SbpAttr::getSplit(context, 0)
+                           : broadcast);
+    } else if (isa<VariableOp>(op)) {
+      for (auto [axis, role] : llvm::enumerate(roles)) {
+        if (role.data)
+          sbps.push_back(role.shard && type.getRank() > 0 &&
+                                 !ShapedType::isDynamic(type.getDimSize(0)) &&
+                                 type.getDimSize(0) % mesh[axis] == 0
+                             ? SbpAttr::getSplit(context, 0)
+                             : broadcast);
+        else
+          sbps.push_back(tensorAxes[axis].lookup(op)
+                             ? tensorAxes[axis].lookup(op)
+                             : broadcast);
+      }
+    } else {
+      return;
+    }
+    seed.sources[op] = fitted(type, sbps);
+  });
+  // Optimizer states follow their parameter.
+  func.walk([&](Operation *op) {
+    if (!isa<SgdUpdateOp, AdamUpdateOp>(op))
+      return;
+    Operation *param = op->getOperand(0).getDefiningOp();
+    for (unsigned i : getInPlaceOperands(op))
+      if (Operation *state = op->getOperand(i).getDefiningOp();
+          i != 0 && state && seed.sources.count(param))
+        seed.sources[state] = seed.sources[param];
+  });
+  return seed;
+}
+
+/// The hand strategies on `mesh`, as seeds.
+static SmallVector<Seed> makeSeeds(func::FuncOp func, ArrayRef<int64_t> mesh) {
+  AxisRole data{true}, zero{true, true}, tensor{false};
+  if (mesh.size() == 1)
+    return {makeSeed(func, "dp", mesh, {data}),
+            makeSeed(func, "tp", mesh, {tensor}),
+            makeSeed(func, "zero", mesh, {zero})};
+  return {makeSeed(func, "hybrid", mesh, {data, tensor}),
+          makeSeed(func, "dp", mesh, {data, data}),
+          makeSeed(func, "tp", mesh, {tensor, tensor}),
+          makeSeed(func, "zero", mesh, {zero, zero}),
+          makeSeed(func, "tp-dp", mesh, {tensor, data})};
+}
+
+namespace {
+
+/// One mesh's problem and what the search found on it.
+struct MeshOutcome {
+  SmallVector<int64_t> mesh;
+  std::unique_ptr<ParallelProblem> problem;
+  SearchResult result;
+  /// The hand strategies under the same model (greedily completed).
+  SmallVector<std::pair<std::string, StrategyCost>> hand;
+};
+
+struct AutoParallelPass
+    : public mlir::oneflow::impl::AutoParallelPassBase<AutoParallelPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  void printExplanation(const MeshOutcome &best,
+                        ArrayRef<MeshOutcome> outcomes, double seconds);
+};
+
+} // namespace
+
+void AutoParallelPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  MLIRContext *context = &getContext();
+  auto start = std::chrono::steady_clock::now();
+
+  if (getMicroBatches(func) > 1 || getStages(func) > 1) {
+    func.emitError() << "oneflow-auto-parallel searches programs without "
+                        "micro-batches or pipeline stages";
+    return signalPassFailure();
+  }
+  if (devices < 1) {
+    func.emitError() << "oneflow-auto-parallel: devices must be at least 1";
+    return signalPassFailure();
+  }
+  std::optional<DeviceKind> kind = symbolizeDeviceKind(device);
+  if (!kind) {
+    func.emitError() << "oneflow-auto-parallel: device '" << device
+                     << "' is not cpu or cuda";
+    return signalPassFailure();
+  }
+  if (search != "cd" && search != "exact") {
+    func.emitError() << "oneflow-auto-parallel: search '" << search
+                     << "' is not cd or exact";
+    return signalPassFailure();
+  }
+  ClusterDesc clusterDesc = ClusterDesc::getDefault();
+  if (!cluster.empty()) {
+    std::string error;
+    FailureOr<ClusterDesc> loaded = ClusterDesc::load(cluster, error);
+    if (failed(loaded)) {
+      func.emitError() << error;
+      return signalPassFailure();
+    }
+    clusterDesc = *loaded;
+  }
+
+  // The meshes: the one asked for, the one a stated layout uses, or all.
+  SmallVector<SmallVector<int64_t>> meshes;
+  PlacementAttr stated;
+  func.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (GlobalAttr global = getGlobalEncoding(type); global && !stated)
+        stated = global.getPlacement();
+  });
+  if (!mesh.empty()) {
+    int64_t product = 1;
+    for (int64_t size : mesh)
+      product *= size;
+    if (product != devices || llvm::any_of(mesh, [](int64_t s) { return s < 1; })) {
+      func.emitError() << "oneflow-auto-parallel: mesh " << formatMesh(mesh)
+                       << " does not have " << devices << " devices";
+      return signalPassFailure();
+    }
+    meshes.push_back(SmallVector<int64_t>(mesh.begin(), mesh.end()));
+  } else if (stated) {
+    meshes.push_back(SmallVector<int64_t>(stated.getMesh()));
+  } else {
+    meshes = candidateMeshes(devices);
+  }
+  SmallVector<int64_t> ranks;
+  for (int64_t r = 0; r < devices; ++r)
+    ranks.push_back(r);
+
+  SearchOptions options;
+  options.groupLayers = groupLayers;
+  if (memoryLimitBytes < 0) {
+    func.emitError() << "oneflow-auto-parallel: memory-limit-bytes must be at "
+                        "least 0";
+    return signalPassFailure();
+  }
+  if (memoryLimitBytes > 0)
+    options.memoryLimitBytes = static_cast<double>(memoryLimitBytes);
+
+  std::vector<MeshOutcome> outcomes;
+  std::string lastError;
+  double leastMemory = INFINITY;
+  for (ArrayRef<int64_t> shape : meshes) {
+    auto placement = PlacementAttr::get(context, *kind, ranks, shape);
+    if (stated && stated != placement) {
+      func.emitError() << "oneflow-auto-parallel: the program states layouts "
+                          "on "
+                       << stated << ", not on the " << devices
+                       << " devices of the search";
+      return signalPassFailure();
+    }
+    std::string error;
+    FailureOr<std::unique_ptr<ParallelProblem>> problem =
+        ParallelProblem::build(func, placement, clusterDesc, error);
+    if (failed(problem)) {
+      func.emitError() << "oneflow-auto-parallel: " << error;
+      return signalPassFailure();
+    }
+    leastMemory = std::min(leastMemory, (*problem)->minimumMemory());
+    MeshOutcome outcome;
+    outcome.mesh.assign(shape.begin(), shape.end());
+    SmallVector<Seed> seeds = makeSeeds(func, shape);
+    for (const Seed &seed : seeds) {
+      FailureOr<SmallVector<unsigned>> completed =
+          (*problem)->completeSeed(seed);
+      if (succeeded(completed))
+        outcome.hand.push_back({seed.name, (*problem)->evaluate(*completed)});
+    }
+    FailureOr<SearchResult> result =
+        search == "exact"
+            ? searchExact(**problem, options, error)
+            : searchCoordinateDescent(**problem, seeds, options, error);
+    if (failed(result)) {
+      lastError = error;
+      outcome.problem = std::move(*problem);
+      outcomes.push_back(std::move(outcome));
+      continue;
+    }
+    outcome.result = std::move(*result);
+    outcome.problem = std::move(*problem);
+    outcomes.push_back(std::move(outcome));
+  }
+
+  const MeshOutcome *best = nullptr;
+  for (const MeshOutcome &outcome : outcomes)
+    if (!outcome.result.assignment.empty() &&
+        (!best ||
+         outcome.result.cost.seconds() < best->result.cost.seconds()))
+      best = &outcome;
+  if (!best) {
+    InFlightDiagnostic diag = func.emitError() << "oneflow-auto-parallel: ";
+    if (options.memoryLimitBytes && *options.memoryLimitBytes < leastMemory)
+      diag << "no strategy fits in " << memoryLimitBytes
+           << " bytes per device: the smallest possible is "
+           << static_cast<int64_t>(std::ceil(leastMemory))
+           << " bytes per device (every tensor at its smallest piece)";
+    else
+      diag << lastError;
+    return signalPassFailure();
+  }
+
+  // Write the strategy: stale operand layouts go, each op gets its own.
+  func.walk([&](Operation *op) { op->removeAttr(kOperandLayouts); });
+  ParallelProblem &problem = *best->problem;
+  for (auto [n, node] : llvm::enumerate(problem.getNodes())) {
+    unsigned choice = best->result.assignment[n];
+    for (OpResult result : node.op->getResults()) {
+      auto type = cast<RankedTensorType>(result.getType());
+      result.setType(RankedTensorType::get(
+          type.getShape(), type.getElementType(),
+          problem.resultLayout(n, result.getResultNumber(), choice)));
+    }
+    if (node.op->getNumOperands() == 0)
+      continue;
+    SmallVector<Attribute> layouts;
+    for (unsigned i = 0, e = node.op->getNumOperands(); i < e; ++i)
+      layouts.push_back(problem.operandLayout(n, i, choice));
+    node.op->setAttr(kOperandLayouts, ArrayAttr::get(context, layouts));
+  }
+  SmallVector<Type> results(
+      func.getBody().back().getTerminator()->getOperandTypes());
+  func.setFunctionType(
+      FunctionType::get(context, func.getBody().getArgumentTypes(), results));
+
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  if (explain)
+    printExplanation(*best, outcomes, seconds);
+}
+
+/// Seconds `node` costs under `choice` with every other node as assigned:
+/// its compute and the boxing of every edge it touches.
+static double localCost(ParallelProblem &problem, ArrayRef<unsigned> assignment,
+                        unsigned node, unsigned choice) {
+  double cost = problem.getNodes()[node].compute[choice];
+  for (unsigned e : problem.getInEdges(node))
+    cost += problem.edgeCost(e, assignment[problem.getEdges()[e].producer],
+                             choice);
+  for (unsigned e : problem.getOutEdges(node))
+    cost += problem.edgeCost(e, choice,
+                             assignment[problem.getEdges()[e].consumer]);
+  return cost;
+}
+
+static std::string formatSignature(const NdSbpSignature &signature) {
+  auto list = [](ArrayRef<NdSbpAttr> sbps) {
+    return llvm::join(llvm::map_range(sbps, stringifyNdSbp), ", ");
+  };
+  if (signature.operands.empty())
+    return list(signature.results);
+  return list(signature.operands) + " -> " + list(signature.results);
+}
+
+void AutoParallelPass::printExplanation(const MeshOutcome &best,
+                                        ArrayRef<MeshOutcome> outcomes,
+                                        double seconds) {
+  llvm::raw_ostream &os = llvm::outs();
+  const SearchResult &result = best.result;
+  SmallVector<std::string> searched;
+  for (const MeshOutcome &outcome : outcomes)
+    searched.push_back(formatMesh(outcome.mesh));
+  os << "oneflow-auto-parallel: " << devices << " devices, meshes searched "
+     << llvm::join(searched, " ") << "; chose mesh " << formatMesh(best.mesh);
+  if (result.origin == "exact")
+    os << " by the integer program ("
+       << (result.optimal ? "optimal" : "time limit, best found") << ")";
+  else
+    os << " by coordinate descent from " << result.origin << " ("
+       << result.sweeps << " sweeps, " << result.moves << " moves)";
+  os << " in " << llvm::format("%.2f", seconds) << " s\n";
+
+  auto row = [&](StringRef name, const StrategyCost &cost) {
+    os << llvm::format("  %-18s %12.1f %12.1f %12.1f %14.0f\n",
+                       name.str().c_str(), cost.seconds() * 1e6,
+                       cost.computeSeconds * 1e6, cost.commSeconds * 1e6,
+                       cost.memoryBytes);
+  };
+  os << llvm::format("  %-18s %12s %12s %12s %14s\n", "strategy", "step us",
+                     "compute us", "comm us", "bytes/device");
+  row("auto", result.cost);
+  for (const MeshOutcome &outcome : outcomes)
+    for (const auto &[name, cost] : outcome.hand)
+      row(name, cost);
+
+  ParallelProblem &problem = *best.problem;
+  os << "  per op (comm: the boxing of its operands; alternative: the best "
+        "other signature with the rest fixed)\n";
+  for (auto [n, node] : llvm::enumerate(problem.getNodes())) {
+    unsigned chosen = result.assignment[n];
+    double comm = 0;
+    for (unsigned e : problem.getInEdges(n))
+      comm += problem.edgeCost(
+          e, result.assignment[problem.getEdges()[e].producer], chosen);
+    double bytes = 0;
+    for (unsigned r = 0, re = node.op->getNumResults(); r < re; ++r)
+      bytes += problem.resultBytes(n, r, chosen);
+    double here = localCost(problem, result.assignment, n, chosen);
+    std::optional<unsigned> alternative;
+    double alternativeCost = INFINITY;
+    for (unsigned c = 0, ce = node.choices.size(); c < ce; ++c) {
+      if (c == chosen)
+        continue;
+      double cost = localCost(problem, result.assignment, n, c);
+      if (cost < alternativeCost) {
+        alternativeCost = cost;
+        alternative = c;
+      }
+    }
+    std::string location;
+    llvm::raw_string_ostream locationStream(location);
+    node.op->getLoc().print(locationStream);
+    os << "  " << location << " " << node.op->getName() << " "
+       << formatSignature(node.choices[chosen])
+       << llvm::format("  compute %.1f us, comm %.1f us, %.0f bytes",
+                       node.compute[chosen] * 1e6, comm * 1e6, bytes);
+    if (alternative && std::isfinite(alternativeCost))
+      os << "; else " << formatSignature(node.choices[*alternative])
+         << llvm::format(" (+%.1f us)", (alternativeCost - here) * 1e6);
+    os << "\n";
+  }
+}
