@@ -120,13 +120,38 @@ FailureOr<ClusterDesc> ClusterDesc::parse(StringRef json, StringRef source,
       ok = reader.link(field, key, desc.intraNode);
     } else if (key == "inter_node") {
       ok = reader.link(field, key, desc.interNode);
+    } else if (key == "collectives") {
+      const llvm::json::Object *collectives = field.getAsObject();
+      if (!collectives) {
+        ok = reader.fail(key, "must be an object of collectives");
+      }
+      for (const auto &[name, link] :
+           collectives ? *collectives : llvm::json::Object()) {
+        std::optional<LinkDesc> *slot =
+            name == "all_reduce"       ? &desc.allReduce
+            : name == "reduce_scatter" ? &desc.reduceScatter
+            : name == "all_gather"     ? &desc.allGather
+            : name == "all_to_all"     ? &desc.allToAll
+                                       : nullptr;
+        std::string path = ("collectives." + name.str());
+        if (!slot) {
+          ok = reader.fail(path, "is unknown (expected all_reduce, "
+                                 "reduce_scatter, all_gather, all_to_all)");
+          break;
+        }
+        LinkDesc parsed;
+        if (!(ok = reader.link(link, path, parsed)))
+          break;
+        *slot = parsed;
+      }
     } else if (key == "memory_bandwidth") {
       ok = reader.positiveNumber(field, key, desc.memoryBandwidth);
     } else if (key == "flops") {
       ok = reader.positiveNumber(field, key, desc.flops);
     } else {
       ok = reader.fail(key, "is unknown (expected ranks_per_node, "
-                            "intra_node, inter_node, memory_bandwidth, flops)");
+                            "intra_node, inter_node, collectives, "
+                            "memory_bandwidth, flops)");
     }
     if (!ok)
       return failure();
@@ -280,18 +305,29 @@ StepCost mlir::oneflow::priceBoxingStep(RankedTensorType type,
   PlacementAttr placement = step.from.getPlacement();
   int64_t p = placement.getMesh()[step.meshAxis];
   double n = groupBytes(type, step.from, step.meshAxis);
-  const LinkDesc &link = axisLink(placement, step.meshAxis, cluster);
+  const LinkDesc *link = &axisLink(placement, step.meshAxis, cluster);
+  // Inside a node, a collective's own measured figures.
+  if (link == &cluster.intraNode) {
+    const std::optional<LinkDesc> &measured =
+        step.kind == BoxingKind::allReduce       ? cluster.allReduce
+        : step.kind == BoxingKind::reduceScatter ? cluster.reduceScatter
+        : step.kind == BoxingKind::allGather     ? cluster.allGather
+        : step.kind == BoxingKind::allToAll      ? cluster.allToAll
+                                                 : std::nullopt;
+    if (measured)
+      link = &*measured;
+  }
   double share = double(p - 1) / p * n;
   StepCost cost;
   switch (step.kind) {
   case BoxingKind::allReduce:
-    cost.seconds = 2 * (p - 1) * link.alpha + 2 * share / link.beta;
+    cost.seconds = 2 * (p - 1) * link->alpha + 2 * share / link->beta;
     cost.bytesPerRank = static_cast<int64_t>(2 * share);
     break;
   case BoxingKind::reduceScatter:
   case BoxingKind::allGather:
   case BoxingKind::allToAll:
-    cost.seconds = (p - 1) * link.alpha + share / link.beta;
+    cost.seconds = (p - 1) * link->alpha + share / link->beta;
     cost.bytesPerRank = static_cast<int64_t>(share);
     break;
   case BoxingKind::localSlice:

@@ -310,18 +310,26 @@ FailureOr<SmallVector<unsigned>>
 ParallelProblem::completeSeed(const Seed &seed) {
   SmallVector<unsigned> assignment(nodes.size(), 0);
   MLIRContext *context = placement.getContext();
+  auto isBroadcast = [](const NdSbpSignature &choice) {
+    auto all = [](NdSbpAttr sbp) {
+      return llvm::all_of(sbp, [](SbpAttr s) { return s.isBroadcast(); });
+    };
+    return llvm::all_of(choice.operands, all) &&
+           llvm::all_of(choice.results, all);
+  };
   for (auto [n, node] : llvm::enumerate(nodes)) {
+    auto replicated = llvm::find_if(node.choices, isBroadcast);
+    if (seed.replicated && replicated != node.choices.end()) {
+      assignment[n] = replicated - node.choices.begin();
+      continue;
+    }
     if (node.op->getNumOperands() == 0) {
       NdSbpAttr wanted = seed.sources.lookup(node.op);
       unsigned found = node.choices.size();
-      for (auto [c, choice] : llvm::enumerate(node.choices)) {
-        bool broadcast = llvm::all_of(choice.results, [](NdSbpAttr sbp) {
-          return llvm::all_of(sbp, [](SbpAttr s) { return s.isBroadcast(); });
-        });
+      for (auto [c, choice] : llvm::enumerate(node.choices))
         if (wanted ? choice.results[0] == wanted
-                   : (broadcast && found == node.choices.size()))
+                   : (isBroadcast(choice) && found == node.choices.size()))
           found = c;
-      }
       if (found == node.choices.size() && wanted)
         return failure();
       assignment[n] = found == node.choices.size() ? 0 : found;

@@ -140,15 +140,24 @@ static Seed makeSeed(func::FuncOp func, StringRef name, ArrayRef<int64_t> mesh,
 /// The hand strategies on `mesh`, as seeds.
 static SmallVector<Seed> makeSeeds(func::FuncOp func, ArrayRef<int64_t> mesh) {
   AxisRole data{true}, zero{true, true}, tensor{false};
-  if (mesh.size() == 1)
-    return {makeSeed(func, "dp", mesh, {data}),
-            makeSeed(func, "tp", mesh, {tensor}),
-            makeSeed(func, "zero", mesh, {zero})};
-  return {makeSeed(func, "hybrid", mesh, {data, tensor}),
-          makeSeed(func, "dp", mesh, {data, data}),
-          makeSeed(func, "tp", mesh, {tensor, tensor}),
-          makeSeed(func, "zero", mesh, {zero, zero}),
-          makeSeed(func, "tp-dp", mesh, {tensor, data})};
+  SmallVector<Seed> seeds;
+  if (mesh.size() == 1) {
+    seeds = {makeSeed(func, "dp", mesh, {data}),
+             makeSeed(func, "tp", mesh, {tensor}),
+             makeSeed(func, "zero", mesh, {zero})};
+  } else {
+    seeds = {makeSeed(func, "hybrid", mesh, {data, tensor}),
+             makeSeed(func, "dp", mesh, {data, data}),
+             makeSeed(func, "tp", mesh, {tensor, tensor}),
+             makeSeed(func, "zero", mesh, {zero, zero}),
+             makeSeed(func, "tp-dp", mesh, {tensor, data})};
+  }
+  // Every device computing everything: no communication at all.
+  Seed replicated;
+  replicated.name = "replicated " + formatMesh(mesh);
+  replicated.replicated = true;
+  seeds.push_back(std::move(replicated));
+  return seeds;
 }
 
 namespace {

@@ -52,6 +52,8 @@ struct StrategyCost {
 struct Seed {
   std::string name;
   DenseMap<Operation *, NdSbpAttr> sources;
+  /// Every op all-broadcast instead (each device computes everything).
+  bool replicated = false;
 };
 
 /// One op of the problem and the ways it can run.

@@ -30,6 +30,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::oneflow {
@@ -49,6 +50,10 @@ struct ClusterDesc {
   int64_t ranksPerNode;
   LinkDesc intraNode;
   LinkDesc interNode;
+  /// Measured figures per collective for groups inside one node
+  /// (of-calibrate), which override `intraNode` there: all-reduce,
+  /// reduce-scatter, all-gather, all-to-all.
+  std::optional<LinkDesc> allReduce, reduceScatter, allGather, allToAll;
   /// Bytes per second one rank copies in memory.
   double memoryBandwidth;
   /// Floating-point operations per second of one rank.
@@ -61,7 +66,9 @@ struct ClusterDesc {
 
   /// Parses a JSON object whose keys override the defaults:
   /// `{"ranks_per_node": 8, "intra_node": {"alpha": 5e-6, "beta": 1e11},
-  ///   "inter_node": {...}, "memory_bandwidth": 2e11, "flops": 1e14}`.
+  ///   "inter_node": {...}, "memory_bandwidth": 2e11, "flops": 1e14,
+  ///   "collectives": {"all_reduce": {"alpha": ..., "beta": ...}, ...}}`
+  /// (collectives: all_reduce, reduce_scatter, all_gather, all_to_all).
   /// On failure, `error` names `source` and the offending key.
   static FailureOr<ClusterDesc> parse(StringRef json, StringRef source,
                                       std::string &error);

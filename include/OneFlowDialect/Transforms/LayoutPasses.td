@@ -247,7 +247,8 @@ def AutoParallelPass
 
     The search (`search=cd`): coordinate descent seeded from the hand
     strategies (dp, tp, zero on a 1-D mesh; dp, tp, zero, hybrid and its
-    transpose on a 2-D one, each completed greedily), moving one op at a
+    transpose on a 2-D one, each completed greedily) and from every op
+    replicated (all-broadcast, no communication), moving one op at a
     time, an optimizer update together with the variables it writes, and
     groups of identical ops of repeated layers at once, to the signature
     that gains most, until a sweep gains nothing. `search=exact` solves the

@@ -1,0 +1,255 @@
+//===- of-calibrate.cpp - Measure the cost model's cluster figures --------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Writes the cluster file that oneflow-auto-parallel, oneflow-sbp-propagation
+// and oneflow-report-boxing-cost read (CostModel.h), measured on this
+// machine with N ranks as threads of this process, all at once, as of-run
+// --devices cpu:N runs them:
+//
+//   per collective (all-reduce, reduce-scatter, all-gather, all-to-all) on
+//   the N ranks: alpha and beta fitted to a small and a large call, from
+//     all-reduce  t = 2(p-1) alpha + 2(p-1)/p n / beta
+//     the others  t =  (p-1) alpha +  (p-1)/p n / beta
+//   flops: what one rank's oneDNN matmul reaches while every rank runs one;
+//   memory bandwidth: one rank's memcpy while every rank copies.
+//
+// Each figure is the best of --repeats runs. Links the runtime, no MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ToolFlags.h"
+
+#include "ofrt/Collectives.h"
+#include "ofrt/Communicator.h"
+
+#include "absl/flags/flag.h"
+
+#include <nlohmann/json.hpp>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+ABSL_FLAG(int, ranks, 2, "Ranks (threads of this process) to measure with");
+ABSL_FLAG(std::string, out, "", "The cluster file to write (JSON)");
+ABSL_FLAG(std::string, library, "inproc",
+          "The collective library: inproc (as of-run's in-process ranks) or "
+          "gloo");
+ABSL_FLAG(int, threads, 0,
+          "Threads for each rank's matmul (0: the library's default), as "
+          "of-run --threads");
+ABSL_FLAG(int, repeats, 5, "Runs of each measurement; the best counts");
+ABSL_FLAG(int64_t, large_bytes, 16 << 20,
+          "Bytes of the large collective call that fits beta");
+
+using Clock = std::chrono::steady_clock;
+
+static int fail(const std::string &message) {
+  std::fprintf(stderr, "of-calibrate: error: %s\n", message.c_str());
+  return 1;
+}
+
+/// Best over `repeats` of the slowest rank's seconds for `body`, every rank
+/// a thread, all starting together.
+static double timeRanks(int ranks, int repeats,
+                        const std::function<void(int)> &body) {
+  double best = 1e30;
+  for (int r = 0; r < repeats; ++r) {
+    std::vector<double> seconds(ranks);
+    std::atomic<int> arrived{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < ranks; ++i)
+      threads.emplace_back([&, i] {
+        // Start together: the timing is of every rank at once.
+        arrived.fetch_add(1);
+        while (arrived.load() < ranks)
+          std::this_thread::yield();
+        auto begin = Clock::now();
+        body(i);
+        seconds[i] = std::chrono::duration<double>(Clock::now() - begin).count();
+      });
+    for (std::thread &thread : threads)
+      thread.join();
+    best = std::min(best, *std::max_element(seconds.begin(), seconds.end()));
+  }
+  return best;
+}
+
+int main(int argc, char **argv) {
+  std::vector<std::string> normalized;
+  std::vector<std::string> args = oftools::parseToolFlags(
+      argc, argv,
+      {"of-calibrate",
+       "measure this machine's collectives, matmul throughput and memory "
+       "bandwidth and write the cluster file of the cost model",
+       "of-calibrate --ranks N --out cluster.json [flags]",
+       {{"Calibration",
+         {"ranks", "out", "library", "threads", "repeats", "large_bytes"}}}},
+      normalized);
+  if (args.size() != 1)
+    return fail("takes no positional arguments; see --help");
+  int ranks = absl::GetFlag(FLAGS_ranks);
+  std::string out = absl::GetFlag(FLAGS_out);
+  int repeats = absl::GetFlag(FLAGS_repeats);
+  int64_t largeBytes = absl::GetFlag(FLAGS_large_bytes);
+  if (ranks < 2 || ranks > 256)
+    return fail("--ranks " + std::to_string(ranks) +
+                " is not between 2 and 256 (collectives need two ranks)");
+  if (out.empty())
+    return fail("--out names the cluster file to write; it is required");
+  if (repeats < 1)
+    return fail("--repeats " + std::to_string(repeats) + " is not at least 1");
+  if (largeBytes < 4096 * ranks || largeBytes > (int64_t(1) << 32))
+    return fail("--large-bytes " + std::to_string(largeBytes) +
+                " is not between 4096 x ranks and 4 GiB");
+  std::ofstream probe(out, std::ios::app);
+  if (!probe)
+    return fail("--out '" + out + "': cannot write there");
+  probe.close();
+
+  auto group = ofrt::createLocalGroup(ofrt::CollectivesRegistry::global(),
+                                      absl::GetFlag(FLAGS_library), ranks,
+                                      std::chrono::seconds(120));
+  if (!group.ok())
+    return fail(std::string(group.status().message()));
+  auto &comms = group->ranks;
+
+  // Buffers of the large call, per rank: whole tensors in and out.
+  int64_t count = largeBytes / 4 / ranks * ranks;
+  std::vector<std::vector<float>> in(ranks, std::vector<float>(count, 1.0f));
+  std::vector<std::vector<float>> outBuf(ranks, std::vector<float>(count));
+  using Call = std::function<absl::Status(ofrt::Communicator &, int, int64_t)>;
+  struct Collective {
+    const char *name;
+    double alphaFactor; // multiplies alpha
+    double betaFactor;  // multiplies n / beta
+    Call call;
+  };
+  double p = ranks;
+  std::vector<Collective> collectives = {
+      {"all_reduce", 2 * (p - 1), 2 * (p - 1) / p,
+       [&](ofrt::Communicator &c, int r, int64_t n) {
+         return c.allReduce(ofrt::DType::F32, in[r].data(), outBuf[r].data(),
+                            n);
+       }},
+      {"reduce_scatter", p - 1, (p - 1) / p,
+       [&](ofrt::Communicator &c, int r, int64_t n) {
+         return c.reduceScatter(ofrt::DType::F32, in[r].data(),
+                                outBuf[r].data(), n);
+       }},
+      {"all_gather", p - 1, (p - 1) / p,
+       [&](ofrt::Communicator &c, int r, int64_t n) {
+         return c.allGather(ofrt::DType::F32, in[r].data(), outBuf[r].data(),
+                            n);
+       }},
+      {"all_to_all", p - 1, (p - 1) / p,
+       [&](ofrt::Communicator &c, int r, int64_t n) {
+         return c.allToAll(ofrt::DType::F32, in[r].data(), outBuf[r].data(),
+                           n);
+       }},
+  };
+
+  nlohmann::ordered_json cluster;
+  cluster["ranks_per_node"] = ranks;
+  nlohmann::ordered_json perCollective = nlohmann::ordered_json::object();
+  std::printf("of-calibrate: %d ranks as threads, %s\n", ranks,
+              absl::GetFlag(FLAGS_library).c_str());
+  std::printf("  %-15s %12s %12s %12s %12s\n", "collective", "small us",
+              "large us", "alpha s", "beta B/s");
+  absl::Status failed;
+  for (const Collective &collective : collectives) {
+    // The small call: one element per rank, many per timing.
+    const int calls = 100;
+    double small = timeRanks(ranks, repeats, [&](int r) {
+                     for (int i = 0; i < calls && failed.ok(); ++i)
+                       if (absl::Status s = collective.call(*comms[r], r, ranks);
+                           !s.ok())
+                         failed = s;
+                   }) /
+                   calls;
+    double large = timeRanks(ranks, repeats, [&](int r) {
+      if (absl::Status s = collective.call(*comms[r], r, count); !s.ok())
+        failed = s;
+    });
+    if (!failed.ok())
+      return fail(std::string(collective.name) + ": " +
+                  std::string(failed.message()));
+    double alpha = small / collective.alphaFactor;
+    double bytes = count * 4.0;
+    double transfer = large - collective.alphaFactor * alpha;
+    double beta = collective.betaFactor * bytes / std::max(transfer, 1e-9);
+    perCollective[collective.name] = {{"alpha", alpha}, {"beta", beta}};
+    std::printf("  %-15s %12.1f %12.1f %12.3g %12.3g\n", collective.name,
+                small * 1e6, large * 1e6, alpha, beta);
+  }
+
+  // Memory bandwidth: every rank copies its large buffer.
+  double copy = timeRanks(ranks, repeats, [&](int r) {
+    std::memcpy(outBuf[r].data(), in[r].data(), count * 4);
+  });
+  double bandwidth = count * 4.0 / copy;
+
+  // Flops: every rank runs a 512^3 oneDNN matmul at once (primitives made
+  // and run once before the timing).
+  const int64_t m = 512;
+  int threads = absl::GetFlag(FLAGS_threads);
+  using namespace dnnl;
+  struct Matmul {
+    engine eng{engine::kind::cpu, 0};
+    stream strm{eng};
+    memory::desc desc{{m, m}, memory::data_type::f32, memory::format_tag::ab};
+    matmul prim{matmul::primitive_desc(matmul::desc(desc, desc, desc), eng)};
+    std::vector<float> a = std::vector<float>(m * m, 0.5f);
+    std::vector<float> b = std::vector<float>(m * m, 0.25f);
+    std::vector<float> c = std::vector<float>(m * m);
+    memory am{desc, eng, a.data()}, bm{desc, eng, b.data()},
+        cm{desc, eng, c.data()};
+    void run() {
+      prim.execute(strm, {{DNNL_ARG_SRC, am},
+                          {DNNL_ARG_WEIGHTS, bm},
+                          {DNNL_ARG_DST, cm}});
+      strm.wait();
+    }
+  };
+  std::vector<std::unique_ptr<Matmul>> matmuls(ranks);
+  timeRanks(ranks, 1, [&](int r) {
+    if (threads > 0)
+      omp_set_num_threads(threads);
+    matmuls[r] = std::make_unique<Matmul>();
+    matmuls[r]->run();
+  });
+  double matmul = timeRanks(ranks, repeats, [&](int r) {
+    if (threads > 0)
+      omp_set_num_threads(threads);
+    matmuls[r]->run();
+  });
+  double flops = 2.0 * m * m * m / matmul;
+  std::printf("  memory bandwidth per rank %.3g B/s, matmul per rank %.3g "
+              "flop/s\n",
+              bandwidth, flops);
+
+  // The link figures are the all-reduce's (what propagation prices most);
+  // the per-collective ones refine them for groups inside a node.
+  cluster["intra_node"] = perCollective["all_reduce"];
+  cluster["inter_node"] = perCollective["all_reduce"];
+  cluster["collectives"] = perCollective;
+  cluster["memory_bandwidth"] = bandwidth;
+  cluster["flops"] = flops;
+  std::ofstream file(out, std::ios::trunc);
+  file << cluster.dump(2) << "\n";
+  if (!file.good())
+    return fail("--out '" + out + "': writing failed");
+  std::printf("wrote %s\n", out.c_str());
+  return 0;
+}
