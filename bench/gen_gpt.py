@@ -14,6 +14,7 @@
 # is left to oneflow-sbp-propagation. Plain python3, no dependencies.
 #
 #   bench/gen_gpt.py --layers 24 --mesh 2x2 > /tmp/gpt24.mlir
+#   bench/gen_gpt.py --layers 24 --bare > /tmp/gpt24-bare.mlir  (no layouts)
 #
 # ===---------------------------------------------------------------------=== #
 
@@ -25,7 +26,8 @@ import sys
 class Emitter:
     """Writes ops, tracking each value's type text and shape."""
 
-    def __init__(self, mesh):
+    def __init__(self, mesh, bare=False):
+        self.bare = bare
         self.lines = []
         self.count = 0
         self.types = {}
@@ -36,7 +38,7 @@ class Emitter:
     def tensor(self, shape, layout=None, dtype="f32"):
         dims = "x".join(str(d) for d in shape)
         text = f"tensor<{dims}x{dtype}" if shape else f"tensor<{dtype}"
-        if layout is not None:
+        if layout is not None and not self.bare:
             text += f", #oneflow.global<#mesh, [{', '.join(layout)}]>"
         return text + ">"
 
@@ -140,7 +142,7 @@ class Emitter:
 
 def generate(args):
     mesh = [int(d) for d in args.mesh.split("x")]
-    e = Emitter(mesh)
+    e = Emitter(mesh, args.bare)
     T, H, S = args.batch * args.seq, args.hidden, args.seq
     F, NH = 4 * args.hidden, args.heads
     HD = H // NH
@@ -288,6 +290,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--layers", type=int, default=24)
     parser.add_argument("--mesh", default="2x2", help="4 or 2x2")
+    parser.add_argument("--bare", action="store_true",
+                        help="no layouts at all: a one-device program for "
+                             "oneflow-auto-parallel to lay out")
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--heads", type=int, default=8)
     parser.add_argument("--batch", type=int, default=8)

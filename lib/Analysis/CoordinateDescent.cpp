@@ -82,8 +82,9 @@ class Descent {
 public:
   Descent(ParallelProblem &problem, const SearchOptions &options);
 
-  /// Runs from `seed`; returns the sweeps and moves taken.
-  std::pair<int, int> run(ArrayRef<unsigned> seed);
+  /// Runs from `seed` (with window moves if `useWindows`); returns the
+  /// sweeps and moves taken.
+  std::pair<int, int> run(ArrayRef<unsigned> seed, bool useWindows);
   ArrayRef<unsigned> getAssignment() const { return assignment; }
 
 private:
@@ -91,6 +92,28 @@ private:
 
   void buildUnits();
   void buildGroups();
+  void buildBlocks();
+  /// The choice unit `u`'s member `i` (0: the anchor) takes when the unit
+  /// takes `k`.
+  unsigned memberChoice(unsigned u, unsigned i, unsigned k) const {
+    return i == 0 ? k : units[u].followerChoices[k][i - 1];
+  }
+  unsigned memberNode(unsigned u, unsigned i) const {
+    return i == 0 ? units[u].anchor : units[u].followers[i - 1].first;
+  }
+  bool validChoice(unsigned u, unsigned k) const {
+    return units[u].followers.empty() || !units[u].followerChoices[k].empty();
+  }
+  /// Solves block `b` by min-sum over its forest, everything outside fixed
+  /// (exact when the block's units form a forest; a spanning forest's other
+  /// edges are priced against the current choice of their far end), with
+  /// `bytesWeight` seconds per byte of results added, and applies the
+  /// result if the exact score gains. Returns whether it moved.
+  bool improveBlock(unsigned b, double bytesWeight);
+  void buildWindows();
+  /// Solves window `w` exactly (the integer program over its units, the
+  /// rest fixed) and applies the result if it gains.
+  bool improveWindow(unsigned w);
   /// Appends to `move` the unit `u` at anchor choice `c`; false when the
   /// followers cannot follow.
   bool appendUnit(unsigned u, unsigned c, Move &move) const;
@@ -115,6 +138,22 @@ private:
   const SearchOptions &options;
   SmallVector<Unit> units;
   SmallVector<SmallVector<unsigned>> groups;
+  /// The unit of every node.
+  SmallVector<unsigned> unitOfNode;
+  /// Per unit: neighbouring units and the problem edges to each.
+  SmallVector<llvm::MapVector<unsigned, SmallVector<unsigned>>> neighbours;
+  /// Sets of units whose unit graph is a forest, covering every unit; the
+  /// units of each in an order where a tree's parent comes first.
+  SmallVector<SmallVector<unsigned>> blocks;
+  /// Per block unit: its parent in the block's forest (-1 for roots).
+  SmallVector<SmallVector<int>> parents;
+  /// Connected sets of at most `options.windowUnits` units, whose nodes
+  /// are solved together exactly.
+  SmallVector<SmallVector<unsigned>> windows;
+  /// Per unit: the windows that hold it or a neighbour of it.
+  SmallVector<SmallVector<unsigned>> windowsNear;
+  /// Windows to solve in the next sweep.
+  SmallVector<bool> dirty;
   SmallVector<unsigned> numResults;
   SmallVector<SmallVector<double>> resultBytes;
   SmallVector<unsigned> assignment;
@@ -143,6 +182,8 @@ Descent::Descent(ParallelProblem &problem, const SearchOptions &options)
     resultBytes.push_back(std::move(sizes));
   }
   buildUnits();
+  buildBlocks();
+  buildWindows();
   if (options.groupLayers)
     buildGroups();
 }
@@ -187,6 +228,296 @@ void Descent::buildUnits() {
       unit.followerChoices.push_back(std::move(choices));
     }
   }
+}
+
+void Descent::buildBlocks() {
+  ArrayRef<ProblemEdge> edges = problem.getEdges();
+  unitOfNode.assign(problem.getNodes().size(), 0);
+  for (auto [u, unit] : llvm::enumerate(units)) {
+    unitOfNode[unit.anchor] = u;
+    for (auto [follower, e] : unit.followers)
+      unitOfNode[follower] = u;
+  }
+  neighbours.resize(units.size());
+  for (auto [e, edge] : llvm::enumerate(edges)) {
+    unsigned a = unitOfNode[edge.producer], b = unitOfNode[edge.consumer];
+    if (a == b)
+      continue;
+    neighbours[a][b].push_back(e);
+    neighbours[b][a].push_back(e);
+  }
+  // Grow forests in program order (a unit joins the first block where its
+  // neighbours already there lie in distinct trees), then in reverse order:
+  // two coverings whose trees cut the graph differently.
+  for (bool reverse : {false, true}) {
+    SmallVector<unsigned> order;
+    for (unsigned u = 0, e = units.size(); u < e; ++u)
+      order.push_back(reverse ? e - 1 - u : u);
+    SmallVector<int> blockOf(units.size(), -1);
+    // Union-find over units, per block implicitly (units of one block only
+    // join units of the same block).
+    SmallVector<unsigned> root(units.size());
+    for (unsigned u = 0, e = units.size(); u < e; ++u)
+      root[u] = u;
+    auto find = [&](unsigned u) {
+      while (root[u] != u)
+        u = root[u] = root[root[u]];
+      return u;
+    };
+    size_t first = blocks.size();
+    for (unsigned u : order) {
+      for (size_t b = first;; ++b) {
+        if (b == blocks.size()) {
+          blocks.emplace_back();
+          parents.emplace_back();
+        }
+        SmallVector<unsigned> trees;
+        bool fits = true;
+        for (auto &[w, list] : neighbours[u]) {
+          if (blockOf[w] != int(b))
+            continue;
+          unsigned tree = find(w);
+          if (llvm::is_contained(trees, tree)) {
+            fits = false;
+            break;
+          }
+          trees.push_back(tree);
+        }
+        if (!fits)
+          continue;
+        blockOf[u] = b;
+        for (unsigned tree : trees)
+          root[tree] = u;
+        blocks[b].push_back(u);
+        break;
+      }
+    }
+    // Order each block's forest from its roots, parents first.
+    for (size_t b = first; b < blocks.size(); ++b) {
+      SmallVector<unsigned> ordered;
+      DenseMap<unsigned, int> parentOf;
+      DenseSet<unsigned> seen;
+      for (unsigned start : blocks[b]) {
+        if (!seen.insert(start).second)
+          continue;
+        parentOf[start] = -1;
+        SmallVector<unsigned> stack{start};
+        while (!stack.empty()) {
+          unsigned u = stack.pop_back_val();
+          ordered.push_back(u);
+          for (auto &[w, list] : neighbours[u])
+            if (blockOf[w] == int(b) && seen.insert(w).second) {
+              parentOf[w] = u;
+              stack.push_back(w);
+            }
+        }
+      }
+      blocks[b] = ordered;
+      for (unsigned u : ordered)
+        parents[b].push_back(parentOf[u]);
+    }
+  }
+  // Spanning forests of every unit, breadth first from the units in
+  // program order and in reverse: moves over the whole graph at once.
+  for (bool reverse : {false, true}) {
+    SmallVector<unsigned> ordered;
+    SmallVector<int> parentOf(units.size(), -2);
+    for (unsigned i = 0, e = units.size(); i < e; ++i) {
+      unsigned start = reverse ? e - 1 - i : i;
+      if (parentOf[start] != -2)
+        continue;
+      parentOf[start] = -1;
+      size_t head = ordered.size();
+      ordered.push_back(start);
+      while (head < ordered.size()) {
+        unsigned u = ordered[head++];
+        for (auto &[w, list] : neighbours[u])
+          if (parentOf[w] == -2) {
+            parentOf[w] = u;
+            ordered.push_back(w);
+          }
+      }
+    }
+    blocks.push_back(ordered);
+    parents.emplace_back();
+    for (unsigned u : ordered)
+      parents.back().push_back(parentOf[u]);
+  }
+}
+
+bool Descent::improveBlock(unsigned b, double bytesWeight) {
+  ArrayRef<ProblemNode> nodes = problem.getNodes();
+  ArrayRef<ProblemEdge> edges = problem.getEdges();
+  ArrayRef<unsigned> block = blocks[b];
+  DenseMap<unsigned, unsigned> indexOf;
+  for (auto [i, u] : llvm::enumerate(block))
+    indexOf[u] = i;
+  // The choice of `node` when its unit takes `k`.
+  auto choiceFor = [&](unsigned node, unsigned k) {
+    unsigned u = unitOfNode[node];
+    if (units[u].anchor == node)
+      return k;
+    for (auto [i, follower] : llvm::enumerate(units[u].followers))
+      if (follower.first == node)
+        return units[u].followerChoices[k][i];
+    return k;
+  };
+  // cost[i][k]: the best cost of the subtree under block unit i when it
+  // takes k (own compute, edges leaving the block, edges to children).
+  SmallVector<SmallVector<double>> cost(block.size());
+  SmallVector<SmallVector<unsigned>> bestChild(block.size());
+  for (auto [i, u] : llvm::enumerate(block)) {
+    unsigned numChoices = nodes[units[u].anchor].choices.size();
+    cost[i].assign(numChoices, kInfinity);
+    for (unsigned k = 0; k < numChoices; ++k) {
+      if (!validChoice(u, k))
+        continue;
+      double c = 0;
+      for (unsigned m = 0, me = units[u].followers.size() + 1; m < me; ++m) {
+        unsigned node = memberNode(u, m), choice = memberChoice(u, m, k);
+        c += nodes[node].compute[choice];
+        if (bytesWeight > 0)
+          for (unsigned r = 0; r < numResults[node]; ++r)
+            c += bytesWeight * bytes(node, choice, r);
+      }
+      for (auto &[w, list] : neighbours[u]) {
+        // Tree edges are the pairwise terms; others see the far end fixed.
+        auto other = indexOf.find(w);
+        if (other != indexOf.end() &&
+            (parents[b][i] == int(w) || parents[b][other->second] == int(u)))
+          continue;
+        for (unsigned e : list) {
+          const ProblemEdge &edge = edges[e];
+          c += unitOfNode[edge.producer] == u
+                   ? problem.edgeCost(e, choiceFor(edge.producer, k),
+                                      assignment[edge.consumer])
+                   : problem.edgeCost(e, assignment[edge.producer],
+                                      choiceFor(edge.consumer, k));
+        }
+      }
+      cost[i][k] = c;
+    }
+  }
+  // Children into parents, leaves first (reverse of parents-first order).
+  SmallVector<SmallVector<unsigned>> argChild(block.size());
+  for (int i = block.size() - 1; i >= 0; --i) {
+    int parent = parents[b][i];
+    if (parent < 0)
+      continue;
+    unsigned p = indexOf[parent], c = i;
+    unsigned up = block[p], uc = block[c];
+    const SmallVector<unsigned> &list = neighbours[up].find(uc)->second;
+    argChild[c].assign(cost[p].size(), 0);
+    for (unsigned kp = 0, pe = cost[p].size(); kp < pe; ++kp) {
+      if (std::isinf(cost[p][kp]))
+        continue;
+      double best = kInfinity;
+      for (unsigned kc = 0, ce = cost[c].size(); kc < ce; ++kc) {
+        if (std::isinf(cost[c][kc]) || cost[c][kc] >= best)
+          continue;
+        double total = cost[c][kc];
+        for (unsigned e : list) {
+          const ProblemEdge &edge = edges[e];
+          total += unitOfNode[edge.producer] == up
+                       ? problem.edgeCost(e, choiceFor(edge.producer, kp),
+                                          choiceFor(edge.consumer, kc))
+                       : problem.edgeCost(e, choiceFor(edge.producer, kc),
+                                          choiceFor(edge.consumer, kp));
+        }
+        if (total < best) {
+          best = total;
+          argChild[c][kp] = kc;
+        }
+      }
+      cost[p][kp] += best;
+    }
+  }
+  // Roots take their best; children what their parent's choice asks.
+  SmallVector<unsigned> chosen(block.size(), 0);
+  for (auto [i, u] : llvm::enumerate(block)) {
+    int parent = parents[b][i];
+    if (parent >= 0) {
+      chosen[i] = argChild[i][chosen[indexOf[parent]]];
+      continue;
+    }
+    chosen[i] = std::min_element(cost[i].begin(), cost[i].end()) -
+                cost[i].begin();
+  }
+  Move move;
+  for (auto [i, u] : llvm::enumerate(block))
+    if (chosen[i] != assignment[units[u].anchor] && validChoice(u, chosen[i]))
+      appendUnit(u, chosen[i], move);
+  if (move.empty())
+    return false;
+  double change = delta(move);
+  double threshold = 1e-9 * std::max(seconds, 1e-9);
+  if (!(change < -threshold))
+    return false;
+  apply(move);
+  seconds += std::isinf(change) ? 0 : change;
+  return true;
+}
+
+void Descent::buildWindows() {
+  if (options.windowUnits < 2)
+    return;
+  // Breadth first from every `windowUnits / 2`-th unit in program order:
+  // overlapping windows that cover the graph.
+  unsigned stride = std::max(1u, options.windowUnits / 2);
+  for (unsigned start = 0, e = units.size(); start < e; start += stride) {
+    SmallVector<unsigned> window{start};
+    DenseSet<unsigned> seen{start};
+    for (size_t head = 0; head < window.size() &&
+                          window.size() < options.windowUnits;
+         ++head)
+      for (auto &[w, list] : neighbours[window[head]]) {
+        if (window.size() >= options.windowUnits)
+          break;
+        if (seen.insert(w).second)
+          window.push_back(w);
+      }
+    windows.push_back(std::move(window));
+  }
+  windowsNear.resize(units.size());
+  for (auto [w, window] : llvm::enumerate(windows))
+    for (unsigned u : window) {
+      windowsNear[u].push_back(w);
+      for (auto &[v, list] : neighbours[u])
+        windowsNear[v].push_back(w);
+    }
+  for (SmallVector<unsigned> &list : windowsNear) {
+    llvm::sort(list);
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+}
+
+bool Descent::improveWindow(unsigned w) {
+  SmallVector<bool> free(problem.getNodes().size(), false);
+  for (unsigned u : windows[w]) {
+    free[units[u].anchor] = true;
+    for (auto [follower, e] : units[u].followers)
+      free[follower] = true;
+  }
+  std::string error;
+  SearchOptions exact = options;
+  exact.timeLimitSeconds = 10;
+  FailureOr<SmallVector<unsigned>> solved =
+      solveRegion(problem, assignment, free, exact, error);
+  if (failed(solved))
+    return false;
+  Move move;
+  for (unsigned n = 0, e = assignment.size(); n < e; ++n)
+    if ((*solved)[n] != assignment[n])
+      move.push_back({n, (*solved)[n]});
+  if (move.empty())
+    return false;
+  double change = delta(move);
+  double threshold = 1e-9 * std::max(seconds, 1e-9);
+  if (!(change < -threshold))
+    return false;
+  apply(move);
+  seconds += std::isinf(change) ? 0 : change;
+  return true;
 }
 
 /// A label of an op that ignores names and seeds: its kind, types and
@@ -309,6 +640,10 @@ double Descent::delta(const Move &move) {
 }
 
 void Descent::apply(const Move &move) {
+  for (auto [n, c] : move)
+    if (!windowsNear.empty())
+      for (unsigned w : windowsNear[unitOfNode[n]])
+        dirty[w] = true;
   for (auto [n, c] : move) {
     account(n, assignment[n], -1);
     account(n, c, +1);
@@ -343,7 +678,7 @@ bool Descent::improve(ArrayRef<unsigned> members) {
   return true;
 }
 
-std::pair<int, int> Descent::run(ArrayRef<unsigned> seed) {
+std::pair<int, int> Descent::run(ArrayRef<unsigned> seed, bool useWindows) {
   assignment.assign(seed.begin(), seed.end());
   live = MaxTree(problem.getNumPositions() + 1);
   persistent = 0;
@@ -351,10 +686,26 @@ std::pair<int, int> Descent::run(ArrayRef<unsigned> seed) {
     account(n, assignment[n], +1);
   StrategyCost cost = problem.evaluate(assignment);
   seconds = cost.seconds();
+  dirty.assign(windows.size(), true);
   int sweeps = 0, moves = 0;
   while (sweeps < options.maxSweeps) {
     ++sweeps;
     int before = moves;
+    for (unsigned b = 0, e = blocks.size(); b < e; ++b) {
+      moves += improveBlock(b, 0);
+      // Under a memory limit, also blocks solved with bytes priced in.
+      if (options.memoryLimitBytes)
+        for (double scale : {0.25, 1.0, 4.0, 16.0})
+          moves += improveBlock(b, scale * std::max(seconds, 1e-9) /
+                                       *options.memoryLimitBytes);
+    }
+    // A window is solved again only when something in or next to it moved.
+    if (useWindows)
+      for (unsigned w = 0, e = windows.size(); w < e; ++w)
+        if (dirty[w]) {
+          dirty[w] = false;
+          moves += improveWindow(w);
+        }
     for (ArrayRef<unsigned> group : groups)
       moves += improve(group);
     for (unsigned u = 0, e = units.size(); u < e; ++u)
@@ -376,20 +727,47 @@ mlir::oneflow::searchCoordinateDescent(ParallelProblem &problem,
     return !options.memoryLimitBytes ||
            cost.memoryBytes <= *options.memoryLimitBytes;
   };
+  // Every seed descends with the cheap moves; the best two then again
+  // with windows solved exactly.
+  SmallVector<SearchResult> descended;
   for (const Seed &seed : seeds) {
     FailureOr<SmallVector<unsigned>> start = problem.completeSeed(seed);
     if (failed(start))
       continue;
-    auto [sweeps, moves] = descent.run(*start);
+    auto [sweeps, moves] = descent.run(*start, /*useWindows=*/false);
     SearchResult result;
     result.assignment.assign(descent.getAssignment().begin(),
                              descent.getAssignment().end());
     result.cost = problem.evaluate(result.assignment);
-    if (std::isinf(result.cost.seconds()) || !within(result.cost))
-      continue;
     result.origin = seed.name;
     result.sweeps = sweeps;
     result.moves = moves;
+    descended.push_back(std::move(result));
+  }
+  auto score = [&](const SearchResult &result) {
+    double excess = options.memoryLimitBytes
+                        ? std::max(0.0, result.cost.memoryBytes -
+                                            *options.memoryLimitBytes)
+                        : 0.0;
+    return result.cost.seconds() + excess * kSecondsPerExcessByte;
+  };
+  std::stable_sort(descended.begin(), descended.end(),
+                   [&](const SearchResult &a, const SearchResult &b) {
+                     return score(a) < score(b);
+                   });
+  if (options.windowUnits >= 2)
+    for (size_t i = 0; i < std::min<size_t>(2, descended.size()); ++i) {
+      SearchResult &result = descended[i];
+      auto [sweeps, moves] = descent.run(result.assignment, true);
+      result.assignment.assign(descent.getAssignment().begin(),
+                               descent.getAssignment().end());
+      result.cost = problem.evaluate(result.assignment);
+      result.sweeps += sweeps;
+      result.moves += moves;
+    }
+  for (SearchResult &result : descended) {
+    if (std::isinf(result.cost.seconds()) || !within(result.cost))
+      continue;
     if (!best || result.cost.seconds() < best->cost.seconds())
       best = std::move(result);
   }

@@ -38,12 +38,7 @@ constexpr double kMiB = 1.0 / (1 << 20);
 /// A GLPK problem being built: columns, rows and the coefficients.
 class IntegerProgram {
 public:
-  IntegerProgram() : lp(glp_create_prob()) {
-    glp_set_obj_dir(lp, GLP_MIN);
-    ia.push_back(0);
-    ja.push_back(0);
-    ar.push_back(0);
-  }
+  IntegerProgram() : lp(glp_create_prob()) { glp_set_obj_dir(lp, GLP_MIN); }
   ~IntegerProgram() { glp_delete_prob(lp); }
   IntegerProgram(const IntegerProgram &) = delete;
   IntegerProgram &operator=(const IntegerProgram &) = delete;
@@ -67,39 +62,74 @@ public:
       glp_set_row_bnds(lp, row, GLP_UP, 0, hi);
     return row;
   }
-  void add(int row, int column, double value) {
-    ia.push_back(row);
-    ja.push_back(column);
-    ar.push_back(value);
+  /// Adds `value` to the objective coefficient of `column`; an infinite one
+  /// fixes the column at 0.
+  void addCost(int column, double value) {
+    if (std::isinf(value)) {
+      glp_set_col_bnds(lp, column, GLP_FX, 0, 0);
+      return;
+    }
+    glp_set_obj_coef(lp, column, glp_get_obj_coef(lp, column) + value);
   }
-  void load() { glp_load_matrix(lp, ia.size() - 1, ia.data(), ja.data(), ar.data()); }
+  /// Adds `value` to the coefficient of `column` in `row`.
+  void add(int row, int column, double value) {
+    coefficients[{row, column}] += value;
+  }
+  void load() {
+    // GLPK takes each (row, column) once, 1-based.
+    std::vector<int> ia{0}, ja{0};
+    std::vector<double> ar{0};
+    for (auto [at, value] : coefficients) {
+      ia.push_back(at.first);
+      ja.push_back(at.second);
+      ar.push_back(value);
+    }
+    glp_load_matrix(lp, ia.size() - 1, ia.data(), ja.data(), ar.data());
+  }
   glp_prob *get() { return lp; }
 
 private:
   glp_prob *lp;
-  std::vector<int> ia, ja;
-  std::vector<double> ar;
+  std::map<std::pair<int, int>, double> coefficients;
 };
 
 } // namespace
 
-/// Builds the program; `columns[n][c]` receives x[n][c]'s column.
+/// Builds the program over the nodes `free` marks, every other node fixed
+/// at `assignment`; `columns[n][c]` receives x[n][c]'s column (empty for
+/// fixed nodes). An edge with one fixed end prices the free end's choices
+/// against the fixed one (an impossible pairing fixes the column at 0).
 static void buildProgram(ParallelProblem &problem, const SearchOptions &options,
+                         ArrayRef<bool> free, ArrayRef<unsigned> assignment,
                          IntegerProgram &program,
                          SmallVector<SmallVector<int>> &columns) {
   ArrayRef<ProblemNode> nodes = problem.getNodes();
+  columns.assign(nodes.size(), {});
   for (auto [n, node] : llvm::enumerate(nodes)) {
+    if (!free[n])
+      continue;
     int row = program.addRow(1, 1);
-    SmallVector<int> choiceColumns;
     for (unsigned c = 0, ce = node.choices.size(); c < ce; ++c) {
       int column = program.addColumn(node.compute[c] * kMicroseconds, true);
       program.add(row, column, 1);
-      choiceColumns.push_back(column);
+      columns[n].push_back(column);
     }
-    columns.push_back(std::move(choiceColumns));
   }
 
   for (auto [e, edge] : llvm::enumerate(problem.getEdges())) {
+    bool producerFree = free[edge.producer], consumerFree = free[edge.consumer];
+    if (!producerFree && !consumerFree)
+      continue;
+    if (producerFree != consumerFree) {
+      unsigned n = producerFree ? edge.producer : edge.consumer;
+      for (unsigned c = 0, ce = nodes[n].choices.size(); c < ce; ++c) {
+        double cost =
+            producerFree ? problem.edgeCost(e, c, assignment[edge.consumer])
+                         : problem.edgeCost(e, assignment[edge.producer], c);
+        program.addCost(columns[n][c], cost * kMicroseconds);
+      }
+      continue;
+    }
     // Choices grouped by the layout they give / need.
     llvm::MapVector<Attribute, SmallVector<unsigned>> gives, needs;
     for (unsigned c = 0, ce = nodes[edge.producer].choices.size(); c < ce; ++c)
@@ -149,21 +179,60 @@ static void buildProgram(ParallelProblem &problem, const SearchOptions &options,
 
   if (!options.memoryLimitBytes)
     return;
-  // One row per position where a non-variable value is produced: the peak
-  // lies at one of them.
+  // One row per position where a non-variable value is produced (the peak
+  // lies at one of them) and a free node's value is live; fixed nodes'
+  // bytes lower the row's bound.
+  double persistentFixed = 0;
+  bool anyPersistentFree = false;
+  SmallVector<double> fixedChange(problem.getNumPositions() + 1, 0.0);
   std::map<unsigned, int> rows;
-  double limit = *options.memoryLimitBytes * kMiB;
-  for (auto [n, node] : llvm::enumerate(nodes))
-    if (!problem.isPersistent(n) && node.op->getNumResults() > 0)
-      rows.try_emplace(node.position, 0);
-  for (auto &[position, row] : rows)
-    row = program.addRow(-INFINITY, limit);
   for (auto [n, node] : llvm::enumerate(nodes)) {
+    for (unsigned r = 0, re = node.op->getNumResults(); r < re; ++r) {
+      if (problem.isPersistent(n)) {
+        if (free[n])
+          anyPersistentFree = true;
+        else
+          persistentFixed += problem.resultBytes(n, r, assignment[n]);
+        continue;
+      }
+      rows.try_emplace(node.position, 0);
+      if (free[n])
+        continue;
+      double bytes = problem.resultBytes(n, r, assignment[n]);
+      fixedChange[node.position] += bytes;
+      fixedChange[problem.lastUse(n, r) + 1] -= bytes;
+    }
+  }
+  // Which rows have a free term.
+  SmallVector<bool> touched(problem.getNumPositions() + 1, anyPersistentFree);
+  for (auto [n, node] : llvm::enumerate(nodes))
+    if (free[n] && !problem.isPersistent(n))
+      for (unsigned r = 0, re = node.op->getNumResults(); r < re; ++r)
+        for (unsigned t = node.position, e = problem.lastUse(n, r); t <= e; ++t)
+          touched[t] = true;
+  double live = 0;
+  unsigned position = 0;
+  for (auto it = rows.begin(); it != rows.end();) {
+    for (; position <= it->first; ++position)
+      live += fixedChange[position];
+    if (!touched[it->first]) {
+      it = rows.erase(it);
+      continue;
+    }
+    it->second = program.addRow(
+        -INFINITY,
+        (*options.memoryLimitBytes - persistentFixed - live) * kMiB);
+    ++it;
+  }
+  for (auto [n, node] : llvm::enumerate(nodes)) {
+    if (!free[n])
+      continue;
     for (unsigned r = 0, re = node.op->getNumResults(); r < re; ++r) {
       auto begin = problem.isPersistent(n) ? rows.begin()
                                            : rows.lower_bound(node.position);
-      auto end = problem.isPersistent(n) ? rows.end()
-                                         : rows.upper_bound(problem.lastUse(n, r));
+      auto end = problem.isPersistent(n)
+                     ? rows.end()
+                     : rows.upper_bound(problem.lastUse(n, r));
       for (auto it = begin; it != end; ++it)
         for (unsigned c = 0, ce = node.choices.size(); c < ce; ++c)
           program.add(it->second, columns[n][c],
@@ -172,12 +241,14 @@ static void buildProgram(ParallelProblem &problem, const SearchOptions &options,
   }
 }
 
-FailureOr<SearchResult>
-mlir::oneflow::searchExact(ParallelProblem &problem,
-                           const SearchOptions &options, std::string &error) {
+/// Solves the program over `free` nodes; on success returns every node's
+/// choice (fixed ones as in `assignment`) and whether it is proven optimal.
+static FailureOr<std::pair<SmallVector<unsigned>, bool>>
+solve(ParallelProblem &problem, const SearchOptions &options,
+      ArrayRef<bool> free, ArrayRef<unsigned> assignment, std::string &error) {
   IntegerProgram program;
   SmallVector<SmallVector<int>> columns;
-  buildProgram(problem, options, program, columns);
+  buildProgram(problem, options, free, assignment, program, columns);
   program.load();
   glp_term_out(GLP_OFF);
   glp_iocp parameters;
@@ -202,21 +273,44 @@ mlir::oneflow::searchExact(ParallelProblem &problem,
                       ", status " + std::to_string(status) + ")";
     return failure();
   }
-  SearchResult result;
-  result.origin = "exact";
-  result.optimal = status == GLP_OPT;
+  SmallVector<unsigned> chosen(assignment.begin(), assignment.end());
   for (auto [n, choices] : llvm::enumerate(columns)) {
-    unsigned chosen = 0;
     double most = -1;
     for (auto [c, column] : llvm::enumerate(choices)) {
       double value = glp_mip_col_val(program.get(), column);
       if (value > most) {
         most = value;
-        chosen = c;
+        chosen[n] = c;
       }
     }
-    result.assignment.push_back(chosen);
   }
+  return std::make_pair(std::move(chosen), status == GLP_OPT);
+}
+
+FailureOr<SmallVector<unsigned>>
+mlir::oneflow::solveRegion(ParallelProblem &problem,
+                           ArrayRef<unsigned> assignment, ArrayRef<bool> free,
+                           const SearchOptions &options, std::string &error) {
+  FailureOr<std::pair<SmallVector<unsigned>, bool>> solved =
+      solve(problem, options, free, assignment, error);
+  if (failed(solved))
+    return failure();
+  return std::move(solved->first);
+}
+
+FailureOr<SearchResult>
+mlir::oneflow::searchExact(ParallelProblem &problem,
+                           const SearchOptions &options, std::string &error) {
+  SmallVector<bool> free(problem.getNodes().size(), true);
+  SmallVector<unsigned> none(problem.getNodes().size(), 0);
+  FailureOr<std::pair<SmallVector<unsigned>, bool>> solved =
+      solve(problem, options, free, none, error);
+  if (failed(solved))
+    return failure();
+  SearchResult result;
+  result.origin = "exact";
+  result.optimal = solved->second;
+  result.assignment = std::move(solved->first);
   result.cost = problem.evaluate(result.assignment);
   return result;
 }
@@ -226,7 +320,9 @@ FailureOr<double> mlir::oneflow::lowerBound(ParallelProblem &problem,
                                             std::string &error) {
   IntegerProgram program;
   SmallVector<SmallVector<int>> columns;
-  buildProgram(problem, options, program, columns);
+  SmallVector<bool> free(problem.getNodes().size(), true);
+  SmallVector<unsigned> none(problem.getNodes().size(), 0);
+  buildProgram(problem, options, free, none, program, columns);
   program.load();
   glp_term_out(GLP_OFF);
   glp_smcp parameters;

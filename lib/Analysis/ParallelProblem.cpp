@@ -103,10 +103,30 @@ ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
     if (isa<func::ReturnOp, OutputOp>(op) || !hasTensors(&op))
       continue;
     auto sbpOp = dyn_cast<SbpInterface>(op);
+    if (auto boxing = dyn_cast<BoxingOp>(op)) {
+      // A layout change stated by hand (ZeRO's gathers): one choice, which
+      // costs its route.
+      GlobalAttr from = getGlobalEncoding(boxing->getOperand(0).getType());
+      GlobalAttr to = getGlobalEncoding(boxing->getResult(0).getType());
+      if (!from || !to || from.getPlacement() != placement ||
+          to.getPlacement() != placement)
+        return fail(&op, "changes layouts between placements or without "
+                         "stating both; the search needs one placement");
+      ProblemNode node;
+      node.op = &op;
+      node.position = positionOf[&op];
+      node.isLayoutChange = true;
+      node.choices.push_back({{from.getNdSbp()}, {to.getNdSbp()}});
+      node.compute.push_back(problem->cachedBoxing(
+          cast<RankedTensorType>(boxing->getResult(0).getType()), from, to));
+      nodeOf[&op] = problem->nodes.size();
+      problem->nodes.push_back(std::move(node));
+      continue;
+    }
     if (!sbpOp) {
-      if (isa<BoxingOp, TransferOp>(op))
+      if (isa<TransferOp>(op) || op.getNumResults() == 0)
         return fail(&op, "changes layouts already; the search starts from a "
-                         "program without layouts");
+                         "program without layout changes");
       return fail(&op, "has no SBP rule (SbpInterface)");
     }
     if (!isa<CostInterface>(op) && !isa<VariableOp, InputOp>(op))
@@ -142,6 +162,20 @@ ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
       llvm::erase_if(node.choices, [&](const NdSbpSignature &choice) {
         return choice.results[result.getResultNumber()] != stated.getNdSbp();
       });
+    }
+    // So do operand layouts pinned by hand or by propagation.
+    if (auto pinned = op.getAttrOfType<ArrayAttr>(kOperandLayoutsAttrName)) {
+      for (auto [i, attr] : llvm::enumerate(pinned)) {
+        auto layout = dyn_cast<GlobalAttr>(attr);
+        if (!layout || i >= op.getNumOperands())
+          continue;
+        if (layout.getPlacement() != placement)
+          return fail(&op, "needs an operand on another placement than the "
+                           "search's");
+        llvm::erase_if(node.choices, [&](const NdSbpSignature &choice) {
+          return choice.operands[i] != layout.getNdSbp();
+        });
+      }
     }
     if (node.choices.empty())
       return fail(&op, "has no signature that fits its shapes and stated "
@@ -259,7 +293,8 @@ StrategyCost ParallelProblem::evaluate(ArrayRef<unsigned> assignment) {
   // Memory: a difference array over positions for values that die.
   SmallVector<double> change(numPositions + 1, 0.0);
   for (auto [n, node] : llvm::enumerate(nodes)) {
-    cost.computeSeconds += node.compute[assignment[n]];
+    (node.isLayoutChange ? cost.commSeconds : cost.computeSeconds) +=
+        node.compute[assignment[n]];
     for (unsigned r = 0, e = node.op->getNumResults(); r < e; ++r) {
       double bytes = resultBytes(n, r, assignment[n]);
       if (isPersistent(n)) {

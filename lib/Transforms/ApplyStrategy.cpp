@@ -32,8 +32,6 @@ namespace mlir::oneflow {
 using namespace mlir;
 using namespace mlir::oneflow;
 
-/// The attribute oneflow-sbp-propagation records on ops (cleared here).
-static constexpr StringLiteral kOperandLayouts = "oneflow.operand_layouts";
 
 /// `value`'s type without a layout, or with `layout`.
 static void setLayout(Value value, GlobalAttr layout) {
@@ -298,7 +296,7 @@ void ApplyStrategyPass::runOnOperation() {
     if (isa<RankedTensorType>(arg.getType()))
       setLayout(arg, nullptr);
   func.walk([&](Operation *op) {
-    op->removeAttr(kOperandLayouts);
+    op->removeAttr(kOperandLayoutsAttrName);
     op->removeAttr(kPlacementAttrName);
     if (stages > 1 && !isa<func::FuncOp, func::ReturnOp>(op))
       op->setAttr(kPlacementAttrName, placements[stageOf.lookup(op)]);

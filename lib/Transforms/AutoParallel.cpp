@@ -34,8 +34,6 @@ namespace mlir::oneflow {
 using namespace mlir;
 using namespace mlir::oneflow;
 
-/// The attribute oneflow-sbp-propagation keeps as a pinned signature.
-static constexpr StringLiteral kOperandLayouts = "oneflow.operand_layouts";
 
 static std::string formatMesh(ArrayRef<int64_t> mesh) {
   return "[" +
@@ -249,6 +247,7 @@ void AutoParallelPass::runOnOperation() {
 
   SearchOptions options;
   options.groupLayers = groupLayers;
+  options.windowUnits = windowUnits;
   if (memoryLimitBytes < 0) {
     func.emitError() << "oneflow-auto-parallel: memory-limit-bytes must be at "
                         "least 0";
@@ -277,6 +276,9 @@ void AutoParallelPass::runOnOperation() {
       return signalPassFailure();
     }
     leastMemory = std::min(leastMemory, (*problem)->minimumMemory());
+    if (options.memoryLimitBytes &&
+        *options.memoryLimitBytes < (*problem)->minimumMemory())
+      continue;
     MeshOutcome outcome;
     outcome.mesh.assign(shape.begin(), shape.end());
     SmallVector<Seed> seeds = makeSeeds(func, shape);
@@ -320,7 +322,7 @@ void AutoParallelPass::runOnOperation() {
   }
 
   // Write the strategy: stale operand layouts go, each op gets its own.
-  func.walk([&](Operation *op) { op->removeAttr(kOperandLayouts); });
+  func.walk([&](Operation *op) { op->removeAttr(kOperandLayoutsAttrName); });
   ParallelProblem &problem = *best->problem;
   for (auto [n, node] : llvm::enumerate(problem.getNodes())) {
     unsigned choice = best->result.assignment[n];
@@ -335,7 +337,7 @@ void AutoParallelPass::runOnOperation() {
     SmallVector<Attribute> layouts;
     for (unsigned i = 0, e = node.op->getNumOperands(); i < e; ++i)
       layouts.push_back(problem.operandLayout(n, i, choice));
-    node.op->setAttr(kOperandLayouts, ArrayAttr::get(context, layouts));
+    node.op->setAttr(kOperandLayoutsAttrName, ArrayAttr::get(context, layouts));
   }
   SmallVector<Type> results(
       func.getBody().back().getTerminator()->getOperandTypes());
@@ -347,29 +349,6 @@ void AutoParallelPass::runOnOperation() {
                        .count();
   if (explain)
     printExplanation(*best, outcomes, seconds);
-}
-
-/// Seconds `node` costs under `choice` with every other node as assigned:
-/// its compute and the boxing of every edge it touches.
-static double localCost(ParallelProblem &problem, ArrayRef<unsigned> assignment,
-                        unsigned node, unsigned choice) {
-  double cost = problem.getNodes()[node].compute[choice];
-  for (unsigned e : problem.getInEdges(node))
-    cost += problem.edgeCost(e, assignment[problem.getEdges()[e].producer],
-                             choice);
-  for (unsigned e : problem.getOutEdges(node))
-    cost += problem.edgeCost(e, choice,
-                             assignment[problem.getEdges()[e].consumer]);
-  return cost;
-}
-
-static std::string formatSignature(const NdSbpSignature &signature) {
-  auto list = [](ArrayRef<NdSbpAttr> sbps) {
-    return llvm::join(llvm::map_range(sbps, stringifyNdSbp), ", ");
-  };
-  if (signature.operands.empty())
-    return list(signature.results);
-  return list(signature.operands) + " -> " + list(signature.results);
 }
 
 void AutoParallelPass::printExplanation(const MeshOutcome &best,
@@ -390,53 +369,11 @@ void AutoParallelPass::printExplanation(const MeshOutcome &best,
        << result.sweeps << " sweeps, " << result.moves << " moves)";
   os << " in " << llvm::format("%.2f", seconds) << " s\n";
 
-  auto row = [&](StringRef name, const StrategyCost &cost) {
-    os << llvm::format("  %-18s %12.1f %12.1f %12.1f %14.0f\n",
-                       name.str().c_str(), cost.seconds() * 1e6,
-                       cost.computeSeconds * 1e6, cost.commSeconds * 1e6,
-                       cost.memoryBytes);
-  };
-  os << llvm::format("  %-18s %12s %12s %12s %14s\n", "strategy", "step us",
-                     "compute us", "comm us", "bytes/device");
-  row("auto", result.cost);
+  printCostHeader(os);
+  printCostRow(os, "auto", result.cost);
   for (const MeshOutcome &outcome : outcomes)
     for (const auto &[name, cost] : outcome.hand)
-      row(name, cost);
+      printCostRow(os, name + " (seed)", cost);
 
-  ParallelProblem &problem = *best.problem;
-  os << "  per op (comm: the boxing of its operands; alternative: the best "
-        "other signature with the rest fixed)\n";
-  for (auto [n, node] : llvm::enumerate(problem.getNodes())) {
-    unsigned chosen = result.assignment[n];
-    double comm = 0;
-    for (unsigned e : problem.getInEdges(n))
-      comm += problem.edgeCost(
-          e, result.assignment[problem.getEdges()[e].producer], chosen);
-    double bytes = 0;
-    for (unsigned r = 0, re = node.op->getNumResults(); r < re; ++r)
-      bytes += problem.resultBytes(n, r, chosen);
-    double here = localCost(problem, result.assignment, n, chosen);
-    std::optional<unsigned> alternative;
-    double alternativeCost = INFINITY;
-    for (unsigned c = 0, ce = node.choices.size(); c < ce; ++c) {
-      if (c == chosen)
-        continue;
-      double cost = localCost(problem, result.assignment, n, c);
-      if (cost < alternativeCost) {
-        alternativeCost = cost;
-        alternative = c;
-      }
-    }
-    std::string location;
-    llvm::raw_string_ostream locationStream(location);
-    node.op->getLoc().print(locationStream);
-    os << "  " << location << " " << node.op->getName() << " "
-       << formatSignature(node.choices[chosen])
-       << llvm::format("  compute %.1f us, comm %.1f us, %.0f bytes",
-                       node.compute[chosen] * 1e6, comm * 1e6, bytes);
-    if (alternative && std::isfinite(alternativeCost))
-      os << "; else " << formatSignature(node.choices[*alternative])
-         << llvm::format(" (+%.1f us)", (alternativeCost - here) * 1e6);
-    os << "\n";
-  }
+  printOpCosts(*best.problem, result.assignment, os);
 }

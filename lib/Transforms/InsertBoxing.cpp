@@ -21,9 +21,6 @@ namespace mlir::oneflow {
 using namespace mlir;
 using namespace mlir::oneflow;
 
-/// The discardable attribute oneflow-sbp-propagation sets: the layout each
-/// operand must have.
-static constexpr StringLiteral kOperandLayouts = "oneflow.operand_layouts";
 
 /// The layouts `op`'s attribute asks for, one per operand; reports a
 /// malformed attribute at the op.
@@ -32,11 +29,11 @@ static FailureOr<SmallVector<GlobalAttr>> readLayouts(Operation *op,
   auto array = dyn_cast<ArrayAttr>(attr);
   if (!array)
     return op->emitOpError()
-           << "'" << kOperandLayouts
+           << "'" << kOperandLayoutsAttrName
            << "' must be an array of #oneflow.global layouts";
   if (array.size() != op->getNumOperands())
     return op->emitOpError()
-           << "'" << kOperandLayouts << "' has " << array.size()
+           << "'" << kOperandLayoutsAttrName << "' has " << array.size()
            << " entries but the op has " << op->getNumOperands()
            << " operands";
   SmallVector<GlobalAttr> layouts;
@@ -44,7 +41,7 @@ static FailureOr<SmallVector<GlobalAttr>> readLayouts(Operation *op,
     auto layout = dyn_cast<GlobalAttr>(entry);
     if (!layout)
       return op->emitOpError()
-             << "entry " << index << " of '" << kOperandLayouts << "' is "
+             << "entry " << index << " of '" << kOperandLayoutsAttrName << "' is "
              << entry << ", not a #oneflow.global layout";
     layouts.push_back(layout);
   }
@@ -82,7 +79,7 @@ LogicalResult InsertBoxingPass::box(Operation *op, unsigned index,
                              << " has no #oneflow.global layout to box from";
   if (failed(layout.verifyEncoding(type.getShape(), type.getElementType(), [&] {
         return op->emitOpError() << "operand #" << index << " cannot take "
-                                 << "the layout in '" << kOperandLayouts
+                                 << "the layout in '" << kOperandLayoutsAttrName
                                  << "': ";
       })))
     return failure();
@@ -108,13 +105,13 @@ void InsertBoxingPass::runOnOperation() {
   made.clear();
   SmallVector<Operation *> consumers;
   getOperation().walk([&](Operation *op) {
-    if (op->hasAttr(kOperandLayouts))
+    if (op->hasAttr(kOperandLayoutsAttrName))
       consumers.push_back(op);
   });
   bool failedAny = false;
   for (Operation *op : consumers) {
     FailureOr<SmallVector<GlobalAttr>> layouts =
-        readLayouts(op, op->getAttr(kOperandLayouts));
+        readLayouts(op, op->getAttr(kOperandLayoutsAttrName));
     if (failed(layouts)) {
       failedAny = true;
       continue;
@@ -122,7 +119,7 @@ void InsertBoxingPass::runOnOperation() {
     for (auto [index, layout] : llvm::enumerate(*layouts))
       if (failed(box(op, index, layout)))
         failedAny = true;
-    op->removeAttr(kOperandLayouts);
+    op->removeAttr(kOperandLayoutsAttrName);
   }
   if (failedAny)
     signalPassFailure();

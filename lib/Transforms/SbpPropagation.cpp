@@ -30,9 +30,6 @@ using namespace mlir::oneflow;
 
 static std::string formatInt(int64_t value) { return std::to_string(value); }
 
-/// The name of the attribute that records the layouts an op's chosen
-/// signature needs of its operands (docs/multi-rank-plans.md).
-static constexpr StringLiteral kOperandLayouts = "oneflow.operand_layouts";
 /// The cost of a layout change that cannot happen (across micro-batches):
 /// above any real cost, finite so that candidates still compare.
 static constexpr double kImpossible = 1e30;
@@ -220,7 +217,7 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
 
   // A signature pinned by hand (operand layouts stated, every result laid
   // out) is kept as it is; oneflow-insert-boxing checks the attribute.
-  if (op->hasAttr(kOperandLayouts) &&
+  if (op->hasAttr(kOperandLayoutsAttrName) &&
       llvm::all_of(op->getResultTypes(),
                    [](Type type) { return getGlobalEncoding(type); }))
     return success();
@@ -245,7 +242,7 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
           NdSbpAttr::get(context,
                          SmallVector<SbpAttr>(global.getNdSbp().size(),
                                               SbpAttr::getBroadcast(context))));
-    op->setAttr(kOperandLayouts, ArrayAttr::get(context, layouts));
+    op->setAttr(kOperandLayoutsAttrName, ArrayAttr::get(context, layouts));
     return success();
   }
 
@@ -413,7 +410,7 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
   SmallVector<Attribute> layouts;
   for (unsigned i = 0, e = producers.size(); i < e; ++i)
     layouts.push_back(required(*chosen, i));
-  op->setAttr(kOperandLayouts, ArrayAttr::get(context, layouts));
+  op->setAttr(kOperandLayoutsAttrName, ArrayAttr::get(context, layouts));
   return success();
 }
 

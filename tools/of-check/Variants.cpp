@@ -17,8 +17,6 @@
 using namespace mlir;
 using namespace mlir::oneflow;
 
-/// The attribute oneflow-insert-boxing reads (docs/multi-rank-plans.md).
-static constexpr llvm::StringLiteral kOperandLayouts = "oneflow.operand_layouts";
 
 std::string ofcheck::NdSignature::str() const {
   auto join = [](ArrayRef<NdSbpAttr> list) {
@@ -119,7 +117,7 @@ static SmallVector<Operation *> oneflowOps(ModuleOp module) {
 
 void ofcheck::stripLayouts(ModuleOp module) {
   for (Operation *op : oneflowOps(module)) {
-    op->removeAttr(kOperandLayouts);
+    op->removeAttr(mlir::oneflow::kOperandLayoutsAttrName);
     for (OpResult result : op->getResults())
       result.setType(withEncoding(result.getType(), nullptr));
   }
@@ -146,7 +144,7 @@ void ofcheck::pinSignature(ModuleOp module, PlacementAttr placement,
                                                  signature.operands[i])
                                : broadcast);
     if (!layouts.empty())
-      op->setAttr(kOperandLayouts, ArrayAttr::get(ctx, layouts));
+      op->setAttr(mlir::oneflow::kOperandLayoutsAttrName, ArrayAttr::get(ctx, layouts));
   }
 }
 
@@ -261,7 +259,7 @@ OwningOpRef<ModuleOp> ofcheck::buildBoxingProgram(MLIRContext *context,
   b.setInsertionPointToEnd(func.addEntryBlock());
   Value x = InputOp::create(b, loc, withEncoding(type, from), "x");
   auto output = OutputOp::create(b, loc, "y", x);
-  output->setAttr(kOperandLayouts, b.getArrayAttr({to}));
+  output->setAttr(mlir::oneflow::kOperandLayoutsAttrName, b.getArrayAttr({to}));
   func::ReturnOp::create(b, loc);
   return module;
 }

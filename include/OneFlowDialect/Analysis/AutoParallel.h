@@ -28,6 +28,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <memory>
 #include <optional>
@@ -64,6 +65,9 @@ struct ProblemNode {
   /// Seconds of compute per choice (with the summing of a partial loss
   /// that an output reads).
   SmallVector<double> compute;
+  /// A layout change stated by hand (an oneflow.boxing): its one choice's
+  /// "compute" is the boxing's communication.
+  bool isLayoutChange = false;
   /// Index in the function's block: values live from their producer's
   /// position to their last reader's.
   unsigned position = 0;
@@ -150,6 +154,9 @@ struct SearchOptions {
   /// Move groups of identical ops (repeated layers) together, as well as
   /// single ops.
   bool groupLayers = true;
+  /// Coordinate descent: units (an op with the variables it updates) per
+  /// window solved together exactly; below 2, no windows.
+  unsigned windowUnits = 16;
   /// Sweeps over the graph before giving up on convergence.
   int maxSweeps = 50;
   /// The exact search: seconds GLPK may take.
@@ -184,10 +191,31 @@ FailureOr<SearchResult> searchExact(ParallelProblem &problem,
                                     const SearchOptions &options,
                                     std::string &error);
 
+/// The integer program over the nodes `free` marks, every other node fixed
+/// at `assignment`: the best choices of a region given the rest (the block
+/// moves of the coordinate descent). Returns every node's choice.
+FailureOr<SmallVector<unsigned>> solveRegion(ParallelProblem &problem,
+                                             ArrayRef<unsigned> assignment,
+                                             ArrayRef<bool> free,
+                                             const SearchOptions &options,
+                                             std::string &error);
+
 /// The LP relaxation of the integer program: a lower bound on the step
 /// time of any strategy within the memory limit.
 FailureOr<double> lowerBound(ParallelProblem &problem,
                              const SearchOptions &options, std::string &error);
+
+/// The column titles of printCostRow.
+void printCostHeader(llvm::raw_ostream &os);
+/// One row: a strategy's name, step time, compute, communication (us) and
+/// bytes per device.
+void printCostRow(llvm::raw_ostream &os, StringRef name,
+                  const StrategyCost &cost);
+/// One line per op of `problem` under `assignment`: location, signature,
+/// compute, the boxing of its operands, the bytes of its results, and the
+/// best other signature with every other op fixed and what it would change.
+void printOpCosts(ParallelProblem &problem, ArrayRef<unsigned> assignment,
+                  llvm::raw_ostream &os);
 
 } // namespace mlir::oneflow
 

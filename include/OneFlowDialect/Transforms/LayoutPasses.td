@@ -95,6 +95,38 @@ def ReportBoxingCostPass
   ];
 }
 
+def ReportStrategyCostPass
+    : Pass<"oneflow-report-strategy-cost", "::mlir::func::FuncOp"> {
+  let summary = "Print what the cost model predicts for a laid-out step";
+  let description = [{
+    For a program whose ops all have layouts (after
+    `oneflow-sbp-propagation`, before `oneflow-insert-boxing`), prints to
+    stdout the predicted step time under the model of
+    `oneflow-auto-parallel` (compute, communication, bytes per device),
+    then per op its signature, compute, the boxing of its operands, the
+    bytes of its results and the best other signature with every other op
+    as it is. This is how hand strategies (`oneflow-apply-strategy`) are
+    compared with a searched one under the same model. The IR is not
+    changed.
+
+    ```
+    oneflow-report-strategy-cost: @mlp on [4]
+      strategy                      step us   compute us      comm us   bytes/device
+      given                            82.4         40.1         42.3         237728
+      per op (...)
+    ```
+
+    Errors: a value without a layout (run propagation first), layouts on
+    more than one placement, an op without an SBP or cost rule.
+  }];
+  let options = [
+    Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
+           "JSON file describing the cluster (default: this machine)">,
+    Option<"perOp", "per-op", "bool", /*default=*/"true",
+           "Print the per-op lines after the totals">
+  ];
+}
+
 def AssignStagesPass : Pass<"oneflow-assign-stages", "::mlir::func::FuncOp"> {
   let summary = "Cut a one-device program into pipeline stages";
   let description = [{
@@ -285,6 +317,9 @@ def AutoParallelPass
            "cd (coordinate descent) or exact (integer program, small graphs)">,
     Option<"groupLayers", "group-layers", "bool", /*default=*/"true",
            "Move the ops of identical layers together as well as alone">,
+    Option<"windowUnits", "window-units", "unsigned", /*default=*/"16",
+           "Coordinate descent: ops per window solved together exactly "
+           "(an update counts with its variables); below 2, none">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Print the strategy, its cost and the alternatives to stdout">
   ];
