@@ -33,7 +33,7 @@ if os.environ.get("OF_OPT_VERIFY_ROUNDTRIP") == "1":
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    [of_opt, "of-translate", "of-run", "of-run-plan", "of-check"],
+    [of_opt, "of-translate", "of-run", "of-run-plan", "of-check", "of-calibrate"],
     [config.oneflow_tools_dir])
 
 # Multi-node runs meet through a Redis server; tests start a private one.

@@ -24,6 +24,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::oneflow;
@@ -32,6 +33,9 @@ static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 /// Seconds one byte over the memory limit costs: more than any strategy's
 /// step time, so the search leaves infeasible strategies first.
 static constexpr double kSecondsPerExcessByte = 1.0;
+/// Graphs of at most this many ops get wider windows and every seed
+/// polished with them.
+static constexpr size_t kSmallGraph = 2000;
 
 namespace {
 
@@ -154,6 +158,12 @@ private:
   SmallVector<SmallVector<unsigned>> windowsNear;
   /// Windows to solve in the next sweep.
   SmallVector<bool> dirty;
+  /// Per unit: its group, or -1.
+  SmallVector<int> groupOfUnit;
+  /// Per window: its class; windows whose units lie in the same groups in
+  /// the same order (the same window in another layer) share one.
+  SmallVector<unsigned> windowClass;
+  SmallVector<unsigned> classSize;
   SmallVector<unsigned> numResults;
   SmallVector<SmallVector<double>> resultBytes;
   SmallVector<unsigned> assignment;
@@ -183,9 +193,9 @@ Descent::Descent(ParallelProblem &problem, const SearchOptions &options)
   }
   buildUnits();
   buildBlocks();
-  buildWindows();
   if (options.groupLayers)
     buildGroups();
+  buildWindows();
 }
 
 void Descent::buildUnits() {
@@ -461,22 +471,37 @@ bool Descent::improveBlock(unsigned b, double bytesWeight) {
 void Descent::buildWindows() {
   if (options.windowUnits < 2)
     return;
-  // Breadth first from every `windowUnits / 2`-th unit in program order:
-  // overlapping windows that cover the graph.
-  unsigned stride = std::max(1u, options.windowUnits / 2);
+  // Breadth first from every `size / 2`-th unit in program order:
+  // overlapping windows that cover the graph; twice as wide on small
+  // graphs.
+  unsigned size = options.windowUnits *
+                  (problem.getNodes().size() <= kSmallGraph ? 2 : 1);
+  unsigned stride = std::max(1u, size / 2);
   for (unsigned start = 0, e = units.size(); start < e; start += stride) {
     SmallVector<unsigned> window{start};
     DenseSet<unsigned> seen{start};
-    for (size_t head = 0; head < window.size() &&
-                          window.size() < options.windowUnits;
+    for (size_t head = 0; head < window.size() && window.size() < size;
          ++head)
       for (auto &[w, list] : neighbours[window[head]]) {
-        if (window.size() >= options.windowUnits)
+        if (window.size() >= size)
           break;
         if (seen.insert(w).second)
           window.push_back(w);
       }
     windows.push_back(std::move(window));
+  }
+  std::map<std::vector<int64_t>, unsigned> classes;
+  for (const SmallVector<unsigned> &window : windows) {
+    std::vector<int64_t> key;
+    for (unsigned u : window)
+      key.push_back(!groupOfUnit.empty() && groupOfUnit[u] >= 0
+                        ? groupOfUnit[u]
+                        : -int64_t(u) - 1);
+    auto [it, inserted] = classes.try_emplace(key, classes.size());
+    windowClass.push_back(it->second);
+    if (inserted)
+      classSize.push_back(0);
+    ++classSize[it->second];
   }
   windowsNear.resize(units.size());
   for (auto [w, window] : llvm::enumerate(windows))
@@ -512,6 +537,45 @@ bool Descent::improveWindow(unsigned w) {
   if (move.empty())
     return false;
   double change = delta(move);
+  // The same window in every other layer: each unit's group takes what
+  // the unit took (when no group appears twice with two choices).
+  if (classSize[windowClass[w]] > 1) {
+    DenseMap<unsigned, unsigned> groupChoice;
+    bool consistent = true;
+    std::map<unsigned, unsigned> nodes;
+    for (unsigned u : windows[w]) {
+      unsigned k = (*solved)[units[u].anchor];
+      int g = groupOfUnit[u];
+      if (g < 0) {
+        Move own;
+        if (appendUnit(u, k, own))
+          for (auto [n, c] : own)
+            nodes[n] = c;
+        continue;
+      }
+      auto [it, inserted] = groupChoice.try_emplace(g, k);
+      consistent &= it->second == k;
+    }
+    for (auto [g, k] : groupChoice) {
+      for (unsigned v : groups[g]) {
+        Move member;
+        consistent &= appendUnit(v, k, member);
+        for (auto [n, c] : member)
+          nodes[n] = c;
+      }
+    }
+    Move everywhere;
+    for (auto [n, c] : nodes)
+      if (c != assignment[n])
+        everywhere.push_back({n, c});
+    if (consistent && !everywhere.empty()) {
+      double broad = delta(everywhere);
+      if (broad < change) {
+        change = broad;
+        move = std::move(everywhere);
+      }
+    }
+  }
   double threshold = 1e-9 * std::max(seconds, 1e-9);
   if (!(change < -threshold))
     return false;
@@ -565,9 +629,13 @@ void Descent::buildGroups() {
       hash = llvm::hash_combine(hash, label[follower]);
     byLabel[hash].push_back(u);
   }
+  groupOfUnit.assign(units.size(), -1);
   for (auto &[hash, members] : byLabel)
-    if (members.size() > 1)
+    if (members.size() > 1) {
+      for (unsigned u : members)
+        groupOfUnit[u] = groups.size();
       groups.push_back(std::move(members));
+    }
 }
 
 bool Descent::appendUnit(unsigned u, unsigned c, Move &move) const {
@@ -700,12 +768,18 @@ std::pair<int, int> Descent::run(ArrayRef<unsigned> seed, bool useWindows) {
                                        *options.memoryLimitBytes);
     }
     // A window is solved again only when something in or next to it moved.
-    if (useWindows)
+    // Of the same window in several layers, the first dirty one stands
+    // for all (its solution is also tried in all of them at once).
+    if (useWindows) {
+      DenseSet<unsigned> solvedClasses;
       for (unsigned w = 0, e = windows.size(); w < e; ++w)
         if (dirty[w]) {
           dirty[w] = false;
+          if (!solvedClasses.insert(windowClass[w]).second)
+            continue;
           moves += improveWindow(w);
         }
+    }
     for (ArrayRef<unsigned> group : groups)
       moves += improve(group);
     for (unsigned u = 0, e = units.size(); u < e; ++u)
@@ -727,7 +801,7 @@ mlir::oneflow::searchCoordinateDescent(ParallelProblem &problem,
     return !options.memoryLimitBytes ||
            cost.memoryBytes <= *options.memoryLimitBytes;
   };
-  // Every seed descends with the cheap moves; the best two then again
+  // Every seed descends with the cheap moves; the best then again
   // with windows solved exactly.
   SmallVector<SearchResult> descended;
   for (const Seed &seed : seeds) {
@@ -755,8 +829,12 @@ mlir::oneflow::searchCoordinateDescent(ParallelProblem &problem,
                    [&](const SearchResult &a, const SearchResult &b) {
                      return score(a) < score(b);
                    });
+  // Small graphs polish every seed, large ones the best (each window costs
+  // an integer program).
+  size_t polished = problem.getNodes().size() <= kSmallGraph ? descended.size()
+                                                             : 1;
   if (options.windowUnits >= 2)
-    for (size_t i = 0; i < std::min<size_t>(2, descended.size()); ++i) {
+    for (size_t i = 0; i < std::min(polished, descended.size()); ++i) {
       SearchResult &result = descended[i];
       auto [sweeps, moves] = descent.run(result.assignment, true);
       result.assignment.assign(descent.getAssignment().begin(),

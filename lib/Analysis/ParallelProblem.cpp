@@ -213,6 +213,9 @@ ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
       problem->inEdges[n].push_back(problem->edges.size());
       problem->outEdges[edge.producer].push_back(problem->edges.size());
       problem->edges.push_back(edge);
+      auto type = cast<RankedTensorType>(result.getType());
+      problem->edgeTypes.push_back(
+          RankedTensorType::get(type.getShape(), type.getElementType()));
     }
   }
   return problem;
@@ -258,10 +261,16 @@ double ParallelProblem::edgeCost(unsigned e, unsigned from, unsigned to) {
     return 0;
   if (edge.inPlace)
     return kInfinity;
-  auto type = cast<RankedTensorType>(
-      nodes[edge.producer].op->getResult(edge.result).getType());
-  return cachedBoxing(type, resultLayout(edge.producer, edge.result, from),
-                      operandLayout(edge.consumer, edge.operand, to));
+  // Keyed by the edge's logical type and the two nd-SBPs, so that a hit
+  // builds no attribute.
+  auto [it, inserted] = edgeCosts.try_emplace(
+      std::make_tuple(edgeTypes[e], Attribute(have), Attribute(need)), 0.0);
+  if (inserted)
+    it->second = cachedBoxing(
+        cast<RankedTensorType>(edgeTypes[e]),
+        resultLayout(edge.producer, edge.result, from),
+        operandLayout(edge.consumer, edge.operand, to));
+  return it->second;
 }
 
 double ParallelProblem::cachedBoxing(RankedTensorType type, GlobalAttr from,

@@ -232,7 +232,7 @@ void AutoParallelPass::runOnOperation() {
       product *= size;
     if (product != devices || llvm::any_of(mesh, [](int64_t s) { return s < 1; })) {
       func.emitError() << "oneflow-auto-parallel: mesh " << formatMesh(mesh)
-                       << " does not have " << devices << " devices";
+                       << " does not have " << static_cast<int64_t>(devices) << " devices";
       return signalPassFailure();
     }
     meshes.push_back(SmallVector<int64_t>(mesh.begin(), mesh.end()));
@@ -264,7 +264,7 @@ void AutoParallelPass::runOnOperation() {
     if (stated && stated != placement) {
       func.emitError() << "oneflow-auto-parallel: the program states layouts "
                           "on "
-                       << stated << ", not on the " << devices
+                       << stated << ", not on the " << static_cast<int64_t>(devices)
                        << " devices of the search";
       return signalPassFailure();
     }
@@ -312,7 +312,7 @@ void AutoParallelPass::runOnOperation() {
   if (!best) {
     InFlightDiagnostic diag = func.emitError() << "oneflow-auto-parallel: ";
     if (options.memoryLimitBytes && *options.memoryLimitBytes < leastMemory)
-      diag << "no strategy fits in " << memoryLimitBytes
+      diag << "no strategy fits in " << static_cast<int64_t>(memoryLimitBytes)
            << " bytes per device: the smallest possible is "
            << static_cast<int64_t>(std::ceil(leastMemory))
            << " bytes per device (every tensor at its smallest piece)";
@@ -359,7 +359,7 @@ void AutoParallelPass::printExplanation(const MeshOutcome &best,
   SmallVector<std::string> searched;
   for (const MeshOutcome &outcome : outcomes)
     searched.push_back(formatMesh(outcome.mesh));
-  os << "oneflow-auto-parallel: " << devices << " devices, meshes searched "
+  os << "oneflow-auto-parallel: " << static_cast<int64_t>(devices) << " devices, meshes searched "
      << llvm::join(searched, " ") << "; chose mesh " << formatMesh(best.mesh);
   if (result.origin == "exact")
     os << " by the integer program ("

@@ -58,6 +58,27 @@ TEST(ClusterDescTest, ParseOverridesEveryKey) {
   EXPECT_DOUBLE_EQ(desc->flops, 3e14);
 }
 
+TEST(ClusterDescTest, ParsesMeasuredCollectives) {
+  std::string error;
+  FailureOr<ClusterDesc> desc = ClusterDesc::parse(
+      R"({"collectives": {"all_reduce": {"alpha": 2e-6, "beta": 3e9},
+                          "all_to_all": {"alpha": 5e-6, "beta": 2e9}}})",
+      "c.json", error);
+  ASSERT_TRUE(succeeded(desc)) << error;
+  ASSERT_TRUE(desc->allReduce.has_value());
+  EXPECT_DOUBLE_EQ(desc->allReduce->alpha, 2e-6);
+  EXPECT_DOUBLE_EQ(desc->allToAll->beta, 2e9);
+  EXPECT_FALSE(desc->allGather.has_value());
+  EXPECT_EQ(parseError(R"({"collectives": {"gossip": {"alpha": 1}}})"),
+            "c.json: key 'collectives.gossip' is unknown (expected "
+            "all_reduce, reduce_scatter, all_gather, all_to_all)");
+  EXPECT_EQ(parseError(R"({"collectives": {"all_gather": {"beta": 0}}})"),
+            "c.json: key 'collectives.all_gather.beta' must be a positive "
+            "number");
+  EXPECT_EQ(parseError(R"({"collectives": 3})"),
+            "c.json: key 'collectives' must be an object of collectives");
+}
+
 TEST(ClusterDescTest, MissingKeysKeepTheDefaults) {
   std::string error;
   FailureOr<ClusterDesc> desc =
@@ -95,7 +116,7 @@ TEST(ClusterDescTest, MalformedInputNamesFileAndKey) {
             "c.json: key 'flops' must be a positive number");
   EXPECT_EQ(parseError(R"({"latency": 1})"),
             "c.json: key 'latency' is unknown (expected ranks_per_node, "
-            "intra_node, inter_node, memory_bandwidth, flops)");
+            "intra_node, inter_node, collectives, memory_bandwidth, flops)");
 }
 
 TEST(ClusterDescTest, LoadNamesAMissingFile) {
@@ -152,6 +173,24 @@ TEST_F(CostModelTest, AllReduceFollowsTheRingFormula) {
   double n = 4096;
   EXPECT_DOUBLE_EQ(cost.seconds, 6 * 1e-5 + 2 * 0.75 * n / 1e9);
   EXPECT_EQ(cost.bytesPerRank, 6144);
+}
+
+TEST_F(CostModelTest, MeasuredCollectivesReplaceTheIntraNodeLink) {
+  PlacementAttr p4 = placement({0, 1, 2, 3}, {4});
+  cluster.allReduce = LinkDesc{2e-6, 4e9};
+  BoxingStep reduce{BoxingKind::allReduce, 0, global(p4, {p()}),
+                    global(p4, {b()})};
+  EXPECT_DOUBLE_EQ(priceBoxingStep(f32({1024}), reduce, cluster).seconds,
+                   6 * 2e-6 + 2 * 0.75 * 4096 / 4e9);
+  // Collectives without a measured figure keep the link's.
+  BoxingStep gather{BoxingKind::allGather, 0, global(p4, {s(0)}),
+                    global(p4, {b()})};
+  EXPECT_DOUBLE_EQ(priceBoxingStep(f32({1024}), gather, cluster).seconds,
+                   3 * 1e-5 + 0.75 * 4096 / 1e9);
+  // Groups across nodes pay the inter-node link whatever was measured.
+  cluster.ranksPerNode = 2;
+  EXPECT_DOUBLE_EQ(priceBoxingStep(f32({1024}), reduce, cluster).seconds,
+                   6 * 1e-4 + 2 * 0.75 * 4096 / 1e8);
 }
 
 TEST_F(CostModelTest, GroupTensorIsCutByTheOtherAxes) {

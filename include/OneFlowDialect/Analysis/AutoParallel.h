@@ -145,6 +145,10 @@ private:
   int64_t numPositions = 0;
   /// Boxing costs by (logical type, from, to).
   DenseMap<std::tuple<Type, Attribute, Attribute>, double> boxingCosts;
+  /// Per edge: the logical type it carries.
+  SmallVector<Type> edgeTypes;
+  /// Edge costs by (logical type, nd-SBP given, nd-SBP needed).
+  DenseMap<std::tuple<Type, Attribute, Attribute>, double> edgeCosts;
 };
 
 /// How to search.
