@@ -35,7 +35,9 @@ static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 static constexpr double kSecondsPerExcessByte = 1.0;
 /// Graphs of at most this many ops get wider windows and every seed
 /// polished with them.
-static constexpr size_t kSmallGraph = 2000;
+static constexpr size_t kSmallGraph = 300;
+/// Units per window on small graphs.
+static constexpr unsigned kSmallGraphWindow = 32;
 
 namespace {
 
@@ -472,10 +474,10 @@ void Descent::buildWindows() {
   if (options.windowUnits < 2)
     return;
   // Breadth first from every `size / 2`-th unit in program order:
-  // overlapping windows that cover the graph; twice as wide on small
-  // graphs.
-  unsigned size = options.windowUnits *
-                  (problem.getNodes().size() <= kSmallGraph ? 2 : 1);
+  // overlapping windows that cover the graph; wider on small graphs.
+  unsigned size = problem.getNodes().size() <= kSmallGraph
+                      ? std::max(options.windowUnits, kSmallGraphWindow)
+                      : options.windowUnits;
   unsigned stride = std::max(1u, size / 2);
   for (unsigned start = 0, e = units.size(); start < e; start += stride) {
     SmallVector<unsigned> window{start};

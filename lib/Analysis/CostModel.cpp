@@ -146,12 +146,15 @@ FailureOr<ClusterDesc> ClusterDesc::parse(StringRef json, StringRef source,
       }
     } else if (key == "memory_bandwidth") {
       ok = reader.positiveNumber(field, key, desc.memoryBandwidth);
+    } else if (key == "op_overhead") {
+      ok = reader.positiveNumber(field, key, desc.opOverhead,
+                                 /*allowZero=*/true);
     } else if (key == "flops") {
       ok = reader.positiveNumber(field, key, desc.flops);
     } else {
       ok = reader.fail(key, "is unknown (expected ranks_per_node, "
                             "intra_node, inter_node, collectives, "
-                            "memory_bandwidth, flops)");
+                            "memory_bandwidth, flops, op_overhead)");
     }
     if (!ok)
       return failure();
@@ -331,10 +334,10 @@ StepCost mlir::oneflow::priceBoxingStep(RankedTensorType type,
     cost.bytesPerRank = static_cast<int64_t>(share);
     break;
   case BoxingKind::localSlice:
-    cost.seconds = n / p / cluster.memoryBandwidth;
+    cost.seconds = cluster.opOverhead + n / p / cluster.memoryBandwidth;
     break;
   case BoxingKind::toPartial:
-    cost.seconds = n / cluster.memoryBandwidth;
+    cost.seconds = cluster.opOverhead + n / cluster.memoryBandwidth;
     break;
   case BoxingKind::transfer:
     llvm_unreachable("handled above");
@@ -384,5 +387,5 @@ double mlir::oneflow::computeCost(Operation *op, int64_t pieces,
     return 0;
   double seconds = std::max(cost.getComputeFlops() / cluster.flops,
                             cost.getMemoryBytes() / cluster.memoryBandwidth);
-  return seconds / std::max<int64_t>(1, pieces);
+  return cluster.opOverhead + seconds / std::max<int64_t>(1, pieces);
 }

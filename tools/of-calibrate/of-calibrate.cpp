@@ -14,7 +14,8 @@
 //     all-reduce  t = 2(p-1) alpha + 2(p-1)/p n / beta
 //     the others  t =  (p-1) alpha +  (p-1)/p n / beta
 //   flops: what one rank's oneDNN matmul reaches while every rank runs one;
-//   memory bandwidth: one rank's memcpy while every rank copies.
+//   memory bandwidth: one rank's memcpy while every rank copies;
+//   kernel overhead: one rank's tiny oneDNN ReLU while every rank runs them.
 //
 // Each figure is the best of --repeats runs. Links the runtime, no MLIR.
 //
@@ -235,9 +236,43 @@ int main(int argc, char **argv) {
     matmuls[r]->run();
   });
   double flops = 2.0 * m * m * m / matmul;
+
+  // Kernel overhead: a ReLU of 64 floats, many per timing, every rank at
+  // once (what a tiny op costs beyond its bytes).
+  struct Tiny {
+    engine eng{engine::kind::cpu, 0};
+    stream strm{eng};
+    memory::desc desc{{64}, memory::data_type::f32, memory::format_tag::a};
+    eltwise_forward prim{eltwise_forward::primitive_desc(
+        eltwise_forward::desc(prop_kind::forward_inference,
+                              algorithm::eltwise_relu, desc, 0.0f),
+        eng)};
+    std::vector<float> x = std::vector<float>(64, -1.0f);
+    std::vector<float> y = std::vector<float>(64);
+    memory xm{desc, eng, x.data()}, ym{desc, eng, y.data()};
+    void run() {
+      prim.execute(strm, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}});
+      strm.wait();
+    }
+  };
+  std::vector<std::unique_ptr<Tiny>> tinies(ranks);
+  timeRanks(ranks, 1, [&](int r) {
+    if (threads > 0)
+      omp_set_num_threads(threads);
+    tinies[r] = std::make_unique<Tiny>();
+    tinies[r]->run();
+  });
+  const int tinyCalls = 1000;
+  double overhead = timeRanks(ranks, repeats, [&](int r) {
+                      if (threads > 0)
+                        omp_set_num_threads(threads);
+                      for (int i = 0; i < tinyCalls; ++i)
+                        tinies[r]->run();
+                    }) /
+                    tinyCalls;
   std::printf("  memory bandwidth per rank %.3g B/s, matmul per rank %.3g "
-              "flop/s\n",
-              bandwidth, flops);
+              "flop/s, kernel overhead %.3g s\n",
+              bandwidth, flops, overhead);
 
   // The link figures are the all-reduce's (what propagation prices most);
   // the per-collective ones refine them for groups inside a node.
@@ -246,6 +281,7 @@ int main(int argc, char **argv) {
   cluster["collectives"] = perCollective;
   cluster["memory_bandwidth"] = bandwidth;
   cluster["flops"] = flops;
+  cluster["op_overhead"] = overhead;
   std::ofstream file(out, std::ios::trunc);
   file << cluster.dump(2) << "\n";
   if (!file.good())

@@ -116,7 +116,8 @@ TEST(ClusterDescTest, MalformedInputNamesFileAndKey) {
             "c.json: key 'flops' must be a positive number");
   EXPECT_EQ(parseError(R"({"latency": 1})"),
             "c.json: key 'latency' is unknown (expected ranks_per_node, "
-            "intra_node, inter_node, collectives, memory_bandwidth, flops)");
+            "intra_node, inter_node, collectives, memory_bandwidth, flops, "
+            "op_overhead)");
 }
 
 TEST(ClusterDescTest, LoadNamesAMissingFile) {

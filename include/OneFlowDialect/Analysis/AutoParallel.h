@@ -160,7 +160,7 @@ struct SearchOptions {
   bool groupLayers = true;
   /// Coordinate descent: units (an op with the variables it updates) per
   /// window solved together exactly; below 2, no windows.
-  unsigned windowUnits = 16;
+  unsigned windowUnits = 12;
   /// Sweeps over the graph before giving up on convergence.
   int maxSweeps = 50;
   /// The exact search: seconds GLPK may take.

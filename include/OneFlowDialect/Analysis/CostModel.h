@@ -58,6 +58,9 @@ struct ClusterDesc {
   double memoryBandwidth;
   /// Floating-point operations per second of one rank.
   double flops;
+  /// Seconds every kernel costs whatever its size (dispatch, the engine's
+  /// firing): paid by each op and each local boxing step once per step.
+  double opOverhead = 0;
 
   /// This machine: 2 cores, Gloo over loopback TCP, all ranks on one node.
   /// The figures were measured with `bench-collective-alpha-beta`
@@ -110,7 +113,8 @@ double boxingCost(RankedTensorType type, GlobalAttr from, GlobalAttr to,
                   const ClusterDesc &cluster);
 
 /// Seconds `op` takes on one rank when the work is split into `pieces`
-/// (from its CostInterface; 0 for an op without one).
+/// (from its CostInterface, plus the cluster's per-kernel overhead; 0 for
+/// an op without one).
 double computeCost(Operation *op, int64_t pieces, const ClusterDesc &cluster);
 
 } // namespace mlir::oneflow

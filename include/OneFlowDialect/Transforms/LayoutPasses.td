@@ -277,14 +277,20 @@ def AutoParallelPass
     optimizer states, plus the peak of the values live at once in program
     order).
 
-    The search (`search=cd`): coordinate descent seeded from the hand
-    strategies (dp, tp, zero on a 1-D mesh; dp, tp, zero, hybrid and its
-    transpose on a 2-D one, each completed greedily) and from every op
-    replicated (all-broadcast, no communication), moving one op at a
-    time, an optimizer update together with the variables it writes, and
-    groups of identical ops of repeated layers at once, to the signature
-    that gains most, until a sweep gains nothing. `search=exact` solves the
-    same problem as an integer program (GLPK). Deterministic.
+    The search (`search=cd`) is coordinate descent in the manner of
+    AutoDDL. Seeds: the hand strategies (dp, tp, zero on a 1-D mesh; dp,
+    tp, zero, hybrid and its transpose on a 2-D one), each completed op by
+    op with the cheapest signature given its operands, and everything
+    replicated. Moves, swept until none gains: one unit (an op, an
+    optimizer update with the variables it writes in place) to its best
+    signature given the rest; a group of identical units of repeated
+    layers at once; a forest of units solved exactly by min-sum dynamic
+    programming; and windows of `window-units` neighbouring units solved
+    exactly as an integer program (GLPK) with the rest fixed, on the best
+    seed (every seed, and windows of at least 32, on graphs of up to 300
+    ops), a window's solution also tried in every layer at once.
+    `search=exact` solves the whole problem as one integer program (GLPK;
+    small graphs). Deterministic.
 
     `mesh` (for example `2,2`) fixes the mesh; without it every mesh of one
     or two axes whose product is `devices` is searched and the best kept.
@@ -317,9 +323,10 @@ def AutoParallelPass
            "cd (coordinate descent) or exact (integer program, small graphs)">,
     Option<"groupLayers", "group-layers", "bool", /*default=*/"true",
            "Move the ops of identical layers together as well as alone">,
-    Option<"windowUnits", "window-units", "unsigned", /*default=*/"16",
+    Option<"windowUnits", "window-units", "unsigned", /*default=*/"12",
            "Coordinate descent: ops per window solved together exactly "
-           "(an update counts with its variables); below 2, none">,
+           "(an update counts with its variables; at least 32 on graphs of "
+           "up to 300 ops); below 2, none">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Print the strategy, its cost and the alternatives to stdout">
   ];

@@ -1,0 +1,170 @@
+#!/usr/bin/python3
+# ===- auto_parallel_measured.py - Predicted against measured step times -=== #
+#
+# SPDX-License-Identifier: Apache-2.0
+#
+# On this machine: calibrates the cost model (of-calibrate, 4 in-process
+# ranks), then for the MLP and GPT examples trains with every hand strategy
+# (dp, tp, hybrid, zero, the examples' strategy files) and with
+# --strategy auto (default meshes, each mesh alone, the exact search for the
+# MLP) on 4
+# ranks, and prints per strategy the step time the model predicts
+# (oneflow-report-strategy-cost on the laid-out step for hand strategies,
+# --explain for auto) next to the measured steady-state step time (median
+# of --repeats runs), then Spearman's rank correlation and measured auto
+# over the best measured hand strategy.
+#
+#   bench/auto_parallel_measured.py --bin build/bin [--repeats 3]
+#
+# Measure with nothing else running: 4 ranks share this machine's cores.
+#
+# ===---------------------------------------------------------------------=== #
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(command, **kwargs):
+    result = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        sys.exit(f"auto_parallel_measured: {' '.join(command)} failed:\n"
+                 f"{result.stderr}")
+    return result.stdout
+
+
+def ranks(values):
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    result = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            result[order[k]] = (i + j) / 2
+        i = j + 1
+    return result
+
+
+def spearman(xs, ys):
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = statistics.mean(rx), statistics.mean(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    var = (sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry))
+    return cov / var ** 0.5 if var else 0.0
+
+
+MODELS = {
+    "mlp": {
+        "program": "examples/mlp.mlir",
+        "optimizer": ["--optimizer", "sgd", "--lr", "0.1", "--momentum",
+                      "0.9"],
+        "pass": "kind=sgd momentum=0.9",
+        "inputs": lambda data: [
+            "--input", f"images=@{data}/digits_images.npy:loop",
+            "--input", f"labels=@{data}/digits_labels.npy:loop"],
+        "files": [],
+    },
+    "gpt": {
+        "program": "examples/gpt/gpt.mlir",
+        "optimizer": ["--optimizer", "adamw", "--lr", "0.003"],
+        "pass": "kind=adamw",
+        "inputs": lambda data: [
+            "--input", f"tokens=@{data}/text_tokens.npy:loop",
+            "--input", f"targets=@{data}/text_targets.npy:loop"],
+        "files": ["examples/gpt/tp.json", "examples/gpt/hybrid.json"],
+    },
+}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=60)
+    parser.add_argument("--models", default="mlp,gpt")
+    args = parser.parse_args()
+    of_run = os.path.join(args.bin, "of-run")
+    of_opt = os.path.join(args.bin, "of-opt")
+    load = os.getloadavg()[0]
+    print(f"load average before: {load:.2f} ({os.cpu_count()} cores)")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cluster = os.path.join(tmp, "cluster.json")
+        run([os.path.join(args.bin, "of-calibrate"), "--ranks", "4",
+             "--threads", "1", "--out", cluster])
+        run(["/usr/bin/python3", f"{ROOT}/scripts/make_digits.py", tmp])
+        run(["/usr/bin/python3", f"{ROOT}/scripts/make_text.py", tmp])
+        worst_ratio, all_ok = 0.0, True
+        for name in args.models.split(","):
+            model = MODELS[name]
+            program = os.path.join(ROOT, model["program"])
+            strategies = [("dp", []), ("tp", []), ("hybrid", []),
+                          ("zero", [])]
+            strategies += [(os.path.basename(f), []) for f in model["files"]]
+            strategies += [("auto", []), ("auto --mesh 4", ["--mesh", "4"]),
+                           ("auto --mesh 2x2", ["--mesh", "2x2"])]
+            if name == "mlp":  # GLPK takes a minute on the GPT example
+                strategies.append(("auto --search exact",
+                                   ["--search", "exact"]))
+            rows = []
+            for label, extra in strategies:
+                spec = label.split()[0]
+                if spec.endswith(".json"):
+                    spec = os.path.join(ROOT, "examples/gpt", spec)
+                flags = ["--train", "--devices", "cpu:4", "--threads", "1",
+                         "--strategy", spec, "--progress", "off",
+                         "--print-limit", "0", "--steps", str(args.steps)]
+                flags += model["optimizer"] + model["inputs"](tmp) + extra
+                if spec == "auto":
+                    flags += ["--cluster", cluster]
+                    out = run([of_run, program] + flags + ["--explain"])
+                    predicted = float(re.search(
+                        r"^  auto\s+([\d.]+)", out, re.M).group(1))
+                else:
+                    pipeline = (
+                        "builtin.module(func.func(oneflow-infer-shapes,"
+                        "oneflow-autodiff{loss=loss},"
+                        f"oneflow-optimizer{{{model['pass']}}},"
+                        f"oneflow-apply-strategy{{strategy={spec} devices=4}},"
+                        "oneflow-sbp-propagation,"
+                        f"oneflow-report-strategy-cost{{cluster={cluster} "
+                        "per-op=false}))")
+                    out = run([of_opt, program, f"--pass-pipeline={pipeline}",
+                               "-o", os.devnull])
+                    predicted = float(re.search(
+                        r"^  given\s+([\d.]+)", out, re.M).group(1))
+                times = []
+                for _ in range(args.repeats):
+                    out = run([of_run, program] + flags)
+                    times.append(float(re.search(
+                        r"steady state \(steps [^)]*\): ([\d.]+) ms/step",
+                        out).group(1)))
+                rows.append((label, predicted / 1e3, statistics.median(times)))
+            print(f"\n{name}: 4 ranks, median of {args.repeats} runs of "
+                  f"{args.steps} steps")
+            print(f"  {'strategy':24} {'predicted ms':>12} {'measured ms':>12}")
+            for label, predicted, measured in rows:
+                print(f"  {label:24} {predicted:12.3f} {measured:12.3f}")
+            rho = spearman([r[1] for r in rows], [r[2] for r in rows])
+            hand = min(r[2] for r in rows if not r[0].startswith("auto"))
+            auto = next(r[2] for r in rows if r[0] == "auto")
+            ratio = auto / hand
+            worst_ratio = max(worst_ratio, ratio)
+            all_ok &= rho >= 0.8 and ratio <= 1.05
+            print(f"  Spearman(predicted, measured) = {rho:.2f} (goal >= 0.8)"
+                  f"; auto / best hand measured = {ratio:.3f} "
+                  f"(goal <= 1.05)")
+    print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+    sys.exit(0 if all_ok else 1)
+
+
+if __name__ == "__main__":
+    main()
