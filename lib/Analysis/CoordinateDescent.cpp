@@ -452,8 +452,8 @@ bool Descent::improveBlock(unsigned b, double bytesWeight) {
       chosen[i] = argChild[i][chosen[indexOf[parent]]];
       continue;
     }
-    chosen[i] = std::min_element(cost[i].begin(), cost[i].end()) -
-                cost[i].begin();
+    chosen[i] =
+        std::min_element(cost[i].begin(), cost[i].end()) - cost[i].begin();
   }
   Move move;
   for (auto [i, u] : llvm::enumerate(block))
@@ -482,8 +482,7 @@ void Descent::buildWindows() {
   for (unsigned start = 0, e = units.size(); start < e; start += stride) {
     SmallVector<unsigned> window{start};
     DenseSet<unsigned> seen{start};
-    for (size_t head = 0; head < window.size() && window.size() < size;
-         ++head)
+    for (size_t head = 0; head < window.size() && window.size() < size; ++head)
       for (auto &[w, list] : neighbours[window[head]]) {
         if (window.size() >= size)
           break;
@@ -614,8 +613,9 @@ void Descent::buildGroups() {
     SmallVector<llvm::hash_code> next(label);
     for (unsigned n = 0, ne = nodes.size(); n < ne; ++n)
       for (unsigned e : problem.getInEdges(n))
-        next[n] = llvm::hash_combine(next[n], label[problem.getEdges()[e].producer],
-                                     problem.getEdges()[e].result);
+        next[n] =
+            llvm::hash_combine(next[n], label[problem.getEdges()[e].producer],
+                               problem.getEdges()[e].result);
     label = std::move(next);
   }
   llvm::MapVector<size_t, SmallVector<unsigned>> byLabel;
@@ -792,11 +792,9 @@ std::pair<int, int> Descent::run(ArrayRef<unsigned> seed, bool useWindows) {
   return {sweeps, moves};
 }
 
-FailureOr<SearchResult>
-mlir::oneflow::searchCoordinateDescent(ParallelProblem &problem,
-                                       ArrayRef<Seed> seeds,
-                                       const SearchOptions &options,
-                                       std::string &error) {
+FailureOr<SearchResult> mlir::oneflow::searchCoordinateDescent(
+    ParallelProblem &problem, ArrayRef<Seed> seeds,
+    const SearchOptions &options, std::string &error) {
   Descent descent(problem, options);
   std::optional<SearchResult> best;
   auto within = [&](const StrategyCost &cost) {
@@ -821,10 +819,10 @@ mlir::oneflow::searchCoordinateDescent(ParallelProblem &problem,
     descended.push_back(std::move(result));
   }
   auto score = [&](const SearchResult &result) {
-    double excess = options.memoryLimitBytes
-                        ? std::max(0.0, result.cost.memoryBytes -
-                                            *options.memoryLimitBytes)
-                        : 0.0;
+    double excess =
+        options.memoryLimitBytes
+            ? std::max(0.0, result.cost.memoryBytes - *options.memoryLimitBytes)
+            : 0.0;
     return result.cost.seconds() + excess * kSecondsPerExcessByte;
   };
   std::stable_sort(descended.begin(), descended.end(),
@@ -833,8 +831,8 @@ mlir::oneflow::searchCoordinateDescent(ParallelProblem &problem,
                    });
   // Small graphs polish every seed, large ones the best (each window costs
   // an integer program).
-  size_t polished = problem.getNodes().size() <= kSmallGraph ? descended.size()
-                                                             : 1;
+  size_t polished =
+      problem.getNodes().size() <= kSmallGraph ? descended.size() : 1;
   if (options.windowUnits >= 2)
     for (size_t i = 0; i < std::min(polished, descended.size()); ++i) {
       SearchResult &result = descended[i];

@@ -127,12 +127,12 @@ FailureOr<ClusterDesc> ClusterDesc::parse(StringRef json, StringRef source,
       }
       for (const auto &[name, link] :
            collectives ? *collectives : llvm::json::Object()) {
-        std::optional<LinkDesc> *slot =
-            name == "all_reduce"       ? &desc.allReduce
-            : name == "reduce_scatter" ? &desc.reduceScatter
-            : name == "all_gather"     ? &desc.allGather
-            : name == "all_to_all"     ? &desc.allToAll
-                                       : nullptr;
+        std::optional<LinkDesc> *slot = name == "all_reduce" ? &desc.allReduce
+                                        : name == "reduce_scatter"
+                                            ? &desc.reduceScatter
+                                        : name == "all_gather" ? &desc.allGather
+                                        : name == "all_to_all" ? &desc.allToAll
+                                                               : nullptr;
         std::string path = ("collectives." + name.str());
         if (!slot) {
           ok = reader.fail(path, "is unknown (expected all_reduce, "

@@ -123,9 +123,9 @@ static void buildProgram(ParallelProblem &problem, const SearchOptions &options,
     if (producerFree != consumerFree) {
       unsigned n = producerFree ? edge.producer : edge.consumer;
       for (unsigned c = 0, ce = nodes[n].choices.size(); c < ce; ++c) {
-        double cost =
-            producerFree ? problem.edgeCost(e, c, assignment[edge.consumer])
-                         : problem.edgeCost(e, assignment[edge.producer], c);
+        double cost = producerFree
+                          ? problem.edgeCost(e, c, assignment[edge.consumer])
+                          : problem.edgeCost(e, assignment[edge.producer], c);
         program.addCost(columns[n][c], cost * kMicroseconds);
       }
       continue;
@@ -135,7 +135,8 @@ static void buildProgram(ParallelProblem &problem, const SearchOptions &options,
     for (unsigned c = 0, ce = nodes[edge.producer].choices.size(); c < ce; ++c)
       gives[nodes[edge.producer].choices[c].results[edge.result]].push_back(c);
     for (unsigned c = 0, ce = nodes[edge.consumer].choices.size(); c < ce; ++c)
-      needs[nodes[edge.consumer].choices[c].operands[edge.operand]].push_back(c);
+      needs[nodes[edge.consumer].choices[c].operands[edge.operand]].push_back(
+          c);
     if (edge.inPlace) {
       SmallVector<Attribute> layouts;
       for (auto &[layout, choices] : gives)
@@ -167,8 +168,8 @@ static void buildProgram(ParallelProblem &problem, const SearchOptions &options,
     }
     for (auto [i, give] : llvm::enumerate(gives))
       for (auto [j, need] : llvm::enumerate(needs)) {
-        double cost = problem.edgeCost(e, give.second.front(),
-                                       need.second.front());
+        double cost =
+            problem.edgeCost(e, give.second.front(), need.second.front());
         if (std::isinf(cost))
           continue;
         int column = program.addColumn(cost * kMicroseconds, false);
@@ -220,8 +221,7 @@ static void buildProgram(ParallelProblem &problem, const SearchOptions &options,
       continue;
     }
     it->second = program.addRow(
-        -INFINITY,
-        (*options.memoryLimitBytes - persistentFixed - live) * kMiB);
+        -INFINITY, (*options.memoryLimitBytes - persistentFixed - live) * kMiB);
     ++it;
   }
   for (auto [n, node] : llvm::enumerate(nodes)) {
@@ -298,9 +298,9 @@ mlir::oneflow::solveRegion(ParallelProblem &problem,
   return std::move(solved->first);
 }
 
-FailureOr<SearchResult>
-mlir::oneflow::searchExact(ParallelProblem &problem,
-                           const SearchOptions &options, std::string &error) {
+FailureOr<SearchResult> mlir::oneflow::searchExact(ParallelProblem &problem,
+                                                   const SearchOptions &options,
+                                                   std::string &error) {
   SmallVector<bool> free(problem.getNodes().size(), true);
   SmallVector<unsigned> none(problem.getNodes().size(), 0);
   FailureOr<std::pair<SmallVector<unsigned>, bool>> solved =
@@ -332,8 +332,8 @@ FailureOr<double> mlir::oneflow::lowerBound(ParallelProblem &problem,
   parameters.tm_lim = static_cast<int>(options.timeLimitSeconds * 1000);
   int code = glp_simplex(program.get(), &parameters);
   if (code != 0 || glp_get_status(program.get()) != GLP_OPT) {
-    error = "the LP relaxation has no optimum (code " + std::to_string(code) +
-            ")";
+    error =
+        "the LP relaxation has no optimum (code " + std::to_string(code) + ")";
     return failure();
   }
   return glp_get_obj_val(program.get()) / kMicroseconds;

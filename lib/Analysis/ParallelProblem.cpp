@@ -83,8 +83,8 @@ ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
     std::string location;
     llvm::raw_string_ostream os(location);
     op->getLoc().print(os);
-    error = (location + ": '" + op->getName().getStringRef() + "' " + what)
-                .str();
+    error =
+        (location + ": '" + op->getName().getStringRef() + "' " + what).str();
     return failure();
   };
 
@@ -131,8 +131,8 @@ ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
     }
     if (!isa<CostInterface>(op) && !isa<VariableOp, InputOp>(op))
       return fail(&op, "has no cost rule (CostInterface)");
-    for (Type type : llvm::concat<Type>(op.getOperandTypes(),
-                                        op.getResultTypes()))
+    for (Type type :
+         llvm::concat<Type>(op.getOperandTypes(), op.getResultTypes()))
       if (!isa<RankedTensorType>(type))
         return fail(&op, "has an unranked tensor");
 
@@ -196,7 +196,8 @@ ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
   problem->lastUses.resize(numNodes);
   for (unsigned n = 0; n < numNodes; ++n) {
     Operation *op = problem->nodes[n].op;
-    problem->lastUses[n].assign(op->getNumResults(), problem->nodes[n].position);
+    problem->lastUses[n].assign(op->getNumResults(),
+                                problem->nodes[n].position);
     for (OpResult result : op->getResults())
       for (Operation *user : result.getUsers())
         problem->lastUses[n][result.getResultNumber()] =
@@ -226,9 +227,9 @@ void ParallelProblem::addOutputCosts(unsigned n) {
   MLIRContext *context = placement.getContext();
   for (OpResult result : node.op->getResults()) {
     auto type = cast<RankedTensorType>(result.getType());
-    if (type.getRank() != 0 || llvm::none_of(result.getUsers(), [](Operation *user) {
-          return isa<OutputOp>(user);
-        }))
+    if (type.getRank() != 0 ||
+        llvm::none_of(result.getUsers(),
+                      [](Operation *user) { return isa<OutputOp>(user); }))
       continue;
     for (unsigned c = 0, ce = node.choices.size(); c < ce; ++c) {
       NdSbpAttr ndSbp = node.choices[c].results[result.getResultNumber()];
@@ -266,10 +267,9 @@ double ParallelProblem::edgeCost(unsigned e, unsigned from, unsigned to) {
   auto [it, inserted] = edgeCosts.try_emplace(
       std::make_tuple(edgeTypes[e], Attribute(have), Attribute(need)), 0.0);
   if (inserted)
-    it->second = cachedBoxing(
-        cast<RankedTensorType>(edgeTypes[e]),
-        resultLayout(edge.producer, edge.result, from),
-        operandLayout(edge.consumer, edge.operand, to));
+    it->second = cachedBoxing(cast<RankedTensorType>(edgeTypes[e]),
+                              resultLayout(edge.producer, edge.result, from),
+                              operandLayout(edge.consumer, edge.operand, to));
   return it->second;
 }
 

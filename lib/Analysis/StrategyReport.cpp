@@ -40,11 +40,11 @@ static double localCost(ParallelProblem &problem, ArrayRef<unsigned> assignment,
                         unsigned node, unsigned choice) {
   double cost = problem.getNodes()[node].compute[choice];
   for (unsigned e : problem.getInEdges(node))
-    cost += problem.edgeCost(e, assignment[problem.getEdges()[e].producer],
-                             choice);
+    cost +=
+        problem.edgeCost(e, assignment[problem.getEdges()[e].producer], choice);
   for (unsigned e : problem.getOutEdges(node))
-    cost += problem.edgeCost(e, choice,
-                             assignment[problem.getEdges()[e].consumer]);
+    cost +=
+        problem.edgeCost(e, choice, assignment[problem.getEdges()[e].consumer]);
   return cost;
 }
 

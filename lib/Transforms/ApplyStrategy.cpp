@@ -32,7 +32,6 @@ namespace mlir::oneflow {
 using namespace mlir;
 using namespace mlir::oneflow;
 
-
 /// `value`'s type without a layout, or with `layout`.
 static void setLayout(Value value, GlobalAttr layout) {
   auto type = cast<RankedTensorType>(value.getType());

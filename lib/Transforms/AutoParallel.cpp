@@ -34,12 +34,11 @@ namespace mlir::oneflow {
 using namespace mlir;
 using namespace mlir::oneflow;
 
-
 static std::string formatMesh(ArrayRef<int64_t> mesh) {
   return "[" +
-         llvm::join(llvm::map_range(mesh,
-                                    [](int64_t d) { return std::to_string(d); }),
-                    ", ") +
+         llvm::join(
+             llvm::map_range(mesh, [](int64_t d) { return std::to_string(d); }),
+             ", ") +
          "]";
 }
 
@@ -176,8 +175,8 @@ struct AutoParallelPass
   void runOnOperation() override;
 
 private:
-  void printExplanation(const MeshOutcome &best,
-                        ArrayRef<MeshOutcome> outcomes, double seconds);
+  void printExplanation(const MeshOutcome &best, ArrayRef<MeshOutcome> outcomes,
+                        double seconds);
 };
 
 } // namespace
@@ -230,9 +229,11 @@ void AutoParallelPass::runOnOperation() {
     int64_t product = 1;
     for (int64_t size : mesh)
       product *= size;
-    if (product != devices || llvm::any_of(mesh, [](int64_t s) { return s < 1; })) {
+    if (product != devices ||
+        llvm::any_of(mesh, [](int64_t s) { return s < 1; })) {
       func.emitError() << "oneflow-auto-parallel: mesh " << formatMesh(mesh)
-                       << " does not have " << static_cast<int64_t>(devices) << " devices";
+                       << " does not have " << static_cast<int64_t>(devices)
+                       << " devices";
       return signalPassFailure();
     }
     meshes.push_back(SmallVector<int64_t>(mesh.begin(), mesh.end()));
@@ -264,7 +265,8 @@ void AutoParallelPass::runOnOperation() {
     if (stated && stated != placement) {
       func.emitError() << "oneflow-auto-parallel: the program states layouts "
                           "on "
-                       << stated << ", not on the " << static_cast<int64_t>(devices)
+                       << stated << ", not on the "
+                       << static_cast<int64_t>(devices)
                        << " devices of the search";
       return signalPassFailure();
     }
@@ -306,8 +308,7 @@ void AutoParallelPass::runOnOperation() {
   const MeshOutcome *best = nullptr;
   for (const MeshOutcome &outcome : outcomes)
     if (!outcome.result.assignment.empty() &&
-        (!best ||
-         outcome.result.cost.seconds() < best->result.cost.seconds()))
+        (!best || outcome.result.cost.seconds() < best->result.cost.seconds()))
       best = &outcome;
   if (!best) {
     InFlightDiagnostic diag = func.emitError() << "oneflow-auto-parallel: ";
@@ -344,9 +345,9 @@ void AutoParallelPass::runOnOperation() {
   func.setFunctionType(
       FunctionType::get(context, func.getBody().getArgumentTypes(), results));
 
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   if (explain)
     printExplanation(*best, outcomes, seconds);
 }
@@ -359,8 +360,9 @@ void AutoParallelPass::printExplanation(const MeshOutcome &best,
   SmallVector<std::string> searched;
   for (const MeshOutcome &outcome : outcomes)
     searched.push_back(formatMesh(outcome.mesh));
-  os << "oneflow-auto-parallel: " << static_cast<int64_t>(devices) << " devices, meshes searched "
-     << llvm::join(searched, " ") << "; chose mesh " << formatMesh(best.mesh);
+  os << "oneflow-auto-parallel: " << static_cast<int64_t>(devices)
+     << " devices, meshes searched " << llvm::join(searched, " ")
+     << "; chose mesh " << formatMesh(best.mesh);
   if (result.origin == "exact")
     os << " by the integer program ("
        << (result.optimal ? "optimal" : "time limit, best found") << ")";

@@ -21,28 +21,25 @@ namespace mlir::oneflow {
 using namespace mlir;
 using namespace mlir::oneflow;
 
-
 /// The layouts `op`'s attribute asks for, one per operand; reports a
 /// malformed attribute at the op.
 static FailureOr<SmallVector<GlobalAttr>> readLayouts(Operation *op,
                                                       Attribute attr) {
   auto array = dyn_cast<ArrayAttr>(attr);
   if (!array)
-    return op->emitOpError()
-           << "'" << kOperandLayoutsAttrName
-           << "' must be an array of #oneflow.global layouts";
+    return op->emitOpError() << "'" << kOperandLayoutsAttrName
+                             << "' must be an array of #oneflow.global layouts";
   if (array.size() != op->getNumOperands())
     return op->emitOpError()
            << "'" << kOperandLayoutsAttrName << "' has " << array.size()
-           << " entries but the op has " << op->getNumOperands()
-           << " operands";
+           << " entries but the op has " << op->getNumOperands() << " operands";
   SmallVector<GlobalAttr> layouts;
   for (auto [index, entry] : llvm::enumerate(array)) {
     auto layout = dyn_cast<GlobalAttr>(entry);
     if (!layout)
       return op->emitOpError()
-             << "entry " << index << " of '" << kOperandLayoutsAttrName << "' is "
-             << entry << ", not a #oneflow.global layout";
+             << "entry " << index << " of '" << kOperandLayoutsAttrName
+             << "' is " << entry << ", not a #oneflow.global layout";
     layouts.push_back(layout);
   }
   return layouts;
@@ -78,9 +75,9 @@ LogicalResult InsertBoxingPass::box(Operation *op, unsigned index,
     return op->emitOpError() << "operand #" << index
                              << " has no #oneflow.global layout to box from";
   if (failed(layout.verifyEncoding(type.getShape(), type.getElementType(), [&] {
-        return op->emitOpError() << "operand #" << index << " cannot take "
-                                 << "the layout in '" << kOperandLayoutsAttrName
-                                 << "': ";
+        return op->emitOpError()
+               << "operand #" << index << " cannot take "
+               << "the layout in '" << kOperandLayoutsAttrName << "': ";
       })))
     return failure();
   SmallVector<BoxingOp, 1> &boxings = made[{value, layout}];

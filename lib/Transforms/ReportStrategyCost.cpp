@@ -79,9 +79,10 @@ struct ReportStrategyCostPass
     SmallVector<unsigned> assignment((*problem)->getNodes().size(), 0);
     llvm::raw_ostream &os = llvm::outs();
     os << "oneflow-report-strategy-cost: @" << func.getName() << " on ["
-       << llvm::join(llvm::map_range(placement.getMesh(),
-                                     [](int64_t d) { return std::to_string(d); }),
-                     ", ")
+       << llvm::join(
+              llvm::map_range(placement.getMesh(),
+                              [](int64_t d) { return std::to_string(d); }),
+              ", ")
        << "]\n";
     printCostHeader(os);
     printCostRow(os, "given", (*problem)->evaluate(assignment));

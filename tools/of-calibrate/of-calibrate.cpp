@@ -29,17 +29,17 @@
 #include "absl/flags/flag.h"
 
 #include <nlohmann/json.hpp>
-#include <oneapi/dnnl/dnnl.hpp>
 #include <omp.h>
+#include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
 #include <atomic>
-#include <memory>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <thread>
 
 ABSL_FLAG(int, ranks, 2, "Ranks (threads of this process) to measure with");
@@ -78,7 +78,8 @@ static double timeRanks(int ranks, int repeats,
           std::this_thread::yield();
         auto begin = Clock::now();
         body(i);
-        seconds[i] = std::chrono::duration<double>(Clock::now() - begin).count();
+        seconds[i] =
+            std::chrono::duration<double>(Clock::now() - begin).count();
       });
     for (std::thread &thread : threads)
       thread.join();
@@ -156,8 +157,7 @@ int main(int argc, char **argv) {
        }},
       {"all_to_all", p - 1, (p - 1) / p,
        [&](ofrt::Communicator &c, int r, int64_t n) {
-         return c.allToAll(ofrt::DType::F32, in[r].data(), outBuf[r].data(),
-                           n);
+         return c.allToAll(ofrt::DType::F32, in[r].data(), outBuf[r].data(), n);
        }},
   };
 
@@ -172,13 +172,15 @@ int main(int argc, char **argv) {
   for (const Collective &collective : collectives) {
     // The small call: one element per rank, many per timing.
     const int calls = 100;
-    double small = timeRanks(ranks, repeats, [&](int r) {
-                     for (int i = 0; i < calls && failed.ok(); ++i)
-                       if (absl::Status s = collective.call(*comms[r], r, ranks);
-                           !s.ok())
-                         failed = s;
-                   }) /
-                   calls;
+    double small =
+        timeRanks(ranks, repeats,
+                  [&](int r) {
+                    for (int i = 0; i < calls && failed.ok(); ++i)
+                      if (absl::Status s = collective.call(*comms[r], r, ranks);
+                          !s.ok())
+                        failed = s;
+                  }) /
+        calls;
     double large = timeRanks(ranks, repeats, [&](int r) {
       if (absl::Status s = collective.call(*comms[r], r, count); !s.ok())
         failed = s;
@@ -217,9 +219,9 @@ int main(int argc, char **argv) {
     memory am{desc, eng, a.data()}, bm{desc, eng, b.data()},
         cm{desc, eng, c.data()};
     void run() {
-      prim.execute(strm, {{DNNL_ARG_SRC, am},
-                          {DNNL_ARG_WEIGHTS, bm},
-                          {DNNL_ARG_DST, cm}});
+      prim.execute(
+          strm,
+          {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
       strm.wait();
     }
   };
@@ -263,12 +265,13 @@ int main(int argc, char **argv) {
     tinies[r]->run();
   });
   const int tinyCalls = 1000;
-  double overhead = timeRanks(ranks, repeats, [&](int r) {
-                      if (threads > 0)
-                        omp_set_num_threads(threads);
-                      for (int i = 0; i < tinyCalls; ++i)
-                        tinies[r]->run();
-                    }) /
+  double overhead = timeRanks(ranks, repeats,
+                              [&](int r) {
+                                if (threads > 0)
+                                  omp_set_num_threads(threads);
+                                for (int i = 0; i < tinyCalls; ++i)
+                                  tinies[r]->run();
+                              }) /
                     tinyCalls;
   std::printf("  memory bandwidth per rank %.3g B/s, matmul per rank %.3g "
               "flop/s, kernel overhead %.3g s\n",

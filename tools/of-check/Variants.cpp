@@ -17,7 +17,6 @@
 using namespace mlir;
 using namespace mlir::oneflow;
 
-
 std::string ofcheck::NdSignature::str() const {
   auto join = [](ArrayRef<NdSbpAttr> list) {
     std::string s;
@@ -144,7 +143,8 @@ void ofcheck::pinSignature(ModuleOp module, PlacementAttr placement,
                                                  signature.operands[i])
                                : broadcast);
     if (!layouts.empty())
-      op->setAttr(mlir::oneflow::kOperandLayoutsAttrName, ArrayAttr::get(ctx, layouts));
+      op->setAttr(mlir::oneflow::kOperandLayoutsAttrName,
+                  ArrayAttr::get(ctx, layouts));
   }
 }
 

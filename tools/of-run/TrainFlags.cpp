@@ -98,10 +98,11 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   if (!absl::GetFlag(FLAGS_train)) {
     // Flags that only shape a training step do nothing without --train.
     for (const char *name :
-         {"loss", "labels", "optimizer", "lr", "momentum", "nesterov",
-          "weight_decay", "beta1", "beta2", "epsilon", "clip_norm",
-          "warmup_steps", "total_steps", "min_lr", "pipeline_schedule",
-          "search", "mesh", "memory_limit", "cluster", "explain"}) {
+         {"loss",        "labels",       "optimizer",         "lr",
+          "momentum",    "nesterov",     "weight_decay",      "beta1",
+          "beta2",       "epsilon",      "clip_norm",         "warmup_steps",
+          "total_steps", "min_lr",       "pipeline_schedule", "search",
+          "mesh",        "memory_limit", "cluster",           "explain"}) {
       const absl::CommandLineFlag *flag = absl::FindCommandLineFlag(name);
       if (flag && flag->CurrentValue() != flag->DefaultValue()) {
         std::string dashed = name;
@@ -187,8 +188,9 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
         std::string dashed = name;
         std::replace(dashed.begin(), dashed.end(), '_', '-');
         return absl::InvalidArgumentError(
-            "--" + dashed + " sets up the layout search; it needs --strategy "
-                            "auto");
+            "--" + dashed +
+            " sets up the layout search; it needs --strategy "
+            "auto");
       }
     }
   }
@@ -207,8 +209,8 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
     for (absl::string_view part : absl::StrSplit(mesh, 'x')) {
       int64_t size = 0;
       if (!absl::SimpleAtoi(part, &size) || size < 1 || size > 4096)
-        return absl::InvalidArgumentError(
-            "--mesh '" + mesh + "' is not sizes joined by x, as 2x2");
+        return absl::InvalidArgumentError("--mesh '" + mesh +
+                                          "' is not sizes joined by x, as 2x2");
       search.mesh.push_back(size);
       product *= size;
     }

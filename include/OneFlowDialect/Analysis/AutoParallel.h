@@ -94,9 +94,7 @@ public:
   ArrayRef<ProblemNode> getNodes() const { return nodes; }
   ArrayRef<ProblemEdge> getEdges() const { return edges; }
   ArrayRef<unsigned> getInEdges(unsigned node) const { return inEdges[node]; }
-  ArrayRef<unsigned> getOutEdges(unsigned node) const {
-    return outEdges[node];
-  }
+  ArrayRef<unsigned> getOutEdges(unsigned node) const { return outEdges[node]; }
   PlacementAttr getPlacement() const { return placement; }
   int64_t getNumPositions() const { return numPositions; }
 
