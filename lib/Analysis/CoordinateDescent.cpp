@@ -36,8 +36,10 @@ static constexpr double kSecondsPerExcessByte = 1.0;
 /// Graphs of at most this many ops get wider windows and every seed
 /// polished with them.
 static constexpr size_t kSmallGraph = 300;
-/// Units per window on small graphs.
+/// Units per window on small graphs, and the signatures a window holds
+/// before it stops growing past that.
 static constexpr unsigned kSmallGraphWindow = 32;
+static constexpr size_t kSmallGraphWindowChoices = 256;
 
 namespace {
 
@@ -474,20 +476,33 @@ void Descent::buildWindows() {
   if (options.windowUnits < 2)
     return;
   // Breadth first from every `size / 2`-th unit in program order:
-  // overlapping windows that cover the graph; wider on small graphs.
-  unsigned size = problem.getNodes().size() <= kSmallGraph
-                      ? std::max(options.windowUnits, kSmallGraphWindow)
-                      : options.windowUnits;
+  // overlapping windows that cover the graph. On small graphs a window
+  // keeps growing past `size` units (up to twice) while its units have
+  // few signatures between them (a 1-D mesh), since the integer program's
+  // cost follows the signatures more than the units.
+  bool small = problem.getNodes().size() <= kSmallGraph;
+  unsigned size = small ? std::max(options.windowUnits, kSmallGraphWindow)
+                        : options.windowUnits;
   unsigned stride = std::max(1u, size / 2);
+  auto full = [&](ArrayRef<unsigned> window, size_t choices) {
+    if (window.size() < size)
+      return false;
+    return !small || window.size() >= 2 * size ||
+           choices >= kSmallGraphWindowChoices;
+  };
   for (unsigned start = 0, e = units.size(); start < e; start += stride) {
     SmallVector<unsigned> window{start};
     DenseSet<unsigned> seen{start};
-    for (size_t head = 0; head < window.size() && window.size() < size; ++head)
+    size_t choices = problem.getNodes()[units[start].anchor].choices.size();
+    for (size_t head = 0; head < window.size() && !full(window, choices);
+         ++head)
       for (auto &[w, list] : neighbours[window[head]]) {
-        if (window.size() >= size)
+        if (full(window, choices))
           break;
-        if (seen.insert(w).second)
+        if (seen.insert(w).second) {
           window.push_back(w);
+          choices += problem.getNodes()[units[w].anchor].choices.size();
+        }
       }
     windows.push_back(std::move(window));
   }
