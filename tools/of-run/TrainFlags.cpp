@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 ABSL_FLAG(bool, train, false,
           "Compile the .mlir model (written for one device, with a scalar "
@@ -225,6 +226,13 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
                                       std::to_string(search.memoryLimitBytes) +
                                       " is not at least 0");
   search.cluster = absl::GetFlag(FLAGS_cluster);
+  if (options.strategy == "auto" && search.cluster.empty())
+    std::fprintf(stderr,
+                 "of-run: note: --strategy auto without --cluster prices "
+                 "communication with the built-in figures (Gloo over "
+                 "loopback TCP, far above what in-process ranks pay); "
+                 "`of-calibrate --ranks N --out FILE` measures this "
+                 "machine\n");
   search.explain = absl::GetFlag(FLAGS_explain);
   options.devices = devices;
   options.microBatches = micro;
