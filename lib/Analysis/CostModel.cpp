@@ -163,6 +163,8 @@ FailureOr<ClusterDesc> ClusterDesc::parse(StringRef json, StringRef source,
 }
 
 FailureOr<ClusterDesc> ClusterDesc::load(StringRef path, std::string &error) {
+  if (path.empty())
+    return getDefault();
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer) {

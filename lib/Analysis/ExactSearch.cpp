@@ -269,6 +269,10 @@ solve(ParallelProblem &problem, const SearchOptions &options,
                                                 problem.minimumMemory())) +
                                             " bytes per device"
                                       : "")
+            : code == GLP_ETMLIM
+                ? "GLPK reached its time limit of " +
+                      std::to_string(int(options.timeLimitSeconds)) +
+                      " s without a solution; search=cd scales to this graph"
                 : "GLPK found no solution (code " + std::to_string(code) +
                       ", status " + std::to_string(status) + ")";
     return failure();

@@ -176,7 +176,7 @@ struct AutoParallelPass
 
 private:
   void printExplanation(const MeshOutcome &best, ArrayRef<MeshOutcome> outcomes,
-                        double seconds);
+                        const SearchOptions &options, double seconds);
 };
 
 } // namespace
@@ -206,16 +206,13 @@ void AutoParallelPass::runOnOperation() {
                      << "' is not cd or exact";
     return signalPassFailure();
   }
-  ClusterDesc clusterDesc = ClusterDesc::getDefault();
-  if (!cluster.empty()) {
-    std::string error;
-    FailureOr<ClusterDesc> loaded = ClusterDesc::load(cluster, error);
-    if (failed(loaded)) {
-      func.emitError() << error;
-      return signalPassFailure();
-    }
-    clusterDesc = *loaded;
+  std::string loadError;
+  FailureOr<ClusterDesc> loaded = ClusterDesc::load(cluster, loadError);
+  if (failed(loaded)) {
+    func.emitError() << loadError;
+    return signalPassFailure();
   }
+  ClusterDesc clusterDesc = *loaded;
 
   // The meshes: the one asked for, the one a stated layout uses, or all.
   SmallVector<SmallVector<int64_t>> meshes;
@@ -349,11 +346,12 @@ void AutoParallelPass::runOnOperation() {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   if (explain)
-    printExplanation(*best, outcomes, seconds);
+    printExplanation(*best, outcomes, options, seconds);
 }
 
 void AutoParallelPass::printExplanation(const MeshOutcome &best,
                                         ArrayRef<MeshOutcome> outcomes,
+                                        const SearchOptions &options,
                                         double seconds) {
   llvm::raw_ostream &os = llvm::outs();
   const SearchResult &result = best.result;
@@ -370,6 +368,16 @@ void AutoParallelPass::printExplanation(const MeshOutcome &best,
     os << " by coordinate descent from " << result.origin << " ("
        << result.sweeps << " sweeps, " << result.moves << " moves)";
   os << " in " << llvm::format("%.2f", seconds) << " s\n";
+  // An integer program stopped by its time limit: how far from the optimum
+  // at most, by the LP relaxation.
+  if (result.origin == "exact" && !result.optimal) {
+    std::string error;
+    FailureOr<double> bound = lowerBound(*best.problem, options, error);
+    if (succeeded(bound))
+      os << llvm::format("  LP relaxation: no strategy on this mesh is "
+                         "faster than %.2f us\n",
+                         *bound * 1e6);
+  }
 
   printCostHeader(os);
   printCostRow(os, "auto", result.cost);

@@ -97,16 +97,13 @@ struct ReportBoxingCostPass
   using Base::Base;
 
   void runOnOperation() override {
-    ClusterDesc clusterDesc = ClusterDesc::getDefault();
-    if (!cluster.empty()) {
-      std::string error;
-      FailureOr<ClusterDesc> loaded = ClusterDesc::load(cluster, error);
-      if (failed(loaded)) {
-        getOperation().emitError() << error;
-        return signalPassFailure();
-      }
-      clusterDesc = *loaded;
+    std::string error;
+    FailureOr<ClusterDesc> loaded = ClusterDesc::load(cluster, error);
+    if (failed(loaded)) {
+      getOperation().emitError() << error;
+      return signalPassFailure();
     }
+    ClusterDesc clusterDesc = *loaded;
 
     struct Row {
       std::string location, change, route;

@@ -26,16 +26,13 @@ struct ReportStrategyCostPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    ClusterDesc clusterDesc = ClusterDesc::getDefault();
     std::string error;
-    if (!cluster.empty()) {
-      FailureOr<ClusterDesc> loaded = ClusterDesc::load(cluster, error);
-      if (failed(loaded)) {
-        func.emitError() << error;
-        return signalPassFailure();
-      }
-      clusterDesc = *loaded;
+    FailureOr<ClusterDesc> loaded = ClusterDesc::load(cluster, error);
+    if (failed(loaded)) {
+      func.emitError() << error;
+      return signalPassFailure();
     }
+    ClusterDesc clusterDesc = *loaded;
     // The placement: every laid-out value must be on the first one.
     PlacementAttr placement;
     WalkResult walked = func.walk([&](Operation *op) {

@@ -420,17 +420,13 @@ void SbpPropagationPass::runOnOperation() {
   if (!defaultPlacement)
     return;
 
-  if (cluster.empty()) {
-    clusterDesc = ClusterDesc::getDefault();
-  } else {
-    std::string error;
-    FailureOr<ClusterDesc> loaded = ClusterDesc::load(cluster, error);
-    if (failed(loaded)) {
-      func.emitError() << error;
-      return signalPassFailure();
-    }
-    clusterDesc = *loaded;
+  std::string error;
+  FailureOr<ClusterDesc> loaded = ClusterDesc::load(cluster, error);
+  if (failed(loaded)) {
+    func.emitError() << error;
+    return signalPassFailure();
   }
+  clusterDesc = *loaded;
   boxingCosts.clear();
   late.clear();
   microBatched = getMicroBatches(func) > 1;

@@ -86,6 +86,17 @@ ABSL_FLAG(int64_t, stages, 1,
           "about equal predicted cost, each on --devices / --stages ranks "
           "(use with --micro-batches)");
 
+/// The dashed name of flag `name` (declared with underscores) when the
+/// command line gave it a value other than its default.
+static std::optional<std::string> givenFlag(const char *name) {
+  const absl::CommandLineFlag *flag = absl::FindCommandLineFlag(name);
+  if (!flag || flag->CurrentValue() == flag->DefaultValue())
+    return std::nullopt;
+  std::string dashed = name;
+  std::replace(dashed.begin(), dashed.end(), '_', '-');
+  return dashed;
+}
+
 absl::StatusOr<std::optional<oftools::TrainOptions>>
 ofrun::trainOptionsFromFlags(int64_t devices) {
   int64_t micro = absl::GetFlag(FLAGS_micro_batches);
@@ -104,14 +115,10 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
           "beta2",       "epsilon",      "clip_norm",         "warmup_steps",
           "total_steps", "min_lr",       "pipeline_schedule", "search",
           "mesh",        "memory_limit", "cluster",           "explain"}) {
-      const absl::CommandLineFlag *flag = absl::FindCommandLineFlag(name);
-      if (flag && flag->CurrentValue() != flag->DefaultValue()) {
-        std::string dashed = name;
-        std::replace(dashed.begin(), dashed.end(), '_', '-');
-        return absl::InvalidArgumentError("--" + dashed +
+      if (std::optional<std::string> dashed = givenFlag(name))
+        return absl::InvalidArgumentError("--" + *dashed +
                                           " sets up training; it needs "
                                           "--train");
-      }
     }
     if (!absl::GetFlag(FLAGS_strategy).empty())
       return absl::InvalidArgumentError(
@@ -184,15 +191,11 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   if (options.strategy != "auto") {
     for (const char *name :
          {"search", "mesh", "memory_limit", "cluster", "explain"}) {
-      const absl::CommandLineFlag *flag = absl::FindCommandLineFlag(name);
-      if (flag && flag->CurrentValue() != flag->DefaultValue()) {
-        std::string dashed = name;
-        std::replace(dashed.begin(), dashed.end(), '_', '-');
+      if (std::optional<std::string> dashed = givenFlag(name))
         return absl::InvalidArgumentError(
-            "--" + dashed +
+            "--" + *dashed +
             " sets up the layout search; it needs --strategy "
             "auto");
-      }
     }
   }
   if (options.strategy == "auto" && (micro != 1 || stages != 1))

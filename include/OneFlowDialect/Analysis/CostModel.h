@@ -75,7 +75,8 @@ struct ClusterDesc {
   /// On failure, `error` names `source` and the offending key.
   static FailureOr<ClusterDesc> parse(StringRef json, StringRef source,
                                       std::string &error);
-  /// Reads and parses the file at `path`.
+  /// Reads and parses the file at `path`; an empty path (a pass's
+  /// `cluster` option left out) gives getDefault().
   static FailureOr<ClusterDesc> load(StringRef path, std::string &error);
 
   /// The link a group of `ranks` (global ranks) communicates over.

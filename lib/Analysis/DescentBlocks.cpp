@@ -1,0 +1,370 @@
+//===- DescentBlocks.cpp - Block moves of the coordinate descent ----------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Moves that change many units at once, each exact for its block with the
+// rest fixed: forests of units solved by min-sum dynamic programming, and
+// windows of neighbouring units solved as an integer program (GLPK), whose
+// solution is also tried in every layer that repeats the window.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Descent.h"
+
+#include <cmath>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using namespace mlir::oneflow::detail;
+
+void Descent::buildBlocks() {
+  ArrayRef<ProblemEdge> edges = problem.getEdges();
+  unitOfNode.assign(problem.getNodes().size(), 0);
+  for (auto [u, unit] : llvm::enumerate(units)) {
+    unitOfNode[unit.anchor] = u;
+    for (auto [follower, e] : unit.followers)
+      unitOfNode[follower] = u;
+  }
+  neighbours.resize(units.size());
+  for (auto [e, edge] : llvm::enumerate(edges)) {
+    unsigned a = unitOfNode[edge.producer], b = unitOfNode[edge.consumer];
+    if (a == b)
+      continue;
+    neighbours[a][b].push_back(e);
+    neighbours[b][a].push_back(e);
+  }
+  // Grow forests in program order (a unit joins the first block where its
+  // neighbours already there lie in distinct trees), then in reverse order:
+  // two coverings whose trees cut the graph differently.
+  for (bool reverse : {false, true}) {
+    SmallVector<unsigned> order;
+    for (unsigned u = 0, e = units.size(); u < e; ++u)
+      order.push_back(reverse ? e - 1 - u : u);
+    SmallVector<int> blockOf(units.size(), -1);
+    // Union-find over units, per block implicitly (units of one block only
+    // join units of the same block).
+    SmallVector<unsigned> root(units.size());
+    for (unsigned u = 0, e = units.size(); u < e; ++u)
+      root[u] = u;
+    auto find = [&](unsigned u) {
+      while (root[u] != u)
+        u = root[u] = root[root[u]];
+      return u;
+    };
+    size_t first = blocks.size();
+    for (unsigned u : order) {
+      for (size_t b = first;; ++b) {
+        if (b == blocks.size()) {
+          blocks.emplace_back();
+          parents.emplace_back();
+        }
+        SmallVector<unsigned> trees;
+        bool fits = true;
+        for (auto &[w, list] : neighbours[u]) {
+          if (blockOf[w] != int(b))
+            continue;
+          unsigned tree = find(w);
+          if (llvm::is_contained(trees, tree)) {
+            fits = false;
+            break;
+          }
+          trees.push_back(tree);
+        }
+        if (!fits)
+          continue;
+        blockOf[u] = b;
+        for (unsigned tree : trees)
+          root[tree] = u;
+        blocks[b].push_back(u);
+        break;
+      }
+    }
+    // Order each block's forest from its roots, parents first.
+    for (size_t b = first; b < blocks.size(); ++b) {
+      SmallVector<unsigned> ordered;
+      DenseMap<unsigned, int> parentOf;
+      DenseSet<unsigned> seen;
+      for (unsigned start : blocks[b]) {
+        if (!seen.insert(start).second)
+          continue;
+        parentOf[start] = -1;
+        SmallVector<unsigned> stack{start};
+        while (!stack.empty()) {
+          unsigned u = stack.pop_back_val();
+          ordered.push_back(u);
+          for (auto &[w, list] : neighbours[u])
+            if (blockOf[w] == int(b) && seen.insert(w).second) {
+              parentOf[w] = u;
+              stack.push_back(w);
+            }
+        }
+      }
+      blocks[b] = ordered;
+      for (unsigned u : ordered)
+        parents[b].push_back(parentOf[u]);
+    }
+  }
+  // Spanning forests of every unit, breadth first from the units in
+  // program order and in reverse: moves over the whole graph at once.
+  for (bool reverse : {false, true}) {
+    SmallVector<unsigned> ordered;
+    SmallVector<int> parentOf(units.size(), -2);
+    for (unsigned i = 0, e = units.size(); i < e; ++i) {
+      unsigned start = reverse ? e - 1 - i : i;
+      if (parentOf[start] != -2)
+        continue;
+      parentOf[start] = -1;
+      size_t head = ordered.size();
+      ordered.push_back(start);
+      while (head < ordered.size()) {
+        unsigned u = ordered[head++];
+        for (auto &[w, list] : neighbours[u])
+          if (parentOf[w] == -2) {
+            parentOf[w] = u;
+            ordered.push_back(w);
+          }
+      }
+    }
+    blocks.push_back(ordered);
+    parents.emplace_back();
+    for (unsigned u : ordered)
+      parents.back().push_back(parentOf[u]);
+  }
+}
+
+bool Descent::improveBlock(unsigned b, double bytesWeight) {
+  ArrayRef<ProblemNode> nodes = problem.getNodes();
+  ArrayRef<ProblemEdge> edges = problem.getEdges();
+  ArrayRef<unsigned> block = blocks[b];
+  DenseMap<unsigned, unsigned> indexOf;
+  for (auto [i, u] : llvm::enumerate(block))
+    indexOf[u] = i;
+  // The choice of `node` when its unit takes `k`.
+  auto choiceFor = [&](unsigned node, unsigned k) {
+    unsigned u = unitOfNode[node];
+    if (units[u].anchor == node)
+      return k;
+    for (auto [i, follower] : llvm::enumerate(units[u].followers))
+      if (follower.first == node)
+        return units[u].followerChoices[k][i];
+    return k;
+  };
+  // cost[i][k]: the best cost of the subtree under block unit i when it
+  // takes k (own compute, edges leaving the block, edges to children).
+  SmallVector<SmallVector<double>> cost(block.size());
+  SmallVector<SmallVector<unsigned>> bestChild(block.size());
+  for (auto [i, u] : llvm::enumerate(block)) {
+    unsigned numChoices = nodes[units[u].anchor].choices.size();
+    cost[i].assign(numChoices, kInfinity);
+    for (unsigned k = 0; k < numChoices; ++k) {
+      if (!validChoice(u, k))
+        continue;
+      double c = 0;
+      for (unsigned m = 0, me = units[u].followers.size() + 1; m < me; ++m) {
+        unsigned node = memberNode(u, m), choice = memberChoice(u, m, k);
+        c += nodes[node].compute[choice];
+        if (bytesWeight > 0)
+          for (unsigned r = 0; r < numResults[node]; ++r)
+            c += bytesWeight * bytes(node, choice, r);
+      }
+      for (auto &[w, list] : neighbours[u]) {
+        // Tree edges are the pairwise terms; others see the far end fixed.
+        auto other = indexOf.find(w);
+        if (other != indexOf.end() &&
+            (parents[b][i] == int(w) || parents[b][other->second] == int(u)))
+          continue;
+        for (unsigned e : list) {
+          const ProblemEdge &edge = edges[e];
+          c += unitOfNode[edge.producer] == u
+                   ? problem.edgeCost(e, choiceFor(edge.producer, k),
+                                      assignment[edge.consumer])
+                   : problem.edgeCost(e, assignment[edge.producer],
+                                      choiceFor(edge.consumer, k));
+        }
+      }
+      cost[i][k] = c;
+    }
+  }
+  // Children into parents, leaves first (reverse of parents-first order).
+  SmallVector<SmallVector<unsigned>> argChild(block.size());
+  for (int i = block.size() - 1; i >= 0; --i) {
+    int parent = parents[b][i];
+    if (parent < 0)
+      continue;
+    unsigned p = indexOf[parent], c = i;
+    unsigned up = block[p], uc = block[c];
+    const SmallVector<unsigned> &list = neighbours[up].find(uc)->second;
+    argChild[c].assign(cost[p].size(), 0);
+    for (unsigned kp = 0, pe = cost[p].size(); kp < pe; ++kp) {
+      if (std::isinf(cost[p][kp]))
+        continue;
+      double best = kInfinity;
+      for (unsigned kc = 0, ce = cost[c].size(); kc < ce; ++kc) {
+        if (std::isinf(cost[c][kc]) || cost[c][kc] >= best)
+          continue;
+        double total = cost[c][kc];
+        for (unsigned e : list) {
+          const ProblemEdge &edge = edges[e];
+          total += unitOfNode[edge.producer] == up
+                       ? problem.edgeCost(e, choiceFor(edge.producer, kp),
+                                          choiceFor(edge.consumer, kc))
+                       : problem.edgeCost(e, choiceFor(edge.producer, kc),
+                                          choiceFor(edge.consumer, kp));
+        }
+        if (total < best) {
+          best = total;
+          argChild[c][kp] = kc;
+        }
+      }
+      cost[p][kp] += best;
+    }
+  }
+  // Roots take their best; children what their parent's choice asks.
+  SmallVector<unsigned> chosen(block.size(), 0);
+  for (auto [i, u] : llvm::enumerate(block)) {
+    int parent = parents[b][i];
+    if (parent >= 0) {
+      chosen[i] = argChild[i][chosen[indexOf[parent]]];
+      continue;
+    }
+    chosen[i] =
+        std::min_element(cost[i].begin(), cost[i].end()) - cost[i].begin();
+  }
+  Move move;
+  for (auto [i, u] : llvm::enumerate(block))
+    if (chosen[i] != assignment[units[u].anchor] && validChoice(u, chosen[i]))
+      appendUnit(u, chosen[i], move);
+  if (move.empty())
+    return false;
+  double change = delta(move);
+  return accept(move, change);
+}
+
+void Descent::buildWindows() {
+  if (options.windowUnits < 2)
+    return;
+  // Breadth first from every `size / 2`-th unit in program order:
+  // overlapping windows that cover the graph. On small graphs a window
+  // keeps growing past `size` units (up to twice) while its units have
+  // few signatures between them (a 1-D mesh), since the integer program's
+  // cost follows the signatures more than the units.
+  bool small = problem.getNodes().size() <= kSmallGraph;
+  unsigned size = small ? std::max(options.windowUnits, kSmallGraphWindow)
+                        : options.windowUnits;
+  unsigned stride = std::max(1u, size / 2);
+  auto full = [&](ArrayRef<unsigned> window, size_t choices) {
+    if (window.size() < size)
+      return false;
+    return !small || window.size() >= 2 * size ||
+           choices >= kSmallGraphWindowChoices;
+  };
+  for (unsigned start = 0, e = units.size(); start < e; start += stride) {
+    SmallVector<unsigned> window{start};
+    DenseSet<unsigned> seen{start};
+    size_t choices = problem.getNodes()[units[start].anchor].choices.size();
+    for (size_t head = 0; head < window.size() && !full(window, choices);
+         ++head)
+      for (auto &[w, list] : neighbours[window[head]]) {
+        if (full(window, choices))
+          break;
+        if (seen.insert(w).second) {
+          window.push_back(w);
+          choices += problem.getNodes()[units[w].anchor].choices.size();
+        }
+      }
+    windows.push_back(std::move(window));
+  }
+  std::map<std::vector<int64_t>, unsigned> classes;
+  for (const SmallVector<unsigned> &window : windows) {
+    std::vector<int64_t> key;
+    for (unsigned u : window)
+      key.push_back(!groupOfUnit.empty() && groupOfUnit[u] >= 0
+                        ? groupOfUnit[u]
+                        : -int64_t(u) - 1);
+    auto [it, inserted] = classes.try_emplace(key, classes.size());
+    windowClass.push_back(it->second);
+    if (inserted)
+      classSize.push_back(0);
+    ++classSize[it->second];
+  }
+  windowsNear.resize(units.size());
+  for (auto [w, window] : llvm::enumerate(windows))
+    for (unsigned u : window) {
+      windowsNear[u].push_back(w);
+      for (auto &[v, list] : neighbours[u])
+        windowsNear[v].push_back(w);
+    }
+  for (SmallVector<unsigned> &list : windowsNear) {
+    llvm::sort(list);
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+}
+
+bool Descent::improveWindow(unsigned w) {
+  SmallVector<bool> free(problem.getNodes().size(), false);
+  for (unsigned u : windows[w]) {
+    free[units[u].anchor] = true;
+    for (auto [follower, e] : units[u].followers)
+      free[follower] = true;
+  }
+  std::string error;
+  SearchOptions exact = options;
+  exact.timeLimitSeconds = 10;
+  FailureOr<SmallVector<unsigned>> solved =
+      solveRegion(problem, assignment, free, exact, error);
+  if (failed(solved))
+    return false;
+  Move move;
+  for (unsigned n = 0, e = assignment.size(); n < e; ++n)
+    if ((*solved)[n] != assignment[n])
+      move.push_back({n, (*solved)[n]});
+  if (move.empty())
+    return false;
+  double change = delta(move);
+  // The same window in every other layer: each unit's group takes what
+  // the unit took (when no group appears twice with two choices).
+  if (classSize[windowClass[w]] > 1) {
+    DenseMap<unsigned, unsigned> groupChoice;
+    bool consistent = true;
+    std::map<unsigned, unsigned> nodes;
+    for (unsigned u : windows[w]) {
+      unsigned k = (*solved)[units[u].anchor];
+      int g = groupOfUnit[u];
+      if (g < 0) {
+        Move own;
+        if (appendUnit(u, k, own))
+          for (auto [n, c] : own)
+            nodes[n] = c;
+        continue;
+      }
+      auto [it, inserted] = groupChoice.try_emplace(g, k);
+      consistent &= it->second == k;
+    }
+    for (auto [g, k] : groupChoice) {
+      for (unsigned v : groups[g]) {
+        Move member;
+        consistent &= appendUnit(v, k, member);
+        for (auto [n, c] : member)
+          nodes[n] = c;
+      }
+    }
+    Move everywhere;
+    for (auto [n, c] : nodes)
+      if (c != assignment[n])
+        everywhere.push_back({n, c});
+    if (consistent && !everywhere.empty()) {
+      double broad = delta(everywhere);
+      if (broad < change) {
+        change = broad;
+        move = std::move(everywhere);
+      }
+    }
+  }
+  return accept(move, change);
+}
+
+/// A label of an op that ignores names and seeds: its kind, types and
+/// other attributes.
