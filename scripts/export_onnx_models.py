@@ -35,8 +35,13 @@
 #
 #   OUT/<name>.train-x.npy  OUT/<name>.train-labels.npy  OUT/<name>.train-loss.npy
 #
+# and with --batch-stats the running statistics PyTorch's batch norms hold
+# after each step, keyed "step-N/<state_dict name>" as of-run's checkpoint
+# directories hold them: OUT/<name>.train-stats.npz
+#
 # ===---------------------------------------------------------------------=== #
 
+import copy
 import math
 import os
 import sys
@@ -235,14 +240,18 @@ def train_reference(name, out, steps, lr, batch_stats):
                 m.eval()
     g = torch.Generator().manual_seed(2)
     batch = x.shape[0]
+    # The output's shape, without moving training-mode batch statistics.
+    state = copy.deepcopy(model.state_dict())
     with torch.no_grad():
         shape = model(x).shape
+    model.load_state_dict(state)
     classes = shape[-1]
     xs = torch.randn((steps * batch,) + tuple(x.shape[1:]), generator=g)
     labels = torch.randint(0, classes, (steps * batch,) + tuple(shape[1:-1]),
                            generator=g)
     opt = torch.optim.SGD(model.parameters(), lr=lr)
     losses = []
+    stats = {}
     for step in range(steps):
         rows = slice(step * batch, (step + 1) * batch)
         opt.zero_grad()
@@ -252,10 +261,16 @@ def train_reference(name, out, steps, lr, batch_stats):
         loss.backward()
         opt.step()
         losses.append(loss.item())
+        if batch_stats:
+            for key, value in model.state_dict().items():
+                if key.endswith((".running_mean", ".running_var")):
+                    stats["step-%d/%s" % (step + 1, key)] = value.numpy().copy()
     np.save(os.path.join(out, name + ".train-x.npy"), xs.numpy())
     np.save(os.path.join(out, name + ".train-labels.npy"), labels.numpy())
     np.save(os.path.join(out, name + ".train-loss.npy"),
             np.array(losses, np.float32))
+    if stats:
+        np.savez(os.path.join(out, name + ".train-stats.npz"), **stats)
 
 
 def main():

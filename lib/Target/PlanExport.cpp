@@ -34,6 +34,8 @@
 #include "ofrt/Plan.h"
 #include "plan.pb.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 
 using namespace mlir;
@@ -480,9 +482,17 @@ LogicalResult mlir::oneflow::writePlan(Operation *root, llvm::raw_ostream &os,
       return failure();
 
   std::string bytes;
-  bool written = format == PlanFormat::Text
-                     ? google::protobuf::TextFormat::PrintToString(plan, &bytes)
-                     : plan.SerializeToString(&bytes);
+  bool written;
+  if (format == PlanFormat::Text) {
+    written = google::protobuf::TextFormat::PrintToString(plan, &bytes);
+  } else {
+    // Deterministic: attribute maps in key order, so that one program
+    // gives one plan, byte for byte, whatever built its attributes.
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    written = plan.SerializeToCodedStream(&coded);
+  }
   if (!written)
     return emitError(root->getLoc()) << "cannot serialize the plan";
   if (format == PlanFormat::Dot) {

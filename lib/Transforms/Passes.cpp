@@ -42,4 +42,12 @@ void mlir::oneflow::registerOneFlowPipelines() {
       "and lower boxing, bucket small all-reduces, sum over micro-batches, "
       "mark constant matmul weights, lower to actors, plan memory",
       buildOneFlowDefaultPipeline);
+  PassPipelineRegistration<OneFlowTrainingPipelineOptions>(
+      "oneflow-training-pipeline",
+      "What of-run --train compiles: infer shapes, [cut pipeline stages,] "
+      "differentiate the loss, [recompute activations,] add optimizer "
+      "updates and batch norm's running-statistic updates, lay the step out "
+      "by a strategy or the layout search, then oneflow-default-pipeline. "
+      "Options: of-run's training flags, dashed",
+      buildOneFlowTrainingPipeline);
 }

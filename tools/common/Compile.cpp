@@ -31,7 +31,7 @@ oftools::compileToPlan(ModuleOp module, const std::string &what,
   };
   PassManager pm(module.getContext());
   if (train)
-    buildTrainingPipeline(pm, *train);
+    oneflow::buildOneFlowTrainingPasses(pm, *train);
   oneflow::OneFlowPipelineOptions options;
   oneflow::buildOneFlowDefaultPipeline(pm, options);
   if (failed(pm.run(module)))

@@ -29,7 +29,7 @@ void registerToolDialects(mlir::DialectRegistry &registry);
 /// Compiles `module` in place through oneflow-default-pipeline and returns
 /// the binary plan; `what` names the program in errors (the diagnostics
 /// themselves go to the context's handler). With `train`, the training
-/// passes (buildTrainingPipeline) come first.
+/// passes (oneflow::buildOneFlowTrainingPasses) come first.
 absl::StatusOr<std::string> compileToPlan(mlir::ModuleOp module,
                                           const std::string &what,
                                           const TrainOptions *train = nullptr);

@@ -17,7 +17,7 @@ namespace ofrun {
 /// over `ranks` CPU ranks) compiled through oneflow-default-pipeline.
 /// When `emitPlan` is not empty, the compiled plan is also written there.
 /// With `train`, a .mlir program or .onnx model (imported without layouts)
-/// becomes a training step first (oftools::buildTrainingPipeline); plans
+/// becomes a training step first (oneflow::buildOneFlowTrainingPasses); plans
 /// cannot.
 absl::StatusOr<ofrt::LoadedPlan>
 loadModel(const std::string &path, const std::string &emitPlan, int ranks,

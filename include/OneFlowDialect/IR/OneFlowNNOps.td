@@ -89,10 +89,12 @@ def OneFlow_BatchNormOp : OneFlow_InferredOp<"batch_norm", [OneFlow_HasSbp]> {
   let summary = "batch normalization over all axes but `axis`";
   let description = [{
     `gamma`, `beta`, `moving_mean` and `moving_variance` are 1-D of the size
-    of `axis` (the channels). In training the batch statistics normalize
-    and update the moving ones with `momentum`; the batch mean and inverse
-    standard deviation are returned for the backward pass. In inference
-    (`training = false`) the moving statistics normalize.
+    of `axis` (the channels). In training the batch statistics normalize;
+    the batch mean and inverse standard deviation are returned for the
+    backward pass and for the update of the moving statistics with
+    `momentum` (ONNX's: the weight of the old value), which
+    oneflow-update-moving-statistics appends. In inference (`training =
+    false`) the moving statistics normalize.
 
     ```mlir
     %y, %mean, %inv = oneflow.batch_norm %x, %g, %b, %rm, %rv {training}

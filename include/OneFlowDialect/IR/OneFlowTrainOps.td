@@ -93,4 +93,32 @@ def OneFlow_AdamUpdateOp : OneFlow_UpdateOp<"adam_update",
       UnitAttr:$decoupled));
 }
 
+def OneFlow_MovingAverageUpdateOp
+    : OneFlow_Op<"moving_average_update", [OneFlow_HasSbp]> {
+  let summary = "moving = momentum * moving + (1 - momentum) * value, in place";
+  let description = [{
+    An exponential moving average written into the buffer of `moving` (a
+    variable's value), as batch normalization keeps its running statistics
+    (`momentum` is ONNX's: the weight of the old value; PyTorch's momentum
+    0.1 is 0.9 here). `value` has the logical type of `moving`. Like the
+    optimizer updates it has no results and its write effect keeps DCE,
+    CSE and reordering away from it. SBP: element-wise, `moving` keeps its
+    layout (a partial `value` is reduced by boxing first).
+
+    ```mlir
+    oneflow.moving_average_update %running_mean, %batch_mean {momentum = 0.9 : f64}
+        : tensor<16xf32>, tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins
+      Arg<OneFlow_FloatTensor, "the variable's value, updated in place",
+          [MemRead, MemWrite]>:$moving,
+      OneFlow_FloatTensor:$value,
+      F64Attr:$momentum);
+  let results = (outs);
+  let assemblyFormat = "$moving `,` $value attr-dict `:` type(operands)";
+  let hasVerifier = 1;
+  let extraClassDefinition = OneFlow_ElementwiseSbp<>.definition;
+}
+
 #endif // ONEFLOWDIALECT_IR_ONEFLOWTRAINOPS_TD

@@ -42,6 +42,124 @@ struct OneFlowPipelineOptions
 void buildOneFlowDefaultPipeline(OpPassManager &pm,
                                  const OneFlowPipelineOptions &options);
 
+/// What turns a program written for one device, with a scalar loss output,
+/// into a training step laid out on the devices; see oneflow-autodiff,
+/// oneflow-optimizer, oneflow-apply-strategy and oneflow-auto-parallel for
+/// the meaning of each field.
+struct TrainingConfig {
+  std::string loss = "loss";
+  /// kind (sgd, adam, adamw), lr, momentum, ..., as the pass takes them.
+  OptimizerPassOptions optimizer;
+  /// dp, tp, hybrid, zero, auto or a strategy file; empty: dp on several
+  /// devices (or with micro-batches or stages), the program's own layouts
+  /// on one.
+  std::string strategy;
+  /// With strategy "auto": oneflow-auto-parallel's options (`devices` is
+  /// taken from `devices`).
+  AutoParallelPassOptions autoParallel;
+  int64_t devices = 1;
+  /// Micro-batches per step (gradient accumulation); 1: none.
+  int64_t microBatches = 1;
+  /// Pipeline stages, cut by oneflow-assign-stages; 1: none.
+  int64_t stages = 1;
+  /// With stages: "1f1b" or "gpipe" regst counts.
+  std::string pipelineSchedule = "1f1b";
+  /// Recompute activations in the backward pass
+  /// (oneflow-activation-checkpointing).
+  bool recompute = false;
+};
+
+/// Adds func.func(oneflow-infer-shapes, [oneflow-assign-stages,]
+/// oneflow-autodiff, [oneflow-activation-checkpointing,] oneflow-optimizer,
+/// oneflow-update-moving-statistics [, oneflow-apply-strategy or
+/// oneflow-auto-parallel]) to `pm`: what of-run --train puts before
+/// oneflow-default-pipeline.
+void buildOneFlowTrainingPasses(OpPassManager &pm,
+                                const TrainingConfig &config);
+
+/// Options of `oneflow-training-pipeline`: a TrainingConfig in text (the
+/// flags of of-run --train, dashed) and the default pipeline's regst count.
+struct OneFlowTrainingPipelineOptions
+    : public PassPipelineOptions<OneFlowTrainingPipelineOptions> {
+  Option<std::string> loss{*this, "loss",
+                           llvm::cl::desc("The scalar output to minimize"),
+                           llvm::cl::init("loss")};
+  Option<std::string> optimizer{*this, "optimizer",
+                                llvm::cl::desc("sgd, adam or adamw"),
+                                llvm::cl::init(OptimizerPassOptions().kind)};
+  Option<double> lr{*this, "lr", llvm::cl::desc("Peak learning rate"),
+                    llvm::cl::init(OptimizerPassOptions().lr)};
+  Option<double> momentum{*this, "momentum", llvm::cl::desc("SGD momentum"),
+                          llvm::cl::init(OptimizerPassOptions().momentum)};
+  Option<bool> nesterov{*this, "nesterov",
+                        llvm::cl::desc("SGD with Nesterov momentum"),
+                        llvm::cl::init(false)};
+  Option<double> weightDecay{
+      *this, "weight-decay", llvm::cl::desc("Weight decay"),
+      llvm::cl::init(OptimizerPassOptions().weightDecay)};
+  Option<double> beta1{*this, "beta1", llvm::cl::desc("Adam beta1"),
+                       llvm::cl::init(OptimizerPassOptions().beta1)};
+  Option<double> beta2{*this, "beta2", llvm::cl::desc("Adam beta2"),
+                       llvm::cl::init(OptimizerPassOptions().beta2)};
+  Option<double> epsilon{*this, "epsilon", llvm::cl::desc("Adam epsilon"),
+                         llvm::cl::init(OptimizerPassOptions().epsilon)};
+  Option<double> clipNorm{*this, "clip-norm",
+                          llvm::cl::desc("Global gradient-norm clipping"),
+                          llvm::cl::init(OptimizerPassOptions().clipNorm)};
+  Option<int64_t> warmupSteps{
+      *this, "warmup-steps", llvm::cl::desc("Linear warm-up steps"),
+      llvm::cl::init(OptimizerPassOptions().warmupSteps)};
+  Option<int64_t> totalSteps{*this, "total-steps",
+                             llvm::cl::desc("Cosine decay ends here"),
+                             llvm::cl::init(OptimizerPassOptions().totalSteps)};
+  Option<double> minLr{*this, "min-lr",
+                       llvm::cl::desc("Learning rate at total-steps"),
+                       llvm::cl::init(OptimizerPassOptions().minLr)};
+  Option<std::string> strategy{
+      *this, "strategy",
+      llvm::cl::desc("dp, tp, hybrid, zero, auto or a strategy file")};
+  Option<int64_t> devices{*this, "devices", llvm::cl::desc("Devices"),
+                          llvm::cl::init(1)};
+  Option<int64_t> microBatches{*this, "micro-batches",
+                               llvm::cl::desc("Micro-batches per step"),
+                               llvm::cl::init(1)};
+  Option<int64_t> stages{*this, "stages", llvm::cl::desc("Pipeline stages"),
+                         llvm::cl::init(1)};
+  Option<std::string> pipelineSchedule{*this, "pipeline-schedule",
+                                       llvm::cl::desc("1f1b or gpipe"),
+                                       llvm::cl::init("1f1b")};
+  Option<bool> recompute{*this, "recompute",
+                         llvm::cl::desc("Recompute activations"),
+                         llvm::cl::init(false)};
+  Option<std::string> search{*this, "search",
+                             llvm::cl::desc("With strategy=auto: cd or exact"),
+                             llvm::cl::init(AutoParallelPassOptions().search)};
+  ListOption<int64_t> mesh{*this, "mesh",
+                           llvm::cl::desc("With strategy=auto: the mesh")};
+  Option<int64_t> memoryLimit{
+      *this, "memory-limit",
+      llvm::cl::desc("With strategy=auto: bytes per device (0: none)"),
+      llvm::cl::init(0)};
+  Option<std::string> cluster{
+      *this, "cluster",
+      llvm::cl::desc("With strategy=auto: the cluster description file")};
+  Option<bool> explain{*this, "explain",
+                       llvm::cl::desc("With strategy=auto: explain the choice"),
+                       llvm::cl::init(false)};
+  Option<int64_t> regstCount{
+      *this, "regst-count",
+      llvm::cl::desc("Buffers per regst (oneflow-lower-to-actor-graph)"),
+      llvm::cl::init(1)};
+
+  /// The options as the C++ builder takes them.
+  TrainingConfig config() const;
+};
+
+/// oneflow-training-pipeline: the training passes, then
+/// oneflow-default-pipeline.
+void buildOneFlowTrainingPipeline(
+    OpPassManager &pm, const OneFlowTrainingPipelineOptions &options);
+
 //===----------------------------------------------------------------------===//
 // Registration
 //===----------------------------------------------------------------------===//
@@ -49,7 +167,7 @@ void buildOneFlowDefaultPipeline(OpPassManager &pm,
 #define GEN_PASS_REGISTRATION
 #include "OneFlowDialect/Transforms/Passes.h.inc" // IWYU pragma: keep
 
-/// Registers `oneflow-default-pipeline`.
+/// Registers `oneflow-default-pipeline` and `oneflow-training-pipeline`.
 void registerOneFlowPipelines();
 
 } // namespace mlir::oneflow

@@ -150,4 +150,33 @@ def AutodiffPass : Pass<"oneflow-autodiff", "::mlir::func::FuncOp"> {
   ];
 }
 
+def UpdateMovingStatisticsPass
+    : Pass<"oneflow-update-moving-statistics", "::mlir::func::FuncOp"> {
+  let summary = "Update batch norm's running statistics in place, as PyTorch does";
+  let description = [{
+    For every `oneflow.batch_norm` in training mode whose moving mean and
+    variance are `oneflow.variable` values, appends at the end of the
+    function two `oneflow.moving_average_update`s with the op's
+    `momentum`: the moving mean takes the batch mean, the moving variance
+    the unbiased batch variance n / (n - 1) * (inv_variance^-2 - epsilon),
+    n being the elements per channel the batch statistics cover
+    (PyTorch's `BatchNorm` in training). The variables may be `frozen`
+    (no gradient); checkpoints and ONNX export then carry the updated
+    values. A batch norm whose statistics are not variables is left alone.
+    It is an error when a batch norm to update has one element per
+    channel (the unbiased variance is undefined; PyTorch refuses it too).
+
+    ```mlir
+    %y, %mean, %inv = oneflow.batch_norm %x, %g, %b, %rm, %rv {training} : ...
+    // appends
+    %0 = oneflow.scalar_pow %inv, -2.0 ...
+    %1 = oneflow.scalar_add %0, -1.0e-05 ...
+    %2 = oneflow.scalar_mul %1, 1.0322580645161290 ...
+    oneflow.moving_average_update %rm, %mean {momentum = 0.9 : f64} : ...
+    oneflow.moving_average_update %rv, %2 {momentum = 0.9 : f64} : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
+}
+
 #endif // ONEFLOWDIALECT_TRANSFORMS_TRAININGPASSES_TD

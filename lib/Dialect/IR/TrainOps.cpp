@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Verifiers of oneflow.sgd_update and oneflow.adam_update: operand types,
-// state counts and the ranges of the hyper-parameters.
+// Verifiers of oneflow.sgd_update and oneflow.adam_update (operand types,
+// state counts and the ranges of the hyper-parameters) and of
+// oneflow.moving_average_update.
 //
 //===----------------------------------------------------------------------===//
 
@@ -100,4 +101,21 @@ LogicalResult AdamUpdateOp::verify() {
                          << formatDouble(getEpsilon().convertToDouble())
                          << " is not positive";
   return verifyUpdate(*this, 2, "m and v");
+}
+
+//===----------------------------------------------------------------------===//
+// MovingAverageUpdateOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MovingAverageUpdateOp::verify() {
+  RankedTensorType moving = stripEncoding(getMoving().getType());
+  if (stripEncoding(getValue().getType()) != moving)
+    return emitOpError() << "value of type "
+                         << stripEncoding(getValue().getType())
+                         << " does not match the moving average's " << moving;
+  double momentum = getMomentum().convertToDouble();
+  if (!(momentum >= 0 && momentum <= 1))
+    return emitOpError() << "momentum " << formatDouble(momentum)
+                         << " is not in [0, 1]";
+  return success();
 }

@@ -109,3 +109,19 @@ func.func @negative_epsilon(%w: tensor<4xf32>, %g: tensor<4xf32>) {
   oneflow.adam_update %w, %g states(%g, %g) {lr = 1.0 : f64, epsilon = 0.0 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @moving_average_types(%rm: tensor<16xf32>, %mean: tensor<8xf32>) {
+  // expected-error@+1 {{'oneflow.moving_average_update' op value of type 'tensor<8xf32>' does not match the moving average's 'tensor<16xf32>'}}
+  oneflow.moving_average_update %rm, %mean {momentum = 0.9 : f64} : tensor<16xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @moving_average_momentum(%rm: tensor<16xf32>, %mean: tensor<16xf32>) {
+  // expected-error@+1 {{'oneflow.moving_average_update' op momentum 1.5 is not in [0, 1]}}
+  oneflow.moving_average_update %rm, %mean {momentum = 1.5 : f64} : tensor<16xf32>, tensor<16xf32>
+  return
+}

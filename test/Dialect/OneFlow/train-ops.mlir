@@ -16,3 +16,14 @@ func.func @updates(%w: tensor<4x6xf32>, %g: tensor<4x6xf32>, %m: tensor<4x6xf32>
   oneflow.adam_update %w, %g states(%m, %v) {lr = 1.0e-3 : f64, weight_decay = 0.01 : f64, decoupled, warmup_steps = 10, total_steps = 100} : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>
   return
 }
+
+// The moving average of batch norm's running statistics: element-wise, no
+// results.
+
+// CHECK-LABEL: func.func @moving_average
+func.func @moving_average(%rm: tensor<16xf32>, %mean: tensor<16xf32>) {
+  // CHECK: oneflow.moving_average_update %{{.*}}, %{{.*}} {momentum = 9.000000e-01 : f64} : tensor<16xf32>, tensor<16xf32>
+  // expected-remark@+1 {{sbp: S(0), S(0) ->}}
+  oneflow.moving_average_update %rm, %mean {momentum = 0.9 : f64} : tensor<16xf32>, tensor<16xf32>
+  return
+}

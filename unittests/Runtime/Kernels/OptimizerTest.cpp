@@ -1,4 +1,4 @@
-//===- OptimizerTest.cpp - sgd_update, adam_update ------------------------===//
+//===- OptimizerTest.cpp - sgd_update, adam_update, moving averages -------===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -6,7 +6,8 @@
 //
 // Five steps of each optimizer, in place, against torch.optim: the table
 // below is printed by scripts/optimizer_reference.py (PyTorch in float64,
-// same parameter, gradients and options).
+// same parameter, gradients and options). The moving average of batch
+// norm's running statistics is checked against its formula.
 //
 //===----------------------------------------------------------------------===//
 
@@ -212,6 +213,49 @@ TEST(OptimizerKernels, Errors) {
       "bad schedule: warmup_steps 5, total_steps 5");
   expectCreateError(op("sgd_update", {p, p}, {}, {{"lr", std::string("x")}}),
                     "lr");
+}
+
+TEST(OptimizerKernels, MovingAverageInPlace) {
+  for (DType dtype : {DType::F64, DType::F32}) {
+    SCOPED_TRACE(dtypeName(dtype));
+    Shape shape = {3};
+    TensorData moving = tensor(dtype, shape, {1.0, -2.0, 0.5});
+    TensorData value = tensor(dtype, shape, {3.0, 2.0, 0.5});
+    auto kernel = create(op("moving_average_update", descs({moving, value}), {},
+                            {{"momentum", 0.9}}));
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    // Two firings: the average moves toward the value each time.
+    Values expected = {1.0, -2.0, 0.5};
+    for (int step = 0; step < 2; ++step) {
+      std::vector<TensorView> views = {moving.view(), value.view()};
+      KernelContext context;
+      context.step = step;
+      ASSERT_TRUE((*kernel)->compute(context, views, {}).ok());
+      Values v = {3.0, 2.0, 0.5};
+      for (size_t i = 0; i < expected.size(); ++i)
+        expected[i] = 0.9 * expected[i] + 0.1 * v[i];
+      EXPECT_TRUE(near(values(moving), expected, 1e-6, 1e-6)) << step;
+    }
+  }
+}
+
+TEST(OptimizerKernels, MovingAverageErrors) {
+  TensorDesc m{DType::F32, {4}};
+  std::map<std::string, AttrValue> momentum = {{"momentum", 0.9}};
+  expectCreateError(op("moving_average_update", {m, m}, {}),
+                    "needs attribute 'momentum'");
+  expectCreateError(
+      op("moving_average_update", {m, {DType::F32, {3}}}, {}, momentum),
+      "value of type 3xf32 does not match the moving average's "
+      "4xf32");
+  expectCreateError(op("moving_average_update",
+                       {{DType::I64, {4}}, {DType::I64, {4}}}, {}, momentum),
+                    "updates f32 and f64 averages, not i64");
+  expectCreateError(
+      op("moving_average_update", {m, m}, {}, {{"momentum", 1.5}}),
+      "momentum 1.500000 is not in [0, 1]");
+  expectCreateError(op("moving_average_update", {m}, {}, momentum),
+                    "needs 2 operands, got 1");
 }
 
 } // namespace

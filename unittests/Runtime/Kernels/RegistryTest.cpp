@@ -106,6 +106,7 @@ TEST(CpuKernelRegistry, HasEveryComputeOp) {
                        "accumulate",
                        "sgd_update",
                        "adam_update",
+                       "moving_average_update",
                        "conv2d_backward_data",
                        "conv2d_backward_filter",
                        "max_pool2d_grad",

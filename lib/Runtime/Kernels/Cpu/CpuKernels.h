@@ -30,7 +30,7 @@ void registerSourceKernels(KernelRegistry &registry);
 void registerDropoutKernels(KernelRegistry &registry);
 /// local_slice and to_partial: the boxing steps that stay on one rank.
 void registerLocalBoxingKernels(KernelRegistry &registry);
-/// sgd_update and adam_update, in place.
+/// sgd_update, adam_update and moving_average_update, in place.
 void registerOptimizerKernels(KernelRegistry &registry);
 
 } // namespace cpu

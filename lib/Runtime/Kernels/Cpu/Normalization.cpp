@@ -147,9 +147,8 @@ KernelOr createLayerNorm(const OpDesc &op) {
 }
 
 // Updating moving_mean / moving_variance with `momentum` in training is not
-// done here: the operands are read-only views. The engine (or a separate
-// update op) owns that state and applies
-//   moving = momentum * moving + (1 - momentum) * batch_statistic.
+// done here: the operands are read-only views. oneflow.moving_average_update
+// (appended by oneflow-update-moving-statistics) writes them in place.
 class BatchNormKernel : public CpuKernel {
 public:
   BatchNormKernel(const OpDesc &op, int64_t outer, int64_t channels,

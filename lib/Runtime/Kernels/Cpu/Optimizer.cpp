@@ -1,4 +1,4 @@
-//===- Optimizer.cpp - sgd_update, adam_update ----------------------------===//
+//===- Optimizer.cpp - sgd_update, adam_update, moving_average_update -----===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -8,7 +8,9 @@
 // written in place into the buffers of their operands: the parameter and the
 // optimizer states. The step counter of the kernel context drives the
 // learning-rate schedule and Adam's bias correction. Parameters are f32 or
-// f64; the arithmetic is in the parameter's type, as in PyTorch.
+// f64; the arithmetic is in the parameter's type, as in PyTorch. The moving
+// average of batch normalization's running statistics is written in place
+// the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -142,6 +144,35 @@ private:
   bool decoupled;
 };
 
+/// moving = momentum * moving + (1 - momentum) * value, in place.
+class MovingAverageKernel : public CpuKernel {
+public:
+  MovingAverageKernel(const OpDesc &op, double momentum)
+      : CpuKernel(op), momentum(momentum), dtype(op.inputs[0].dtype) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &) override {
+    if (dtype == DType::F32)
+      run<float>(in);
+    else
+      run<double>(in);
+    return absl::OkStatus();
+  }
+
+private:
+  template <typename T> void run(const std::vector<TensorView> &in) const {
+    T *moving = in[0].as<T>();
+    const T *value = in[1].as<T>();
+    const T keep = static_cast<T>(momentum), take = T(1) - keep;
+    int64_t n = in[0].desc.numel();
+    for (int64_t i = 0; i < n; ++i)
+      moving[i] = keep * moving[i] + take * value[i];
+  }
+
+  double momentum;
+  DType dtype;
+};
+
 /// Reads the schedule and weight decay, and checks the operands: `numStates`
 /// states and an optional rank-0 scale, all of the parameter's type, and no
 /// results.
@@ -209,9 +240,28 @@ KernelOr createAdam(const OpDesc &op) {
                                       epsilon, decoupled);
 }
 
+KernelOr createMovingAverage(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 2, 2, 0));
+  const TensorDesc &moving = op.inputs[0];
+  if (moving.dtype != DType::F32 && moving.dtype != DType::F64)
+    return opError(op, "updates f32 and f64 averages, not " +
+                           std::string(dtypeName(moving.dtype)));
+  if (op.inputs[1] != moving)
+    return opError(op, "value of type " + op.inputs[1].str() +
+                           " does not match the moving average's " +
+                           moving.str());
+  double momentum = 0;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "momentum", momentum));
+  if (!(momentum >= 0 && momentum <= 1))
+    return opError(op, "momentum " + std::to_string(momentum) +
+                           " is not in [0, 1]");
+  return std::make_unique<MovingAverageKernel>(op, momentum);
+}
+
 } // namespace
 
 void cpu::registerOptimizerKernels(KernelRegistry &registry) {
   addKernel(registry, "oneflow.sgd_update", createSgd);
   addKernel(registry, "oneflow.adam_update", createAdam);
+  addKernel(registry, "oneflow.moving_average_update", createMovingAverage);
 }

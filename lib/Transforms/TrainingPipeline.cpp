@@ -1,0 +1,97 @@
+//===- TrainingPipeline.cpp - oneflow-training-pipeline -------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The passes that make a program written for one device a training step on
+// several: what of-run --train runs, so that of-opt can replay it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+void mlir::oneflow::buildOneFlowTrainingPasses(OpPassManager &pm,
+                                               const TrainingConfig &config) {
+  OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  funcPm.addPass(createInferShapesPass());
+  if (config.stages > 1) {
+    AssignStagesPassOptions assign;
+    assign.stages = config.stages;
+    assign.strategy = config.strategy;
+    funcPm.addPass(createAssignStagesPass(assign));
+  }
+  AutodiffPassOptions autodiff;
+  autodiff.loss = config.loss;
+  funcPm.addPass(createAutodiffPass(autodiff));
+  if (config.recompute) {
+    ActivationCheckpointingPassOptions checkpointing;
+    checkpointing.loss = config.loss;
+    funcPm.addPass(createActivationCheckpointingPass(checkpointing));
+  }
+  funcPm.addPass(createOptimizerPass(config.optimizer));
+  funcPm.addPass(createUpdateMovingStatisticsPass());
+  std::string strategy = config.strategy;
+  if (strategy.empty() &&
+      (config.devices > 1 || config.microBatches > 1 || config.stages > 1))
+    strategy = "dp";
+  if (strategy.empty())
+    return;
+  if (strategy == "auto" && config.microBatches == 1 && config.stages == 1) {
+    AutoParallelPassOptions search = config.autoParallel;
+    search.devices = config.devices;
+    funcPm.addPass(createAutoParallelPass(search));
+    return;
+  }
+  ApplyStrategyPassOptions apply;
+  apply.strategy = strategy;
+  apply.devices = config.devices;
+  apply.microBatches = config.microBatches;
+  apply.stages = config.stages;
+  apply.schedule = config.pipelineSchedule;
+  funcPm.addPass(createApplyStrategyPass(apply));
+}
+
+TrainingConfig OneFlowTrainingPipelineOptions::config() const {
+  TrainingConfig config;
+  config.loss = loss;
+  OptimizerPassOptions &o = config.optimizer;
+  o.kind = optimizer;
+  o.lr = lr;
+  o.momentum = momentum;
+  o.nesterov = nesterov;
+  o.weightDecay = weightDecay;
+  o.beta1 = beta1;
+  o.beta2 = beta2;
+  o.epsilon = epsilon;
+  o.clipNorm = clipNorm;
+  o.warmupSteps = warmupSteps;
+  o.totalSteps = totalSteps;
+  o.minLr = minLr;
+  config.strategy = strategy;
+  AutoParallelPassOptions &a = config.autoParallel;
+  a.search = search;
+  a.mesh.assign(mesh.begin(), mesh.end());
+  a.memoryLimitBytes = memoryLimit;
+  a.cluster = cluster;
+  a.explain = explain;
+  config.devices = devices;
+  config.microBatches = microBatches;
+  config.stages = stages;
+  config.pipelineSchedule = pipelineSchedule;
+  config.recompute = recompute;
+  return config;
+}
+
+void mlir::oneflow::buildOneFlowTrainingPipeline(
+    OpPassManager &pm, const OneFlowTrainingPipelineOptions &options) {
+  buildOneFlowTrainingPasses(pm, options.config());
+  OneFlowPipelineOptions rest;
+  rest.regstCount = options.regstCount;
+  buildOneFlowDefaultPipeline(pm, rest);
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/python3
+# ===- compare_running_stats.py - Trained batch-norm statistics ----------=== #
+#
+# SPDX-License-Identifier: Apache-2.0
+#
+#   compare_running_stats.py REFERENCE.npz CHECKPOINTS TOL
+#   compare_running_stats.py REFERENCE.npz MODEL.onnx TOL
+#
+# REFERENCE holds "step-N/<name>" arrays (export_onnx_models.py --batch-stats).
+# Against an of-run --save directory, each is compared with
+# CHECKPOINTS/step-N/<name>.npy; against an exported ONNX model, the last
+# step's are compared with its initializers. Prints "N statistics match
+# within TOL" (|got - want| <= TOL * (1 + |want|)) or the worst one and
+# exits 1.
+#
+# ===---------------------------------------------------------------------=== #
+
+import os
+import re
+import sys
+
+import numpy as np
+
+reference = np.load(sys.argv[1])
+target, tol = sys.argv[2], float(sys.argv[3])
+keys = sorted(reference.files)
+if target.endswith(".onnx"):
+    import onnx
+    from onnx import numpy_helper
+    model = onnx.load(target)
+    values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    last = max(int(k.split("/")[0][len("step-"):]) for k in keys)
+    keys = [k for k in keys if k.startswith("step-%d/" % last)]
+
+
+def got(key):
+    step, name = key.split("/", 1)
+    if target.endswith(".onnx"):
+        return values.get(name)
+    path = os.path.join(target, step, re.sub(r"[^A-Za-z0-9._-]", "_", name))
+    return np.load(path + ".npy") if os.path.exists(path + ".npy") else None
+
+
+worst, where = 0.0, None
+for key in keys:
+    want = reference[key].astype(np.float64)
+    value = got(key)
+    if value is None:
+        sys.exit("%s: missing in %s" % (key, target))
+    if value.shape != want.shape:
+        sys.exit("%s: shape %s, expected %s" % (key, value.shape, want.shape))
+    error = np.max(np.abs(value - want) / (1 + np.abs(want)))
+    if error > worst:
+        worst, where = error, key
+if worst > tol:
+    sys.exit("%s differs by %.3g (> %g)" % (where, worst, tol))
+print("%d statistics match within %g" % (len(keys), tol))
