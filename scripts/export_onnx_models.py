@@ -20,9 +20,10 @@
 #
 #   export_onnx_models.py OUT [NAME...]       (default: all)
 #   export_onnx_models.py OUT NAME --train STEPS [--lr LR] [--batch-stats]
+#                         [--local-stats G] [--batch B]
 #
-# With --train, the model is exported for training, with a batch of 8 (the
-# MLP: 4) and
+# With --train, the model is exported for training, with a batch of 8 (or
+# --batch B; the MLP: 4) and
 # the BatchNormalization nodes kept (not folded into the convolutions):
 # their statistics frozen, dropout off (eval mode). With --batch-stats as
 # well, in PyTorch's training mode instead: BatchNormalization normalizes
@@ -37,7 +38,10 @@
 #
 # and with --batch-stats the running statistics PyTorch's batch norms hold
 # after each step, keyed "step-N/<state_dict name>" as of-run's checkpoint
-# directories hold them: OUT/<name>.train-stats.npz
+# directories hold them: OUT/<name>.train-stats.npz. With --local-stats G as
+# well, the reference normalizes each of G chunks of a batch with its own
+# statistics (DDP on G ranks; of-run --batch-norm-statistics local) and
+# moves the running statistics by the mean over the chunks.
 #
 # ===---------------------------------------------------------------------=== #
 
@@ -156,6 +160,10 @@ class GPT(nn.Module):
         return self.ln_f(x) @ self.wte.weight.t()
 
 
+# The batch of a training export (--batch).
+TRAIN_BATCH = 8
+
+
 def randomize_batch_norm(model, generator):
     for m in model.modules():
         if isinstance(m, nn.BatchNorm2d):
@@ -170,10 +178,11 @@ def randomize_batch_norm(model, generator):
 
 
 def build(name, train=False):
-    """(model, example input, opset); `train`: the training variant."""
+    """(model, example input, opset); `train`: the training variant (of
+    TRAIN_BATCH samples)."""
     torch.manual_seed(0)
     g = torch.Generator().manual_seed(1)
-    batch = 8 if train else 2
+    batch = TRAIN_BATCH if train else 2
     if name == "mlp":
         return MLP(), torch.randn(4, 16, generator=g), 13
     if name == "resnet18":
@@ -229,7 +238,29 @@ def export(name, out, train=False, batch_stats=False):
     np.save(os.path.join(out, name + ".expected.npy"), expected.numpy())
 
 
-def train_reference(name, out, steps, lr, batch_stats):
+def forward_in_groups(model, norms, x, groups):
+    """The batch in `groups` chunks, each normalized with its own batch
+    statistics (DDP with one chunk per rank); each running statistic then
+    moves by the mean of what each chunk would move it by."""
+    start = [(m.running_mean.clone(), m.running_var.clone()) for m in norms]
+    moved = [([], []) for _ in norms]
+    outputs = []
+    for chunk in x.chunk(groups):
+        # New buffers, not copies into the old: autograd saved those.
+        for m, (mean, var) in zip(norms, start):
+            m.running_mean = mean.clone()
+            m.running_var = var.clone()
+        outputs.append(model(chunk))
+        for m, (means, variances) in zip(norms, moved):
+            means.append(m.running_mean.clone())
+            variances.append(m.running_var.clone())
+    for m, (means, variances) in zip(norms, moved):
+        m.running_mean = torch.stack(means).mean(0)
+        m.running_var = torch.stack(variances).mean(0)
+    return torch.cat(outputs)
+
+
+def train_reference(name, out, steps, lr, batch_stats, groups=1):
     """Trains the exported weights (export(train=True) ran first) as of-run
     --train --loss cross_entropy does, recording the loss of every step."""
     model, x, _ = build(name, train=True)
@@ -250,12 +281,16 @@ def train_reference(name, out, steps, lr, batch_stats):
     labels = torch.randint(0, classes, (steps * batch,) + tuple(shape[1:-1]),
                            generator=g)
     opt = torch.optim.SGD(model.parameters(), lr=lr)
+    norms = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
     losses = []
     stats = {}
     for step in range(steps):
         rows = slice(step * batch, (step + 1) * batch)
         opt.zero_grad()
-        logits = model(xs[rows])
+        if groups > 1:
+            logits = forward_in_groups(model, norms, xs[rows], groups)
+        else:
+            logits = model(xs[rows])
         loss = F.cross_entropy(logits.reshape(-1, classes),
                                labels[rows].reshape(-1))
         loss.backward()
@@ -281,6 +316,16 @@ def main():
     batch_stats = "--batch-stats" in args
     if batch_stats:
         args.remove("--batch-stats")
+    global TRAIN_BATCH
+    if "--batch" in args:
+        i = args.index("--batch")
+        TRAIN_BATCH = int(args[i + 1])
+        del args[i:i + 2]
+    groups = 1
+    if "--local-stats" in args:
+        i = args.index("--local-stats")
+        groups = int(args[i + 1])
+        del args[i:i + 2]
     if "--lr" in args:
         i = args.index("--lr")
         lr = float(args[i + 1])
@@ -294,7 +339,7 @@ def main():
     for name in args[1:] or ["mlp", "resnet18", "transformer", "gpt"]:
         export(name, out, train=steps > 0, batch_stats=batch_stats)
         if steps:
-            train_reference(name, out, steps, lr, batch_stats)
+            train_reference(name, out, steps, lr, batch_stats, groups)
 
 
 if __name__ == "__main__":

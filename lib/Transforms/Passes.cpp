@@ -45,7 +45,8 @@ void mlir::oneflow::registerOneFlowPipelines() {
   PassPipelineRegistration<OneFlowTrainingPipelineOptions>(
       "oneflow-training-pipeline",
       "What of-run --train compiles: infer shapes, [cut pipeline stages,] "
-      "differentiate the loss, [recompute activations,] add optimizer "
+      "[group batch-norm statistics,] differentiate the loss, [recompute "
+      "activations,] add optimizer "
       "updates and batch norm's running-statistic updates, lay the step out "
       "by a strategy or the layout search, then oneflow-default-pipeline. "
       "Options: of-run's training flags, dashed",

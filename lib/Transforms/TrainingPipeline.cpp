@@ -26,6 +26,14 @@ void mlir::oneflow::buildOneFlowTrainingPasses(OpPassManager &pm,
     assign.strategy = config.strategy;
     funcPm.addPass(createAssignStagesPass(assign));
   }
+  if (config.batchNormStatistics == BatchNormStatistics::local) {
+    LocalBatchStatisticsPassOptions local;
+    local.groups = config.batchNormGroups > 0
+                       ? config.batchNormGroups
+                       : config.devices / std::max<int64_t>(config.stages, 1) *
+                             config.microBatches;
+    funcPm.addPass(createLocalBatchStatisticsPass(local));
+  }
   AutodiffPassOptions autodiff;
   autodiff.loss = config.loss;
   funcPm.addPass(createAutodiffPass(autodiff));
@@ -85,6 +93,8 @@ TrainingConfig OneFlowTrainingPipelineOptions::config() const {
   config.stages = stages;
   config.pipelineSchedule = pipelineSchedule;
   config.recompute = recompute;
+  config.batchNormStatistics = batchNormStatistics;
+  config.batchNormGroups = batchNormGroups;
   return config;
 }
 

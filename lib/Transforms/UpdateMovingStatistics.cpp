@@ -7,7 +7,8 @@
 // Appends, for each training-mode oneflow.batch_norm whose moving statistics
 // are variables, the in-place moving-average updates PyTorch's BatchNorm
 // makes in training: the batch mean, and the unbiased batch variance
-// recovered from the inverse standard deviation the op returns.
+// recovered from the inverse standard deviation the op returns; with
+// statistics groups, their means over the groups.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,23 +72,36 @@ private:
       return op.emitOpError()
              << "has an input of unknown dimensions; run oneflow-infer-shapes "
                 "before updating its running statistics";
-    if (*count < 2)
+    int64_t groups = op.getStatisticsGroups();
+    int64_t perGroup = *count / groups;
+    if (perGroup < 2)
       return op.emitOpError()
-             << "normalizes " << *count
-             << " element per channel in training; its running variance "
-                "(unbiased) is undefined";
+             << "normalizes " << perGroup << " element per channel"
+             << (groups > 1 ? " and statistics group" : "")
+             << " in training; its running variance (unbiased) is undefined";
     Location loc = op.getLoc();
     auto f64 = [&](double value) { return builder.getF64FloatAttr(value); };
     double epsilon = op.getEpsilon().convertToDouble();
     double bessel =
-        static_cast<double>(*count) / static_cast<double>(*count - 1);
+        static_cast<double>(perGroup) / static_cast<double>(perGroup - 1);
     Value shifted =
         ScalarPowOp::create(builder, loc, op.getInvVariance(), f64(-2.0));
     Value biased = ScalarAddOp::create(builder, loc, shifted, f64(-epsilon));
     Value unbiased = ScalarMulOp::create(builder, loc, biased, f64(bessel));
+    Value mean = op.getMean();
+    // Statistics groups: the running values take the means over the groups.
+    if (groups > 1) {
+      auto overGroups = [&](Value v) -> Value {
+        return ReduceMeanOp::create(builder, loc, v,
+                                    builder.getDenseI64ArrayAttr({0}),
+                                    /*keepdims=*/nullptr);
+      };
+      mean = overGroups(mean);
+      unbiased = overGroups(unbiased);
+    }
     FloatAttr momentum = op.getMomentumAttr();
-    MovingAverageUpdateOp::create(builder, loc, op.getMovingMean(),
-                                  op.getMean(), momentum);
+    MovingAverageUpdateOp::create(builder, loc, op.getMovingMean(), mean,
+                                  momentum);
     MovingAverageUpdateOp::create(builder, loc, op.getMovingVariance(),
                                   unbiased, momentum);
     return success();

@@ -74,6 +74,15 @@ ABSL_FLAG(bool, explain, false,
 ABSL_FLAG(int64_t, micro_batches, 1,
           "With --train: run each step's batch as this many micro-batches "
           "and accumulate their gradients (the batch must divide by it)");
+ABSL_FLAG(std::string, batch_norm_statistics, "global",
+          "With --train: what training batch norm normalizes with: global "
+          "(the whole batch's statistics, on every layout) or local (each "
+          "data-parallel part of the batch its own, as PyTorch DDP; no "
+          "all-to-alls)");
+ABSL_FLAG(int64_t, batch_norm_groups, 0,
+          "With --batch-norm-statistics local: the groups each batch is "
+          "normalized in (0: one per data-parallel part, devices / stages * "
+          "micro-batches)");
 ABSL_FLAG(bool, recompute, false,
           "With --train: keep only each forward segment's outputs and "
           "recompute the rest in the backward pass (activation "
@@ -109,12 +118,28 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
                                       " is not at least 1");
   if (!absl::GetFlag(FLAGS_train)) {
     // Flags that only shape a training step do nothing without --train.
-    for (const char *name :
-         {"loss",        "labels",       "optimizer",         "lr",
-          "momentum",    "nesterov",     "weight_decay",      "beta1",
-          "beta2",       "epsilon",      "clip_norm",         "warmup_steps",
-          "total_steps", "min_lr",       "pipeline_schedule", "search",
-          "mesh",        "memory_limit", "cluster",           "explain"}) {
+    for (const char *name : {"loss",
+                             "labels",
+                             "optimizer",
+                             "lr",
+                             "momentum",
+                             "nesterov",
+                             "weight_decay",
+                             "beta1",
+                             "beta2",
+                             "epsilon",
+                             "clip_norm",
+                             "warmup_steps",
+                             "total_steps",
+                             "min_lr",
+                             "pipeline_schedule",
+                             "search",
+                             "mesh",
+                             "memory_limit",
+                             "cluster",
+                             "explain",
+                             "batch_norm_statistics",
+                             "batch_norm_groups"}) {
       if (std::optional<std::string> dashed = givenFlag(name))
         return absl::InvalidArgumentError("--" + *dashed +
                                           " sets up training; it needs "
@@ -242,5 +267,21 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   options.stages = stages;
   options.pipelineSchedule = schedule;
   options.recompute = absl::GetFlag(FLAGS_recompute);
+  std::string statistics = absl::GetFlag(FLAGS_batch_norm_statistics);
+  if (statistics != "global" && statistics != "local")
+    return absl::InvalidArgumentError("--batch-norm-statistics '" + statistics +
+                                      "' is not global or local");
+  options.batchNormStatistics =
+      statistics == "local" ? mlir::oneflow::BatchNormStatistics::local
+                            : mlir::oneflow::BatchNormStatistics::global;
+  options.batchNormGroups = absl::GetFlag(FLAGS_batch_norm_groups);
+  if (options.batchNormGroups < 0)
+    return absl::InvalidArgumentError("--batch-norm-groups " +
+                                      std::to_string(options.batchNormGroups) +
+                                      " is negative");
+  if (givenFlag("batch_norm_groups") && statistics != "local")
+    return absl::InvalidArgumentError(
+        "--batch-norm-groups groups local statistics; it needs "
+        "--batch-norm-statistics local");
   return options;
 }

@@ -92,7 +92,7 @@ std::vector<oftools::FlagGroup> ofrun::runFlagGroups() {
         "warmup_steps", "total_steps",   "min_lr",       "strategy",
         "search",       "mesh",          "memory_limit", "cluster",
         "explain",      "micro_batches", "stages",       "pipeline_schedule",
-        "recompute"}},
+        "recompute",    "batch_norm_statistics", "batch_norm_groups"}},
       {"Checkpoints",
        {"save", "save_every", "keep", "resume", "resume_partial"}},
       {"Output and profiling",

@@ -118,8 +118,10 @@ def OneFlow_BatchNormGradOp
     `x` is the input of a training batch_norm, `dy` the gradient of its
     `y`, and `mean`, `inv_variance` the batch statistics it returned;
     `gamma` its scale. The results are the gradients of `x`, `gamma` and
-    `beta`. `axis` and `epsilon` are the forward op's. The channels are
-    parallel; nothing else may be split (the statistics cover the batch).
+    `beta`. `axis`, `epsilon` and `statistics_groups` are the forward
+    op's. The channels are parallel; with one group nothing else may be
+    split (the statistics cover the batch), with several the batch may be,
+    in whole groups (`dgamma` and `dbeta` are then partial sums).
 
     ```mlir
     %dx, %dgamma, %dbeta = oneflow.batch_norm_grad %x, %dy, %mean, %inv, %g
@@ -132,7 +134,8 @@ def OneFlow_BatchNormGradOp
                        OneFlow_FloatTensor:$inv_variance,
                        OneFlow_FloatTensor:$gamma,
                        DefaultValuedAttr<I64Attr, "1">:$axis,
-                       DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon,
+                       DefaultValuedAttr<I64Attr, "1">:$statistics_groups);
   let results = (outs OneFlow_FloatTensor:$dx, OneFlow_FloatTensor:$dgamma,
                       OneFlow_FloatTensor:$dbeta);
   let assemblyFormat = [{

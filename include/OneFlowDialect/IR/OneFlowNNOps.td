@@ -96,6 +96,14 @@ def OneFlow_BatchNormOp : OneFlow_InferredOp<"batch_norm", [OneFlow_HasSbp]> {
     oneflow-update-moving-statistics appends. In inference (`training =
     false`) the moving statistics normalize.
 
+    With `statistics_groups` = G > 1 (training only), the batch (axis 0,
+    not the channel axis) is normalized in G groups of consecutive samples,
+    each with its own statistics: what PyTorch DDP's and OneFlow's
+    per-device batch norm compute when each of G data-parallel devices
+    holds one group, made part of the program so that one device computes
+    what G do. `mean` and `inv_variance` are then G x C, and the batch is
+    parallel in whole groups.
+
     ```mlir
     %y, %mean, %inv = oneflow.batch_norm %x, %g, %b, %rm, %rv {training}
         : (tensor<8x16x4x4xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
@@ -109,7 +117,8 @@ def OneFlow_BatchNormOp : OneFlow_InferredOp<"batch_norm", [OneFlow_HasSbp]> {
                        DefaultValuedAttr<I64Attr, "1">:$axis,
                        DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon,
                        DefaultValuedAttr<F64Attr, "0.9">:$momentum,
-                       UnitAttr:$training);
+                       UnitAttr:$training,
+                       DefaultValuedAttr<I64Attr, "1">:$statistics_groups);
   let results = (outs OneFlow_FloatTensor:$y, OneFlow_FloatTensor:$mean,
                       OneFlow_FloatTensor:$inv_variance);
   let assemblyFormat = [{

@@ -42,6 +42,11 @@ struct OneFlowPipelineOptions
 void buildOneFlowDefaultPipeline(OpPassManager &pm,
                                  const OneFlowPipelineOptions &options);
 
+/// What training-mode batch norm normalizes with: the statistics of the
+/// whole batch on every layout, or local ones (oneflow-local-batch-statistics
+/// with one group per data-parallel part: devices / stages * micro-batches).
+enum class BatchNormStatistics { global, local };
+
 /// What turns a program written for one device, with a scalar loss output,
 /// into a training step laid out on the devices; see oneflow-autodiff,
 /// oneflow-optimizer, oneflow-apply-strategy and oneflow-auto-parallel for
@@ -67,10 +72,16 @@ struct TrainingConfig {
   /// Recompute activations in the backward pass
   /// (oneflow-activation-checkpointing).
   bool recompute = false;
+  /// Training batch norm statistics.
+  BatchNormStatistics batchNormStatistics = BatchNormStatistics::global;
+  /// With local statistics: the groups per batch; 0: one per data-parallel
+  /// part (devices / stages * microBatches).
+  int64_t batchNormGroups = 0;
 };
 
 /// Adds func.func(oneflow-infer-shapes, [oneflow-assign-stages,]
-/// oneflow-autodiff, [oneflow-activation-checkpointing,] oneflow-optimizer,
+/// [oneflow-local-batch-statistics,] oneflow-autodiff,
+/// [oneflow-activation-checkpointing,] oneflow-optimizer,
 /// oneflow-update-moving-statistics [, oneflow-apply-strategy or
 /// oneflow-auto-parallel]) to `pm`: what of-run --train puts before
 /// oneflow-default-pipeline.
@@ -131,6 +142,19 @@ struct OneFlowTrainingPipelineOptions
   Option<bool> recompute{*this, "recompute",
                          llvm::cl::desc("Recompute activations"),
                          llvm::cl::init(false)};
+  Option<BatchNormStatistics> batchNormStatistics{
+      *this, "batch-norm-statistics",
+      llvm::cl::desc("Training batch norm statistics"),
+      llvm::cl::init(BatchNormStatistics::global),
+      llvm::cl::values(clEnumValN(BatchNormStatistics::global, "global",
+                                  "over the whole batch, on every layout"),
+                       clEnumValN(BatchNormStatistics::local, "local",
+                                  "per data-parallel part of the batch"))};
+  Option<int64_t> batchNormGroups{
+      *this, "batch-norm-groups",
+      llvm::cl::desc("With local statistics: groups per batch (0: one per "
+                     "data-parallel part)"),
+      llvm::cl::init(0)};
   Option<std::string> search{*this, "search",
                              llvm::cl::desc("With strategy=auto: cd or exact"),
                              llvm::cl::init(AutoParallelPassOptions().search)};

@@ -160,7 +160,10 @@ def UpdateMovingStatisticsPass
     `momentum`: the moving mean takes the batch mean, the moving variance
     the unbiased batch variance n / (n - 1) * (inv_variance^-2 - epsilon),
     n being the elements per channel the batch statistics cover
-    (PyTorch's `BatchNorm` in training). The variables may be `frozen`
+    (PyTorch's `BatchNorm` in training). With `statistics_groups` = G,
+    n counts one group's elements and the running values take the means
+    over the groups of the G means and unbiased variances (PyTorch DDP
+    keeps rank 0's instead). The variables may be `frozen`
     (no gradient); checkpoints and ONNX export then carry the updated
     values. A batch norm whose statistics are not variables is left alone.
     It is an error when a batch norm to update has one element per
@@ -177,6 +180,39 @@ def UpdateMovingStatisticsPass
     ```
   }];
   let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
+}
+
+def LocalBatchStatisticsPass
+    : Pass<"oneflow-local-batch-statistics", "::mlir::func::FuncOp"> {
+  let summary = "Normalize each part of the batch with its own statistics";
+  let description = [{
+    Sets `statistics_groups = groups` on every training-mode
+    `oneflow.batch_norm`: the batch is normalized in `groups` groups of
+    consecutive samples, each with its own statistics. With `groups` the
+    number of data-parallel ranks (times micro-batches), that is PyTorch
+    DDP's and OneFlow's default per-device batch norm, without the
+    all-to-alls that whole-batch statistics of a split batch need; the
+    result differs from whole-batch normalization by design, the same on
+    one device as on many. Run it before oneflow-autodiff (the gradient
+    takes the groups from the op). `groups = 1` changes nothing.
+
+    It is an error when `groups` does not divide a batch norm's batch, when
+    its channels are on axis 0, or when a batch norm's `mean` or
+    `inv_variance` has a reader (they would change shape).
+
+    ```mlir
+    %y, %mean, %inv = oneflow.batch_norm %x, %g, %b, %rm, %rv {training}
+        : (tensor<8x16x4x4xf32>, ...) -> (tensor<8x16x4x4xf32>, tensor<16xf32>, tensor<16xf32>)
+    // with groups=4 becomes
+    %y, %mean, %inv = oneflow.batch_norm %x, %g, %b, %rm, %rv {statistics_groups = 4 : i64, training}
+        : (tensor<8x16x4x4xf32>, ...) -> (tensor<8x16x4x4xf32>, tensor<4x16xf32>, tensor<4x16xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
+  let options = [
+    Option<"groups", "groups", "int64_t", /*default=*/"1",
+           "Statistics groups per batch">
+  ];
 }
 
 #endif // ONEFLOWDIALECT_TRANSFORMS_TRAININGPASSES_TD

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BatchStatistics.h"
 #include "WindowShapes.h"
 
 #include "OneFlowDialect/IR/OneFlowOps.h"
@@ -130,23 +131,30 @@ LogicalResult BatchNormGradOp::inferReturnTypes(MLIRContext *,
     return failure();
   if (adaptor.getEpsilon().convertToDouble() <= 0)
     return emitInferError(loc, name) << "epsilon must be positive";
-  int64_t channels = x.getDimSize(normalizeAxis(adaptor.getAxis(), x.getRank()));
-  auto stats = RankedTensorType::get({channels}, x.getElementType());
-  std::pair<StringRef, Value> params[] = {
-      {"mean", adaptor.getMean()},
-      {"inv_variance", adaptor.getInvVariance()},
-      {"gamma", adaptor.getGamma()}};
-  for (auto [what, value] : params) {
+  FailureOr<RankedTensorType> grouped = inferBatchStatistics(
+      loc, name, x, normalizeAxis(adaptor.getAxis(), x.getRank()),
+      adaptor.getStatisticsGroups(), /*training=*/true);
+  if (failed(grouped))
+    return failure();
+  RankedTensorType stats = *grouped;
+  auto perChannel =
+      RankedTensorType::get(stats.getShape().take_back(), x.getElementType());
+  std::tuple<StringRef, Value, RankedTensorType> params[] = {
+      {"mean", adaptor.getMean(), stats},
+      {"inv_variance", adaptor.getInvVariance(), stats},
+      {"gamma", adaptor.getGamma(), perChannel}};
+  for (auto [what, value, want] : params) {
     auto t = stripEncoding(value.getType());
-    if (t.getElementType() != stats.getElementType() ||
-        failed(verifyCompatibleShape(t, stats)))
+    if (t.getElementType() != want.getElementType() ||
+        failed(verifyCompatibleShape(t, want)))
       return emitInferError(loc, name)
-             << what << " " << t << " must be " << stats
-             << " (one value per channel)";
+             << what << " " << t << " must be " << want
+             << (want.getRank() == 1 ? " (one value per channel)"
+                                     : " (one value per group and channel)");
   }
   types.push_back(x);
-  types.push_back(stats);
-  types.push_back(stats);
+  types.push_back(perChannel);
+  types.push_back(perChannel);
   return success();
 }
 
@@ -251,14 +259,25 @@ void AvgPool2DGradOp::getSbpSignatures(
 
 void BatchNormGradOp::getSbpSignatures(
     int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
+  // With statistics groups the batch may be split in whole groups: each
+  // device's dgamma and dbeta then sum its samples only (partial).
   SbpDims dims(*this);
   int64_t rank = stripEncoding(getX().getType()).getRank();
-  int64_t channels = dims.addDim(SbpDimKind::parallel);
   int64_t axis = normalizeAxis(getAxis(), rank);
+  int64_t groups = getStatisticsGroups();
+  bool grouped = groups > 1;
+  if (grouped && groups % meshAxisSize == 0 && axis != 0) {
+    int64_t batch = dims.addDim(SbpDimKind::reduction);
+    for (unsigned i = 0; i < 4; ++i)
+      dims.mapOperandAxis(i, 0, batch);
+    dims.mapResultAxis(0, 0, batch);
+  }
+  int64_t channels = dims.addDim(SbpDimKind::parallel);
   dims.mapOperandAxis(0, axis, channels);
   dims.mapOperandAxis(1, axis, channels);
-  for (unsigned i = 2; i < 5; ++i)
-    dims.mapOperandAxis(i, 0, channels);
+  dims.mapOperandAxis(2, grouped ? 1 : 0, channels);
+  dims.mapOperandAxis(3, grouped ? 1 : 0, channels);
+  dims.mapOperandAxis(4, 0, channels);
   dims.mapResultAxis(0, axis, channels);
   dims.mapResultAxis(1, 0, channels);
   dims.mapResultAxis(2, 0, channels);

@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BatchStatistics.h"
+
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Interfaces/SbpRules.h"
 
@@ -105,9 +107,13 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
            << "momentum " << formatDouble(momentum) << " is outside [0, 1]";
   if (adaptor.getEpsilon().convertToDouble() <= 0)
     return emitInferError(loc, name) << "epsilon must be positive";
+  FailureOr<RankedTensorType> stats = inferBatchStatistics(
+      loc, name, x, axis, adaptor.getStatisticsGroups(), adaptor.getTraining());
+  if (failed(stats))
+    return failure();
   types.push_back(stripEncoding(x));
-  types.push_back(RankedTensorType::get(channels, element));
-  types.push_back(RankedTensorType::get(channels, element));
+  types.push_back(*stats);
+  types.push_back(*stats);
   return success();
 }
 
@@ -197,22 +203,31 @@ void BatchNormOp::getSbpSignatures(int64_t meshAxisSize,
   // S(0). In inference the batch is parallel too (x and y S(0), the rest
   // B); in training it is not, since the batch statistics cover the whole
   // batch (a shard's statistics would differ from one device's).
+  // With statistics groups the batch is parallel in training too, in whole
+  // groups: each group's statistics are its own (G x C, split with x).
   SbpDims dims(*this);
   int64_t rank = cast<RankedTensorType>(getX().getType()).getRank();
   if (rank == 0)
     return;
   int64_t axis = normalizeAxis(getAxis(), rank);
-  if (!getTraining() && axis != 0) {
+  int64_t groups = getStatisticsGroups();
+  bool grouped = getTraining() && groups > 1;
+  if ((!getTraining() || (grouped && groups % meshAxisSize == 0)) &&
+      axis != 0) {
     int64_t batch = dims.addDim(SbpDimKind::parallel);
     dims.mapOperandAxis(0, 0, batch);
     dims.mapResultAxis(0, 0, batch);
+    if (grouped) {
+      dims.mapResultAxis(1, 0, batch);
+      dims.mapResultAxis(2, 0, batch);
+    }
   }
   int64_t channels = dims.addDim(SbpDimKind::parallel);
   dims.mapOperandAxis(0, axis, channels);
   dims.mapResultAxis(0, axis, channels);
   for (unsigned i = 1; i < 5; ++i)
     dims.mapOperandAxis(i, 0, channels);
-  dims.mapResultAxis(1, 0, channels);
-  dims.mapResultAxis(2, 0, channels);
+  dims.mapResultAxis(1, grouped ? 1 : 0, channels);
+  dims.mapResultAxis(2, grouped ? 1 : 0, channels);
   dims.derive(meshAxisSize, signatures);
 }

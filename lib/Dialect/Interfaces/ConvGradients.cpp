@@ -135,7 +135,8 @@ static LogicalResult buildGradientRule(BatchNormOp op, GradientBuilder &g,
   auto grad = BatchNormGradOp::create(
       b, g.getLoc(), op.getX(), dys[0], op.getMean(), op.getInvVariance(),
       op.getGamma(), b.getI64IntegerAttr(op.getAxis()),
-      b.getF64FloatAttr(op.getEpsilon().convertToDouble()));
+      b.getF64FloatAttr(op.getEpsilon().convertToDouble()),
+      b.getI64IntegerAttr(op.getStatisticsGroups()));
   // The moving statistics do not enter a training batch_norm's y.
   dxs.append({grad.getDx(), grad.getDgamma(), grad.getDbeta(), Value(),
               Value()});

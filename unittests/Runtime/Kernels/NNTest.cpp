@@ -311,4 +311,58 @@ TEST(BatchNormKernel, DefaultsAndErrors) {
                     "rank 2 or more");
 }
 
+TEST(BatchNormKernel, StatisticsGroupsNormalizeEachGroupAlone) {
+  // 3 groups of 2 rows of [6, 4, 5]: each equals batch_norm of its rows.
+  Shape shape = {6, 4, 5}, group = {2, 4, 5};
+  Values x = randomValues(count(shape), 7, -2, 4);
+  Values gamma = randomValues(4, 8, 0.5, 1.5), beta = randomValues(4, 9, -1, 1);
+  Values zeros(4, 0.0), ones(4, 1.0);
+  std::map<std::string, AttrValue> attrs = {{"training", true},
+                                            {"statistics_groups", int64_t(3)}};
+  auto out = runOk(
+      "batch_norm",
+      {f32(shape, x), f32({4}, gamma), f32({4}, beta), f32({4}, zeros),
+       f32({4}, ones)},
+      {{DType::F32, shape}, {DType::F32, {3, 4}}, {DType::F32, {3, 4}}}, attrs);
+  Values y = values(out[0]), mean = values(out[1]), inv = values(out[2]);
+  size_t rows = count(group);
+  for (size_t g = 0; g < 3; ++g) {
+    SCOPED_TRACE("group " + std::to_string(g));
+    Values part(x.begin() + g * rows, x.begin() + (g + 1) * rows);
+    auto alone =
+        runOk("batch_norm",
+              {f32(group, part), f32({4}, gamma), f32({4}, beta),
+               f32({4}, zeros), f32({4}, ones)},
+              {{DType::F32, group}, {DType::F32, {4}}, {DType::F32, {4}}},
+              {{"training", true}});
+    EXPECT_TRUE(near(Values(y.begin() + g * rows, y.begin() + (g + 1) * rows),
+                     values(alone[0]), 1e-6, 1e-6));
+    EXPECT_TRUE(near(Values(mean.begin() + g * 4, mean.begin() + (g + 1) * 4),
+                     values(alone[1]), 1e-6, 1e-6));
+    EXPECT_TRUE(near(Values(inv.begin() + g * 4, inv.begin() + (g + 1) * 4),
+                     values(alone[2]), 1e-6, 1e-6));
+  }
+}
+
+TEST(BatchNormKernel, StatisticsGroupErrors) {
+  TensorDesc x = {DType::F32, {8, 3}}, c = {DType::F32, {3}};
+  TensorDesc four = {DType::F32, {4, 3}}, three = {DType::F32, {3, 3}};
+  std::map<std::string, AttrValue> groups = {{"training", true},
+                                             {"statistics_groups", int64_t(4)}};
+  expectCreateError(op("batch_norm", {x, c, c, c, c}, {x, four, four},
+                       {{"statistics_groups", int64_t(4)}}),
+                    "statistics_groups 4 needs training");
+  expectCreateError(op("batch_norm", {x, c, c, c, c}, {x, c, c}, groups),
+                    "statistics of shape [3] are not groups x 3");
+  // A layout that cuts a group: 8 local rows, 3 local groups.
+  expectCreateError(
+      op("batch_norm", {x, c, c, c, c}, {x, three, three}, groups),
+      "this rank's 8 rows do not split into its 3 statistics "
+      "groups");
+  expectCreateError(op("batch_norm_grad", {x, x, three, three, c}, {x, c, c},
+                       {{"statistics_groups", int64_t(4)}}),
+                    "this rank's 8 rows do not split into its 3 statistics "
+                    "groups");
+}
+
 } // namespace

@@ -10,12 +10,15 @@
 // binary (mul, with an add post-op) afterwards. batch_normalization runs on
 // the [outer, C, inner] view, so any `axis` is oneDNN's channel axis 1.
 // Both return the (biased) variance, which becomes 1 / sqrt(var + eps).
+// With statistics groups (a G x C mean: this rank's groups) each group of
+// outer / G rows, consecutive in memory, is one call of the primitive.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -152,11 +155,13 @@ KernelOr createLayerNorm(const OpDesc &op) {
 class BatchNormKernel : public CpuKernel {
 public:
   BatchNormKernel(const OpDesc &op, int64_t outer, int64_t channels,
-                  int64_t inner, float eps, bool training)
-      : CpuKernel(op), channels(channels), eps(eps), training(training) {
+                  int64_t inner, int64_t groups, float eps, bool training)
+      : CpuKernel(op), channels(channels), groups(groups),
+        groupElements(outer / groups * channels * inner), eps(eps),
+        training(training) {
     // A 4-D (N, C, H, 1) view: oneDNN 2.6 runs 3-D batch norm only in its
     // reference implementation, about 30x slower.
-    data = plainDesc({outer, channels, inner, 1}, dt::f32);
+    data = plainDesc({outer / groups, channels, inner, 1}, dt::f32);
     stat = plainDesc({channels}, dt::f32);
     normalization_flags flags =
         normalization_flags::use_scale | normalization_flags::use_shift;
@@ -175,30 +180,65 @@ public:
                        const std::vector<TensorView> &out) override {
     // In training oneDNN writes the batch statistics into the results; in
     // inference it reads the moving ones.
-    const void *mean = training ? out[1].data : in[3].data;
-    const void *variance = training ? out[2].data : in[4].data;
-    OFRT_RETURN_IF_ERROR(execute(where, prim,
-                                 {{DNNL_ARG_SRC, wrap(data, in[0].data)},
-                                  {DNNL_ARG_DST, wrap(data, out[0].data)},
-                                  {DNNL_ARG_SCALE, wrap(stat, in[1].data)},
-                                  {DNNL_ARG_SHIFT, wrap(stat, in[2].data)},
-                                  {DNNL_ARG_MEAN, wrap(stat, mean)},
-                                  {DNNL_ARG_VARIANCE, wrap(stat, variance)}}));
+    for (int64_t g = 0; g < groups; ++g) {
+      float *mean =
+          training ? out[1].as<float>() + g * channels : in[3].as<float>();
+      float *variance =
+          training ? out[2].as<float>() + g * channels : in[4].as<float>();
+      OFRT_RETURN_IF_ERROR(execute(
+          where, prim,
+          {{DNNL_ARG_SRC, wrap(data, in[0].as<float>() + g * groupElements)},
+           {DNNL_ARG_DST, wrap(data, out[0].as<float>() + g * groupElements)},
+           {DNNL_ARG_SCALE, wrap(stat, in[1].data)},
+           {DNNL_ARG_SHIFT, wrap(stat, in[2].data)},
+           {DNNL_ARG_MEAN, wrap(stat, mean)},
+           {DNNL_ARG_VARIANCE, wrap(stat, variance)}}));
+    }
     if (!training) {
       std::memcpy(out[1].data, in[3].data, channels * sizeof(float));
       std::memcpy(out[2].data, in[4].data, channels * sizeof(float));
     }
-    invertVariance(out[2].as<float>(), channels, eps);
+    invertVariance(out[2].as<float>(), groups * channels, eps);
     return absl::OkStatus();
   }
 
 private:
-  int64_t channels;
+  int64_t channels, groups, groupElements;
   float eps;
   bool training;
   MemDesc data, stat;
   dnnl::batch_normalization_forward prim;
 };
+
+/// This rank's statistics groups, read from the shape of its statistics
+/// (`stats`: G x C with statistics_groups, else C; 0 for the latter): each
+/// must hold the same whole number of x's `outer` rows.
+absl::StatusOr<int64_t> localGroups(const OpDesc &op, const Shape &stats,
+                                    int64_t axis, int64_t outer,
+                                    int64_t channels, bool training) {
+  int64_t attr = 1;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "statistics_groups", attr, {int64_t(1)}));
+  if (attr < 1)
+    return opError(op, "statistics_groups " + std::to_string(attr) +
+                           " is not at least 1");
+  if (attr == 1)
+    return 0;
+  if (!training || axis == 0)
+    return opError(op, "statistics_groups " + std::to_string(attr) +
+                           " needs training and a batch axis 0 that is not "
+                           "the channel axis");
+  if (stats.size() != 2 || stats[1] != channels)
+    return opError(op, "statistics of shape " + shapeStr(stats) +
+                           " are not groups x " + std::to_string(channels));
+  int64_t groups = stats[0];
+  if (groups == 0 ? outer != 0 : outer % groups != 0)
+    return opError(op, "this rank's " + std::to_string(outer) +
+                           " rows do not split into its " +
+                           std::to_string(groups) +
+                           " statistics groups (a layout splits the batch "
+                           "inside a group)");
+  return groups;
+}
 
 KernelOr createBatchNorm(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 5, 3));
@@ -226,15 +266,22 @@ KernelOr createBatchNorm(const OpDesc &op) {
   for (size_t i = 0; i < 4; ++i)
     OFRT_RETURN_IF_ERROR(checkParam(op, i + 1, names[i], {channels}));
   OFRT_RETURN_IF_ERROR(checkResult(op, 0, x));
-  OFRT_RETURN_IF_ERROR(checkResult(op, 1, {x.dtype, {channels}}));
-  OFRT_RETURN_IF_ERROR(checkResult(op, 2, {x.dtype, {channels}}));
   int64_t outer = numel(Shape(x.shape.begin(), x.shape.begin() + axis));
   int64_t inner = numel(Shape(x.shape.begin() + axis + 1, x.shape.end()));
+  absl::StatusOr<int64_t> groups =
+      localGroups(op, op.outputs.size() > 1 ? op.outputs[1].shape : Shape{},
+                  axis, outer, channels, training);
+  if (!groups.ok())
+    return groups.status();
+  Shape stats = *groups > 0 ? Shape{*groups, channels} : Shape{channels};
+  OFRT_RETURN_IF_ERROR(checkResult(op, 1, {x.dtype, stats}));
+  OFRT_RETURN_IF_ERROR(checkResult(op, 2, {x.dtype, stats}));
   if (channels == 0)
     return std::make_unique<NoopKernel>(op);
   if (outer * inner == 0)
     return opError(op, "normalizes over no elements (" + x.str() + ")");
   return std::make_unique<BatchNormKernel>(op, outer, channels, inner,
+                                           std::max<int64_t>(*groups, 1),
                                            static_cast<float>(eps), training);
 }
 
@@ -244,10 +291,12 @@ KernelOr createBatchNorm(const OpDesc &op) {
 class BatchNormGradKernel : public CpuKernel {
 public:
   BatchNormGradKernel(const OpDesc &op, int64_t outer, int64_t channels,
-                      int64_t inner, float eps)
-      : CpuKernel(op), eps(eps), variance(channels),
-        scaleShift(2 * channels), diffScaleShift(2 * channels) {
-    data = plainDesc({outer, channels, inner, 1}, dt::f32);
+                      int64_t inner, int64_t groups, float eps)
+      : CpuKernel(op), groups(groups),
+        groupElements(outer / groups * channels * inner), eps(eps),
+        variance(channels), scaleShift(2 * channels),
+        diffScaleShift(2 * channels) {
+    data = plainDesc({outer / groups, channels, inner, 1}, dt::f32);
     stat = plainDesc({channels}, dt::f32);
     packed = plainDesc({2, channels}, dt::f32);
     // oneDNN 2.6's backward runs with the packed (2, C) scale and shift.
@@ -265,28 +314,38 @@ public:
 
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) override {
-    const float *inv = in[3].as<float>();
     size_t channels = variance.size();
-    for (size_t c = 0; c < channels; ++c)
-      variance[c] = static_cast<float>(
-          1.0 / (static_cast<double>(inv[c]) * inv[c]) - eps);
     std::memcpy(scaleShift.data(), in[4].data, channels * sizeof(float));
-    OFRT_RETURN_IF_ERROR(execute(
-        where, prim,
-        {{DNNL_ARG_SRC, wrap(data, in[0].data)},
-         {DNNL_ARG_DIFF_DST, wrap(data, in[1].data)},
-         {DNNL_ARG_MEAN, wrap(stat, in[2].data)},
-         {DNNL_ARG_VARIANCE, wrap(stat, variance.data())},
-         {DNNL_ARG_SCALE_SHIFT, wrap(packed, scaleShift.data())},
-         {DNNL_ARG_DIFF_SRC, wrap(data, out[0].data)},
-         {DNNL_ARG_DIFF_SCALE_SHIFT, wrap(packed, diffScaleShift.data())}}));
-    std::memcpy(out[1].data, diffScaleShift.data(), channels * sizeof(float));
-    std::memcpy(out[2].data, diffScaleShift.data() + channels,
-                channels * sizeof(float));
+    float *dgamma = out[1].as<float>(), *dbeta = out[2].as<float>();
+    std::fill(dgamma, dgamma + channels, 0.0f);
+    std::fill(dbeta, dbeta + channels, 0.0f);
+    // Each group on its own statistics; dgamma and dbeta sum the groups.
+    for (int64_t g = 0; g < groups; ++g) {
+      const float *inv = in[3].as<float>() + g * channels;
+      for (size_t c = 0; c < channels; ++c)
+        variance[c] = static_cast<float>(
+            1.0 / (static_cast<double>(inv[c]) * inv[c]) - eps);
+      OFRT_RETURN_IF_ERROR(execute(
+          where, prim,
+          {{DNNL_ARG_SRC, wrap(data, in[0].as<float>() + g * groupElements)},
+           {DNNL_ARG_DIFF_DST,
+            wrap(data, in[1].as<float>() + g * groupElements)},
+           {DNNL_ARG_MEAN, wrap(stat, in[2].as<float>() + g * channels)},
+           {DNNL_ARG_VARIANCE, wrap(stat, variance.data())},
+           {DNNL_ARG_SCALE_SHIFT, wrap(packed, scaleShift.data())},
+           {DNNL_ARG_DIFF_SRC,
+            wrap(data, out[0].as<float>() + g * groupElements)},
+           {DNNL_ARG_DIFF_SCALE_SHIFT, wrap(packed, diffScaleShift.data())}}));
+      for (size_t c = 0; c < channels; ++c) {
+        dgamma[c] += diffScaleShift[c];
+        dbeta[c] += diffScaleShift[channels + c];
+      }
+    }
     return absl::OkStatus();
   }
 
 private:
+  int64_t groups, groupElements;
   double eps;
   std::vector<float> variance, scaleShift, diffScaleShift;
   MemDesc data, stat, packed;
@@ -311,19 +370,27 @@ KernelOr createBatchNormGrad(const OpDesc &op) {
   if (op.inputs[1] != x)
     return opError(op, "dy is " + op.inputs[1].str() + ", x " + x.str());
   int64_t channels = x.shape[axis];
+  int64_t outer = numel(Shape(x.shape.begin(), x.shape.begin() + axis));
+  int64_t inner = numel(Shape(x.shape.begin() + axis + 1, x.shape.end()));
+  absl::StatusOr<int64_t> groups =
+      localGroups(op, op.inputs.size() > 2 ? op.inputs[2].shape : Shape{}, axis,
+                  outer, channels, /*training=*/true);
+  if (!groups.ok())
+    return groups.status();
+  Shape stats = *groups > 0 ? Shape{*groups, channels} : Shape{channels};
   const char *names[] = {"mean", "inv_variance", "gamma"};
   for (size_t i = 0; i < 3; ++i)
-    OFRT_RETURN_IF_ERROR(checkParam(op, i + 2, names[i], {channels}));
+    OFRT_RETURN_IF_ERROR(
+        checkParam(op, i + 2, names[i], i < 2 ? stats : Shape{channels}));
   OFRT_RETURN_IF_ERROR(checkResult(op, 0, x));
   OFRT_RETURN_IF_ERROR(checkResult(op, 1, {x.dtype, {channels}}));
   OFRT_RETURN_IF_ERROR(checkResult(op, 2, {x.dtype, {channels}}));
-  int64_t outer = numel(Shape(x.shape.begin(), x.shape.begin() + axis));
-  int64_t inner = numel(Shape(x.shape.begin() + axis + 1, x.shape.end()));
   if (channels == 0)
     return std::make_unique<NoopKernel>(op);
   if (outer * inner == 0)
     return opError(op, "normalizes over no elements (" + x.str() + ")");
   return std::make_unique<BatchNormGradKernel>(op, outer, channels, inner,
+                                               std::max<int64_t>(*groups, 1),
                                                static_cast<float>(eps));
 }
 
