@@ -5,17 +5,27 @@
 //===----------------------------------------------------------------------===//
 //
 // What a compiler researcher writes to extend OneFlow-MLIR without
-// rebuilding it: a dialect with a custom op, and a pass that rewrites
-// oneflow ops into it. Load with
+// rebuilding it: a dialect with a custom op, the op's rules for our passes
+// (SBP signatures, gradient and cost, as external models of our interfaces
+// registered with the dialect), and a pass that rewrites oneflow ops into
+// it. Load with
 //
 //   of-opt --load-dialect-plugin=OneFlowExamplePlugin.so \
 //          --load-pass-plugin=OneFlowExamplePlugin.so \
 //          --pass-pipeline='builtin.module(oneflow-example-fuse-swish)'
 //
+// With the rules, a program that uses ofexample.swish goes through
+// propagation, boxing, autodiff and the layout search like any oneflow op
+// and lowers to actors; running it needs a kernel for the op, which the
+// runtime takes from built-in backends only (a kernel plugin is planned).
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/IR/OneFlowDialect.h"
 #include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Interfaces/CostInterface.h"
+#include "OneFlowDialect/Interfaces/GradientInterface.h"
+#include "OneFlowDialect/Interfaces/SbpInterface.h"
+#include "OneFlowDialect/Interfaces/SbpRules.h"
 
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -47,6 +57,67 @@ void ofexample::ExampleDialect::initialize() {
 #include "ExampleOps.cpp.inc"
       >();
 }
+
+//===----------------------------------------------------------------------===//
+// Rules: what our passes need to know about ofexample.swish
+//===----------------------------------------------------------------------===//
+
+namespace {
+using ofexample::SwishOp;
+
+/// Element-wise: every axis parallel, as oneflow's unary ops.
+struct SwishSbp
+    : public mlir::oneflow::SbpInterface::ExternalModel<SwishSbp, SwishOp> {
+  void getSbpSignatures(
+      mlir::Operation *op, int64_t meshAxisSize,
+      llvm::SmallVectorImpl<mlir::oneflow::SbpSignature> &signatures) const {
+    mlir::oneflow::SbpDims::elementwise(op).derive(meshAxisSize, signatures);
+  }
+};
+
+/// d swish / dx = s + x s (1 - s) = s (1 + x - x s), s = sigmoid(x), built
+/// from oneflow ops.
+struct SwishGradient
+    : public mlir::oneflow::GradientInterface::ExternalModel<SwishGradient,
+                                                             SwishOp> {
+  mlir::LogicalResult
+  buildGradient(mlir::Operation *op, mlir::OpBuilder &b,
+                mlir::ValueRange resultGrads,
+                llvm::SmallVectorImpl<mlir::Value> &operandGrads) const {
+    namespace of = mlir::oneflow;
+    mlir::Location loc = op->getLoc();
+    mlir::Value x = op->getOperand(0), dy = resultGrads[0];
+    if (!dy) {
+      operandGrads.push_back(mlir::Value());
+      return mlir::success();
+    }
+    mlir::Value s = of::SigmoidOp::create(b, loc, x);
+    mlir::Value xs = of::MulOp::create(b, loc, x, s);
+    mlir::Value onePlusX =
+        of::ScalarAddOp::create(b, loc, x, b.getF64FloatAttr(1.0));
+    mlir::Value inner = of::SubOp::create(b, loc, onePlusX, xs);
+    mlir::Value derivative = of::MulOp::create(b, loc, s, inner);
+    operandGrads.push_back(of::MulOp::create(b, loc, dy, derivative));
+    return mlir::success();
+  }
+};
+
+/// About five operations per element (exp, add, divide, multiply) and the
+/// bytes of its operand and result.
+struct SwishCost
+    : public mlir::oneflow::CostInterface::ExternalModel<SwishCost, SwishOp> {
+  static double elements(mlir::Operation *op) {
+    auto type = mlir::cast<mlir::RankedTensorType>(op->getResult(0).getType());
+    return type.hasStaticShape() ? static_cast<double>(type.getNumElements())
+                                 : 1.0;
+  }
+  double getComputeFlops(mlir::Operation *op) const { return 5 * elements(op); }
+  double getMemoryBytes(mlir::Operation *op) const {
+    auto type = mlir::cast<mlir::RankedTensorType>(op->getResult(0).getType());
+    return 2 * elements(op) * type.getElementTypeBitWidth() / 8;
+  }
+};
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // Pass
@@ -101,6 +172,11 @@ mlirGetDialectPluginInfo() {
           [](mlir::DialectRegistry *registry) {
             registry->insert<ofexample::ExampleDialect,
                              mlir::oneflow::OneFlowDialect>();
+            registry->addExtension(
+                +[](mlir::MLIRContext *context, ofexample::ExampleDialect *) {
+                  SwishOp::attachInterface<SwishSbp, SwishGradient, SwishCost>(
+                      *context);
+                });
           }};
 }
 

@@ -30,6 +30,7 @@
 #include "OneFlowDialect/Actor/ActorOps.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
 #include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Interfaces/SbpInterface.h"
 #include "OneFlowDialect/Transforms/Passes.h"
 #include "RankLayout.h"
 
@@ -90,9 +91,13 @@ static LogicalResult checkProgram(func::FuncOp funcOp) {
                << "; programs give results through oneflow.output";
       continue;
     }
-    if (!isa_and_nonnull<OneFlowDialect>(op.getDialect()))
+    // An op of another dialect (a plugin's) lowers when it has SBP rules;
+    // its kernel comes from the runtime's registry like any other.
+    if (!isa_and_nonnull<OneFlowDialect>(op.getDialect()) &&
+        !isa<SbpInterface>(op))
       return op.emitOpError()
-             << "is not a oneflow op; only oneflow ops lower to actors";
+             << "is not a oneflow op and has no SBP rules (SbpInterface); only "
+                "those lower to actors";
     if (op.getName().getStringRef() == "oneflow.boxing")
       return op.emitOpError()
              << "is a layout change the runtime cannot run; run "

@@ -31,7 +31,7 @@ func.func @negative_returns() -> tensor<4xf32> {
 // -----
 
 func.func @negative_foreign_op() {
-  // expected-error@+1 {{'arith.constant' op is not a oneflow op; only oneflow ops lower to actors}}
+  // expected-error@+1 {{'arith.constant' op is not a oneflow op and has no SBP rules (SbpInterface); only those lower to actors}}
   %c = arith.constant 1.0 : f32
   return
 }

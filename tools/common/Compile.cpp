@@ -8,6 +8,7 @@
 
 #include "OneFlowDialect/Actor/ActorDialect.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
+#include "OneFlowDialect/Interfaces/ExternalModels.h"
 #include "OneFlowDialect/Target/PlanExport.h"
 #include "OneFlowDialect/Transforms/Passes.h"
 
@@ -20,6 +21,7 @@ using namespace mlir;
 void oftools::registerToolDialects(DialectRegistry &registry) {
   registry.insert<oneflow::OneFlowDialect, oneflow::actor::OneFlowActorDialect,
                   func::FuncDialect>();
+  oneflow::registerOneFlowExternalModels(registry);
 }
 
 absl::StatusOr<std::string>

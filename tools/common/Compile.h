@@ -23,7 +23,8 @@
 
 namespace oftools {
 
-/// The dialects a program and its plan use.
+/// The dialects a program and its plan use, with the ops' gradient and
+/// cost rules (registerOneFlowExternalModels).
 void registerToolDialects(mlir::DialectRegistry &registry);
 
 /// Compiles `module` in place through oneflow-default-pipeline and returns

@@ -15,6 +15,7 @@
 
 #include "OneFlowDialect/Actor/ActorDialect.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
+#include "OneFlowDialect/Interfaces/ExternalModels.h"
 #include "OneFlowDialect/Target/PlanExport.h"
 #include "OneFlowDialect/Transforms/Passes.h"
 #include "ofrt/Plan.h"
@@ -35,6 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   registry.insert<mlir::oneflow::OneFlowDialect,
                   mlir::oneflow::actor::OneFlowActorDialect,
                   mlir::func::FuncDialect>();
+  mlir::oneflow::registerOneFlowExternalModels(registry);
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
   // Errors are expected; keep them off stderr.

@@ -13,6 +13,7 @@
 
 #include "OneFlowDialect/Actor/ActorDialect.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
+#include "OneFlowDialect/Interfaces/ExternalModels.h"
 #include "OneFlowDialect/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,6 +27,7 @@ int main(int argc, char **argv) {
   registry.insert<mlir::oneflow::OneFlowDialect,
                   mlir::oneflow::actor::OneFlowActorDialect,
                   mlir::func::FuncDialect, mlir::arith::ArithDialect>();
+  mlir::oneflow::registerOneFlowExternalModels(registry);
 
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();

@@ -17,10 +17,12 @@
 
 #include "OneFlowDialect/Analysis/BoxingRoute.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
+#include "OneFlowDialect/Interfaces/ExternalModels.h"
 
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
@@ -43,7 +45,12 @@ struct Tally {
 
 class BoxingRouteTests : public ::testing::Test {
 protected:
-  BoxingRouteTests() { context.loadDialect<OneFlowDialect>(); }
+  BoxingRouteTests() {
+    DialectRegistry registry;
+    registerOneFlowExternalModels(registry);
+    context.appendDialectRegistry(registry);
+    context.loadDialect<OneFlowDialect>();
+  }
 
   PlacementAttr placement(ArrayRef<int64_t> ranks, ArrayRef<int64_t> mesh) {
     return PlacementAttr::get(&context, DeviceKind::cpu, ranks, mesh);

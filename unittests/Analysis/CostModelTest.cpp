@@ -14,9 +14,11 @@
 #include "OneFlowDialect/IR/OneFlowDialect.h"
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Interfaces/CostInterface.h"
+#include "OneFlowDialect/Interfaces/ExternalModels.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
@@ -141,6 +143,9 @@ TEST(ClusterDescTest, GroupsSpanningNodesUseTheInterNodeLink) {
 class CostModelTest : public ::testing::Test {
 protected:
   CostModelTest() {
+    DialectRegistry registry;
+    registerOneFlowExternalModels(registry);
+    context.appendDialectRegistry(registry);
     context.loadDialect<OneFlowDialect, func::FuncDialect>();
     cluster = ClusterDesc::getDefault();
     cluster.intraNode = {1e-5, 1e9};

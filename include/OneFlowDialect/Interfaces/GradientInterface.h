@@ -12,12 +12,4 @@
 
 #include "OneFlowDialect/Interfaces/GradientInterface.h.inc"
 
-namespace mlir::oneflow {
-
-/// Attaches the gradient rules of the oneflow ops (external models of
-/// GradientInterface); the dialect calls it when it loads.
-void attachGradientInterfaceModels(MLIRContext &context);
-
-} // namespace mlir::oneflow
-
 #endif // ONEFLOWDIALECT_INTERFACES_GRADIENTINTERFACE_H

@@ -6,7 +6,9 @@
 
 #include "OneFlowDialect/IR/OneFlowDialect.h"
 #include "OneFlowDialect/IR/OneFlowAttrs.h"
+#include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Interfaces/CostInterface.h"
+#include "OneFlowDialect/Interfaces/ExternalModels.h"
 #include "OneFlowDialect/Interfaces/GradientInterface.h"
 
 #include "mlir/IR/OpImplementation.h"
@@ -36,7 +38,13 @@ struct OneFlowOpAsmInterface : public OpAsmDialectInterface {
 void OneFlowDialect::initialize() {
   registerAttributes();
   registerOps();
-  attachCostInterfaceModels(*getContext());
-  attachGradientInterfaceModels(*getContext());
+  // The rules are external models (registerOneFlowExternalModels).
+  declarePromisedInterfaces<CostInterface,
+#define GET_OP_LIST
+#include "OneFlowDialect/IR/OneFlowOps.cpp.inc"
+                            >();
+  declarePromisedInterfaces<GradientInterface, ONEFLOW_MATH_GRADIENT_OPS,
+                            ONEFLOW_NN_GRADIENT_OPS, ONEFLOW_SHAPE_GRADIENT_OPS,
+                            ONEFLOW_CONV_GRADIENT_OPS>();
   addInterfaces<OneFlowOpAsmInterface>();
 }

@@ -146,6 +146,5 @@ static LogicalResult buildGradientRule(BatchNormOp op, GradientBuilder &g,
 } // namespace mlir::oneflow
 
 void mlir::oneflow::attachConvGradientModels(MLIRContext &context) {
-  attachGradientModels<Conv2DOp, MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp,
-                       BatchNormOp>(context);
+  attachGradientModels<ONEFLOW_CONV_GRADIENT_OPS>(context);
 }

@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GradientBuilder.h"
+
 #include "OneFlowDialect/Interfaces/CostInterface.h"
 #include "OneFlowDialect/IR/OneFlowOps.h"
 

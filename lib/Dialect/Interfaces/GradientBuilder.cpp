@@ -44,10 +44,3 @@ Value GradientBuilder::unbroadcast(Value grad, RankedTensorType type) {
       axes.push_back(axis);
   return reshape(reduceSum(grad, axes, /*keepdims=*/false), in);
 }
-
-void mlir::oneflow::attachGradientInterfaceModels(MLIRContext &context) {
-  attachMathGradientModels(context);
-  attachShapeGradientModels(context);
-  attachNNGradientModels(context);
-  attachConvGradientModels(context);
-}

@@ -18,6 +18,7 @@
 #define ONEFLOW_LIB_DIALECT_INTERFACES_GRADIENTBUILDER_H
 
 #include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Interfaces/ExternalModels.h"
 #include "OneFlowDialect/Interfaces/GradientInterface.h"
 
 namespace mlir::oneflow {
@@ -103,11 +104,14 @@ template <typename... OpTys> void attachGradientModels(MLIRContext &context) {
   (OpTys::template attachInterface<GradientModel<OpTys>>(context), ...);
 }
 
-/// Attaches GradientInterface to the ops with a gradient rule.
+/// Attaches GradientInterface to the ops with a gradient rule
+/// (ONEFLOW_<KIND>_GRADIENT_OPS).
 void attachMathGradientModels(MLIRContext &context);
 void attachShapeGradientModels(MLIRContext &context);
 void attachNNGradientModels(MLIRContext &context);
 void attachConvGradientModels(MLIRContext &context);
+/// CostInterface on every op (CostRules.cpp).
+void attachCostInterfaceModels(MLIRContext &context);
 
 } // namespace mlir::oneflow
 

@@ -514,13 +514,5 @@ static LogicalResult buildGradientRule(MaskedFillOp op, GradientBuilder &g,
 } // namespace mlir::oneflow
 
 void mlir::oneflow::attachMathGradientModels(MLIRContext &context) {
-  attachGradientModels<AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp,
-                       MinimumOp, NegOp, ScalarAddOp, ScalarMulOp, ScalarDivOp,
-                       ScalarPowOp, ReluOp, TanhOp, SigmoidOp, ExpOp, LogOp,
-                       SqrtOp, RsqrtOp, AbsOp, ErfOp, GeluOp, CastOp, WhereOp,
-                       MaskedFillOp, ReciprocalOp, SinOp, CosOp, FloorOp,
-                       CeilOp, RoundOp, SignOp, SoftplusOp, LeakyReluOp,
-                       EluOp, SeluOp, HardSigmoidOp, TanOp, AsinOp, AcosOp,
-                       AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp>(
-      context);
+  attachGradientModels<ONEFLOW_MATH_GRADIENT_OPS>(context);
 }

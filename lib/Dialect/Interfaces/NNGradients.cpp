@@ -186,7 +186,5 @@ static LogicalResult buildGradientRule(DropoutOp op, GradientBuilder &g,
 } // namespace mlir::oneflow
 
 void mlir::oneflow::attachNNGradientModels(MLIRContext &context) {
-  attachGradientModels<MatmulOp, BatchMatmulOp, SoftmaxOp, LogSoftmaxOp,
-                       SparseSoftmaxCrossEntropyOp, LayerNormOp, DropoutOp>(
-      context);
+  attachGradientModels<ONEFLOW_NN_GRADIENT_OPS>(context);
 }

@@ -224,6 +224,5 @@ static LogicalResult buildGradientRule(GatherOp op, GradientBuilder &g,
 } // namespace mlir::oneflow
 
 void mlir::oneflow::attachShapeGradientModels(MLIRContext &context) {
-  attachGradientModels<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReshapeOp, FlattenOp,
-                       TransposeOp, ConcatOp, SliceOp, GatherOp>(context);
+  attachGradientModels<ONEFLOW_SHAPE_GRADIENT_OPS>(context);
 }

@@ -1,0 +1,53 @@
+//===- ExternalModels.h - Gradient and cost rules of the ops ----*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The gradient and cost rules of the oneflow ops live outside the dialect,
+// as external models of GradientInterface and CostInterface (library
+// OneFlowExternalModels), registered through a DialectRegistry extension as
+// upstream MLIR does it. OneFlowDialect promises both interfaces, so a tool
+// that loads the dialect without registerOneFlowExternalModels stops with
+// MLIR's "promised but never implemented" error at the first query instead
+// of silently finding no rule.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOWDIALECT_INTERFACES_EXTERNALMODELS_H
+#define ONEFLOWDIALECT_INTERFACES_EXTERNALMODELS_H
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+// The ops with a gradient rule, by the file that holds the rule
+// (lib/Dialect/Interfaces/<Kind>Gradients.cpp). The dialect promises
+// GradientInterface for exactly these; the rules attach it.
+#define ONEFLOW_MATH_GRADIENT_OPS                                              \
+  AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, NegOp, ScalarAddOp, \
+      ScalarMulOp, ScalarDivOp, ScalarPowOp, ReluOp, TanhOp, SigmoidOp, ExpOp, \
+      LogOp, SqrtOp, RsqrtOp, AbsOp, ErfOp, GeluOp, CastOp, WhereOp,           \
+      MaskedFillOp, ReciprocalOp, SinOp, CosOp, FloorOp, CeilOp, RoundOp,      \
+      SignOp, SoftplusOp, LeakyReluOp, EluOp, SeluOp, HardSigmoidOp, TanOp,    \
+      AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp
+#define ONEFLOW_NN_GRADIENT_OPS                                                \
+  MatmulOp, BatchMatmulOp, SoftmaxOp, LogSoftmaxOp,                            \
+      SparseSoftmaxCrossEntropyOp, LayerNormOp, DropoutOp
+#define ONEFLOW_SHAPE_GRADIENT_OPS                                             \
+  ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReshapeOp, FlattenOp, TransposeOp,   \
+      ConcatOp, SliceOp, GatherOp
+#define ONEFLOW_CONV_GRADIENT_OPS                                              \
+  Conv2DOp, MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, BatchNormOp
+
+namespace mlir::oneflow {
+
+/// Adds to `registry` the extension that attaches, when the oneflow dialect
+/// loads, CostInterface to every op and GradientInterface to the ops with a
+/// gradient rule. of-opt, of-run, of-check, of-translate and plugins that
+/// build their own registry call it.
+void registerOneFlowExternalModels(DialectRegistry &registry);
+
+} // namespace mlir::oneflow
+
+#endif // ONEFLOWDIALECT_INTERFACES_EXTERNALMODELS_H
