@@ -16,8 +16,8 @@
 //
 // With the rules, a program that uses ofexample.swish goes through
 // propagation, boxing, autodiff and the layout search like any oneflow op
-// and lowers to actors; running it needs a kernel for the op, which the
-// runtime takes from built-in backends only (a kernel plugin is planned).
+// and lowers to actors; its kernel is the runtime half of the plugin
+// (ExampleKernels.cpp). of-run loads both with --plugin.
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/IR/OneFlowDialect.h"

@@ -2,8 +2,8 @@
 // external models of our interfaces): a training step that uses
 // ofexample.swish differentiates, lays out on 4 ranks (data parallel, and
 // the layout search on a 2x2 mesh) and lowers to rank plans with the op's
-// actors, without rebuilding of-opt. Running it needs a CPU kernel for the
-// op, which of-run reports missing (kernel plugins are not supported yet).
+// actors, without rebuilding of-opt. of-run without --plugin does not know
+// the op (training it: example-plugin-train.test).
 // Its SBP signatures: example-plugin-sbp.mlir.
 //
 // RUN: of-opt %s --load-dialect-plugin=%oneflow_libs/OneFlowExamplePlugin%shlibext \
@@ -29,7 +29,7 @@
 // Every rank's plan runs the op, forward, on its piece.
 // PLAN-COUNT-4: "ofexample.swish"
 
-// of-run does not load plugins yet: the op is unknown to it.
+// Without --plugin, of-run does not know the op.
 // NOKERNEL: error: {{.*}}ofexample.swish
 
 func.func @swish_mlp() {

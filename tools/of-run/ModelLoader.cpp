@@ -16,29 +16,68 @@
 #include "Compile.h"
 
 #include "OneFlowDialect/Target/OnnxImport.h"
+#include "ofrt/KernelPlugin.h"
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Tools/Plugins/DialectPlugin.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <fstream>
 
 using namespace mlir;
 
+ABSL_DECLARE_FLAG(std::vector<std::string>, plugin);
+
 ABSL_FLAG(std::vector<std::string>, onnx_dim, {},
           "With an .onnx model: the size of a symbolic dimension of its "
           "inputs and outputs, NAME=SIZE (a batch exported as 'N': "
           "--onnx-dim N=64); repeat or separate with commas");
+
+/// The dialect plugins among --plugin, loaded once; each compile registers
+/// their dialects and extensions (a custom op and its rules).
+static absl::StatusOr<std::vector<DialectPlugin> *> dialectPlugins() {
+  static std::vector<DialectPlugin> plugins;
+  static bool loaded = false;
+  if (loaded)
+    return &plugins;
+  loaded = true;
+  for (const std::string &path : absl::GetFlag(FLAGS_plugin)) {
+    llvm::Expected<DialectPlugin> plugin = DialectPlugin::load(path);
+    if (plugin) {
+      plugins.push_back(*plugin);
+      continue;
+    }
+    std::string why = llvm::toString(plugin.takeError());
+    absl::StatusOr<bool> kernels = ofrt::isKernelPlugin(path);
+    if (!kernels.ok())
+      return absl::InvalidArgumentError(
+          "--plugin: " + std::string(kernels.status().message()));
+    if (!*kernels)
+      return absl::InvalidArgumentError(
+          "--plugin '" + path +
+          "' is neither a dialect plugin nor a kernel plugin (exports no "
+          "ofrtRegisterKernels): " +
+          why);
+  }
+  return &plugins;
+}
 
 /// Compiles `path` to a binary plan, reporting diagnostics on stderr.
 static absl::StatusOr<std::string> compile(const std::string &path, int ranks,
                                            const oftools::TrainOptions *train) {
   DialectRegistry registry;
   oftools::registerToolDialects(registry);
+  absl::StatusOr<std::vector<DialectPlugin> *> plugins = dialectPlugins();
+  if (!plugins.ok())
+    return plugins.status();
+  for (DialectPlugin &plugin : **plugins)
+    plugin.registerDialectRegistryCallbacks(registry);
   MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;

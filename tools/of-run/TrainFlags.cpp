@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TrainFlags.h"
+#include "RunFlags.h"
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
@@ -117,33 +118,22 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
     return absl::InvalidArgumentError("--stages " + std::to_string(stages) +
                                       " is not at least 1");
   if (!absl::GetFlag(FLAGS_train)) {
-    // Flags that only shape a training step do nothing without --train.
-    for (const char *name : {"loss",
-                             "labels",
-                             "optimizer",
-                             "lr",
-                             "momentum",
-                             "nesterov",
-                             "weight_decay",
-                             "beta1",
-                             "beta2",
-                             "epsilon",
-                             "clip_norm",
-                             "warmup_steps",
-                             "total_steps",
-                             "min_lr",
-                             "pipeline_schedule",
-                             "search",
-                             "mesh",
-                             "memory_limit",
-                             "cluster",
-                             "explain",
-                             "batch_norm_statistics",
-                             "batch_norm_groups"}) {
-      if (std::optional<std::string> dashed = givenFlag(name))
-        return absl::InvalidArgumentError("--" + *dashed +
-                                          " sets up training; it needs "
-                                          "--train");
+    // Flags that only shape a training step do nothing without --train:
+    // those of the help's Training group; the ones below say more.
+    static const char *const kOwnMessage[] = {
+        "train", "strategy", "micro_batches", "stages", "recompute"};
+    for (const oftools::FlagGroup &group : ofrun::runFlagGroups()) {
+      if (group.title != "Training")
+        continue;
+      for (const std::string &name : group.flags) {
+        if (std::find(std::begin(kOwnMessage), std::end(kOwnMessage), name) !=
+            std::end(kOwnMessage))
+          continue;
+        if (std::optional<std::string> dashed = givenFlag(name.c_str()))
+          return absl::InvalidArgumentError("--" + *dashed +
+                                            " sets up training; it needs "
+                                            "--train");
+      }
     }
     if (!absl::GetFlag(FLAGS_strategy).empty())
       return absl::InvalidArgumentError(

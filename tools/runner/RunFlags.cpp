@@ -7,6 +7,9 @@
 #include "RunFlags.h"
 #include "Launch.h"
 
+#include "ofrt/KernelPlugin.h"
+#include "ofrt/Status.h"
+
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
@@ -16,6 +19,11 @@
 
 using namespace ofrt;
 
+ABSL_FLAG(std::vector<std::string>, plugin, {},
+          "Shared libraries of a research plugin: kernel plugins (exporting "
+          "ofrtRegisterKernels) add kernels for its ops; with of-run, dialect "
+          "plugins (as of-opt --load-dialect-plugin takes them) add its ops "
+          "and their rules to the compiler. Repeat or separate with commas");
 ABSL_FLAG(int64_t, steps, 1, "Steps to run (each input delivers one batch per step)");
 ABSL_FLAG(int, threads, 0, "Threads for each kernel (0: the library's default)");
 ABSL_FLAG(std::string, devices, "cpu:1",
@@ -81,18 +89,39 @@ void ofrun::setProgramName(const char *name) { currentProgram = name; }
 std::vector<oftools::FlagGroup> ofrun::runFlagGroups() {
   return {
       {"Model and inputs",
-       {"steps", "input", "seed", "onnx_dim", "emit_plan", "export_onnx"}},
+       {"steps", "input", "seed", "onnx_dim", "emit_plan", "export_onnx",
+        "plugin"}},
       {"Devices and launch",
        {"devices", "threads", "stream_threads", "nproc_per_node", "store_dir",
         "redis", "job_id", "hostname", "collectives", "timeout_ms"}},
       {"Training",
-       {"train",        "loss",          "labels",       "optimizer",
-        "lr",           "momentum",      "nesterov",     "weight_decay",
-        "beta1",        "beta2",         "epsilon",      "clip_norm",
-        "warmup_steps", "total_steps",   "min_lr",       "strategy",
-        "search",       "mesh",          "memory_limit", "cluster",
-        "explain",      "micro_batches", "stages",       "pipeline_schedule",
-        "recompute",    "batch_norm_statistics", "batch_norm_groups"}},
+       {"train",
+        "loss",
+        "labels",
+        "optimizer",
+        "lr",
+        "momentum",
+        "nesterov",
+        "weight_decay",
+        "beta1",
+        "beta2",
+        "epsilon",
+        "clip_norm",
+        "warmup_steps",
+        "total_steps",
+        "min_lr",
+        "strategy",
+        "search",
+        "mesh",
+        "memory_limit",
+        "cluster",
+        "explain",
+        "micro_batches",
+        "stages",
+        "pipeline_schedule",
+        "recompute",
+        "batch_norm_statistics",
+        "batch_norm_groups"}},
       {"Checkpoints",
        {"save", "save_every", "keep", "resume", "resume_partial"}},
       {"Output and profiling",
@@ -157,4 +186,20 @@ absl::StatusOr<InputSource> ofrun::parseInputSource(const std::string &spec) {
   return absl::InvalidArgumentError(
       "unknown input source '" + spec +
       "'; use random, random:LOW:HIGH, fill:VALUE, @FILE or @FILE:loop");
+}
+
+absl::Status ofrun::loadKernelPlugins() {
+  static bool loaded = false;
+  if (loaded)
+    return absl::OkStatus();
+  loaded = true;
+  for (const std::string &path : absl::GetFlag(FLAGS_plugin)) {
+    absl::StatusOr<bool> kernels = ofrt::isKernelPlugin(path);
+    if (!kernels.ok())
+      return absl::InvalidArgumentError(
+          "--plugin: " + std::string(kernels.status().message()));
+    if (*kernels)
+      OFRT_RETURN_IF_ERROR(ofrt::loadKernelPlugin(path));
+  }
+  return absl::OkStatus();
 }

@@ -60,6 +60,10 @@ std::vector<std::string> parseFlags(int argc, char **argv,
                                     const oftools::ToolInfo &tool,
                                     std::vector<std::string> &normalized);
 
+/// Loads the kernel plugins among --plugin (once; the other libraries are
+/// dialect plugins, of-run's compiler loads them).
+absl::Status loadKernelPlugins();
+
 /// Prints "<program>: error: <message>" and returns 1.
 int fail(const std::string &message);
 

@@ -360,6 +360,8 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
     return launchProcesses(job.processes, childArgs);
   if (absl::GetFlag(FLAGS_steps) < 1)
     return fail("--steps must be at least 1");
+  if (absl::Status status = loadKernelPlugins(); !status.ok())
+    return fail(std::string(status.message()));
 
   ofrt::MultiRankOptions options;
   options.session.seed = absl::GetFlag(FLAGS_seed);
