@@ -6,6 +6,9 @@
 
 #include "RankLayout.h"
 
+#include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Interfaces/ExternalModels.h"
+#include "OneFlowDialect/Interfaces/RankLoweringInterface.h"
 #include "OneFlowDialect/Support/Layout.h"
 
 #include "mlir/IR/Builders.h"
@@ -301,133 +304,178 @@ static bool hasPartial(GlobalAttr global) {
   });
 }
 
+//===----------------------------------------------------------------------===//
+// Per-rank attributes: RankLoweringInterface models of the oneflow ops
+//===----------------------------------------------------------------------===//
+
+static DenseI64ArrayAttr intsAttr(Operation *op, ArrayRef<int64_t> values) {
+  return Builder(op->getContext()).getDenseI64ArrayAttr(values);
+}
+
+/// oneflow.transfer: its group and this rank's records.
+static void addTransferAttrs(Operation *op, const RankPosition &where,
+                             NamedAttrList &attrs) {
+  Builder b(op->getContext());
+  attrs.set("group", intsAttr(op, where.group));
+  attrs.set("sends", intsAttr(op, where.sends));
+  attrs.set("recvs", intsAttr(op, where.recvs));
+  attrs.set("reduce", b.getBoolAttr(hasPartial(
+                          getGlobalEncoding(op->getOperand(0).getType()))));
+}
+
+/// Layout ops on one placement: the group along the mesh axis that changes,
+/// the axes, and the offsets of local slices.
+static void addLayoutOpAttrs(Operation *op, const RankPosition &where,
+                             NamedAttrList &attrs) {
+  Builder b(op->getContext());
+  int64_t rank = where.rank;
+  Type inType = op->getOperand(0).getType(),
+       outType = op->getResult(0).getType();
+  GlobalAttr in = getGlobalEncoding(inType), out = getGlobalEncoding(outType);
+  if (!in || !out || in.getPlacement() != out.getPlacement() ||
+      in.getNdSbp() == out.getNdSbp())
+    return;
+  int64_t meshAxis = changedMeshAxis(in, out);
+  SbpAttr from = in.getNdSbp()[meshAxis], to = out.getNdSbp()[meshAxis];
+  int64_t parallelId = parallelIdOf(in, rank);
+  SmallVector<int64_t> axisRanks =
+      axisGroup(in.getPlacement(), parallelId, meshAxis);
+  std::vector<int64_t> inBegin = beginsOf(sliceOf(inType, rank));
+  std::vector<int64_t> outBegin = beginsOf(sliceOf(outType, rank));
+  SmallVector<int64_t> delta(inBegin.size());
+  if (isa<AllReduceOp>(op)) {
+    attrs.set("group", intsAttr(op, axisRanks));
+  } else if (isa<ReduceScatterOp>(op)) {
+    attrs.set("group", intsAttr(op, axisRanks));
+    attrs.set("axis", b.getI64IntegerAttr(to.getAxis()));
+  } else if (isa<AllGatherOp>(op)) {
+    attrs.set("group", intsAttr(op, axisRanks));
+    attrs.set("axis", b.getI64IntegerAttr(from.getAxis()));
+  } else if (isa<AllToAllOp>(op)) {
+    attrs.set("group", intsAttr(op, axisRanks));
+    attrs.set("in_axis", b.getI64IntegerAttr(from.getAxis()));
+    attrs.set("out_axis", b.getI64IntegerAttr(to.getAxis()));
+  } else if (isa<LocalSliceOp>(op)) {
+    for (size_t i = 0; i < delta.size(); ++i)
+      delta[i] = outBegin[i] - inBegin[i];
+    attrs.set("begin", intsAttr(op, delta));
+  } else if (isa<ToPartialOp>(op)) {
+    for (size_t i = 0; i < delta.size(); ++i)
+      delta[i] = inBegin[i] - outBegin[i];
+    attrs.set("begin", intsAttr(op, delta));
+    bool keep =
+        from.getKind() != SbpKind::broadcast || axisRanks.front() == rank;
+    attrs.set("keep", b.getBoolAttr(keep));
+  }
+}
+
+/// Sources, sinks and random ops: where the rank's piece sits in the
+/// logical tensor.
+static void addPieceAttrs(Operation *op, const RankPosition &where,
+                          NamedAttrList &attrs) {
+  Builder b(op->getContext());
+  int64_t rank = where.rank;
+  bool isSink = isa<OutputOp>(op);
+  bool isSource = isa<InputOp, VariableOp, ConstantOp, FillOp>(op);
+  Type type = isSink ? op->getOperand(0).getType() : op->getResult(0).getType();
+  GlobalAttr global = getGlobalEncoding(type);
+  if (!global)
+    return;
+  attrs.set("logical_shape", intsAttr(op, shapeOf(type)));
+  attrs.set("slice_begin", intsAttr(op, beginsOf(sliceOf(type, rank))));
+  if (isSink) {
+    attrs.set("partial", b.getBoolAttr(hasPartial(global)));
+    attrs.set("primary",
+              b.getBoolAttr(!isSecondary(global, rank, SbpKind::broadcast)));
+  } else if (isSource) {
+    bool zero = isSecondary(global, rank, SbpKind::partial);
+    attrs.set("zero", b.getBoolAttr(zero));
+    if (isa<ConstantOp>(op)) {
+      if (auto dense = dyn_cast<DenseElementsAttr>(attrs.get("value")))
+        attrs.set("value", localElements(dense, type, rank, zero));
+    } else if (isa<FillOp>(op) && zero) {
+      attrs.set("value", b.getF64FloatAttr(0));
+    }
+  }
+}
+
+/// A piece of a table split along the gathered axis holds some rows only
+/// (gather's operand, gather_grad's result).
+static void addTableRowAttrs(Operation *op, const RankPosition &where,
+                             NamedAttrList &attrs) {
+  Builder b(op->getContext());
+  Type type = isa<GatherOp>(op) ? op->getOperand(0).getType()
+                                : op->getResult(0).getType();
+  if (!getGlobalEncoding(type))
+    return;
+  std::vector<int64_t> shape = shapeOf(type);
+  int64_t axis = 0;
+  if (auto axisAttr = dyn_cast_or_null<IntegerAttr>(attrs.get("axis")))
+    axis = axisAttr.getInt();
+  if (axis < 0)
+    axis += shape.size();
+  attrs.set("index_begin",
+            b.getI64IntegerAttr(sliceOf(type, where.rank)[axis].begin));
+  attrs.set("index_limit", b.getI64IntegerAttr(shape[axis]));
+}
+
+/// A mean over split axes divides by the logical count.
+static void addDivisorAttrs(Operation *op, const RankPosition &,
+                            NamedAttrList &attrs) {
+  Type type = op->getOperand(0).getType();
+  if (!getGlobalEncoding(type))
+    return;
+  int64_t divisor = 1;
+  std::vector<int64_t> shape = shapeOf(type);
+  if (auto axes = dyn_cast_or_null<DenseI64ArrayAttr>(attrs.get("axes")))
+    for (int64_t axis : axes.asArrayRef())
+      divisor *= shape[axis < 0 ? axis + shape.size() : axis];
+  attrs.set("divisor", Builder(op->getContext()).getI64IntegerAttr(divisor));
+}
+
+namespace {
+using RankAttrsFn = void (*)(Operation *, const RankPosition &,
+                             NamedAttrList &);
+
+template <typename OpTy, RankAttrsFn Fn>
+struct RankLoweringModel
+    : public RankLoweringInterface::ExternalModel<RankLoweringModel<OpTy, Fn>,
+                                                  OpTy> {
+  void addRankAttrs(Operation *op, const RankPosition &where,
+                    NamedAttrList &attrs) const {
+    Fn(op, where, attrs);
+  }
+};
+} // namespace
+
+template <RankAttrsFn Fn, typename... OpTys>
+static void attachRankModels(MLIRContext &context) {
+  (OpTys::template attachInterface<RankLoweringModel<OpTys, Fn>>(context), ...);
+}
+
+void mlir::oneflow::detail::attachRankLoweringModels(MLIRContext &context) {
+  attachRankModels<addTransferAttrs, TransferOp>(context);
+  attachRankModels<addLayoutOpAttrs, AllReduceOp, ReduceScatterOp, AllGatherOp,
+                   AllToAllOp, LocalSliceOp, ToPartialOp>(context);
+  attachRankModels<addPieceAttrs, OutputOp, InputOp, VariableOp, ConstantOp,
+                   FillOp, DropoutOp>(context);
+  attachRankModels<addTableRowAttrs, GatherOp, GatherGradOp>(context);
+  attachRankModels<addDivisorAttrs, ReduceMeanOp>(context);
+}
+
 void mlir::oneflow::addRankAttrs(Operation *op, int64_t rank,
                                  ArrayRef<int64_t> group,
                                  const TransferRecords *transfer,
                                  NamedAttrList &attrs) {
-  Builder b(op->getContext());
-  StringRef name = op->getName().getStringRef();
-  auto ints = [&](ArrayRef<int64_t> values) {
-    return b.getDenseI64ArrayAttr(values);
-  };
-  auto vectorInts = [&](const std::vector<int64_t> &values) {
-    return b.getDenseI64ArrayAttr(values);
-  };
-
-  if (name == "oneflow.transfer") {
-    attrs.set("group", ints(group));
-    attrs.set("sends", ints(transfer->sends));
-    attrs.set("recvs", ints(transfer->recvs));
-    attrs.set("reduce",
-              b.getBoolAttr(hasPartial(getGlobalEncoding(op->getOperand(0).getType()))));
+  auto lowering = dyn_cast<RankLoweringInterface>(op);
+  if (!lowering)
     return;
+  RankPosition where;
+  where.rank = rank;
+  where.group = group;
+  if (transfer) {
+    where.sends = transfer->sends;
+    where.recvs = transfer->recvs;
   }
-
-  // Layout ops on one placement.
-  bool isLayoutOp =
-      llvm::is_contained({"oneflow.all_reduce", "oneflow.reduce_scatter",
-                          "oneflow.all_gather", "oneflow.all_to_all",
-                          "oneflow.local_slice", "oneflow.to_partial"},
-                         name);
-  if (isLayoutOp) {
-    Type inType = op->getOperand(0).getType(),
-         outType = op->getResult(0).getType();
-    GlobalAttr in = getGlobalEncoding(inType), out = getGlobalEncoding(outType);
-    if (in && out && in.getPlacement() == out.getPlacement() &&
-        in.getNdSbp() != out.getNdSbp()) {
-      int64_t meshAxis = changedMeshAxis(in, out);
-      SbpAttr from = in.getNdSbp()[meshAxis], to = out.getNdSbp()[meshAxis];
-      int64_t parallelId = parallelIdOf(in, rank);
-      SmallVector<int64_t> axisRanks =
-          axisGroup(in.getPlacement(), parallelId, meshAxis);
-      std::vector<int64_t> inBegin = beginsOf(sliceOf(inType, rank));
-      std::vector<int64_t> outBegin = beginsOf(sliceOf(outType, rank));
-      std::vector<int64_t> delta(inBegin.size());
-      if (name == "oneflow.all_reduce") {
-        attrs.set("group", ints(axisRanks));
-      } else if (name == "oneflow.reduce_scatter") {
-        attrs.set("group", ints(axisRanks));
-        attrs.set("axis", b.getI64IntegerAttr(to.getAxis()));
-      } else if (name == "oneflow.all_gather") {
-        attrs.set("group", ints(axisRanks));
-        attrs.set("axis", b.getI64IntegerAttr(from.getAxis()));
-      } else if (name == "oneflow.all_to_all") {
-        attrs.set("group", ints(axisRanks));
-        attrs.set("in_axis", b.getI64IntegerAttr(from.getAxis()));
-        attrs.set("out_axis", b.getI64IntegerAttr(to.getAxis()));
-      } else if (name == "oneflow.local_slice") {
-        for (size_t i = 0; i < delta.size(); ++i)
-          delta[i] = outBegin[i] - inBegin[i];
-        attrs.set("begin", vectorInts(delta));
-      } else if (name == "oneflow.to_partial") {
-        for (size_t i = 0; i < delta.size(); ++i)
-          delta[i] = inBegin[i] - outBegin[i];
-        attrs.set("begin", vectorInts(delta));
-        bool keep = from.getKind() != SbpKind::broadcast ||
-                    axisRanks.front() == rank;
-        attrs.set("keep", b.getBoolAttr(keep));
-      }
-      return;
-    }
-  }
-
-  // Sources and sinks: where the rank's piece sits in the logical tensor.
-  bool isSink = name == "oneflow.output";
-  bool isSource = name == "oneflow.input" || name == "oneflow.variable" ||
-                  name == "oneflow.constant" || name == "oneflow.fill";
-  bool isRandom = name == "oneflow.dropout";
-  if (isSink || isSource || isRandom) {
-    Type type = isSink ? op->getOperand(0).getType() : op->getResult(0).getType();
-    GlobalAttr global = getGlobalEncoding(type);
-    if (!global)
-      return;
-    attrs.set("logical_shape", vectorInts(shapeOf(type)));
-    attrs.set("slice_begin", vectorInts(beginsOf(sliceOf(type, rank))));
-    if (isSink) {
-      attrs.set("partial", b.getBoolAttr(hasPartial(global)));
-      attrs.set("primary", b.getBoolAttr(!isSecondary(global, rank,
-                                                      SbpKind::broadcast)));
-    } else if (isSource) {
-      bool zero = isSecondary(global, rank, SbpKind::partial);
-      attrs.set("zero", b.getBoolAttr(zero));
-      if (name == "oneflow.constant") {
-        if (auto dense = dyn_cast<DenseElementsAttr>(attrs.get("value")))
-          attrs.set("value", localElements(dense, type, rank, zero));
-      } else if (name == "oneflow.fill" && zero) {
-        attrs.set("value", b.getF64FloatAttr(0));
-      }
-    }
-    return;
-  }
-
-  // A piece of a table split along the gathered axis holds some rows only
-  // (gather's operand, gather_grad's result).
-  if (name == "oneflow.gather" || name == "oneflow.gather_grad") {
-    Type type = name == "oneflow.gather" ? op->getOperand(0).getType()
-                                         : op->getResult(0).getType();
-    if (!getGlobalEncoding(type))
-      return;
-    std::vector<int64_t> shape = shapeOf(type);
-    int64_t axis = 0;
-    if (auto axisAttr = dyn_cast_or_null<IntegerAttr>(attrs.get("axis")))
-      axis = axisAttr.getInt();
-    if (axis < 0)
-      axis += shape.size();
-    attrs.set("index_begin", b.getI64IntegerAttr(sliceOf(type, rank)[axis].begin));
-    attrs.set("index_limit", b.getI64IntegerAttr(shape[axis]));
-    return;
-  }
-
-  // A mean over split axes divides by the logical count.
-  if (name == "oneflow.reduce_mean") {
-    Type type = op->getOperand(0).getType();
-    if (!getGlobalEncoding(type))
-      return;
-    int64_t divisor = 1;
-    std::vector<int64_t> shape = shapeOf(type);
-    if (auto axes = dyn_cast_or_null<DenseI64ArrayAttr>(attrs.get("axes")))
-      for (int64_t axis : axes.asArrayRef())
-        divisor *= shape[axis < 0 ? axis + shape.size() : axis];
-    attrs.set("divisor", b.getI64IntegerAttr(divisor));
-  }
+  lowering.addRankAttrs(where, attrs);
 }

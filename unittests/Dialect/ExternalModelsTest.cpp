@@ -4,17 +4,20 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// OneFlowDialect promises CostInterface for every op and GradientInterface
-// for the ops with a gradient rule; registerOneFlowExternalModels keeps
-// every promise, and nothing else: an op with a rule the dialect did not
-// promise, or a promise without a rule, fails here.
+// OneFlowDialect promises CostInterface for every op, GradientInterface
+// for the ops with a gradient rule and RankLoweringInterface for those whose
+// actors need per-rank attributes; registerOneFlowExternalModels keeps every
+// promise, and nothing else: an op with a rule the dialect did not promise,
+// or a promise without a rule, fails here.
 //
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/Interfaces/ExternalModels.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
+#include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Interfaces/CostInterface.h"
 #include "OneFlowDialect/Interfaces/GradientInterface.h"
+#include "OneFlowDialect/Interfaces/RankLoweringInterface.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -47,10 +50,13 @@ TEST(ExternalModels, UnregisteredRulesArePromisesOnly) {
                                               CostInterface::getInterfaceID()));
     EXPECT_FALSE(name.hasInterface<CostInterface>());
     EXPECT_FALSE(name.hasInterface<GradientInterface>());
+    EXPECT_FALSE(name.hasInterface<RankLoweringInterface>());
     gradients += dialect->hasPromisedInterface(
         name.getTypeID(), GradientInterface::getInterfaceID());
   }
   EXPECT_GT(gradients, 50u);
+  EXPECT_TRUE(dialect->hasPromisedInterface(
+      TypeID::get<VariableOp>(), RankLoweringInterface::getInterfaceID()));
 }
 
 TEST(ExternalModels, RegistrationKeepsEveryPromise) {
@@ -63,7 +69,7 @@ TEST(ExternalModels, RegistrationKeepsEveryPromise) {
   for (RegisteredOperationName name : oneflowOps(context)) {
     SCOPED_TRACE(name.getStringRef().str());
     EXPECT_TRUE(name.hasInterface<CostInterface>());
-    // A gradient rule exactly where one was promised, and no promise left.
+    // Rules exactly where they were promised, and no promise left.
     std::optional<RegisteredOperationName> unregistered =
         RegisteredOperationName::lookup(name.getStringRef(), &promised);
     ASSERT_TRUE(unregistered);
@@ -71,10 +77,14 @@ TEST(ExternalModels, RegistrationKeepsEveryPromise) {
         name.hasInterface<GradientInterface>(),
         before->hasPromisedInterface(unregistered->getTypeID(),
                                      GradientInterface::getInterfaceID()));
-    EXPECT_FALSE(dialect->hasPromisedInterface(
-        name.getTypeID(), CostInterface::getInterfaceID()));
-    EXPECT_FALSE(dialect->hasPromisedInterface(
-        name.getTypeID(), GradientInterface::getInterfaceID()));
+    EXPECT_EQ(
+        name.hasInterface<RankLoweringInterface>(),
+        before->hasPromisedInterface(unregistered->getTypeID(),
+                                     RankLoweringInterface::getInterfaceID()));
+    for (TypeID interface :
+         {CostInterface::getInterfaceID(), GradientInterface::getInterfaceID(),
+          RankLoweringInterface::getInterfaceID()})
+      EXPECT_FALSE(dialect->hasPromisedInterface(name.getTypeID(), interface));
   }
 }
 

@@ -19,6 +19,7 @@
 
 namespace mlir {
 class DialectRegistry;
+class MLIRContext;
 } // namespace mlir
 
 // The ops with a gradient rule, by the file that holds the rule
@@ -40,13 +41,27 @@ class DialectRegistry;
 #define ONEFLOW_CONV_GRADIENT_OPS                                              \
   Conv2DOp, MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, BatchNormOp
 
+// The ops whose actors need per-rank attributes (RankLoweringInterface,
+// lib/Transforms/RankLayout.cpp).
+#define ONEFLOW_RANK_LOWERING_OPS                                              \
+  TransferOp, AllReduceOp, ReduceScatterOp, AllGatherOp, AllToAllOp,           \
+      LocalSliceOp, ToPartialOp, OutputOp, InputOp, VariableOp, ConstantOp,    \
+      FillOp, DropoutOp, GatherOp, GatherGradOp, ReduceMeanOp
+
 namespace mlir::oneflow {
 
 /// Adds to `registry` the extension that attaches, when the oneflow dialect
-/// loads, CostInterface to every op and GradientInterface to the ops with a
-/// gradient rule. of-opt, of-run, of-check, of-translate and plugins that
-/// build their own registry call it.
+/// loads, CostInterface to every op, GradientInterface to the ops with a
+/// gradient rule and RankLoweringInterface to those of
+/// ONEFLOW_RANK_LOWERING_OPS. of-opt, of-run, of-check and tools that build
+/// their own registry call it.
 void registerOneFlowExternalModels(DialectRegistry &registry);
+
+namespace detail {
+/// The RankLoweringInterface models, next to the layout arithmetic they use
+/// (lib/Transforms/RankLayout.cpp); registerOneFlowExternalModels calls it.
+void attachRankLoweringModels(MLIRContext &context);
+} // namespace detail
 
 } // namespace mlir::oneflow
 

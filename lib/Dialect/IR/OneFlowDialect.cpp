@@ -10,6 +10,7 @@
 #include "OneFlowDialect/Interfaces/CostInterface.h"
 #include "OneFlowDialect/Interfaces/ExternalModels.h"
 #include "OneFlowDialect/Interfaces/GradientInterface.h"
+#include "OneFlowDialect/Interfaces/RankLoweringInterface.h"
 
 #include "mlir/IR/OpImplementation.h"
 
@@ -46,5 +47,6 @@ void OneFlowDialect::initialize() {
   declarePromisedInterfaces<GradientInterface, ONEFLOW_MATH_GRADIENT_OPS,
                             ONEFLOW_NN_GRADIENT_OPS, ONEFLOW_SHAPE_GRADIENT_OPS,
                             ONEFLOW_CONV_GRADIENT_OPS>();
+  declarePromisedInterfaces<RankLoweringInterface, ONEFLOW_RANK_LOWERING_OPS>();
   addInterfaces<OneFlowOpAsmInterface>();
 }

@@ -21,5 +21,6 @@ void mlir::oneflow::registerOneFlowExternalModels(DialectRegistry &registry) {
     attachShapeGradientModels(*context);
     attachNNGradientModels(*context);
     attachConvGradientModels(*context);
+    detail::attachRankLoweringModels(*context);
   });
 }

@@ -1,4 +1,4 @@
-//===- Interfaces.cpp - SBP, gradient and cost interfaces -----------------===//
+//===- Interfaces.cpp - SBP, gradient, cost and rank-lowering interfaces --===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -6,6 +6,7 @@
 
 #include "OneFlowDialect/Interfaces/CostInterface.h"
 #include "OneFlowDialect/Interfaces/GradientInterface.h"
+#include "OneFlowDialect/Interfaces/RankLoweringInterface.h"
 #include "OneFlowDialect/Interfaces/SbpInterface.h"
 
 using namespace mlir;
@@ -13,4 +14,5 @@ using namespace mlir::oneflow;
 
 #include "OneFlowDialect/Interfaces/CostInterface.cpp.inc"
 #include "OneFlowDialect/Interfaces/GradientInterface.cpp.inc"
+#include "OneFlowDialect/Interfaces/RankLoweringInterface.cpp.inc"
 #include "OneFlowDialect/Interfaces/SbpInterface.cpp.inc"
