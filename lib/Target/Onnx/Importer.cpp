@@ -225,6 +225,7 @@ Importer::Importer(MLIRContext *context, llvm::StringRef filename,
   addMathLowerings(table);
   addNNLowerings(table);
   addShapeLowerings(table);
+  addLossLowerings(table);
 }
 
 Type Importer::withLayout(RankedTensorType type, bool split) {

@@ -226,6 +226,7 @@ using Lowering = LogicalResult (*)(NodeContext &);
 void addMathLowerings(llvm::StringMap<Lowering> &table);
 void addNNLowerings(llvm::StringMap<Lowering> &table);
 void addShapeLowerings(llvm::StringMap<Lowering> &table);
+void addLossLowerings(llvm::StringMap<Lowering> &table);
 
 /// Computes a node's outputs at import time when every input is known
 /// (or, for Shape, when its input's shape is static). Returns true when it
