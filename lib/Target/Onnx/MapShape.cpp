@@ -15,6 +15,7 @@
 // | Cast                         | cast                                    |
 // | Identity                     | nothing                                 |
 // | ConstantOfShape (large)      | fill                                    |
+// | Trilu                        | where(constant band mask, x, 0)         |
 // | Shape, Constant              | always folded (Folding.cpp)             |
 //
 //===----------------------------------------------------------------------===//
@@ -22,6 +23,7 @@
 #include "Importer.h"
 
 #include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/IR/OneFlowTypeUtils.h"
 
 using namespace mlir;
 using namespace mlir::oneflow;
@@ -464,8 +466,61 @@ static LogicalResult mapConstantOfShape(NodeContext &node) {
   return success();
 }
 
+/// Trilu: the elements on and above (upper) or on and below the k-th
+/// diagonal of the last two axes stay, the others become 0. The band is a
+/// constant when k is; otherwise `column - row >= k` (or `<=`) against a
+/// constant of column - row, so k may be a run-time input.
+static LogicalResult mapTrilu(NodeContext &node) {
+  if (failed(node.checkArity(1, 2, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0);
+  if (failed(x))
+    return failure();
+  bool upper = node.getInt("upper", 1) != 0;
+  RankedTensorType type = NodeContext::typeOf(*x);
+  if (type.getRank() < 2)
+    return node.error() << "input must have rank 2 or more, got "
+                        << stripEncoding(type);
+  int64_t rows = type.getDimSize(type.getRank() - 2);
+  int64_t cols = type.getDimSize(type.getRank() - 1);
+  ConstTensor offsets;
+  offsets.dtype = onnx::TensorProto::INT64;
+  offsets.shape = {rows, cols};
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      offsets.ints.push_back(j - i);
+  Value k;
+  if (node.hasInput(1)) {
+    FailureOr<Value> input = node.input(1);
+    if (failed(input))
+      return failure();
+    RankedTensorType kType = NodeContext::typeOf(*input);
+    if (kType.getNumElements() != 1 || !kType.getElementType().isInteger(64))
+      return node.error() << "k must be one int64, got "
+                          << stripEncoding(kType);
+    k = node.reshape(*input, {});
+  } else {
+    ConstTensor zero = ConstTensor::zeros(onnx::TensorProto::INT64, {});
+    k = node.constant(zero);
+  }
+  Value diagonal = node.constant(offsets);
+  FailureOr<Operation *> mask =
+      upper ? FailureOr<Operation *>(node.create<GreaterEqualOp>({diagonal, k}))
+            : FailureOr<Operation *>(node.create<LessEqualOp>({diagonal, k}));
+  if (failed(mask))
+    return failure();
+  Value zero = node.fill(RankedTensorType::get({}, type.getElementType()), 0.0);
+  FailureOr<WhereOp> op =
+      node.create<WhereOp>({(*mask)->getResult(0), *x, zero});
+  if (failed(op))
+    return failure();
+  node.setOutput(0, op->getResult());
+  return success();
+}
+
 void mlir::oneflow::onnx_import::addShapeLowerings(
     llvm::StringMap<Lowering> &table) {
+  table["Trilu"] = mapTrilu;
   table["Reshape"] = mapReshape;
   table["Flatten"] = mapFlatten;
   table["Unsqueeze"] = mapUnsqueezeOrSqueeze;
