@@ -213,6 +213,27 @@ mlir::oneflow::onnx_import::normalizeAxis(NodeContext &node, int64_t axis,
   return axis < 0 ? axis + rank : axis;
 }
 
+FailureOr<llvm::SmallVector<NamedAttribute>>
+mlir::oneflow::onnx_import::reduceAttrs(NodeContext &node,
+                                        llvm::ArrayRef<int64_t> axes,
+                                        int64_t rank) {
+  llvm::SmallVector<int64_t> normalized;
+  if (axes.empty())
+    for (int64_t i = 0; i < rank; ++i)
+      normalized.push_back(i);
+  for (int64_t axis : axes) {
+    FailureOr<int64_t> a = normalizeAxis(node, axis, rank, "axis");
+    if (failed(a))
+      return failure();
+    normalized.push_back(*a);
+  }
+  llvm::SmallVector<NamedAttribute> attrs{
+      node.named("axes", node.b.getDenseI64ArrayAttr(normalized))};
+  if (node.getInt("keepdims", 1) != 0)
+    attrs.push_back(node.named("keepdims", node.b.getUnitAttr()));
+  return attrs;
+}
+
 //===----------------------------------------------------------------------===//
 // Importer
 //===----------------------------------------------------------------------===//
@@ -226,6 +247,7 @@ Importer::Importer(MLIRContext *context, llvm::StringRef filename,
   addNNLowerings(table);
   addShapeLowerings(table);
   addLossLowerings(table);
+  addCompositeLowerings(table);
 }
 
 Type Importer::withLayout(RankedTensorType type, bool split) {

@@ -227,6 +227,7 @@ void addMathLowerings(llvm::StringMap<Lowering> &table);
 void addNNLowerings(llvm::StringMap<Lowering> &table);
 void addShapeLowerings(llvm::StringMap<Lowering> &table);
 void addLossLowerings(llvm::StringMap<Lowering> &table);
+void addCompositeLowerings(llvm::StringMap<Lowering> &table);
 
 /// Computes a node's outputs at import time when every input is known
 /// (or, for Shape, when its input's shape is static). Returns true when it
@@ -244,6 +245,10 @@ FailureOr<ConstTensor> constantOfShapeValue(NodeContext &node);
 /// Normalizes an axis in [-rank, rank) or fails naming the node.
 FailureOr<int64_t> normalizeAxis(NodeContext &node, int64_t axis, int64_t rank,
                                  llvm::StringRef what);
+/// A reduction's attributes: `axes` (every axis when empty), each
+/// normalized, and `keepdims` when the node's is set (default 1).
+FailureOr<llvm::SmallVector<NamedAttribute>>
+reduceAttrs(NodeContext &node, llvm::ArrayRef<int64_t> axes, int64_t rank);
 
 //===----------------------------------------------------------------------===//
 // Shape rules shared by folding and mapping (MapShape.cpp)

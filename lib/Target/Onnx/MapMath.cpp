@@ -8,7 +8,6 @@
 // |-------------------------------|-------------------------------------------|
 // | Add Sub Mul Div Pow           | add sub mul div pow; scalar_add/mul/div/  |
 // |                               | pow when one operand is a float scalar    |
-// | Max Min (two inputs)          | maximum minimum                           |
 // | Clip                          | maximum, minimum                          |
 // | Equal Less Greater ...        | equal less greater ...                    |
 // | And Or Xor Not                | logical_and logical_or logical_xor        |
@@ -166,26 +165,15 @@ template <typename OpTy> static LogicalResult mapReduce(NodeContext &node) {
         succeeded(given))
       axes = *given;
   }
-  bool keepdims = node.getInt("keepdims", 1) != 0;
-  if (axes.empty()) {
-    if (node.getInt("noop_with_empty_axes", 0) != 0) {
-      node.setOutput(0, *x);
-      return success();
-    }
-    for (int64_t i = 0; i < rank; ++i)
-      axes.push_back(i);
+  FailureOr<llvm::SmallVector<NamedAttribute>> attrs =
+      reduceAttrs(node, axes, rank);
+  if (failed(attrs))
+    return failure();
+  if (axes.empty() && node.getInt("noop_with_empty_axes", 0) != 0) {
+    node.setOutput(0, *x);
+    return success();
   }
-  for (int64_t &axis : axes) {
-    FailureOr<int64_t> a = normalizeAxis(node, axis, rank, "axis");
-    if (failed(a))
-      return failure();
-    axis = *a;
-  }
-  llvm::SmallVector<NamedAttribute> attrs{
-      node.named("axes", node.b.getDenseI64ArrayAttr(axes))};
-  if (keepdims)
-    attrs.push_back(node.named("keepdims", node.b.getUnitAttr()));
-  FailureOr<OpTy> op = node.create<OpTy>(*x, attrs);
+  FailureOr<OpTy> op = node.create<OpTy>(*x, *attrs);
   if (failed(op))
     return failure();
   node.setOutput(0, op->getResult());
@@ -321,8 +309,6 @@ void mlir::oneflow::onnx_import::addMathLowerings(
   table["Pow"] = [](NodeContext &n) {
     return mapBinary<PowOp>(n, mapScalar<ScalarPowOp>);
   };
-  table["Max"] = [](NodeContext &n) { return mapBinary<MaximumOp>(n); };
-  table["Min"] = [](NodeContext &n) { return mapBinary<MinimumOp>(n); };
   table["Equal"] = [](NodeContext &n) { return mapBinary<EqualOp>(n); };
   table["Less"] = [](NodeContext &n) { return mapBinary<LessOp>(n); };
   table["LessOrEqual"] = [](NodeContext &n) {

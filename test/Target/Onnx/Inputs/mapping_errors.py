@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: Apache-2.0
 #
 #   mapping_errors.py OUT    writes OUT/<error>.onnx (train-loss-ops.test,
-#                            trilu.test)
+#                            trilu.test, train-composites.test)
 #
 # ===---------------------------------------------------------------------=== #
 
@@ -43,3 +43,4 @@ save("weight_shape", "NegativeLogLikelihoodLoss", [4, 3], (I64, [4]),
      extra=[[4]])
 save("scores_rank", "SoftmaxCrossEntropyLoss", [4], (I64, [4]))
 save("trilu_k", "Trilu", [3, 4], (I64, [2]), out=[3, 4], opset=14)
+save("celu_alpha", "Celu", [3, 4], None, out=[3, 4], alpha=0.0)

@@ -1,0 +1,229 @@
+//===- MapComposite.cpp - ONNX ops that are compositions of ours ----------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// ONNX ops whose spec defines them through simpler ones, imported as those
+// compositions of oneflow ops (so they differentiate and lay out like their
+// parts):
+//
+// | ONNX                  | oneflow                                         |
+// |-----------------------|-------------------------------------------------|
+// | Sum Mean (n inputs)   | add chain (Mean: then scalar_div by n)          |
+// | Max Min (n inputs)    | maximum / minimum chain                         |
+// | ReduceL1 ReduceL2     | reduce_sum of abs / of x * x, then sqrt (L2)    |
+// | ReduceSumSquare       | reduce_sum of x * x                             |
+// | ReduceLogSum(Exp)     | log of reduce_sum (of exp)                      |
+// | HardSwish             | x * hard_sigmoid(x; 1/6, 1/2)                   |
+// | Softsign              | x / (1 + abs(x))                                |
+// | Celu                  | alpha * elu(x / alpha)                          |
+// | ThresholdedRelu       | where(x > alpha, x, 0)                          |
+// | PRelu                 | where(x < 0, slope * x, x)                      |
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/IR/OneFlowTypeUtils.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using namespace mlir::oneflow::onnx_import;
+
+/// The result of a created op, or failure.
+template <typename OpTy> static FailureOr<Value> valueOf(FailureOr<OpTy> op) {
+  if (failed(op))
+    return failure();
+  return (*op)->getResult(0);
+}
+
+/// `x * scalar`-style ops with one f64 attribute `scalar`.
+template <typename OpTy>
+static FailureOr<Value> scalar(NodeContext &node, Value x, double value) {
+  return valueOf(node.create<OpTy>(
+      x, {node.named("scalar", node.b.getF64FloatAttr(value))}));
+}
+
+/// Sets output 0 from `value`.
+static LogicalResult finish(NodeContext &node, FailureOr<Value> value) {
+  if (failed(value))
+    return failure();
+  node.setOutput(0, *value);
+  return success();
+}
+
+/// Sum, Mean, Max, Min over any number of inputs (numpy broadcasting).
+template <typename OpTy> static LogicalResult mapVariadic(NodeContext &node) {
+  if (failed(node.checkArity(1, 2147483647u, 1)))
+    return failure();
+  FailureOr<Value> acc = node.input(0);
+  for (unsigned i = 1; succeeded(acc) && i < node.numInputs(); ++i) {
+    FailureOr<Value> next = node.input(i);
+    if (failed(next))
+      return failure();
+    acc = valueOf(node.create<OpTy>({*acc, *next}));
+  }
+  if (succeeded(acc) && node.opType() == "Mean" && node.numInputs() > 1)
+    acc = scalar<ScalarDivOp>(node, *acc, node.numInputs());
+  return finish(node, acc);
+}
+
+namespace {
+enum class Before { none, abs, square, exp };
+enum class After { none, sqrt, log };
+} // namespace
+
+/// reduce_sum of `before(x)` over the node's axes (attribute, opsets up to
+/// 17), then `after`.
+static LogicalResult mapSumComposite(NodeContext &node, Before before,
+                                     After after) {
+  if (failed(node.checkArity(1, 1, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0);
+  if (failed(x))
+    return failure();
+  int64_t rank = NodeContext::typeOf(*x).getRank();
+  SmallVector<int64_t> axes;
+  if (FailureOr<SmallVector<int64_t>> given = node.getInts("axes");
+      succeeded(given))
+    axes = *given;
+  FailureOr<SmallVector<NamedAttribute>> attrs = reduceAttrs(node, axes, rank);
+  if (failed(attrs))
+    return failure();
+  FailureOr<Value> v = *x;
+  switch (before) {
+  case Before::none:
+    break;
+  case Before::abs:
+    v = valueOf(node.create<AbsOp>(*v));
+    break;
+  case Before::square:
+    v = valueOf(node.create<MulOp>({*v, *v}));
+    break;
+  case Before::exp:
+    v = valueOf(node.create<ExpOp>(*v));
+    break;
+  }
+  if (failed(v))
+    return failure();
+  v = valueOf(node.create<ReduceSumOp>(*v, *attrs));
+  if (succeeded(v) && after == After::sqrt)
+    v = valueOf(node.create<SqrtOp>(*v));
+  if (succeeded(v) && after == After::log)
+    v = valueOf(node.create<LogOp>(*v));
+  return finish(node, v);
+}
+
+/// One input and the node's float attributes read with ONNX's defaults.
+static FailureOr<Value> unaryInput(NodeContext &node) {
+  if (failed(node.checkArity(1, 1, 1)))
+    return failure();
+  return node.input(0);
+}
+
+static LogicalResult mapHardSwish(NodeContext &node) {
+  FailureOr<Value> x = unaryInput(node);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> gate = valueOf(node.create<HardSigmoidOp>(
+      *x, {node.named("alpha", node.b.getF64FloatAttr(1.0 / 6)),
+           node.named("beta", node.b.getF64FloatAttr(0.5))}));
+  if (failed(gate))
+    return failure();
+  return finish(node, valueOf(node.create<MulOp>({*x, *gate})));
+}
+
+static LogicalResult mapSoftsign(NodeContext &node) {
+  FailureOr<Value> x = unaryInput(node);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> abs = valueOf(node.create<AbsOp>(*x));
+  if (failed(abs))
+    return failure();
+  FailureOr<Value> denominator = scalar<ScalarAddOp>(node, *abs, 1.0);
+  if (failed(denominator))
+    return failure();
+  return finish(node, valueOf(node.create<DivOp>({*x, *denominator})));
+}
+
+static LogicalResult mapCelu(NodeContext &node) {
+  FailureOr<Value> x = unaryInput(node);
+  if (failed(x))
+    return failure();
+  double alpha = node.getFloat("alpha", 1.0);
+  if (!(alpha != 0))
+    return node.error() << "alpha must not be 0";
+  FailureOr<Value> scaled = scalar<ScalarDivOp>(node, *x, alpha);
+  if (failed(scaled))
+    return failure();
+  FailureOr<Value> elu = valueOf(node.create<EluOp>(
+      *scaled, {node.named("alpha", node.b.getF64FloatAttr(1.0))}));
+  if (failed(elu))
+    return failure();
+  return finish(node, scalar<ScalarMulOp>(node, *elu, alpha));
+}
+
+static LogicalResult mapThresholdedRelu(NodeContext &node) {
+  FailureOr<Value> x = unaryInput(node);
+  if (failed(x))
+    return failure();
+  Type element = NodeContext::typeOf(*x).getElementType();
+  Value alpha = node.fill(RankedTensorType::get({}, element),
+                          node.getFloat("alpha", 1.0));
+  Value zero = node.fill(RankedTensorType::get({}, element), 0.0);
+  FailureOr<Value> above = valueOf(node.create<GreaterOp>({*x, alpha}));
+  if (failed(above))
+    return failure();
+  return finish(node, valueOf(node.create<WhereOp>({*above, *x, zero})));
+}
+
+static LogicalResult mapPRelu(NodeContext &node) {
+  if (failed(node.checkArity(2, 2, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0), slope = node.input(1);
+  if (failed(x) || failed(slope))
+    return failure();
+  Type element = NodeContext::typeOf(*x).getElementType();
+  Value zero = node.fill(RankedTensorType::get({}, element), 0.0);
+  FailureOr<Value> negative = valueOf(node.create<LessOp>({*x, zero}));
+  FailureOr<Value> sloped = valueOf(node.create<MulOp>({*x, *slope}));
+  if (failed(negative) || failed(sloped))
+    return failure();
+  if (NodeContext::typeOf(*sloped).getShape() !=
+      NodeContext::typeOf(*x).getShape())
+    return node.error() << "slope "
+                        << stripEncoding(NodeContext::typeOf(*slope))
+                        << " does not broadcast to x "
+                        << stripEncoding(NodeContext::typeOf(*x));
+  return finish(node, valueOf(node.create<WhereOp>({*negative, *sloped, *x})));
+}
+
+void mlir::oneflow::onnx_import::addCompositeLowerings(
+    llvm::StringMap<Lowering> &table) {
+  table["Sum"] = mapVariadic<AddOp>;
+  table["Mean"] = mapVariadic<AddOp>;
+  table["Max"] = mapVariadic<MaximumOp>;
+  table["Min"] = mapVariadic<MinimumOp>;
+  table["ReduceL1"] = [](NodeContext &n) {
+    return mapSumComposite(n, Before::abs, After::none);
+  };
+  table["ReduceL2"] = [](NodeContext &n) {
+    return mapSumComposite(n, Before::square, After::sqrt);
+  };
+  table["ReduceSumSquare"] = [](NodeContext &n) {
+    return mapSumComposite(n, Before::square, After::none);
+  };
+  table["ReduceLogSum"] = [](NodeContext &n) {
+    return mapSumComposite(n, Before::none, After::log);
+  };
+  table["ReduceLogSumExp"] = [](NodeContext &n) {
+    return mapSumComposite(n, Before::exp, After::log);
+  };
+  table["HardSwish"] = mapHardSwish;
+  table["Softsign"] = mapSoftsign;
+  table["Celu"] = mapCelu;
+  table["ThresholdedRelu"] = mapThresholdedRelu;
+  table["PRelu"] = mapPRelu;
+}
