@@ -20,6 +20,8 @@
 // | Celu                  | alpha * elu(x / alpha)                          |
 // | ThresholdedRelu       | where(x > alpha, x, 0)                          |
 // | PRelu                 | where(x < 0, slope * x, x)                      |
+// | Shrink                | where(x < -l, x + bias, where(x > l, x - bias, 0))|
+// | Hardmax               | cast(equal(arg_max(x, axis), class indices))    |
 //
 //===----------------------------------------------------------------------===//
 
@@ -200,6 +202,56 @@ static LogicalResult mapPRelu(NodeContext &node) {
   return finish(node, valueOf(node.create<WhereOp>({*negative, *sloped, *x})));
 }
 
+static LogicalResult mapShrink(NodeContext &node) {
+  FailureOr<Value> x = unaryInput(node);
+  if (failed(x))
+    return failure();
+  double bias = node.getFloat("bias", 0.0), lambd = node.getFloat("lambd", 0.5);
+  Type element = NodeContext::typeOf(*x).getElementType();
+  auto scalarType = RankedTensorType::get({}, element);
+  FailureOr<Value> below =
+      valueOf(node.create<LessOp>({*x, node.fill(scalarType, -lambd)}));
+  FailureOr<Value> above =
+      valueOf(node.create<GreaterOp>({*x, node.fill(scalarType, lambd)}));
+  FailureOr<Value> raised = scalar<ScalarAddOp>(node, *x, bias);
+  FailureOr<Value> lowered = scalar<ScalarAddOp>(node, *x, -bias);
+  if (failed(below) || failed(above) || failed(raised) || failed(lowered))
+    return failure();
+  FailureOr<Value> upper = valueOf(
+      node.create<WhereOp>({*above, *lowered, node.fill(scalarType, 0.0)}));
+  if (failed(upper))
+    return failure();
+  return finish(node, valueOf(node.create<WhereOp>({*below, *raised, *upper})));
+}
+
+static LogicalResult mapHardmax(NodeContext &node) {
+  FailureOr<Value> x = unaryInput(node);
+  if (failed(x))
+    return failure();
+  RankedTensorType type = NodeContext::typeOf(*x);
+  FailureOr<int64_t> axis =
+      normalizeAxis(node, node.getInt("axis", -1), type.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  FailureOr<Value> index = valueOf(node.create<ArgMaxOp>(
+      *x, {node.named("axis", node.b.getI64IntegerAttr(*axis)),
+           node.named("keepdims", node.b.getUnitAttr())}));
+  if (failed(index))
+    return failure();
+  ConstTensor classes;
+  classes.dtype = onnx::TensorProto::INT64;
+  classes.shape.assign(type.getRank(), 1);
+  classes.shape[*axis] = type.getDimSize(*axis);
+  for (int64_t c = 0; c < type.getDimSize(*axis); ++c)
+    classes.ints.push_back(c);
+  FailureOr<Value> hit =
+      valueOf(node.create<EqualOp>({*index, node.constant(classes)}));
+  if (failed(hit))
+    return failure();
+  node.setOutput(0, node.createTyped<CastOp>(stripEncoding(type), *hit));
+  return success();
+}
+
 void mlir::oneflow::onnx_import::addCompositeLowerings(
     llvm::StringMap<Lowering> &table) {
   table["Sum"] = mapVariadic<AddOp>;
@@ -226,4 +278,6 @@ void mlir::oneflow::onnx_import::addCompositeLowerings(
   table["Celu"] = mapCelu;
   table["ThresholdedRelu"] = mapThresholdedRelu;
   table["PRelu"] = mapPRelu;
+  table["Shrink"] = mapShrink;
+  table["Hardmax"] = mapHardmax;
 }

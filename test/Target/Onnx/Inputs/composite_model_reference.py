@@ -6,8 +6,8 @@
 #   composite_model_reference.py OUT STEPS
 #
 # Writes OUT/model.onnx: h = x W (8x6 by 6x5), then HardSwish,
-# Softsign, Celu (alpha 0.7), ThresholdedRelu (alpha 0.1) and PRelu (a
-# trained slope per column) of h, their Sum, and the loss
+# Softsign, Celu (alpha 0.7), ThresholdedRelu (alpha 0.1), PRelu (a
+# trained slope per column) and Shrink (bias 0.1, lambd 0.2) of h, their Sum, and the loss
 # ReduceLogSumExp(ReduceL2(s, axis 1) + Mean(ReduceL1(h, axis 1),
 # ReduceSumSquare(h, axis 1))); OUT/x.npy (STEPS batches) and OUT/loss.npy:
 # what PyTorch gets training W and the slope with plain SGD at lr 0.05.
@@ -37,7 +37,8 @@ nodes = [
     n("Celu", ["h"], ["d"], alpha=0.7),
     n("ThresholdedRelu", ["h"], ["e"], alpha=0.1),
     n("PRelu", ["h", "slope"], ["f"]),
-    n("Sum", ["b", "c", "d", "e", "f"], ["s"]),
+    n("Shrink", ["h"], ["g"], bias=0.1, lambd=0.2),
+    n("Sum", ["b", "c", "d", "e", "f", "g"], ["s"]),
     n("ReduceL2", ["s"], ["l2"], axes=[1], keepdims=0),
     n("ReduceL1", ["h"], ["l1"], axes=[1], keepdims=0),
     n("ReduceSumSquare", ["h"], ["sq"], axes=[1], keepdims=0),
@@ -61,7 +62,9 @@ for step in range(steps):
     x = torch.tensor(xs[step * 8:(step + 1) * 8])
     h = x @ wt
     s = (F.hardswish(h) + F.softsign(h) + F.celu(h, 0.7) +
-         torch.where(h > 0.1, h, torch.zeros_like(h)) + F.prelu(h, st))
+         torch.where(h > 0.1, h, torch.zeros_like(h)) + F.prelu(h, st) +
+         torch.where(h < -0.2, h + 0.1,
+                     torch.where(h > 0.2, h - 0.1, torch.zeros_like(h))))
     t = s.norm(dim=1) + (h.abs().sum(1) + (h * h).sum(1)) / 2
     loss = torch.logsumexp(t, 0)
     wt.grad = st.grad = None

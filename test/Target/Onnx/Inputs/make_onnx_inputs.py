@@ -122,8 +122,8 @@ def valid_models():
 
 def broken_models():
     yield "unsupported-op", model(
-        [helper.make_node("Hardmax", ["x"], ["y"], name="hm")],
-        [vi("x", F, [3, 3])], [vi("y", F, [3, 3])])
+        [helper.make_node("Det", ["x"], ["y"], name="det")],
+        [vi("x", F, [3, 3])], [vi("y", F, [])])
     yield "unsupported-attr", model(
         [helper.make_node("MaxPool", ["x"], ["y"], name="pool",
                           kernel_shape=[2, 2], storage_order=1)],
