@@ -1,5 +1,4 @@
-//===- Backends.cpp - The backends built into this runtime
-//-----------------===//
+//===- Backends.cpp - The backends built into this runtime ----------------===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //

@@ -1,5 +1,4 @@
-//===- NNTest.cpp - softmax, cross entropy, layer_norm, batch_norm
-//---------===//
+//===- NNTest.cpp - softmax, cross entropy, layer_norm, batch_norm --------===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //

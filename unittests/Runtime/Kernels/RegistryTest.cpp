@@ -1,5 +1,4 @@
-//===- RegistryTest.cpp - Every CPU kernel is registered
-//-------------------===//
+//===- RegistryTest.cpp - Every CPU kernel is registered ------------------===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
