@@ -51,6 +51,9 @@ struct DeviceOptions {
   /// whose point-to-point calls may run concurrently on one communicator;
   /// ignored with oneStreamThread.
   bool transferThreads = false;
+  /// GPU matmuls on f32 tensors may round their operands to TF32 (faster
+  /// on tensor cores, about 1e-3 relative); off, they compute in f32.
+  bool allowTf32 = false;
 };
 
 /// Told when the work an event stands for has finished; may be called on

@@ -18,7 +18,12 @@
 using namespace ofrt;
 
 const std::vector<Backend> &ofrt::builtinBackends() {
-  static const std::vector<Backend> backends = {cpuBackend()};
+  static const std::vector<Backend> backends = {
+    cpuBackend(),
+#if OFRT_HAVE_CUDA
+    cudaBackend(),
+#endif
+  };
   return backends;
 }
 

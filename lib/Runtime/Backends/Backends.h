@@ -19,6 +19,12 @@ namespace ofrt {
 /// Host memory, oneDNN kernels, inproc/gloo/mpi collectives.
 Backend cpuBackend();
 
+#if OFRT_HAVE_CUDA
+/// NVIDIA GPUs: stream-ordered device memory, CUDA streams and events,
+/// cuBLASLt and CUDA C++ kernels.
+Backend cudaBackend();
+#endif
+
 } // namespace ofrt
 
 #endif // OFRT_LIB_RUNTIME_BACKENDS_BACKENDS_H

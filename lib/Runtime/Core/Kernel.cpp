@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ofrt/Kernel.h"
+#include "ofrt/Status.h"
 
 using namespace ofrt;
 
@@ -45,4 +46,49 @@ KernelRegistry::create(DeviceKind device, const OpDesc &op) const {
         "no " + std::string(device == DeviceKind::Cpu ? "CPU" : "CUDA") +
         " kernel for " + op.where());
   return it->second(op);
+}
+
+namespace {
+
+class StagedKernel : public Kernel {
+public:
+  explicit StagedKernel(std::unique_ptr<Kernel> inner)
+      : inner(std::move(inner)) {}
+
+  absl::Status compute(const KernelContext &context,
+                       const std::vector<TensorView> &inputs,
+                       const std::vector<TensorView> &outputs) override {
+    Device &device = *context.device;
+    Stream &stream = *context.stream;
+    std::vector<TensorView> hostIn, hostOut;
+    staging.resize(inputs.size() + outputs.size());
+    size_t k = 0;
+    auto stage = [&](const TensorView &view, std::vector<TensorView> &host) {
+      staging[k].resize(view.desc.bytes());
+      host.push_back({staging[k].data(), view.desc});
+      return device.copyToHost(stream, staging[k++].data(), view.data,
+                               view.desc.bytes());
+    };
+    for (const TensorView &in : inputs)
+      OFRT_RETURN_IF_ERROR(stage(in, hostIn));
+    for (const TensorView &out : outputs)
+      OFRT_RETURN_IF_ERROR(stage(out, hostOut));
+    OFRT_RETURN_IF_ERROR(stream.synchronize());
+    OFRT_RETURN_IF_ERROR(inner->compute(context, hostIn, hostOut));
+    for (size_t i = 0; i < outputs.size(); ++i)
+      OFRT_RETURN_IF_ERROR(device.copyToDevice(
+          stream, outputs[i].data, hostOut[i].data, outputs[i].desc.bytes()));
+    // The staging buffers are reused by the next firing.
+    return stream.synchronize();
+  }
+
+private:
+  std::unique_ptr<Kernel> inner;
+  std::vector<std::vector<uint8_t>> staging;
+};
+
+} // namespace
+
+std::unique_ptr<Kernel> ofrt::stageOnHost(std::unique_ptr<Kernel> inner) {
+  return std::make_unique<StagedKernel>(std::move(inner));
 }

@@ -282,53 +282,13 @@ private:
   std::vector<uint8_t> copy;
 };
 
-/// Runs a kernel that reads and writes host memory on a device whose
-/// memory the host cannot touch: operands are copied to host buffers
-/// first, results back after, on the actor's stream.
-class StagedKernel : public Kernel {
-public:
-  explicit StagedKernel(std::unique_ptr<Kernel> inner)
-      : inner(std::move(inner)) {}
-
-  absl::Status compute(const KernelContext &context,
-                       const std::vector<TensorView> &inputs,
-                       const std::vector<TensorView> &outputs) override {
-    Device &device = *context.device;
-    Stream &stream = *context.stream;
-    std::vector<TensorView> hostIn, hostOut;
-    staging.resize(inputs.size() + outputs.size());
-    size_t k = 0;
-    for (const TensorView &in : inputs) {
-      staging[k].resize(in.desc.bytes());
-      OFRT_RETURN_IF_ERROR(device.copyToHost(stream, staging[k].data(),
-                                             in.data, in.desc.bytes()));
-      hostIn.push_back({staging[k++].data(), in.desc});
-    }
-    OFRT_RETURN_IF_ERROR(stream.synchronize());
-    for (const TensorView &out : outputs) {
-      staging[k].resize(out.desc.bytes());
-      hostOut.push_back({staging[k++].data(), out.desc});
-    }
-    OFRT_RETURN_IF_ERROR(inner->compute(context, hostIn, hostOut));
-    for (size_t i = 0; i < outputs.size(); ++i)
-      OFRT_RETURN_IF_ERROR(device.copyToDevice(
-          stream, outputs[i].data, hostOut[i].data, outputs[i].desc.bytes()));
-    // The staging buffers are reused by the next firing.
-    return stream.synchronize();
-  }
-
-private:
-  std::unique_ptr<Kernel> inner;
-  std::vector<std::vector<uint8_t>> staging;
-};
-
 } // namespace
 
 std::unique_ptr<Kernel> session::onHost(std::unique_ptr<Kernel> kernel,
                                         const Device &device) {
   if (device.hostAccessible())
     return kernel;
-  return std::make_unique<StagedKernel>(std::move(kernel));
+  return stageOnHost(std::move(kernel));
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>>

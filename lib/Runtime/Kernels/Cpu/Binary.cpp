@@ -16,61 +16,49 @@
 
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
+#include "Kernels/Common/ElementwiseFunctions.h"
+#include "OpParams.h"
 
 #include <cmath>
 
 using namespace ofrt;
 using namespace ofrt::cpu;
+using namespace ofrt::elementwise;
 using dnnl::algorithm;
 
 namespace {
 
-enum class Op {
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Max,
-  Min,
-  Pow,
-  Eq,
-  Ne,
-  Lt,
-  Le,
-  Gt,
-  Ge,
-  And, ///< logical_and, logical_or, logical_xor: i1 operands only.
-  Or,
-  Xor
-};
-
-struct OpInfo {
-  const char *name;
-  Op op;
-  bool comparison;
-  algorithm alg; // undef for pow
-};
-
-const OpInfo kOps[] = {
-    {"add", Op::Add, false, algorithm::binary_add},
-    {"sub", Op::Sub, false, algorithm::binary_sub},
-    {"mul", Op::Mul, false, algorithm::binary_mul},
-    {"div", Op::Div, false, algorithm::binary_div},
-    {"maximum", Op::Max, false, algorithm::binary_max},
-    {"minimum", Op::Min, false, algorithm::binary_min},
-    {"pow", Op::Pow, false, algorithm::undef},
-    {"equal", Op::Eq, true, algorithm::binary_eq},
-    {"not_equal", Op::Ne, true, algorithm::binary_ne},
-    {"less", Op::Lt, true, algorithm::binary_lt},
-    {"less_equal", Op::Le, true, algorithm::binary_le},
-    {"greater", Op::Gt, true, algorithm::binary_gt},
-    {"greater_equal", Op::Ge, true, algorithm::binary_ge},
-    {"logical_and", Op::And, true, algorithm::undef},
-    {"logical_or", Op::Or, true, algorithm::undef},
-    {"logical_xor", Op::Xor, true, algorithm::undef},
-};
-
-bool isLogical(Op op) { return op == Op::And || op == Op::Or || op == Op::Xor; }
+/// oneDNN's algorithm for `op`, or undef (pow and the logical ops).
+algorithm dnnlAlgorithm(Op op) {
+  switch (op) {
+  case Op::Add:
+    return algorithm::binary_add;
+  case Op::Sub:
+    return algorithm::binary_sub;
+  case Op::Mul:
+    return algorithm::binary_mul;
+  case Op::Div:
+    return algorithm::binary_div;
+  case Op::Max:
+    return algorithm::binary_max;
+  case Op::Min:
+    return algorithm::binary_min;
+  case Op::Eq:
+    return algorithm::binary_eq;
+  case Op::Ne:
+    return algorithm::binary_ne;
+  case Op::Lt:
+    return algorithm::binary_lt;
+  case Op::Le:
+    return algorithm::binary_le;
+  case Op::Gt:
+    return algorithm::binary_gt;
+  case Op::Ge:
+    return algorithm::binary_ge;
+  default:
+    return algorithm::undef;
+  }
+}
 
 /// The algorithm computing alg(b, a), if there is one.
 algorithm swapped(algorithm alg) {
@@ -134,47 +122,6 @@ private:
   size_t elemSize = 0;
   std::vector<uint8_t> expanded;
 };
-
-template <typename T> T wrapAdd(T a, T b) {
-  if constexpr (std::is_integral_v<T>)
-    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) +
-                          static_cast<std::make_unsigned_t<T>>(b));
-  else
-    return a + b;
-}
-template <typename T> T wrapSub(T a, T b) {
-  if constexpr (std::is_integral_v<T>)
-    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) -
-                          static_cast<std::make_unsigned_t<T>>(b));
-  else
-    return a - b;
-}
-template <typename T> T wrapMul(T a, T b) {
-  if constexpr (std::is_integral_v<T>)
-    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) *
-                          static_cast<std::make_unsigned_t<T>>(b));
-  else
-    return a * b;
-}
-
-/// Integer power, truncated toward zero for negative exponents.
-template <typename T> T intPow(T base, T exp) {
-  if (exp < 0) {
-    if (base == 1)
-      return 1;
-    if (base == static_cast<T>(-1))
-      return (exp % 2 == 0) ? 1 : static_cast<T>(-1);
-    return 0;
-  }
-  T result = 1;
-  while (exp > 0) {
-    if (exp & 1)
-      result = wrapMul(result, base);
-    base = wrapMul(base, base);
-    exp = static_cast<T>(exp >> 1);
-  }
-  return result;
-}
 
 template <typename T> class PlainBinaryKernel : public CpuKernel {
 public:
@@ -324,7 +271,10 @@ void coalesceAxes(Shape &out, Shape &a, Shape &b) {
   b = nb;
 }
 
-KernelOr createBinary(const OpDesc &op, const OpInfo &info) {
+} // namespace
+
+absl::StatusOr<Shape> cpu::readBinaryShape(const OpDesc &op,
+                                           const OpInfo &info) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
   const TensorDesc &a = op.inputs[0], &b = op.inputs[1];
   if (a.dtype != b.dtype)
@@ -338,6 +288,19 @@ KernelOr createBinary(const OpDesc &op, const OpInfo &info) {
     return opError(op, "needs i1 operands, got " + a.str());
   DType resultType = info.comparison ? DType::Bool : a.dtype;
   OFRT_RETURN_IF_ERROR(checkResult(op, 0, {resultType, *shape}));
+  if (a.dtype == DType::Bool && !info.comparison && info.op != Op::Max &&
+      info.op != Op::Min && numel(*shape) != 0)
+    return opError(op, "has no arithmetic on i1 operands");
+  return *shape;
+}
+
+namespace {
+
+KernelOr createBinary(const OpDesc &op, const OpInfo &info) {
+  absl::StatusOr<Shape> shape = readBinaryShape(op, info);
+  if (!shape.ok())
+    return shape.status();
+  const TensorDesc &a = op.inputs[0];
   if (numel(*shape) == 0)
     return std::make_unique<NoopKernel>(op);
 
@@ -346,13 +309,14 @@ KernelOr createBinary(const OpDesc &op, const OpInfo &info) {
   // oneDNN 2.x compares into u8 with its reference code (26 ms for 1M
   // elements): f32 comparisons run the plain loops instead.
   bool plainCompare = info.comparison && a.dtype == DType::F32;
-  if (dnnlFloat && info.alg != algorithm::undef && !plainCompare) {
+  if (dnnlFloat && dnnlAlgorithm(info.op) != algorithm::undef &&
+      !plainCompare) {
     size_t rank = std::max<size_t>(shape->size(), 1);
     OFRT_RETURN_IF_ERROR(checkDnnlRank(op, rank));
     Shape out = padShape(*shape, rank);
-    Shape pa = padShape(a.shape, rank), pb = padShape(b.shape, rank);
+    Shape pa = padShape(a.shape, rank), pb = padShape(op.inputs[1].shape, rank);
     coalesceAxes(out, pa, pb);
-    algorithm alg = info.alg;
+    algorithm alg = dnnlAlgorithm(info.op);
     // oneDNN broadcasts src1 on its fast paths; src0 broadcasting falls back
     // to its reference code (~300x slower). Swap the operands when the op
     // allows it, otherwise broadcast src0 into a buffer first.
@@ -371,9 +335,6 @@ KernelOr createBinary(const OpDesc &op, const OpInfo &info) {
     return kernel;
   }
 
-  if (a.dtype == DType::Bool && !info.comparison && info.op != Op::Max &&
-      info.op != Op::Min)
-    return opError(op, "has no arithmetic on i1 operands");
   std::unique_ptr<Kernel> kernel;
   bool known = visitPlainType(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;

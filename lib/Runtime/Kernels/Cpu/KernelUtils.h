@@ -13,6 +13,7 @@
 #ifndef ONEFLOW_LIB_RUNTIME_KERNELS_CPU_KERNELUTILS_H
 #define ONEFLOW_LIB_RUNTIME_KERNELS_CPU_KERNELUTILS_H
 
+#include "Kernels/Common/ElementwiseFunctions.h"
 #include "ofrt/Kernel.h"
 #include "ofrt/KernelChecks.h"
 #include "ofrt/Status.h"
@@ -132,15 +133,7 @@ template <typename T> T fromDouble(double value, bool isBool = false) {
   if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(value);
   } else {
-    if (value != value)
-      return 0;
-    double lo = static_cast<double>(std::numeric_limits<T>::min());
-    double hi = static_cast<double>(std::numeric_limits<T>::max());
-    if (value <= lo)
-      return std::numeric_limits<T>::min();
-    if (value >= hi)
-      return std::numeric_limits<T>::max();
-    return static_cast<T>(value);
+    return elementwise::saturate<T>(value);
   }
 }
 

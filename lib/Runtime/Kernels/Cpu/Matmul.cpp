@@ -14,6 +14,7 @@
 #include "ConvUtils.h"
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
+#include "OpParams.h"
 
 using namespace ofrt;
 using namespace ofrt::cpu;
@@ -88,16 +89,19 @@ MemDesc operandDesc(const Shape &shape, size_t rank, bool transpose, dt type) {
   return stridedDesc(dims, strides, type);
 }
 
-KernelOr createMatmul(const OpDesc &op, bool batched) {
+} // namespace
+
+absl::StatusOr<MatmulParams> cpu::readMatmulParams(const OpDesc &op,
+                                                   bool batched) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
   const TensorDesc &a = op.inputs[0], &b = op.inputs[1];
-  bool transposeA = false, transposeB = false;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "transpose_a", transposeA, {false}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "transpose_b", transposeB, {false}));
+  MatmulParams p;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "transpose_a", p.transposeA, {false}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "transpose_b", p.transposeB, {false}));
   if (a.dtype != b.dtype)
     return opError(op, "operands have different element types " + a.str() +
                            " and " + b.str());
-  if (!isFloat(a.dtype) || !dnnlType(a.dtype))
+  if (!isFloat(a.dtype))
     return opError(op, std::string("has no CPU kernel for element type ") +
                            dtypeName(a.dtype) + " (f32, bf16, f16)");
   int64_t ra = a.rank(), rb = b.rank();
@@ -108,12 +112,12 @@ KernelOr createMatmul(const OpDesc &op, bool batched) {
     return opError(op, "needs operands of rank 2 or more, one with batch "
                        "axes; got ranks " +
                            std::to_string(ra) + " and " + std::to_string(rb));
-  int64_t m = transposeA ? a.shape[ra - 1] : a.shape[ra - 2];
-  int64_t ka = transposeA ? a.shape[ra - 2] : a.shape[ra - 1];
-  int64_t kb = transposeB ? b.shape[rb - 1] : b.shape[rb - 2];
-  int64_t n = transposeB ? b.shape[rb - 2] : b.shape[rb - 1];
-  if (ka != kb)
-    return opError(op, "contraction sizes differ: " + std::to_string(ka) +
+  p.m = p.transposeA ? a.shape[ra - 1] : a.shape[ra - 2];
+  p.k = p.transposeA ? a.shape[ra - 2] : a.shape[ra - 1];
+  int64_t kb = p.transposeB ? b.shape[rb - 1] : b.shape[rb - 2];
+  p.n = p.transposeB ? b.shape[rb - 2] : b.shape[rb - 1];
+  if (p.k != kb)
+    return opError(op, "contraction sizes differ: " + std::to_string(p.k) +
                            " (a) and " + std::to_string(kb) + " (b)");
   std::optional<Shape> batch =
       broadcastShapes({Shape(a.shape.begin(), a.shape.end() - 2),
@@ -121,10 +125,29 @@ KernelOr createMatmul(const OpDesc &op, bool batched) {
   if (!batch)
     return opError(op, "batch axes of " + a.str() + " and " + b.str() +
                            " do not broadcast");
+  p.batch = *batch;
   Shape outShape = *batch;
-  outShape.push_back(m);
-  outShape.push_back(n);
+  outShape.push_back(p.m);
+  outShape.push_back(p.n);
   OFRT_RETURN_IF_ERROR(checkResult(op, 0, {a.dtype, outShape}));
+  return p;
+}
+
+namespace {
+
+KernelOr createMatmul(const OpDesc &op, bool batched) {
+  absl::StatusOr<MatmulParams> params = readMatmulParams(op, batched);
+  if (!params.ok())
+    return params.status();
+  const TensorDesc &a = op.inputs[0], &b = op.inputs[1];
+  bool transposeA = params->transposeA, transposeB = params->transposeB;
+  int64_t ka = params->k;
+  if (!dnnlType(a.dtype))
+    return opError(op, std::string("has no CPU kernel for element type ") +
+                           dtypeName(a.dtype) + " (f32, bf16, f16)");
+  Shape outShape = params->batch;
+  outShape.push_back(params->m);
+  outShape.push_back(params->n);
   OFRT_RETURN_IF_ERROR(checkDnnlRank(op, outShape.size()));
   if (numel(outShape) == 0)
     return std::make_unique<NoopKernel>(op);

@@ -16,6 +16,7 @@
 
 #include "CpuKernels.h"
 #include "KernelUtils.h"
+#include "OpParams.h"
 
 #include "ofrt/Schedule.h"
 
@@ -29,35 +30,10 @@ namespace {
 /// The learning rate and its schedule (the attributes every update op has).
 using Schedule = LearningRateSchedule;
 
-/// What both kernels share: the schedule, weight decay and the operand
-/// checks.
-class UpdateKernel : public CpuKernel {
+class SgdKernel : public CpuKernel {
 public:
-  UpdateKernel(const OpDesc &op, Schedule schedule, double weightDecay,
-               size_t numStates)
-      : CpuKernel(op), schedule(schedule), weightDecay(weightDecay),
-        numStates(numStates), hasScale(op.inputs.size() == 3 + numStates),
-        dtype(op.inputs[0].dtype) {}
-
-protected:
-  /// The gradient scale of this step (1 without a scale operand).
-  template <typename T> T scaleOf(const std::vector<TensorView> &in) const {
-    return hasScale ? *in[2 + numStates].as<T>() : T(1);
-  }
-
-  Schedule schedule;
-  double weightDecay;
-  size_t numStates;
-  bool hasScale;
-  DType dtype;
-};
-
-class SgdKernel : public UpdateKernel {
-public:
-  SgdKernel(const OpDesc &op, Schedule schedule, double weightDecay,
-            double momentum, bool nesterov)
-      : UpdateKernel(op, schedule, weightDecay, momentum > 0 ? 1 : 0),
-        momentum(momentum), nesterov(nesterov) {}
+  SgdKernel(const OpDesc &op, SgdParams params)
+      : CpuKernel(op), p(params), dtype(op.inputs[0].dtype) {}
 
   absl::Status compute(const KernelContext &context,
                        const std::vector<TensorView> &in,
@@ -74,33 +50,24 @@ private:
   void run(int64_t step, const std::vector<TensorView> &in) const {
     T *param = in[0].as<T>();
     const T *grad = in[1].as<T>();
-    T *buf = numStates ? in[2].as<T>() : nullptr;
-    const T lr = static_cast<T>(schedule.at(step));
-    const T wd = static_cast<T>(weightDecay), mu = static_cast<T>(momentum);
-    const T scale = scaleOf<T>(in);
+    T *buf = p.numStates ? in[2].as<T>() : nullptr;
+    const T lr = static_cast<T>(p.schedule.at(step));
+    const T wd = static_cast<T>(p.weightDecay), mu = static_cast<T>(p.momentum);
+    const T scale = p.hasScale ? *in[2 + p.numStates].as<T>() : T(1);
     int64_t n = in[0].desc.numel();
-    for (int64_t i = 0; i < n; ++i) {
-      T g = grad[i] * scale;
-      if (wd != 0)
-        g += wd * param[i];
-      if (buf) {
-        buf[i] = mu * buf[i] + g;
-        g = nesterov ? g + mu * buf[i] : buf[i];
-      }
-      param[i] -= lr * g;
-    }
+    for (int64_t i = 0; i < n; ++i)
+      elementwise::sgdElement(param[i], grad[i] * scale,
+                              buf ? &buf[i] : nullptr, lr, wd, mu, p.nesterov);
   }
 
-  double momentum;
-  bool nesterov;
+  SgdParams p;
+  DType dtype;
 };
 
-class AdamKernel : public UpdateKernel {
+class AdamKernel : public CpuKernel {
 public:
-  AdamKernel(const OpDesc &op, Schedule schedule, double weightDecay,
-             double beta1, double beta2, double epsilon, bool decoupled)
-      : UpdateKernel(op, schedule, weightDecay, 2), beta1(beta1), beta2(beta2),
-        epsilon(epsilon), decoupled(decoupled) {}
+  AdamKernel(const OpDesc &op, AdamParams params)
+      : CpuKernel(op), p(params), dtype(op.inputs[0].dtype) {}
 
   absl::Status compute(const KernelContext &context,
                        const std::vector<TensorView> &in,
@@ -118,30 +85,22 @@ private:
     T *param = in[0].as<T>();
     const T *grad = in[1].as<T>();
     T *m = in[2].as<T>(), *v = in[3].as<T>();
-    const double lr = schedule.at(step);
-    const double t = static_cast<double>(step + 1);
-    const T b1 = static_cast<T>(beta1), b2 = static_cast<T>(beta2);
-    const T stepSize = static_cast<T>(lr / (1.0 - std::pow(beta1, t)));
-    const T correction2 = static_cast<T>(std::sqrt(1.0 - std::pow(beta2, t)));
-    const T eps = static_cast<T>(epsilon), wd = static_cast<T>(weightDecay);
-    const T decay = static_cast<T>(1.0 - lr * weightDecay);
-    const T scale = scaleOf<T>(in);
+    AdamParams::Step at = p.at(step);
+    const T b1 = static_cast<T>(p.beta1), b2 = static_cast<T>(p.beta2);
+    const T stepSize = static_cast<T>(at.stepSize);
+    const T correction2 = static_cast<T>(at.correction2);
+    const T eps = static_cast<T>(p.epsilon), wd = static_cast<T>(p.weightDecay);
+    const T decay = static_cast<T>(at.decay);
+    const T scale = p.hasScale ? *in[4].as<T>() : T(1);
     int64_t n = in[0].desc.numel();
-    for (int64_t i = 0; i < n; ++i) {
-      T g = grad[i] * scale;
-      if (decoupled)
-        param[i] *= decay;
-      else if (wd != 0)
-        g += wd * param[i];
-      m[i] = b1 * m[i] + (T(1) - b1) * g;
-      v[i] = b2 * v[i] + (T(1) - b2) * g * g;
-      T denom = std::sqrt(v[i]) / correction2 + eps;
-      param[i] -= stepSize * m[i] / denom;
-    }
+    for (int64_t i = 0; i < n; ++i)
+      elementwise::adamElement(param[i], grad[i] * scale, m[i], v[i], stepSize,
+                               correction2, b1, b2, eps, wd, decay,
+                               p.decoupled);
   }
 
-  double beta1, beta2, epsilon;
-  bool decoupled;
+  AdamParams p;
+  DType dtype;
 };
 
 /// moving = momentum * moving + (1 - momentum) * value, in place.
@@ -177,7 +136,7 @@ private:
 /// states and an optional rank-0 scale, all of the parameter's type, and no
 /// results.
 absl::Status readCommon(const OpDesc &op, size_t numStates,
-                        Schedule &schedule, double &weightDecay) {
+                        UpdateParams &params) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 2 + numStates, 3 + numStates, 0));
   const TensorDesc &param = op.inputs[0];
   if (param.dtype != DType::F32 && param.dtype != DType::F64)
@@ -188,19 +147,22 @@ absl::Status readCommon(const OpDesc &op, size_t numStates,
       return opError(op, "operand #" + std::to_string(i) + " of type " +
                              op.inputs[i].str() +
                              " does not match the parameter's " + param.str());
-  if (op.inputs.size() == 3 + numStates) {
+  params.numStates = numStates;
+  params.hasScale = op.inputs.size() == 3 + numStates;
+  if (params.hasScale) {
     const TensorDesc &scale = op.inputs.back();
     if (scale.dtype != param.dtype || scale.numel() != 1)
       return opError(op, "scale of type " + scale.str() +
                              " is not one element of the parameter's type");
   }
+  Schedule &schedule = params.schedule;
   OFRT_RETURN_IF_ERROR(readAttr(op, "lr", schedule.lr));
   OFRT_RETURN_IF_ERROR(readAttr(op, "min_lr", schedule.minLr, {0.0}));
   OFRT_RETURN_IF_ERROR(
       readAttr(op, "warmup_steps", schedule.warmupSteps, {int64_t(0)}));
   OFRT_RETURN_IF_ERROR(
       readAttr(op, "total_steps", schedule.totalSteps, {int64_t(0)}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "weight_decay", weightDecay, {0.0}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "weight_decay", params.weightDecay, {0.0}));
   if (schedule.warmupSteps < 0 || schedule.totalSteps < 0 ||
       (schedule.totalSteps > 0 && schedule.totalSteps <= schedule.warmupSteps))
     return opError(op, "bad schedule: warmup_steps " +
@@ -210,37 +172,37 @@ absl::Status readCommon(const OpDesc &op, size_t numStates,
   return absl::OkStatus();
 }
 
-KernelOr createSgd(const OpDesc &op) {
-  double momentum = 0;
-  bool nesterov = false;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "momentum", momentum, {0.0}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "nesterov", nesterov, {false}));
-  if (!(momentum >= 0 && momentum < 1))
-    return opError(op, "momentum " + std::to_string(momentum) +
+} // namespace
+
+absl::StatusOr<SgdParams> cpu::readSgdParams(const OpDesc &op) {
+  SgdParams params;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "momentum", params.momentum, {0.0}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "nesterov", params.nesterov, {false}));
+  if (!(params.momentum >= 0 && params.momentum < 1))
+    return opError(op, "momentum " + std::to_string(params.momentum) +
                            " is not in [0, 1)");
-  Schedule schedule;
-  double weightDecay = 0;
-  OFRT_RETURN_IF_ERROR(
-      readCommon(op, momentum > 0 ? 1 : 0, schedule, weightDecay));
-  return std::make_unique<SgdKernel>(op, schedule, weightDecay, momentum,
-                                     nesterov);
+  OFRT_RETURN_IF_ERROR(readCommon(op, params.momentum > 0 ? 1 : 0, params));
+  return params;
 }
 
-KernelOr createAdam(const OpDesc &op) {
-  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
-  bool decoupled = false;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "beta1", beta1, {0.9}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "beta2", beta2, {0.999}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "epsilon", epsilon, {1e-8}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "decoupled", decoupled, {false}));
-  Schedule schedule;
-  double weightDecay = 0;
-  OFRT_RETURN_IF_ERROR(readCommon(op, 2, schedule, weightDecay));
-  return std::make_unique<AdamKernel>(op, schedule, weightDecay, beta1, beta2,
-                                      epsilon, decoupled);
+absl::StatusOr<AdamParams> cpu::readAdamParams(const OpDesc &op) {
+  AdamParams params;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "beta1", params.beta1, {0.9}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "beta2", params.beta2, {0.999}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "epsilon", params.epsilon, {1e-8}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "decoupled", params.decoupled, {false}));
+  OFRT_RETURN_IF_ERROR(readCommon(op, 2, params));
+  return params;
 }
 
-KernelOr createMovingAverage(const OpDesc &op) {
+AdamParams::Step AdamParams::at(int64_t step) const {
+  double lr = schedule.at(step);
+  double t = static_cast<double>(step + 1);
+  return {lr, lr / (1.0 - std::pow(beta1, t)),
+          std::sqrt(1.0 - std::pow(beta2, t)), 1.0 - lr * weightDecay};
+}
+
+absl::StatusOr<double> cpu::readMovingAverageMomentum(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 2, 2, 0));
   const TensorDesc &moving = op.inputs[0];
   if (moving.dtype != DType::F32 && moving.dtype != DType::F64)
@@ -255,7 +217,30 @@ KernelOr createMovingAverage(const OpDesc &op) {
   if (!(momentum >= 0 && momentum <= 1))
     return opError(op, "momentum " + std::to_string(momentum) +
                            " is not in [0, 1]");
-  return std::make_unique<MovingAverageKernel>(op, momentum);
+  return momentum;
+}
+
+namespace {
+
+KernelOr createSgd(const OpDesc &op) {
+  absl::StatusOr<SgdParams> params = readSgdParams(op);
+  if (!params.ok())
+    return params.status();
+  return std::make_unique<SgdKernel>(op, *params);
+}
+
+KernelOr createAdam(const OpDesc &op) {
+  absl::StatusOr<AdamParams> params = readAdamParams(op);
+  if (!params.ok())
+    return params.status();
+  return std::make_unique<AdamKernel>(op, *params);
+}
+
+KernelOr createMovingAverage(const OpDesc &op) {
+  absl::StatusOr<double> momentum = readMovingAverageMomentum(op);
+  if (!momentum.ok())
+    return momentum.status();
+  return std::make_unique<MovingAverageKernel>(op, *momentum);
 }
 
 } // namespace

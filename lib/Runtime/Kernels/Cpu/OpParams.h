@@ -1,0 +1,82 @@
+//===- OpParams.h - What kernels read from their ops ------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The checks and attribute reading of ops whose kernels exist on several
+// backends, so that a CUDA kernel accepts exactly what the CPU kernel does
+// and computes with the same parameters. Each returns an error naming the
+// op for what the CPU kernel refuses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OFRT_LIB_RUNTIME_KERNELS_CPU_OPPARAMS_H
+#define OFRT_LIB_RUNTIME_KERNELS_CPU_OPPARAMS_H
+
+#include "Kernels/Common/ElementwiseFunctions.h"
+#include "ofrt/Kernel.h"
+#include "ofrt/Schedule.h"
+
+#include "absl/status/statusor.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ofrt {
+namespace cpu {
+
+/// sgd_update and adam_update: the schedule, weight decay, and the states.
+struct UpdateParams {
+  LearningRateSchedule schedule;
+  double weightDecay = 0;
+  size_t numStates = 0;
+  /// The operand after the states is a one-element gradient scale.
+  bool hasScale = false;
+};
+
+struct SgdParams : UpdateParams {
+  double momentum = 0;
+  bool nesterov = false;
+};
+absl::StatusOr<SgdParams> readSgdParams(const OpDesc &op);
+
+struct AdamParams : UpdateParams {
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+  bool decoupled = false;
+  /// PyTorch's step size lr / (1 - beta1^t), sqrt(1 - beta2^t), and the
+  /// decoupled decay 1 - lr * weight_decay, at `step` (t = step + 1).
+  struct Step {
+    double lr, stepSize, correction2, decay;
+  };
+  Step at(int64_t step) const;
+};
+absl::StatusOr<AdamParams> readAdamParams(const OpDesc &op);
+
+/// moving_average_update's momentum.
+absl::StatusOr<double> readMovingAverageMomentum(const OpDesc &op);
+
+/// A unary op's parameters: the scalar (or first parameter) and the second.
+struct UnaryParams {
+  double s = 0, q = 0;
+};
+absl::StatusOr<UnaryParams> readUnaryParams(const OpDesc &op,
+                                            const elementwise::FnInfo &info);
+
+/// A binary op's checks; returns the broadcast result shape.
+absl::StatusOr<std::vector<int64_t>>
+readBinaryShape(const OpDesc &op, const elementwise::OpInfo &info);
+
+/// matmul and batch_matmul: C[batch..., m, n] = op(A) op(B).
+struct MatmulParams {
+  bool transposeA = false, transposeB = false;
+  int64_t m = 0, n = 0, k = 0;
+  /// The result's batch axes (broadcast from both operands').
+  std::vector<int64_t> batch;
+};
+absl::StatusOr<MatmulParams> readMatmulParams(const OpDesc &op, bool batched);
+
+} // namespace cpu
+} // namespace ofrt
+
+#endif // OFRT_LIB_RUNTIME_KERNELS_CPU_OPPARAMS_H

@@ -1,0 +1,239 @@
+//===- Elementwise.cu - Unary, broadcasting binary and update kernels -----===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Grid-stride loops over the elements, with the formulas of
+// ElementwiseFunctions.h (the CPU's too). A binary op whose operands both
+// have the result's shape, or one of them a single element, indexes
+// directly; other broadcasts turn the result's linear index into
+// coordinates over at most kMaxAxes axes. The optimizer updates are
+// PyTorch's formulas in the parameter's type, as on the CPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels/Cuda/Launch.h"
+
+using namespace ofrt;
+using namespace ofrt::cuda;
+using namespace ofrt::elementwise;
+
+namespace {
+
+constexpr int kThreads = 256;
+
+/// Blocks for `n` elements, capped (the loops stride over the rest).
+unsigned blocksFor(int64_t n) {
+  int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(blocks < 65535 * 8 ? blocks : 65535 * 8);
+}
+
+#define GRID_LOOP(i, n)                                                        \
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n);    \
+       i += int64_t(blockDim.x) * gridDim.x)
+
+template <typename T>
+__global__ void unaryKernel(Fn fn, const T *x, T *y, int64_t n, double s,
+                            double q, bool integral) {
+  GRID_LOOP(i, n) {
+    if constexpr (std::is_floating_point_v<T>)
+      y[i] = floatFn<T>(fn, x[i], s, q);
+    else
+      y[i] = intFn<T>(fn, x[i], s, integral);
+  }
+}
+
+/// Calls f(T()) for the plain types (Bool as uint8_t); false for others.
+template <typename F> bool visitType(DType dtype, F &&f) {
+  switch (dtype) {
+  case DType::F32:
+    f(float());
+    return true;
+  case DType::F64:
+    f(double());
+    return true;
+  case DType::I8:
+    f(int8_t());
+    return true;
+  case DType::I32:
+    f(int32_t());
+    return true;
+  case DType::I64:
+    f(int64_t());
+    return true;
+  case DType::Bool:
+    f(uint8_t());
+    return true;
+  default:
+    return false;
+  }
+}
+
+template <typename T, typename R>
+__global__ void binaryKernel(Op op, const T *a, const T *b, R *c,
+                             BroadcastShape shape, int64_t n, int mode) {
+  GRID_LOOP(i, n) {
+    int64_t ia = i, ib = i;
+    if (mode == 1) {
+      ib = 0;
+    } else if (mode == 2) {
+      ia = 0;
+    } else if (mode == 3) {
+      ia = ib = 0;
+      int64_t rest = i;
+      for (int d = shape.rank - 1; d >= 0; --d) {
+        int64_t coord = rest % shape.shape[d];
+        rest /= shape.shape[d];
+        ia += coord * shape.aStrides[d];
+        ib += coord * shape.bStrides[d];
+      }
+    }
+    c[i] = static_cast<R>(binaryFn<T>(op, a[ia], b[ib]));
+  }
+}
+
+/// 0: both whole, 1: b one element, 2: a one element, 3: general.
+int broadcastMode(const BroadcastShape &shape) {
+  bool aWhole = true, bWhole = true, aOne = true, bOne = true;
+  int64_t stride = 1;
+  for (int d = shape.rank - 1; d >= 0; --d) {
+    if (shape.shape[d] != 1) {
+      aWhole &= shape.aStrides[d] == stride;
+      bWhole &= shape.bStrides[d] == stride;
+      aOne &= shape.aStrides[d] == 0;
+      bOne &= shape.bStrides[d] == 0;
+    }
+    stride *= shape.shape[d];
+  }
+  if (aWhole && bWhole)
+    return 0;
+  if (aWhole && bOne)
+    return 1;
+  if (aOne && bWhole)
+    return 2;
+  return 3;
+}
+
+template <typename T>
+__global__ void sgdKernel(T *param, const T *grad, T *buf, const T *scale,
+                          int64_t n, T lr, T wd, T mu, bool nesterov) {
+  T s = scale ? *scale : T(1);
+  GRID_LOOP(i, n) {
+    sgdElement(param[i], grad[i] * s, buf ? &buf[i] : nullptr, lr, wd, mu,
+               nesterov);
+  }
+}
+
+template <typename T>
+__global__ void adamKernel(T *param, const T *grad, T *m, T *v, const T *scale,
+                           int64_t n, T stepSize, T correction2, T b1, T b2,
+                           T eps, T wd, T decay, bool decoupled) {
+  T s = scale ? *scale : T(1);
+  GRID_LOOP(i, n) {
+    adamElement(param[i], grad[i] * s, m[i], v[i], stepSize, correction2, b1,
+                b2, eps, wd, decay, decoupled);
+  }
+}
+
+template <typename T>
+__global__ void movingAverageKernel(T *moving, const T *value, int64_t n,
+                                    T keep) {
+  GRID_LOOP(i, n) { moving[i] = keep * moving[i] + (T(1) - keep) * value[i]; }
+}
+
+} // namespace
+
+cudaError_t cuda::launchUnary(Fn fn, DType dtype, const void *x, void *y,
+                              int64_t n, double s, double q,
+                              cudaStream_t stream) {
+  if (n == 0)
+    return cudaSuccess;
+  bool integral = std::nearbyint(s) == s && std::abs(s) < 9.2e18;
+  bool known = visitType(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    unaryKernel<T><<<blocksFor(n), kThreads, 0, stream>>>(
+        fn, static_cast<const T *>(x), static_cast<T *>(y), n, s, q, integral);
+  });
+  return known ? cudaGetLastError() : cudaErrorInvalidValue;
+}
+
+cudaError_t cuda::launchBinary(Op op, DType dtype, DType resultType,
+                               const void *a, const void *b, void *c,
+                               const BroadcastShape &shape, int64_t n,
+                               cudaStream_t stream) {
+  if (n == 0)
+    return cudaSuccess;
+  int mode = broadcastMode(shape);
+  bool known = visitType(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if (resultType == DType::Bool)
+      binaryKernel<T, uint8_t><<<blocksFor(n), kThreads, 0, stream>>>(
+          op, static_cast<const T *>(a), static_cast<const T *>(b),
+          static_cast<uint8_t *>(c), shape, n, mode);
+    else
+      binaryKernel<T, T><<<blocksFor(n), kThreads, 0, stream>>>(
+          op, static_cast<const T *>(a), static_cast<const T *>(b),
+          static_cast<T *>(c), shape, n, mode);
+  });
+  return known ? cudaGetLastError() : cudaErrorInvalidValue;
+}
+
+cudaError_t cuda::launchSgd(DType dtype, void *param, const void *grad,
+                            void *buf, const void *scale, int64_t n, double lr,
+                            double wd, double momentum, bool nesterov,
+                            cudaStream_t stream) {
+  if (n == 0)
+    return cudaSuccess;
+  if (dtype == DType::F32)
+    sgdKernel<float><<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<float *>(param), static_cast<const float *>(grad),
+        static_cast<float *>(buf), static_cast<const float *>(scale), n,
+        float(lr), float(wd), float(momentum), nesterov);
+  else
+    sgdKernel<double><<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<double *>(param), static_cast<const double *>(grad),
+        static_cast<double *>(buf), static_cast<const double *>(scale), n, lr,
+        wd, momentum, nesterov);
+  return cudaGetLastError();
+}
+
+cudaError_t cuda::launchAdam(DType dtype, void *param, const void *grad,
+                             void *m, void *v, const void *scale, int64_t n,
+                             double stepSize, double correction2, double beta1,
+                             double beta2, double epsilon, double wd,
+                             double decay, bool decoupled,
+                             cudaStream_t stream) {
+  if (n == 0)
+    return cudaSuccess;
+  if (dtype == DType::F32)
+    adamKernel<float><<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<float *>(param), static_cast<const float *>(grad),
+        static_cast<float *>(m), static_cast<float *>(v),
+        static_cast<const float *>(scale), n, float(stepSize),
+        float(correction2), float(beta1), float(beta2), float(epsilon),
+        float(wd), float(decay), decoupled);
+  else
+    adamKernel<double><<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<double *>(param), static_cast<const double *>(grad),
+        static_cast<double *>(m), static_cast<double *>(v),
+        static_cast<const double *>(scale), n, stepSize, correction2, beta1,
+        beta2, epsilon, wd, decay, decoupled);
+  return cudaGetLastError();
+}
+
+cudaError_t cuda::launchMovingAverage(DType dtype, void *moving,
+                                      const void *value, int64_t n,
+                                      double momentum, cudaStream_t stream) {
+  if (n == 0)
+    return cudaSuccess;
+  if (dtype == DType::F32)
+    movingAverageKernel<float><<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<float *>(moving), static_cast<const float *>(value), n,
+        float(momentum));
+  else
+    movingAverageKernel<double><<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<double *>(moving), static_cast<const double *>(value), n,
+        momentum);
+  return cudaGetLastError();
+}

@@ -1,0 +1,73 @@
+//===- Launch.h - Launchers of the CUDA C++ kernels ---------------*- C++
+//-*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// What the .cu files export to the kernel classes: plain functions that
+// enqueue a CUDA kernel on a stream and return the launch's error (no absl:
+// nvcc compiles the callers' declarations too). Element types are the
+// runtime's DType; the callers have checked them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OFRT_LIB_RUNTIME_KERNELS_CUDA_LAUNCH_H
+#define OFRT_LIB_RUNTIME_KERNELS_CUDA_LAUNCH_H
+
+#include "Kernels/Common/ElementwiseFunctions.h"
+#include "ofrt/Tensor.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace ofrt {
+namespace cuda {
+
+/// The most axes a broadcasting kernel handles (after merging axes).
+constexpr int kMaxAxes = 8;
+
+/// A broadcast operand: the result's shape and, per operand, its element
+/// strides along the result's axes (0 where it broadcasts).
+struct BroadcastShape {
+  int rank = 0;
+  int64_t shape[kMaxAxes] = {};
+  int64_t aStrides[kMaxAxes] = {};
+  int64_t bStrides[kMaxAxes] = {};
+};
+
+/// y[i] = fn(x[i]) for `n` elements of `dtype` (F32, F64, I8, I32, I64,
+/// Bool); s and q are the function's parameters.
+cudaError_t launchUnary(elementwise::Fn fn, DType dtype, const void *x, void *y,
+                        int64_t n, double s, double q, cudaStream_t stream);
+
+/// c = op(a, b) with broadcasting; c has `resultType` (Bool for
+/// comparisons). `n` elements of the result.
+cudaError_t launchBinary(elementwise::Op op, DType dtype, DType resultType,
+                         const void *a, const void *b, void *c,
+                         const BroadcastShape &shape, int64_t n,
+                         cudaStream_t stream);
+
+/// PyTorch's SGD step in place (param, grad, momentum buffer or null);
+/// `scale` is a device pointer to one element, or null.
+cudaError_t launchSgd(DType dtype, void *param, const void *grad, void *buf,
+                      const void *scale, int64_t n, double lr, double wd,
+                      double momentum, bool nesterov, cudaStream_t stream);
+
+/// PyTorch's Adam (decoupled: AdamW) step in place.
+cudaError_t launchAdam(DType dtype, void *param, const void *grad, void *m,
+                       void *v, const void *scale, int64_t n, double stepSize,
+                       double correction2, double beta1, double beta2,
+                       double epsilon, double wd, double decay, bool decoupled,
+                       cudaStream_t stream);
+
+/// moving = momentum * moving + (1 - momentum) * value, in place.
+cudaError_t launchMovingAverage(DType dtype, void *moving, const void *value,
+                                int64_t n, double momentum,
+                                cudaStream_t stream);
+
+} // namespace cuda
+} // namespace ofrt
+
+#endif // OFRT_LIB_RUNTIME_KERNELS_CUDA_LAUNCH_H

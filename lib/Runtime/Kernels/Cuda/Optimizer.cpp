@@ -1,0 +1,105 @@
+//===- Optimizer.cpp - sgd_update, adam_update, moving_average_update -----===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// In place on the GPU, with the CPU kernels' parameters (Cpu/OpParams.h):
+// the step's learning rate and Adam's corrections are computed on the host
+// each firing and passed to one element-wise kernel per tensor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels/Cpu/OpParams.h"
+#include "Kernels/Cuda/CudaKernels.h"
+#include "Kernels/Cuda/Launch.h"
+
+using namespace ofrt;
+using namespace ofrt::cuda;
+
+namespace {
+
+class SgdKernel : public CudaKernel {
+public:
+  SgdKernel(const OpDesc &op, cpu::SgdParams params)
+      : CudaKernel(op), p(params) {}
+
+  absl::Status run(CudaStream &stream, const KernelContext &context,
+                   const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &) override {
+    const void *scale = p.hasScale ? in[2 + p.numStates].data : nullptr;
+    return check(launchSgd(in[0].desc.dtype, in[0].data, in[1].data,
+                           p.numStates ? in[2].data : nullptr, scale,
+                           in[0].desc.numel(), p.schedule.at(context.step),
+                           p.weightDecay, p.momentum, p.nesterov,
+                           stream.handle()),
+                 "the SGD kernel");
+  }
+
+private:
+  cpu::SgdParams p;
+};
+
+class AdamKernel : public CudaKernel {
+public:
+  AdamKernel(const OpDesc &op, cpu::AdamParams params)
+      : CudaKernel(op), p(params) {}
+
+  absl::Status run(CudaStream &stream, const KernelContext &context,
+                   const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &) override {
+    cpu::AdamParams::Step at = p.at(context.step);
+    const void *scale = p.hasScale ? in[4].data : nullptr;
+    return check(launchAdam(in[0].desc.dtype, in[0].data, in[1].data,
+                            in[2].data, in[3].data, scale, in[0].desc.numel(),
+                            at.stepSize, at.correction2, p.beta1, p.beta2,
+                            p.epsilon, p.weightDecay, at.decay, p.decoupled,
+                            stream.handle()),
+                 "the Adam kernel");
+  }
+
+private:
+  cpu::AdamParams p;
+};
+
+class MovingAverageKernel : public CudaKernel {
+public:
+  MovingAverageKernel(const OpDesc &op, double momentum)
+      : CudaKernel(op), momentum(momentum) {}
+
+  absl::Status run(CudaStream &stream, const KernelContext &context,
+                   const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &) override {
+    return check(launchMovingAverage(in[0].desc.dtype, in[0].data, in[1].data,
+                                     in[0].desc.numel(), momentum,
+                                     stream.handle()),
+                 "the moving-average kernel");
+  }
+
+private:
+  double momentum;
+};
+
+template <typename K, typename Params>
+absl::StatusOr<std::unique_ptr<Kernel>> make(const OpDesc &op,
+                                             absl::StatusOr<Params> params) {
+  if (!params.ok())
+    return params.status();
+  return std::unique_ptr<Kernel>(new K(op, *params));
+}
+
+} // namespace
+
+void cuda::registerOptimizerKernels(KernelRegistry &registry) {
+  registry.add(DeviceKind::Cuda, "oneflow.sgd_update", [](const OpDesc &op) {
+    return make<SgdKernel>(op, cpu::readSgdParams(op));
+  });
+  registry.add(DeviceKind::Cuda, "oneflow.adam_update", [](const OpDesc &op) {
+    return make<AdamKernel>(op, cpu::readAdamParams(op));
+  });
+  registry.add(DeviceKind::Cuda, "oneflow.moving_average_update",
+               [](const OpDesc &op) {
+                 return make<MovingAverageKernel>(
+                     op, cpu::readMovingAverageMomentum(op));
+               });
+}

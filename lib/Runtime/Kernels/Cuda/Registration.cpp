@@ -1,0 +1,50 @@
+//===- Registration.cpp - The CUDA kernels, and staged CPU kernels --------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels/Cpu/CpuKernels.h"
+#include "Kernels/Cuda/CudaKernels.h"
+
+using namespace ofrt;
+
+/// The op types of the CPU kernels, from a registry of their own.
+static std::vector<std::string> cpuOpTypes() {
+  KernelRegistry cpu;
+  registerCpuKernels(cpu);
+  return cpu.opTypes(DeviceKind::Cpu);
+}
+
+/// The kernels that run on the GPU itself.
+static void registerNativeKernels(KernelRegistry &registry) {
+  cuda::registerMatmulKernels(registry);
+  cuda::registerElementwiseKernels(registry);
+  cuda::registerOptimizerKernels(registry);
+  cuda::registerSourceKernels(registry);
+  cuda::registerLayoutKernels(registry);
+}
+
+void ofrt::registerCudaKernels(KernelRegistry &registry) {
+  registerNativeKernels(registry);
+  for (const std::string &type : cudaStagedOpTypes())
+    registry.add(
+        DeviceKind::Cuda, type,
+        [](const OpDesc &op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+          absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+              KernelRegistry::global().create(DeviceKind::Cpu, op);
+          if (!kernel.ok())
+            return kernel;
+          return stageOnHost(std::move(*kernel));
+        });
+}
+
+std::set<std::string> ofrt::cudaStagedOpTypes() {
+  KernelRegistry native;
+  registerNativeKernels(native);
+  std::set<std::string> staged;
+  for (const std::string &type : cpuOpTypes())
+    if (!native.contains(DeviceKind::Cuda, type))
+      staged.insert(type);
+  return staged;
+}
