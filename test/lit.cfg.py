@@ -56,6 +56,17 @@ if subprocess.call(["/usr/bin/python3", "-c", "import matplotlib"],
                    stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL) == 0:
     config.available_features.add("matplotlib")
+# GPU tests: "cuda-backend" when of-run was built with the CUDA backend,
+# "cuda-gpu" when it can also use a GPU here (tests that need one say
+# REQUIRES: cuda-gpu and are reported unsupported, never passed, without).
+import re
+devices = subprocess.run(
+    [os.path.join(config.oneflow_tools_dir, "of-run"), "--list-devices"],
+    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+if re.search(r"^cuda", devices, re.M):
+    config.available_features.add("cuda-backend")
+if re.search(r"^cuda:\d", devices, re.M):
+    config.available_features.add("cuda-gpu")
 config.substitutions.append(
     ("%oneflow_unittests", os.path.join(config.oneflow_obj_root,
                                         "unittests", "bin")))

@@ -34,6 +34,9 @@ struct Backend {
   std::function<absl::StatusOr<std::unique_ptr<Device>>(
       int ordinal, const DeviceOptions &options)>
       createDevice;
+  /// One line per device of this kind that this process can use ("cuda:0
+  /// NVIDIA H200, 139 GiB, sm_90"), or why there is none.
+  std::function<absl::StatusOr<std::vector<std::string>>()> listDevices;
   /// Adds the backend's kernels.
   std::function<void(KernelRegistry &)> registerKernels;
   /// Adds the collective libraries that work on the backend's memory.

@@ -318,7 +318,8 @@ static int64_t pipelineDepth(func::FuncOp funcOp, int64_t rank, int64_t world,
 
 /// Builds, before `funcOp`, one rank plan per rank from 0 to the highest
 /// rank any op runs on.
-static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
+static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount,
+                                  DeviceKind defaultKind) {
   SmallVector<std::pair<Operation *, SmallVector<int64_t>>> ops;
   int64_t worldSize = 1;
   for (Operation &op : funcOp.getBody().front()) {
@@ -360,7 +361,7 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
   }
 
   // Each rank's device kind comes from the placements it is in (a program
-  // without layouts runs on one CPU device).
+  // without layouts runs on one device of `defaultKind`).
   SmallVector<std::optional<DeviceKind>> kinds(virtualWorld);
   for (auto &[op, ranks] : ops)
     for (Type type : llvm::concat<Type>(op->getOperandTypes(),
@@ -383,8 +384,8 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount) {
   OpBuilder builder(funcOp);
   SmallVector<RankState> states(worldSize);
   for (int64_t rank = 0; rank < worldSize; ++rank)
-    states[rank].plan = RankPlanOp::create(
-        builder, funcOp.getLoc(), rank, kinds[rank].value_or(DeviceKind::cpu));
+    states[rank].plan = RankPlanOp::create(builder, funcOp.getLoc(), rank,
+                                           kinds[rank].value_or(defaultKind));
 
   llvm::DenseMap<std::pair<Value, int64_t>, Value> regstOf;
   int64_t transferOrdinal = 0;
@@ -502,6 +503,12 @@ struct LowerToActorGraphPass
                          << " is not at least 1";
       return signalPassFailure();
     }
+    std::optional<DeviceKind> kind = symbolizeDeviceKind(device);
+    if (!kind) {
+      module.emitError() << "oneflow-lower-to-actor-graph: device '" << device
+                         << "' is not cpu or cuda";
+      return signalPassFailure();
+    }
     SmallVector<func::FuncOp> programs(module.getOps<func::FuncOp>());
     bool ok = true;
     for (func::FuncOp funcOp : programs)
@@ -509,7 +516,7 @@ struct LowerToActorGraphPass
     if (!ok)
       return signalPassFailure();
     for (func::FuncOp funcOp : programs) {
-      if (failed(lowerProgram(funcOp, regstCount)))
+      if (failed(lowerProgram(funcOp, regstCount, *kind)))
         return signalPassFailure();
       funcOp.erase();
     }

@@ -29,7 +29,7 @@ void mlir::oneflow::buildOneFlowDefaultPipeline(
   funcPm.addPass(createAccumulateMicroBatchesPass());
   funcPm.addPass(createPackConstantWeightsPass());
   pm.addPass(createLowerToActorGraphPass(
-      LowerToActorGraphPassOptions{options.regstCount}));
+      LowerToActorGraphPassOptions{options.regstCount, options.device}));
   pm.addNestedPass<actor::RankPlanOp>(createPlanMemoryPass());
 }
 

@@ -53,12 +53,14 @@ void mlir::oneflow::buildOneFlowTrainingPasses(OpPassManager &pm,
   if (strategy == "auto" && config.microBatches == 1 && config.stages == 1) {
     AutoParallelPassOptions search = config.autoParallel;
     search.devices = config.devices;
+    search.device = config.device;
     funcPm.addPass(createAutoParallelPass(search));
     return;
   }
   ApplyStrategyPassOptions apply;
   apply.strategy = strategy;
   apply.devices = config.devices;
+  apply.device = config.device;
   apply.microBatches = config.microBatches;
   apply.stages = config.stages;
   apply.schedule = config.pipelineSchedule;
@@ -89,6 +91,7 @@ TrainingConfig OneFlowTrainingPipelineOptions::config() const {
   a.cluster = cluster;
   a.explain = explain;
   config.devices = devices;
+  config.device = device;
   config.microBatches = microBatches;
   config.stages = stages;
   config.pipelineSchedule = pipelineSchedule;
@@ -103,5 +106,6 @@ void mlir::oneflow::buildOneFlowTrainingPipeline(
   buildOneFlowTrainingPasses(pm, options.config());
   OneFlowPipelineOptions rest;
   rest.regstCount = options.regstCount;
+  rest.device = options.device;
   buildOneFlowDefaultPipeline(pm, rest);
 }

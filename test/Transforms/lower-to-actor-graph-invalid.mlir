@@ -1,5 +1,7 @@
 // RUN: of-opt %s -split-input-file -oneflow-lower-to-actor-graph -verify-diagnostics
 // RUN: of-opt %S/Inputs/empty-module.mlir -oneflow-lower-to-actor-graph=regst-count=0 -verify-diagnostics
+// RUN: not of-opt %S/Inputs/empty-module.mlir -oneflow-lower-to-actor-graph=device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
+// DEVICE: error: oneflow-lower-to-actor-graph: device 'tpu' is not cpu or cuda
 
 // expected-error@+1 {{'func.func' op @negative_arguments takes arguments; programs take data through oneflow.input}}
 func.func @negative_arguments(%x: tensor<4xf32>) {

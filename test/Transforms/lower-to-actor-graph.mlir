@@ -1,6 +1,7 @@
 // RUN: of-opt %s -split-input-file -oneflow-lower-to-actor-graph | FileCheck %s
 // RUN: of-opt %s -split-input-file -oneflow-lower-to-actor-graph=regst-count=2 | FileCheck %s --check-prefix=COUNT2
 // RUN: of-opt %s -split-input-file -oneflow-lower-to-actor-graph --mlir-print-debuginfo | FileCheck %s --check-prefix=LOC
+// RUN: of-opt %s -split-input-file -oneflow-lower-to-actor-graph=device=cuda | FileCheck %s --check-prefix=CUDA
 
 // One actor per op in program order on "compute", one regst per result with
 // the result's type, operands and results in order, attributes kept
@@ -25,6 +26,9 @@
 // CHECK-NOT:   func.func
 
 // COUNT2-COUNT-5: count 2 :
+
+// A program without layouts runs on one device of the `device` option's kind.
+// CUDA: oneflow_actor.rank_plan rank 0 device cuda {
 
 // LOC: oneflow_actor.actor 2 @matmul_2 {{.*}} loc(#[[MATMUL:.*]])
 // LOC: #[[MATMUL]] = loc("{{.*}}lower-to-actor-graph.mlir":[[# @LINE + 4]]:8)

@@ -24,9 +24,10 @@ void oftools::registerToolDialects(DialectRegistry &registry) {
   oneflow::registerOneFlowExternalModels(registry);
 }
 
-absl::StatusOr<std::string>
-oftools::compileToPlan(ModuleOp module, const std::string &what,
-                       const TrainOptions *train) {
+absl::StatusOr<std::string> oftools::compileToPlan(ModuleOp module,
+                                                   const std::string &what,
+                                                   const TrainOptions *train,
+                                                   const std::string &device) {
   auto failedWith = [&](const std::string &stage) {
     return absl::InvalidArgumentError("cannot " + stage + " '" + what +
                                       "' (the errors above say why)");
@@ -35,6 +36,7 @@ oftools::compileToPlan(ModuleOp module, const std::string &what,
   if (train)
     oneflow::buildOneFlowTrainingPasses(pm, *train);
   oneflow::OneFlowPipelineOptions options;
+  options.device = device;
   oneflow::buildOneFlowDefaultPipeline(pm, options);
   if (failed(pm.run(module)))
     return failedWith("compile");

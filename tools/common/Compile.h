@@ -33,7 +33,8 @@ void registerToolDialects(mlir::DialectRegistry &registry);
 /// passes (oneflow::buildOneFlowTrainingPasses) come first.
 absl::StatusOr<std::string> compileToPlan(mlir::ModuleOp module,
                                           const std::string &what,
-                                          const TrainOptions *train = nullptr);
+                                          const TrainOptions *train = nullptr,
+                                          const std::string &device = "cpu");
 
 } // namespace oftools
 

@@ -70,6 +70,7 @@ static absl::StatusOr<std::vector<DialectPlugin> *> dialectPlugins() {
 
 /// Compiles `path` to a binary plan, reporting diagnostics on stderr.
 static absl::StatusOr<std::string> compile(const std::string &path, int ranks,
+                                           const std::string &device,
                                            const oftools::TrainOptions *train) {
   DialectRegistry registry;
   oftools::registerToolDialects(registry);
@@ -114,12 +115,13 @@ static absl::StatusOr<std::string> compile(const std::string &path, int ranks,
     return absl::InvalidArgumentError(
         (absl::EndsWith(path, ".onnx") ? "cannot import '" : "cannot parse '") +
         path + "' (the errors above say why)");
-  return oftools::compileToPlan(*module, path, train);
+  return oftools::compileToPlan(*module, path, train, device);
 }
 
 absl::StatusOr<ofrt::LoadedPlan>
 ofrun::loadModel(const std::string &path, const std::string &emitPlan,
-                 int ranks, const oftools::TrainOptions *train) {
+                 int ranks, const std::string &device,
+                 const oftools::TrainOptions *train) {
   if (!absl::GetFlag(FLAGS_onnx_dim).empty() && !absl::EndsWith(path, ".onnx"))
     return absl::InvalidArgumentError(
         "--onnx-dim sizes a dimension of an ONNX model; '" + path +
@@ -135,7 +137,7 @@ ofrun::loadModel(const std::string &path, const std::string &emitPlan,
           "--emit-plan needs a .mlir or .onnx model to compile");
     return ofrt::loadPlanFile(path);
   }
-  absl::StatusOr<std::string> plan = compile(path, ranks, train);
+  absl::StatusOr<std::string> plan = compile(path, ranks, device, train);
   if (!plan.ok())
     return plan.status();
   if (!emitPlan.empty()) {

@@ -14,13 +14,15 @@ namespace ofrun {
 
 /// Loads `path`: a plan (.plan binary, .plantxt text) as it is, or a
 /// `oneflow` program (.mlir) or ONNX model (.onnx, imported data-parallel
-/// over `ranks` CPU ranks) compiled through oneflow-default-pipeline.
+/// over `ranks` ranks) compiled through oneflow-default-pipeline for
+/// `device` ("cpu" or "cuda") ranks.
 /// When `emitPlan` is not empty, the compiled plan is also written there.
 /// With `train`, a .mlir program or .onnx model (imported without layouts)
 /// becomes a training step first (oneflow::buildOneFlowTrainingPasses); plans
 /// cannot.
 absl::StatusOr<ofrt::LoadedPlan>
 loadModel(const std::string &path, const std::string &emitPlan, int ranks,
+          const std::string &device,
           const oftools::TrainOptions *train = nullptr);
 
 } // namespace ofrun

@@ -81,9 +81,11 @@ int main(int argc, char **argv) {
       ofrun::trainOptionsFromFlags(wanted);
   if (!train.ok())
     return fail(std::string(train.status().message()));
+  if (*train)
+    (*train)->device = job->device;
   absl::StatusOr<ofrt::LoadedPlan> plan =
       ofrun::loadModel(model, absl::GetFlag(FLAGS_emit_plan), wanted,
-                       *train ? &**train : nullptr);
+                       job->device, *train ? &**train : nullptr);
   if (!plan.ok())
     return fail(std::string(plan.status().message()));
   if (absl::Status status = ofrun::checkPlanRanks(*plan, *job, model);

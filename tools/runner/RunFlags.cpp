@@ -7,6 +7,7 @@
 #include "RunFlags.h"
 #include "Launch.h"
 
+#include "ofrt/Backend.h"
 #include "ofrt/KernelPlugin.h"
 #include "ofrt/Status.h"
 
@@ -27,7 +28,14 @@ ABSL_FLAG(std::vector<std::string>, plugin, {},
 ABSL_FLAG(int64_t, steps, 1, "Steps to run (each input delivers one batch per step)");
 ABSL_FLAG(int, threads, 0, "Threads for each kernel (0: the library's default)");
 ABSL_FLAG(std::string, devices, "cpu:1",
-          "Devices to run on in this process, as cpu:COUNT (one rank each)");
+          "Devices to run on in this process, as cpu:COUNT (one rank each) "
+          "or cuda:1 (the process's first GPU)");
+ABSL_FLAG(bool, list_devices, false,
+          "Print the devices this runtime can use (one line each: the "
+          "--devices name and what it is) and exit");
+ABSL_FLAG(bool, allow_tf32, false,
+          "GPU matmuls on f32 tensors may round operands to TF32 (faster, "
+          "about 1e-3 relative)");
 ABSL_FLAG(int, nproc_per_node, 0,
           "Run this many processes of of-run on this machine, one rank each, "
           "meeting through a fresh store directory");
@@ -92,8 +100,9 @@ std::vector<oftools::FlagGroup> ofrun::runFlagGroups() {
        {"steps", "input", "seed", "onnx_dim", "emit_plan", "export_onnx",
         "plugin"}},
       {"Devices and launch",
-       {"devices", "threads", "stream_threads", "nproc_per_node", "store_dir",
-        "redis", "job_id", "hostname", "collectives", "timeout_ms"}},
+       {"devices", "list_devices", "allow_tf32", "threads", "stream_threads",
+        "nproc_per_node", "store_dir", "redis", "job_id", "hostname",
+        "collectives", "timeout_ms"}},
       {"Training",
        {"train",
         "loss",
@@ -134,7 +143,22 @@ std::vector<std::string>
 ofrun::parseFlags(int argc, char **argv, const oftools::ToolInfo &tool,
                   std::vector<std::string> &normalized) {
   setProgramName(tool.name);
-  return oftools::parseToolFlags(argc, argv, tool, normalized);
+  std::vector<std::string> args =
+      oftools::parseToolFlags(argc, argv, tool, normalized);
+  if (absl::GetFlag(FLAGS_list_devices)) {
+    for (const ofrt::Backend &backend : ofrt::builtinBackends()) {
+      absl::StatusOr<std::vector<std::string>> devices = backend.listDevices();
+      if (!devices.ok()) {
+        std::printf("%s: none usable: %s\n", backend.name.c_str(),
+                    std::string(devices.status().message()).c_str());
+        continue;
+      }
+      for (const std::string &device : *devices)
+        std::printf("%s\n", device.c_str());
+    }
+    std::exit(0);
+  }
+  return args;
 }
 
 int ofrun::fail(const std::string &message) {

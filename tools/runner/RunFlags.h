@@ -25,6 +25,8 @@
 ABSL_DECLARE_FLAG(int64_t, steps);
 ABSL_DECLARE_FLAG(int, threads);
 ABSL_DECLARE_FLAG(std::string, devices);
+ABSL_DECLARE_FLAG(bool, allow_tf32);
+ABSL_DECLARE_FLAG(bool, list_devices);
 ABSL_DECLARE_FLAG(int, nproc_per_node);
 ABSL_DECLARE_FLAG(std::string, store_dir);
 ABSL_DECLARE_FLAG(std::string, redis);

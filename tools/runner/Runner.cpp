@@ -162,21 +162,37 @@ void printBubbles(const std::vector<ofrt::RankProgram> &programs,
   std::printf("\n");
 }
 
-/// Parses --devices: "cpu:N" with 1 <= N <= kMaxDevices.
-absl::StatusOr<int> parseDevices(const std::string &devices) {
+/// Parses --devices: "cpu:N" with 1 <= N <= kMaxDevices, or "cuda:1" when
+/// this runtime has the CUDA backend, into the job.
+absl::Status parseDevices(const std::string &devices, Job &job) {
   constexpr int64_t kMaxDevices = 4096;
   absl::string_view count = devices;
   int64_t n = 0;
-  if (!absl::ConsumePrefix(&count, "cpu:") || !absl::SimpleAtoi(count, &n) ||
-      count.empty() || !absl::ascii_isdigit(count[0]))
-    return absl::InvalidArgumentError(
-        "--devices '" + devices +
-        "' is not cpu:COUNT (this runtime runs CPU ranks)");
+  std::string kind = absl::ConsumePrefix(&count, "cuda:") ? "cuda" : "cpu";
+  if ((kind == "cpu" && !absl::ConsumePrefix(&count, "cpu:")) ||
+      !absl::SimpleAtoi(count, &n) || count.empty() ||
+      !absl::ascii_isdigit(count[0]))
+    return absl::InvalidArgumentError("--devices '" + devices +
+                                      "' is not cpu:COUNT or cuda:COUNT");
   if (n < 1 || n > kMaxDevices)
     return absl::InvalidArgumentError(
         "--devices '" + devices + "' asks for " + std::string(count) +
         " ranks; one process runs 1 to " + std::to_string(kMaxDevices));
-  return static_cast<int>(n);
+  if (kind == "cuda") {
+    if (!ofrt::findBackend(ofrt::DeviceKind::Cuda).ok())
+      return absl::InvalidArgumentError(
+          "--devices '" + devices +
+          "': this of-run was built without the CUDA backend (no CUDA "
+          "toolkit was found when it was built)");
+    if (n != 1)
+      return absl::InvalidArgumentError(
+          "--devices '" + devices +
+          "': ranks on several GPUs need NCCL collectives, which this "
+          "runtime does not have yet; use cuda:1");
+  }
+  job.devices = static_cast<int>(n);
+  job.device = kind;
+  return absl::OkStatus();
 }
 
 /// An error unless `path` (when set) can be written: an existing directory
@@ -263,10 +279,9 @@ jobStore(const ProcessRank &me, std::string &hostname) {
 
 absl::StatusOr<Job> ofrun::jobFromFlags() {
   Job job;
-  absl::StatusOr<int> devices = parseDevices(absl::GetFlag(FLAGS_devices));
-  if (!devices.ok())
-    return devices.status();
-  job.devices = *devices;
+  if (absl::Status status = parseDevices(absl::GetFlag(FLAGS_devices), job);
+      !status.ok())
+    return status;
   if (absl::GetFlag(FLAGS_threads) < 0)
     return absl::InvalidArgumentError("--threads must not be negative");
   if (absl::GetFlag(FLAGS_log_every) < 0)
@@ -312,7 +327,7 @@ absl::StatusOr<Job> ofrun::jobFromFlags() {
   job.launched = *launched;
   if (job.launched && job.devices != 1)
     return absl::InvalidArgumentError(
-        "--devices cpu:" + std::to_string(job.devices) +
+        "--devices " + job.device + ":" + std::to_string(job.devices) +
         " runs several ranks in one process; under a launcher each process "
         "is one rank");
   if (!job.launched && job.processes > 0 && job.devices != 1)
@@ -339,6 +354,13 @@ absl::StatusOr<Job> ofrun::jobFromFlags() {
 absl::Status ofrun::checkPlanRanks(const ofrt::LoadedPlan &plan,
                                    const Job &job, const std::string &model) {
   int ranks = plan.ranks.size(), wanted = job.ranks();
+  if (job.device == "cuda")
+    for (const ofrt::RankProgram &rank : plan.ranks)
+      if (rank.device != ofrt::DeviceKind::Cuda)
+        return absl::InvalidArgumentError(
+            "plan '" + model + "' puts rank " + std::to_string(rank.rank) +
+            " on a " + ofrt::deviceKindName(rank.device) +
+            " device but --devices asks for cuda; compile it for cuda");
   if (ranks == wanted)
     return absl::OkStatus();
   return absl::InvalidArgumentError(
@@ -368,6 +390,7 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
   options.timeout = std::chrono::milliseconds(absl::GetFlag(FLAGS_timeout_ms));
   // Kernel threads are the CPU device's business.
   options.session.device.threads = absl::GetFlag(FLAGS_threads);
+  options.session.device.allowTf32 = absl::GetFlag(FLAGS_allow_tf32);
   std::string streams = absl::GetFlag(FLAGS_stream_threads);
   options.autoStreamThreads = streams == "auto";
   options.session.device.oneStreamThread = streams == "one";

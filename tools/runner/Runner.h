@@ -29,7 +29,8 @@ namespace ofrun {
 /// Where this process stands in the job, from the flags and the
 /// environment.
 struct Job {
-  int devices = 1;   ///< --devices cpu:N: ranks that are threads here.
+  int devices = 1; ///< --devices KIND:N: ranks that are threads here.
+  std::string device = "cpu"; ///< KIND: cpu or cuda.
   int processes = 0; ///< --nproc-per-node.
   std::optional<ProcessRank> launched; ///< A launcher started this rank.
 

@@ -33,6 +33,11 @@ struct OneFlowPipelineOptions
       *this, "regst-count",
       llvm::cl::desc("Buffers per regst (oneflow-lower-to-actor-graph)"),
       llvm::cl::init(1)};
+  Option<std::string> device{
+      *this, "device",
+      llvm::cl::desc("Device of ranks no placement names: cpu or cuda "
+                     "(oneflow-lower-to-actor-graph)"),
+      llvm::cl::init("cpu")};
 };
 
 /// From a program of `oneflow` ops to planned rank plans:
@@ -63,6 +68,9 @@ struct TrainingConfig {
   /// taken from `devices`).
   AutoParallelPassOptions autoParallel;
   int64_t devices = 1;
+  /// The devices' kind: "cpu" or "cuda" (the placements the strategy
+  /// writes).
+  std::string device = "cpu";
   /// Micro-batches per step (gradient accumulation); 1: none.
   int64_t microBatches = 1;
   /// Pipeline stages, cut by oneflow-assign-stages; 1: none.
@@ -131,6 +139,9 @@ struct OneFlowTrainingPipelineOptions
       llvm::cl::desc("dp, tp, hybrid, zero, auto or a strategy file")};
   Option<int64_t> devices{*this, "devices", llvm::cl::desc("Devices"),
                           llvm::cl::init(1)};
+  Option<std::string> device{*this, "device",
+                             llvm::cl::desc("Device kind: cpu or cuda"),
+                             llvm::cl::init("cpu")};
   Option<int64_t> microBatches{*this, "micro-batches",
                                llvm::cl::desc("Micro-batches per step"),
                                llvm::cl::init(1)};

@@ -188,7 +188,10 @@ def LowerToActorGraphPass
   }];
   let options = [
     Option<"regstCount", "regst-count", "int64_t", /*default=*/"1",
-           "Buffers per regst (at least 1); 2 lets consecutive steps overlap">
+           "Buffers per regst (at least 1); 2 lets consecutive steps overlap">,
+    Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
+           "The device (cpu or cuda) of ranks that no placement names: a "
+           "program without layouts runs on one such device">
   ];
   let dependentDialects = ["::mlir::oneflow::actor::OneFlowActorDialect"];
 }

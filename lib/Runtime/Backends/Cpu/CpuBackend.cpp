@@ -153,6 +153,11 @@ Backend ofrt::cpuBackend() {
           std::to_string(ordinal));
     return std::unique_ptr<Device>(new CpuDevice(options));
   };
+  backend.listDevices = []() -> absl::StatusOr<std::vector<std::string>> {
+    return std::vector<std::string>{"cpu:0 " +
+                                    std::to_string(omp_get_num_procs()) +
+                                    " cores (one CPU device per rank)"};
+  };
   backend.registerKernels = [](KernelRegistry &registry) {
     registerCpuKernels(registry);
   };

@@ -6,8 +6,9 @@
 //
 // Device `ordinal` is this process's GPU `ordinal` (CudaDevice.h). Ranks on
 // GPUs exchange data through NCCL, which this backend does not have yet:
-// it registers no collective library, so a plan of several CUDA ranks is
-// refused when its communicators are made.
+// it registers no collective library, so a plan of CUDA ranks in several
+// processes is refused when its communicators are made (of-run refuses
+// several GPU ranks in one process); one rank needs none.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,10 +23,15 @@ Backend ofrt::cudaBackend() {
   backend.kind = DeviceKind::Cuda;
   backend.name = "cuda";
   backend.createDevice = cuda::createCudaDevice;
+  backend.listDevices = cuda::listCudaDevices;
   backend.registerKernels = [](KernelRegistry &registry) {
     registerCudaKernels(registry);
   };
   backend.registerCollectives = [](CollectivesRegistry &) {};
-  backend.defaultCollectives = [](bool, bool) { return std::string("nccl"); };
+  // One rank in this process moves no data; ranks in several processes
+  // need NCCL.
+  backend.defaultCollectives = [](bool inOneProcess, bool) {
+    return std::string(inOneProcess ? "inproc" : "nccl");
+  };
   return backend;
 }

@@ -353,6 +353,27 @@ private:
 
 } // namespace
 
+absl::StatusOr<std::vector<std::string>> cuda::listCudaDevices() {
+  absl::StatusOr<int> count = deviceCount();
+  if (!count.ok())
+    return count.status();
+  std::vector<std::string> lines;
+  for (int i = 0; i < *count; ++i) {
+    cudaDeviceProp properties;
+    cudaError_t error = cudaGetDeviceProperties(&properties, i);
+    if (error != cudaSuccess)
+      return cudaFailure("cuda:" + std::to_string(i), "cudaGetDeviceProperties",
+                         error);
+    lines.push_back("cuda:" + std::to_string(i) + " " + properties.name + ", " +
+                    std::to_string(properties.totalGlobalMem >> 30) +
+                    " GiB, sm_" + std::to_string(properties.major) +
+                    std::to_string(properties.minor));
+  }
+  if (lines.empty())
+    return absl::UnavailableError("no CUDA device is present");
+  return lines;
+}
+
 absl::StatusOr<std::unique_ptr<Device>>
 cuda::createCudaDevice(int ordinal, const DeviceOptions &options) {
   absl::StatusOr<int> count = deviceCount();

@@ -27,6 +27,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace ofrt {
 namespace cuda {
@@ -96,6 +97,9 @@ private:
   cudaEvent_t event;
   cudaStream_t lastStream = nullptr;
 };
+
+/// "cuda:N NAME, MEMORY GiB, sm_XY" for each GPU, or why there is none.
+absl::StatusOr<std::vector<std::string>> listCudaDevices();
 
 /// Device `ordinal` of this process's GPUs.
 absl::StatusOr<std::unique_ptr<Device>>

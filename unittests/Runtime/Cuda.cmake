@@ -1,0 +1,11 @@
+##===- Cuda.cmake - CUDA backend unit tests ---------------*- cmake -*-===//
+#
+# Built with the CUDA backend; every test skips itself without a GPU.
+# Included from unittests/Runtime/CMakeLists.txt.
+##===----------------------------------------------------------------===//
+if(ONEFLOW_HAVE_CUDA)
+  add_oneflow_unittest(OneFlowCudaKernelsTests
+    ${CMAKE_CURRENT_SOURCE_DIR}/Cuda/CudaKernelsTest.cpp)
+  target_link_libraries(OneFlowCudaKernelsTests PRIVATE OneFlowBackends
+    OneFlowCudaKernels)
+endif()

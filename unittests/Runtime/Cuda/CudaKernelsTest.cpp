@@ -1,0 +1,388 @@
+//===- CudaKernelsTest.cpp - Every CUDA kernel against the CPU kernel -----===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Each case creates an op's CPU kernel and its CUDA kernel, runs both on
+// the same random inputs (odd, empty, broadcast and batched shapes) and
+// compares every result, and every operand an in-place op writes, within
+// the tolerance of the element type (kTolerances). Without a usable GPU
+// every test is skipped, never passed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Kernels/KernelTestUtils.h"
+
+#include "Kernels/Common/ElementwiseFunctions.h"
+#include "Kernels/Cuda/CudaKernels.h"
+#include "ofrt/Backend.h"
+
+using namespace ofrt;
+using namespace ofrt::test;
+
+namespace {
+
+/// |gpu - cpu| <= atol + rtol * |cpu| per element type; integers and i1
+/// agree exactly.
+struct Tolerance {
+  double atol, rtol;
+};
+Tolerance toleranceOf(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return {1e-6, 1e-5};
+  case DType::F64:
+    return {1e-12, 1e-11};
+  case DType::BF16:
+  case DType::F16:
+    return {1e-2, 1e-2};
+  default:
+    return {0, 0};
+  }
+}
+
+class CudaKernels : public ::testing::Test {
+protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<Device>> created =
+        createDevice(DeviceKind::Cuda, 0);
+    if (!created.ok())
+      GTEST_SKIP() << "no GPU: " << created.status().message();
+    device = std::move(*created);
+    absl::StatusOr<std::unique_ptr<Stream>> s = device->createStream("compute");
+    ASSERT_TRUE(s.ok()) << s.status();
+    stream = std::move(*s);
+    absl::StatusOr<std::unique_ptr<ThreadBinding>> b =
+        device->bindThread(stream.get());
+    ASSERT_TRUE(b.ok()) << b.status();
+    binding = std::move(*b);
+  }
+  void TearDown() override {
+    binding.reset();
+    stream.reset();
+    device.reset();
+  }
+
+  /// Runs `desc` on the GPU `firings` times (steps 0, 1, ...): the results,
+  /// then the operands as the kernel left them.
+  std::vector<TensorData>
+  runGpu(const OpDesc &desc, std::vector<TensorData> inputs, int firings = 1) {
+    absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+        KernelRegistry::global().create(DeviceKind::Cuda, desc);
+    EXPECT_TRUE(kernel.ok()) << kernel.status();
+    if (!kernel.ok())
+      return {};
+    std::vector<TensorData> all = inputs;
+    for (const TensorDesc &out : desc.outputs)
+      all.push_back({out, std::vector<uint8_t>(out.bytes(), 0xA5)});
+    std::vector<void *> buffers;
+    std::vector<TensorView> in, out;
+    for (size_t i = 0; i < all.size(); ++i) {
+      absl::StatusOr<void *> buffer = device->allocate(all[i].bytes.size());
+      EXPECT_TRUE(buffer.ok()) << buffer.status();
+      buffers.push_back(*buffer);
+      EXPECT_TRUE(device
+                      ->copyToDevice(*stream, *buffer, all[i].bytes.data(),
+                                     all[i].bytes.size())
+                      .ok());
+      (i < inputs.size() ? in : out).push_back({*buffer, all[i].desc});
+    }
+    for (int step = 0; step < firings; ++step) {
+      KernelContext context{step, stream.get(), device.get()};
+      absl::Status status = (*kernel)->compute(context, in, out);
+      EXPECT_TRUE(status.ok()) << status;
+    }
+    for (size_t i = 0; i < all.size(); ++i)
+      EXPECT_TRUE(device
+                      ->copyToHost(*stream, all[i].bytes.data(), buffers[i],
+                                   all[i].bytes.size())
+                      .ok());
+    absl::Status synced = stream->synchronize();
+    EXPECT_TRUE(synced.ok()) << synced;
+    for (void *buffer : buffers)
+      device->deallocate(buffer);
+    std::rotate(all.begin(), all.begin() + inputs.size(), all.end());
+    return all;
+  }
+
+  /// The same on the CPU kernel.
+  std::vector<TensorData>
+  runCpu(const OpDesc &desc, std::vector<TensorData> inputs, int firings = 1) {
+    absl::StatusOr<std::unique_ptr<Kernel>> kernel = create(desc);
+    EXPECT_TRUE(kernel.ok()) << kernel.status();
+    if (!kernel.ok())
+      return {};
+    std::vector<TensorData> results;
+    for (int step = 0; step < firings; ++step) {
+      absl::StatusOr<std::vector<TensorData>> out =
+          compute(**kernel, desc, inputs, step);
+      EXPECT_TRUE(out.ok()) << out.status();
+      if (!out.ok())
+        return {};
+      results = *out;
+    }
+    results.insert(results.end(), inputs.begin(), inputs.end());
+    return results;
+  }
+
+  /// Runs both and compares every result and operand.
+  void expectSame(const OpDesc &desc, const std::vector<TensorData> &inputs,
+                  int firings = 1) {
+    SCOPED_TRACE(
+        desc.type + " on " +
+        (inputs.empty() ? std::string("no operands") : inputs[0].desc.str()));
+    std::vector<TensorData> cpu = runCpu(desc, inputs, firings);
+    std::vector<TensorData> gpu = runGpu(desc, inputs, firings);
+    ASSERT_EQ(cpu.size(), gpu.size());
+    for (size_t i = 0; i < cpu.size(); ++i) {
+      Tolerance tolerance = toleranceOf(cpu[i].desc.dtype);
+      EXPECT_TRUE(
+          near(values(gpu[i]), values(cpu[i]), tolerance.atol, tolerance.rtol))
+          << "tensor #" << i << " (" << cpu[i].desc.str() << ")";
+    }
+  }
+
+  std::unique_ptr<Device> device;
+  std::unique_ptr<Stream> stream;
+  std::unique_ptr<ThreadBinding> binding;
+};
+
+/// Random values of `dtype` and `shape` in [lo, hi] (integers rounded).
+TensorData randomTensor(DType dtype, const Shape &shape, unsigned seed,
+                        double lo = -2, double hi = 2) {
+  if (dtype == DType::Bool)
+    return tensor(dtype, shape, randomInts(count(shape), seed, 0, 1));
+  if (!isFloat(dtype))
+    return tensor(
+        dtype, shape,
+        randomInts(count(shape), seed, int64_t(lo * 8), int64_t(hi * 8)));
+  return tensor(dtype, shape, randomValues(count(shape), seed, lo, hi));
+}
+
+/// NumPy's broadcast of two shapes (the test's shapes broadcast).
+Shape broadcastShape(Shape a, Shape b) {
+  if (a.size() < b.size())
+    std::swap(a, b);
+  b.insert(b.begin(), a.size() - b.size(), 1);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = a[i] == 1 ? b[i] : a[i];
+  return a;
+}
+
+const std::vector<Shape> kShapes = {{7, 13}, {0, 5}, {1}, {3, 1, 129}};
+
+TEST_F(CudaKernels, UnaryFloat) {
+  struct Case {
+    const char *name;
+    double lo, hi;
+    std::map<std::string, AttrValue> attrs;
+  };
+  std::vector<Case> cases = {
+      {"relu", -2, 2, {}},
+      {"gelu", -3, 3, {}},
+      {"tanh", -3, 3, {}},
+      {"sigmoid", -8, 8, {}},
+      {"exp", -5, 5, {}},
+      {"log", 0.01, 5, {}},
+      {"sqrt", 0, 5, {}},
+      {"rsqrt", 0.01, 5, {}},
+      {"neg", -2, 2, {}},
+      {"abs", -2, 2, {}},
+      {"erf", -3, 3, {}},
+      {"reciprocal", 0.1, 3, {}},
+      {"sin", -4, 4, {}},
+      {"cos", -4, 4, {}},
+      {"floor", -4, 4, {}},
+      {"ceil", -4, 4, {}},
+      {"round", -4, 4, {}},
+      {"sign", -2, 2, {}},
+      {"softplus", -30, 30, {}},
+      {"tan", -1.5, 1.5, {}},
+      {"asin", -1, 1, {}},
+      {"acos", -1, 1, {}},
+      {"atan", -5, 5, {}},
+      {"sinh", -4, 4, {}},
+      {"cosh", -4, 4, {}},
+      {"asinh", -4, 4, {}},
+      {"acosh", 1, 5, {}},
+      {"atanh", -0.99, 0.99, {}},
+      {"leaky_relu", -2, 2, {{"alpha", 0.1}}},
+      {"elu", -2, 2, {}},
+      {"selu", -2, 2, {}},
+      {"hard_sigmoid", -4, 4, {}},
+      {"scalar_add", -2, 2, {{"scalar", 1.5}}},
+      {"scalar_mul", -2, 2, {{"scalar", -3.0}}},
+      {"scalar_div", -2, 2, {{"scalar", 7.0}}},
+      {"scalar_pow", 0, 2, {{"scalar", 2.5}}},
+  };
+  unsigned seed = 1;
+  for (DType dtype : {DType::F32, DType::F64})
+    for (const Case &c : cases)
+      for (const Shape &shape : kShapes) {
+        TensorData x = randomTensor(dtype, shape, seed++, c.lo, c.hi);
+        expectSame(op(c.name, {x.desc}, {x.desc}, c.attrs), {x});
+      }
+}
+
+TEST_F(CudaKernels, UnaryIntegerAndBool) {
+  std::vector<std::pair<const char *, double>> cases = {
+      {"relu", 0},       {"neg", 0},          {"abs", 0},
+      {"sign", 0},       {"scalar_add", 3},   {"scalar_mul", -2},
+      {"scalar_div", 3}, {"scalar_div", 2.5}, {"scalar_pow", 2}};
+  unsigned seed = 100;
+  for (DType dtype : {DType::I8, DType::I32, DType::I64})
+    for (auto [name, scalar] : cases) {
+      TensorData x = randomTensor(dtype, {5, 17}, seed++);
+      std::map<std::string, AttrValue> attrs;
+      if (std::string(name).rfind("scalar_", 0) == 0)
+        attrs["scalar"] = scalar;
+      expectSame(op(name, {x.desc}, {x.desc}, attrs), {x});
+    }
+  TensorData b = randomTensor(DType::Bool, {9, 3}, seed);
+  expectSame(op("logical_not", {b.desc}, {b.desc}), {b});
+}
+
+TEST_F(CudaKernels, BinaryBroadcasting) {
+  std::vector<std::pair<Shape, Shape>> shapes = {
+      {{5, 7}, {5, 7}}, {{5, 1}, {1, 7}}, {{}, {3, 4, 5}},
+      {{2, 3, 4}, {4}}, {{0, 3}, {1, 3}}, {{2, 1, 3, 1}, {1, 4, 1, 5}},
+      {{3, 4, 5}, {}},  {{1}, {1}}};
+  unsigned seed = 200;
+  for (const elementwise::OpInfo &info : elementwise::kOps) {
+    bool logical = elementwise::isLogical(info.op);
+    std::vector<DType> dtypes =
+        logical ? std::vector<DType>{DType::Bool}
+                : std::vector<DType>{DType::F32, DType::F64, DType::I32,
+                                     DType::I64};
+    for (DType dtype : dtypes)
+      for (auto [sa, sb] : shapes) {
+        double lo = info.op == elementwise::Op::Pow ? 0.1 : -2;
+        TensorData a = randomTensor(dtype, sa, seed++, lo, 2);
+        TensorData b = randomTensor(dtype, sb, seed++, lo, 2);
+        if (info.op == elementwise::Op::Div && !isFloat(dtype))
+          b = randomTensor(dtype, sb, seed++, 0.2, 2); // no zero divisors
+        if (info.op == elementwise::Op::Pow && !isFloat(dtype))
+          b = randomTensor(dtype, sb, seed++, 0, 0.5);
+        Shape out = broadcastShape(sa, sb);
+        DType result = info.comparison ? DType::Bool : dtype;
+        expectSame(op(info.name, {a.desc, b.desc}, {{result, out}}), {a, b});
+      }
+  }
+}
+
+TEST_F(CudaKernels, Matmul) {
+  struct Case {
+    Shape a, b, c;
+    bool ta, tb;
+  };
+  std::vector<Case> cases = {{{7, 13}, {13, 5}, {7, 5}, false, false},
+                             {{13, 7}, {13, 5}, {7, 5}, true, false},
+                             {{7, 13}, {5, 13}, {7, 5}, false, true},
+                             {{13, 7}, {5, 13}, {7, 5}, true, true},
+                             {{64, 128}, {128, 96}, {64, 96}, false, false},
+                             {{4, 0}, {0, 3}, {4, 3}, false, false},
+                             {{0, 8}, {8, 3}, {0, 3}, false, false}};
+  unsigned seed = 300;
+  for (DType dtype : {DType::F32, DType::F64})
+    for (const Case &c : cases) {
+      TensorData a = randomTensor(dtype, c.a, seed++);
+      TensorData b = randomTensor(dtype, c.b, seed++);
+      expectSame(op("matmul", {a.desc, b.desc}, {{dtype, c.c}},
+                    {{"transpose_a", c.ta}, {"transpose_b", c.tb}}),
+                 {a, b});
+    }
+  std::vector<Case> batched = {
+      {{3, 4, 5}, {3, 5, 2}, {3, 4, 2}, false, false},
+      {{3, 4, 5}, {5, 2}, {3, 4, 2}, false, false},
+      {{4, 5}, {3, 5, 2}, {3, 4, 2}, false, false},
+      {{2, 1, 3, 4}, {1, 5, 4, 6}, {2, 5, 3, 6}, false, false},
+      {{2, 3, 5, 4}, {2, 3, 6, 5}, {2, 3, 4, 6}, true, true}};
+  for (const Case &c : batched) {
+    TensorData a = randomTensor(DType::F32, c.a, seed++);
+    TensorData b = randomTensor(DType::F32, c.b, seed++);
+    expectSame(op("batch_matmul", {a.desc, b.desc}, {{DType::F32, c.c}},
+                  {{"transpose_a", c.ta}, {"transpose_b", c.tb}}),
+               {a, b});
+  }
+}
+
+TEST_F(CudaKernels, OptimizerUpdatesInPlace) {
+  TensorDesc p{DType::F32, {37, 3}};
+  auto t = [&](unsigned seed) {
+    return randomTensor(DType::F32, p.shape, seed);
+  };
+  TensorData scale = f32({}, {0.5});
+  std::map<std::string, AttrValue> schedule = {
+      {"lr", 0.1}, {"warmup_steps", int64_t(2)}, {"total_steps", int64_t(10)}};
+  auto with = [&](std::map<std::string, AttrValue> extra) {
+    std::map<std::string, AttrValue> attrs = schedule;
+    attrs.insert(extra.begin(), extra.end());
+    return attrs;
+  };
+  expectSame(op("sgd_update", {p, p}, {}, with({{"weight_decay", 0.01}})),
+             {t(1), t(2)}, 3);
+  expectSame(op("sgd_update", {p, p, p, scale.desc}, {},
+                with({{"momentum", 0.9}, {"nesterov", true}})),
+             {t(3), t(4), t(5), scale}, 3);
+  for (bool decoupled : {false, true})
+    expectSame(op("adam_update", {p, p, p, p}, {},
+                  with({{"weight_decay", 0.1}, {"decoupled", decoupled}})),
+               {t(6), t(7), t(8), randomTensor(DType::F32, p.shape, 9, 0, 1)},
+               4);
+  expectSame(op("moving_average_update", {p, p}, {}, {{"momentum", 0.1}}),
+             {t(10), t(11)}, 2);
+}
+
+TEST_F(CudaKernels, SourcesAndReshapes) {
+  TensorDesc w{DType::F32, {33, 17}};
+  expectSame(
+      op("variable", {}, {w},
+         {{"init", std::string("kaiming_uniform")}, {"seed", int64_t(7)}}),
+      {}, 2);
+  expectSame(op("fill", {}, {w}, {{"value", 0.25}}), {}, 2);
+  TensorData value = randomTensor(DType::F32, {4, 5}, 400);
+  expectSame(op("constant", {}, {value.desc}, {{"value", value}}), {}, 2);
+  TensorData x = randomTensor(DType::F32, {6, 10}, 401);
+  expectSame(op("reshape", {x.desc}, {{DType::F32, {3, 20}}}), {x});
+  expectSame(op("flatten", {x.desc}, {{DType::F32, {60}}}), {x});
+}
+
+TEST_F(CudaKernels, StagedOpsMatchTheCpu) {
+  // Ops without a CUDA kernel yet run their CPU kernel on host copies.
+  TensorData x = randomTensor(DType::F32, {7, 13}, 500);
+  expectSame(op("softmax", {x.desc}, {x.desc}, {{"axis", int64_t(-1)}}), {x});
+  expectSame(op("transpose", {x.desc}, {{DType::F32, {13, 7}}},
+                {{"perm", std::vector<int64_t>{1, 0}}}),
+             {x});
+  expectSame(op("reduce_sum", {x.desc}, {{DType::F32, {7}}},
+                {{"axes", std::vector<int64_t>{1}}}),
+             {x});
+}
+
+// Without a GPU: creating kernels touches no device.
+TEST(CudaRegistry, EveryCpuOpHasACudaKernel) {
+  const KernelRegistry &registry = KernelRegistry::global();
+  for (const std::string &type : registry.opTypes(DeviceKind::Cpu))
+    EXPECT_TRUE(registry.contains(DeviceKind::Cuda, type)) << type;
+  std::set<std::string> staged = cudaStagedOpTypes();
+  for (const char *native :
+       {"oneflow.matmul", "oneflow.batch_matmul", "oneflow.add", "oneflow.relu",
+        "oneflow.adam_update", "oneflow.variable"})
+    EXPECT_EQ(staged.count(native), 0u) << native;
+}
+
+TEST(CudaRegistry, ErrorsNameTheOp) {
+  // The CUDA kernels refuse what the CPU kernels refuse, with their words.
+  TensorData a = randomTensor(DType::F32, {3, 4}, 600);
+  TensorData b = randomTensor(DType::F32, {5, 6}, 601);
+  OpDesc bad = op("matmul", {a.desc, b.desc}, {{DType::F32, {3, 6}}});
+  absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+      KernelRegistry::global().create(DeviceKind::Cuda, bad);
+  ASSERT_FALSE(kernel.ok());
+  expectError(kernel.status(),
+              {"oneflow.matmul", "'test_matmul'", "test.mlir:1:1",
+               "contraction sizes differ: 4 (a) and 5 (b)"});
+}
+
+} // namespace
