@@ -15,7 +15,7 @@
 // PIPELINE-NEXT:     oneflow-accumulate-micro-batches,
 // PIPELINE-NEXT:     oneflow-pack-constant-weights
 // PIPELINE-NEXT:   ),
-// PIPELINE-NEXT:   oneflow-lower-to-actor-graph{regst-count=1},
+// PIPELINE-NEXT:   oneflow-lower-to-actor-graph{device=cpu regst-count=1},
 // PIPELINE-NEXT:   oneflow_actor.rank_plan(
 // PIPELINE-NEXT:     oneflow-plan-memory
 // PIPELINE-NEXT:   )
