@@ -352,12 +352,56 @@ TEST_F(CudaKernels, StagedOpsMatchTheCpu) {
   // Ops without a CUDA kernel yet run their CPU kernel on host copies.
   TensorData x = randomTensor(DType::F32, {7, 13}, 500);
   expectSame(op("softmax", {x.desc}, {x.desc}, {{"axis", int64_t(-1)}}), {x});
-  expectSame(op("transpose", {x.desc}, {{DType::F32, {13, 7}}},
-                {{"perm", std::vector<int64_t>{1, 0}}}),
+  expectSame(op("log_softmax", {x.desc}, {x.desc}, {{"axis", int64_t(0)}}),
              {x});
-  expectSame(op("reduce_sum", {x.desc}, {{DType::F32, {7}}},
-                {{"axes", std::vector<int64_t>{1}}}),
-             {x});
+}
+
+TEST_F(CudaKernels, TransposeSliceConcat) {
+  using Ints = std::vector<int64_t>;
+  unsigned seed = 700;
+  for (DType dtype : {DType::F32, DType::F64, DType::I8, DType::Bool}) {
+    TensorData x = randomTensor(dtype, {3, 5, 7}, seed++);
+    expectSame(op("transpose", {x.desc}, {{dtype, {7, 3, 5}}},
+                  {{"perm", Ints{2, 0, 1}}}),
+               {x});
+    expectSame(op("slice", {x.desc}, {{dtype, {2, 2, 3}}},
+                  {{"starts", Ints{1, 0, -6}},
+                   {"ends", Ints{3, 5, 7}},
+                   {"steps", Ints{1, 3, 2}}}),
+               {x});
+    TensorData y = randomTensor(dtype, {3, 2, 7}, seed++);
+    TensorData empty = randomTensor(dtype, {3, 0, 7}, seed++);
+    expectSame(op("concat", {x.desc, empty.desc, y.desc}, {{dtype, {3, 7, 7}}},
+                  {{"axis", int64_t(1)}}),
+               {x, empty, y});
+  }
+  TensorData big = randomTensor(DType::F32, {64, 48, 33}, seed++);
+  expectSame(op("transpose", {big.desc}, {{DType::F32, {33, 64, 48}}},
+                {{"perm", Ints{2, 0, 1}}}),
+             {big});
+}
+
+TEST_F(CudaKernels, Reductions) {
+  using Ints = std::vector<int64_t>;
+  struct Case {
+    Shape in;
+    Ints axes;
+    bool keepdims;
+    Shape out;
+  };
+  std::vector<Case> cases = {
+      {{7, 13}, {1}, false, {7}},      {{7, 13}, {0}, true, {1, 13}},
+      {{4, 5, 6}, {0, 2}, false, {5}}, {{4, 5, 6}, {-1, 0, 1}, false, {}},
+      {{3, 0, 2}, {1}, false, {3, 2}}, {{1000, 3}, {0}, false, {3}}};
+  unsigned seed = 800;
+  for (const char *name : {"reduce_sum", "reduce_mean", "reduce_max"})
+    for (DType dtype : {DType::F32, DType::F64, DType::I32})
+      for (const Case &c : cases) {
+        TensorData x = randomTensor(dtype, c.in, seed++);
+        expectSame(op(name, {x.desc}, {{dtype, c.out}},
+                      {{"axes", c.axes}, {"keepdims", c.keepdims}}),
+                   {x});
+      }
 }
 
 // Without a GPU: creating kernels touches no device.

@@ -14,6 +14,7 @@
 
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
+#include "OpParams.h"
 
 #include <limits>
 
@@ -29,7 +30,9 @@ Shape withWords(Shape shape, const CopyType &copy) {
   return shape;
 }
 
-KernelOr createTranspose(const OpDesc &op) {
+} // namespace
+
+absl::StatusOr<Shape> cpu::readTransposePerm(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
   const TensorDesc &x = op.inputs[0];
   std::vector<int64_t> perm;
@@ -40,7 +43,6 @@ KernelOr createTranspose(const OpDesc &op) {
                            " operand");
   std::vector<bool> seen(x.rank(), false);
   Shape outShape;
-  bool identity = true;
   for (size_t i = 0; i < perm.size(); ++i) {
     int64_t p = perm[i];
     if (p < 0 || p >= x.rank() || seen[p])
@@ -48,10 +50,24 @@ KernelOr createTranspose(const OpDesc &op) {
                              " is not a permutation of 0.." +
                              std::to_string(x.rank() - 1));
     seen[p] = true;
-    identity &= p == static_cast<int64_t>(i);
     outShape.push_back(x.shape[p]);
   }
   OFRT_RETURN_IF_ERROR(checkResult(op, 0, {x.dtype, outShape}));
+  return perm;
+}
+
+namespace {
+
+KernelOr createTranspose(const OpDesc &op) {
+  absl::StatusOr<Shape> readPerm = readTransposePerm(op);
+  if (!readPerm.ok())
+    return readPerm.status();
+  const Shape &perm = *readPerm;
+  const TensorDesc &x = op.inputs[0];
+  const Shape &outShape = op.outputs[0].shape;
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i)
+    identity &= perm[i] == static_cast<int64_t>(i);
   if (x.numel() == 0)
     return std::make_unique<NoopKernel>(op);
   if (identity)
@@ -140,7 +156,9 @@ private:
   std::vector<std::pair<size_t, int64_t>> slabs;
 };
 
-KernelOr createConcat(const OpDesc &op) {
+} // namespace
+
+absl::StatusOr<int64_t> cpu::readConcatAxis(const OpDesc &op) {
   if (op.inputs.empty())
     return opError(op, "needs at least one input");
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, op.inputs.size(), 1));
@@ -150,7 +168,6 @@ KernelOr createConcat(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(normalizeAxis(op, "axis", axisAttr, first.rank(), axis));
   Shape outShape = first.shape;
   outShape[axis] = 0;
-  std::vector<size_t> used;
   for (size_t i = 0; i < op.inputs.size(); ++i) {
     const TensorDesc &t = op.inputs[i];
     if (t.rank() != first.rank() || t.dtype != first.dtype)
@@ -165,10 +182,24 @@ KernelOr createConcat(const OpDesc &op) {
                                std::to_string(d) + " where input 0 has " +
                                std::to_string(first.shape[d]));
     outShape[axis] += t.shape[axis];
-    if (t.numel() != 0)
-      used.push_back(i);
   }
   OFRT_RETURN_IF_ERROR(checkResult(op, 0, {first.dtype, outShape}));
+  return axis;
+}
+
+namespace {
+
+KernelOr createConcat(const OpDesc &op) {
+  absl::StatusOr<int64_t> readAxis = readConcatAxis(op);
+  if (!readAxis.ok())
+    return readAxis.status();
+  int64_t axis = *readAxis;
+  const TensorDesc &first = op.inputs[0];
+  const Shape &outShape = op.outputs[0].shape;
+  std::vector<size_t> used;
+  for (size_t i = 0; i < op.inputs.size(); ++i)
+    if (op.inputs[i].numel() != 0)
+      used.push_back(i);
   if (used.empty())
     return std::make_unique<NoopKernel>(op);
   if (used.size() == 1)
@@ -281,7 +312,9 @@ private:
   size_t size;
 };
 
-KernelOr createSlice(const OpDesc &op) {
+} // namespace
+
+absl::StatusOr<SliceParams> cpu::readSliceParams(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
   const TensorDesc &x = op.inputs[0];
   std::vector<int64_t> starts, ends, steps;
@@ -295,8 +328,8 @@ KernelOr createSlice(const OpDesc &op) {
                            std::to_string(starts.size()) + ", " +
                            std::to_string(ends.size()) + " and " +
                            std::to_string(steps.size()));
-  Shape inStrides = rowMajorStrides(x.shape), outShape, strides;
-  int64_t base = 0;
+  Shape inStrides = rowMajorStrides(x.shape);
+  SliceParams p;
   for (size_t i = 0; i < rank; ++i) {
     if (steps[i] < 1)
       return opError(op, "step " + std::to_string(steps[i]) + " on axis " +
@@ -308,12 +341,23 @@ KernelOr createSlice(const OpDesc &op) {
       return std::min(std::max<int64_t>(v, 0), dim);
     };
     int64_t begin = clamp(starts[i]), end = clamp(ends[i]);
-    outShape.push_back(end > begin ? (end - begin + steps[i] - 1) / steps[i]
-                                   : 0);
-    base += begin * inStrides[i];
-    strides.push_back(inStrides[i] * steps[i]);
+    p.shape.push_back(end > begin ? (end - begin + steps[i] - 1) / steps[i]
+                                  : 0);
+    p.base += begin * inStrides[i];
+    p.strides.push_back(inStrides[i] * steps[i]);
   }
-  OFRT_RETURN_IF_ERROR(checkResult(op, 0, {x.dtype, outShape}));
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, {x.dtype, p.shape}));
+  return p;
+}
+
+namespace {
+
+KernelOr createSlice(const OpDesc &op) {
+  absl::StatusOr<SliceParams> params = readSliceParams(op);
+  if (!params.ok())
+    return params.status();
+  const Shape &outShape = params->shape, &strides = params->strides;
+  int64_t base = params->base;
   if (numel(outShape) == 0)
     return std::make_unique<NoopKernel>(op);
   return std::make_unique<SliceKernel>(op, outShape, base, strides);

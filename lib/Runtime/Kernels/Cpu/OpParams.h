@@ -76,6 +76,21 @@ struct MatmulParams {
 };
 absl::StatusOr<MatmulParams> readMatmulParams(const OpDesc &op, bool batched);
 
+/// transpose's permutation.
+absl::StatusOr<std::vector<int64_t>> readTransposePerm(const OpDesc &op);
+
+/// concat's axis (normalized).
+absl::StatusOr<int64_t> readConcatAxis(const OpDesc &op);
+
+/// slice as a strided view of its operand: the result's shape, and the
+/// operand's element offset and strides (in elements) for it.
+struct SliceParams {
+  std::vector<int64_t> shape;
+  int64_t base = 0;
+  std::vector<int64_t> strides;
+};
+absl::StatusOr<SliceParams> readSliceParams(const OpDesc &op);
+
 } // namespace cpu
 } // namespace ofrt
 

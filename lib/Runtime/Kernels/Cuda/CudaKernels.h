@@ -6,11 +6,11 @@
 //===----------------------------------------------------------------------===//
 //
 // Kernels that enqueue their work on the CUDA stream of their context:
-// cuBLASLt for matmuls, CUDA C++ (Elementwise.cu) for element-wise ops and
-// optimizer updates, copies for reshapes, and sources whose value the CPU
-// kernel computes once. An op with a CPU kernel and no CUDA kernel yet runs
-// its CPU kernel on staged host copies (stageOnHost): correct, slow, and
-// listed by cudaStagedOpTypes() so that of-run can say which ops do.
+// cuBLASLt for matmuls, CUDA C++ for element-wise ops and optimizer updates
+// (Elementwise.cu), strided copies and reductions (Layout.cu), and sources
+// whose value the CPU kernel computes once. An op with a CPU kernel and no CUDA
+// kernel yet runs its CPU kernel on staged host copies (stageOnHost): correct,
+// slow, and listed by cudaStagedOpTypes() so that of-run can say which ops do.
 // Checks and parameters come from the CPU's readers (Cpu/OpParams.h), so
 // both backends accept the same ops.
 //
@@ -59,6 +59,10 @@ protected:
 
   std::string where;
 };
+
+/// The CPU kernel of `op` run on staged host copies (stageOnHost), for ops
+/// or element types without a CUDA kernel.
+absl::StatusOr<std::unique_ptr<Kernel>> stagedCpuKernel(const OpDesc &op);
 
 void registerMatmulKernels(KernelRegistry &registry);
 void registerElementwiseKernels(KernelRegistry &registry);

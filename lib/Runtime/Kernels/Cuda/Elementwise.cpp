@@ -109,15 +109,6 @@ bool broadcastShape(const std::vector<int64_t> &out,
   return true;
 }
 
-/// The CPU kernel of `op`, run on staged host copies.
-absl::StatusOr<std::unique_ptr<Kernel>> staged(const OpDesc &op) {
-  absl::StatusOr<std::unique_ptr<Kernel>> kernel =
-      KernelRegistry::global().create(DeviceKind::Cpu, op);
-  if (!kernel.ok())
-    return kernel;
-  return stageOnHost(std::move(*kernel));
-}
-
 } // namespace
 
 void cuda::registerElementwiseKernels(KernelRegistry &registry) {
@@ -130,7 +121,7 @@ void cuda::registerElementwiseKernels(KernelRegistry &registry) {
           if (!params.ok())
             return params.status();
           if (!nativeType(op.inputs[0].dtype))
-            return staged(op);
+            return stagedCpuKernel(op);
           return std::unique_ptr<Kernel>(new UnaryKernel(op, info.fn, *params));
         });
   for (const OpInfo &info : kOps)
@@ -146,7 +137,7 @@ void cuda::registerElementwiseKernels(KernelRegistry &registry) {
           if (!nativeType(dtype) || (info.op == Op::Div && !isFloat(dtype)) ||
               !broadcastShape(*shape, op.inputs[0].shape, op.inputs[1].shape,
                               broadcast))
-            return staged(op);
+            return stagedCpuKernel(op);
           int64_t n = 1;
           for (int64_t d : *shape)
             n *= d;

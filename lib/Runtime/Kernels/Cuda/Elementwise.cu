@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Kernels/Cuda/Grid.cuh"
 #include "Kernels/Cuda/Launch.h"
 
 using namespace ofrt;
@@ -20,18 +21,6 @@ using namespace ofrt::cuda;
 using namespace ofrt::elementwise;
 
 namespace {
-
-constexpr int kThreads = 256;
-
-/// Blocks for `n` elements, capped (the loops stride over the rest).
-unsigned blocksFor(int64_t n) {
-  int64_t blocks = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(blocks < 65535 * 8 ? blocks : 65535 * 8);
-}
-
-#define GRID_LOOP(i, n)                                                        \
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n);    \
-       i += int64_t(blockDim.x) * gridDim.x)
 
 template <typename T>
 __global__ void unaryKernel(Fn fn, const T *x, T *y, int64_t n, double s,

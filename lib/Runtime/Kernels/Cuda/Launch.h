@@ -49,6 +49,38 @@ cudaError_t launchBinary(elementwise::Op op, DType dtype, DType resultType,
                          const BroadcastShape &shape, int64_t n,
                          cudaStream_t stream);
 
+/// A copy of the elements of `shape` from and to strided places (element
+/// strides of the source and the destination per axis).
+struct StridedCopy {
+  int rank = 0;
+  int64_t shape[kMaxAxes] = {};
+  int64_t srcStrides[kMaxAxes] = {};
+  int64_t dstStrides[kMaxAxes] = {};
+};
+
+/// Copies `n` = numel(copy.shape) elements of `elementBytes` (1, 2, 4, 8).
+cudaError_t launchStridedCopy(size_t elementBytes, const void *src, void *dst,
+                              const StridedCopy &copy, int64_t n,
+                              cudaStream_t stream);
+
+enum class ReduceKind { Sum, Mean, Max };
+
+/// A reduction as the kept axes (the result's elements, row-major) and the
+/// reduced axes, each with the operand's element strides.
+struct ReduceShape {
+  int keptRank = 0, reducedRank = 0;
+  int64_t kept[kMaxAxes] = {}, keptStrides[kMaxAxes] = {};
+  int64_t reduced[kMaxAxes] = {}, reducedStrides[kMaxAxes] = {};
+};
+
+/// y[i] = the sum, maximum or mean (the sum divided by `divisor`) of the
+/// `count` reduced elements of each of the `n` results. Max propagates NaN;
+/// integer sums wrap and integer means truncate; no elements give 0, the
+/// lowest value, or NaN (an integer mean: 0).
+cudaError_t launchReduce(ReduceKind kind, DType dtype, const void *x, void *y,
+                         const ReduceShape &shape, int64_t n, int64_t count,
+                         int64_t divisor, cudaStream_t stream);
+
 /// PyTorch's SGD step in place (param, grad, momentum buffer or null);
 /// `scale` is a device pointer to one element, or null.
 cudaError_t launchSgd(DType dtype, void *param, const void *grad, void *buf,

@@ -16,6 +16,15 @@ static std::vector<std::string> cpuOpTypes() {
   return cpu.opTypes(DeviceKind::Cpu);
 }
 
+absl::StatusOr<std::unique_ptr<Kernel>>
+cuda::stagedCpuKernel(const OpDesc &op) {
+  absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+      KernelRegistry::global().create(DeviceKind::Cpu, op);
+  if (!kernel.ok())
+    return kernel;
+  return stageOnHost(std::move(*kernel));
+}
+
 /// The kernels that run on the GPU itself.
 static void registerNativeKernels(KernelRegistry &registry) {
   cuda::registerMatmulKernels(registry);
@@ -28,15 +37,7 @@ static void registerNativeKernels(KernelRegistry &registry) {
 void ofrt::registerCudaKernels(KernelRegistry &registry) {
   registerNativeKernels(registry);
   for (const std::string &type : cudaStagedOpTypes())
-    registry.add(
-        DeviceKind::Cuda, type,
-        [](const OpDesc &op) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-          absl::StatusOr<std::unique_ptr<Kernel>> kernel =
-              KernelRegistry::global().create(DeviceKind::Cpu, op);
-          if (!kernel.ok())
-            return kernel;
-          return stageOnHost(std::move(*kernel));
-        });
+    registry.add(DeviceKind::Cuda, type, cuda::stagedCpuKernel);
 }
 
 std::set<std::string> ofrt::cudaStagedOpTypes() {

@@ -1,4 +1,4 @@
-//===- Sources.cpp - constant, fill, variable; reshape and flatten --------===//
+//===- Sources.cpp - constant, fill, variable -----------------------------===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -9,9 +9,7 @@
 // into host memory, when the CUDA kernel is created; the first firing
 // copies it to the GPU. A variable writes each of its buffers once (they
 // then hold the trained state); constant and fill write theirs every
-// firing, from a device copy. reshape and flatten copy their operand
-// (nothing when the plan gave both the same buffer); their CPU kernels
-// check the op.
+// firing, from a device copy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,37 +82,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> createSource(const OpDesc &op) {
       new SourceKernel(op, std::move(value), op.type == "oneflow.variable"));
 }
 
-class CopyKernel : public CudaKernel {
-public:
-  using CudaKernel::CudaKernel;
-  absl::Status run(CudaStream &stream, const KernelContext &context,
-                   const std::vector<TensorView> &in,
-                   const std::vector<TensorView> &out) override {
-    if (in[0].data == out[0].data || out[0].desc.bytes() == 0)
-      return absl::OkStatus();
-    return check(cudaMemcpyAsync(out[0].data, in[0].data, out[0].desc.bytes(),
-                                 cudaMemcpyDeviceToDevice, stream.handle()),
-                 "cudaMemcpyAsync");
-  }
-};
-
-absl::StatusOr<std::unique_ptr<Kernel>> createCopy(const OpDesc &op) {
-  absl::StatusOr<std::unique_ptr<Kernel>> cpuKernel =
-      KernelRegistry::global().create(DeviceKind::Cpu, op);
-  if (!cpuKernel.ok())
-    return cpuKernel.status();
-  return std::unique_ptr<Kernel>(new CopyKernel(op));
-}
-
 } // namespace
 
 void cuda::registerSourceKernels(KernelRegistry &registry) {
   for (const char *type :
        {"oneflow.constant", "oneflow.fill", "oneflow.variable"})
     registry.add(DeviceKind::Cuda, type, createSource);
-}
-
-void cuda::registerLayoutKernels(KernelRegistry &registry) {
-  for (const char *type : {"oneflow.reshape", "oneflow.flatten"})
-    registry.add(DeviceKind::Cuda, type, createCopy);
 }

@@ -1,0 +1,36 @@
+//===- Grid.cuh - Launch shapes of the CUDA C++ kernels --------*- CUDA -*-===//
+//-*-===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// Element-wise kernels run grid-stride loops over their elements with
+// kThreads threads per block and at most blocksFor(n) blocks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OFRT_LIB_RUNTIME_KERNELS_CUDA_GRID_CUH
+#define OFRT_LIB_RUNTIME_KERNELS_CUDA_GRID_CUH
+
+#include <cstdint>
+
+namespace ofrt {
+namespace cuda {
+
+constexpr int kThreads = 256;
+
+/// Blocks for `n` elements, capped (the loops stride over the rest).
+inline unsigned blocksFor(int64_t n) {
+  int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(blocks < 65535 * 8 ? blocks : 65535 * 8);
+}
+
+} // namespace cuda
+} // namespace ofrt
+
+#define GRID_LOOP(i, n)                                                        \
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n);    \
+       i += int64_t(blockDim.x) * gridDim.x)
+
+#endif // OFRT_LIB_RUNTIME_KERNELS_CUDA_GRID_CUH

@@ -1,0 +1,230 @@
+//===- Layout.cpp - transpose, slice, concat, reshape, reductions ---------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// transpose, slice and concat are strided copies (Layout.cu), one per
+// operand; reshape and flatten copy their operand (nothing when the plan
+// gave both the same buffer). reduce_sum, reduce_mean (with the layout's
+// divisor on several ranks) and reduce_max run one block per result.
+// The CPU's readers check each op; ops of more than kMaxAxes axes, f16/bf16
+// reductions and the arg reductions run staged.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels/Cpu/OpParams.h"
+#include "Kernels/Cuda/CudaKernels.h"
+#include "Kernels/Cuda/Launch.h"
+
+#include "ofrt/ActorLayout.h"
+#include "ofrt/KernelChecks.h"
+
+using namespace ofrt;
+using namespace ofrt::cuda;
+
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+Shape rowMajor(const Shape &shape) {
+  Shape strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;)
+    strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
+int64_t numel(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// One strided copy per operand: from operand `input` at `srcOffset`
+/// elements to the result at `dstOffset`.
+struct Piece {
+  size_t input;
+  int64_t srcOffset, dstOffset;
+  StridedCopy copy;
+  int64_t n;
+};
+
+class CopiesKernel : public CudaKernel {
+public:
+  CopiesKernel(const OpDesc &op, std::vector<Piece> pieces)
+      : CudaKernel(op), pieces(std::move(pieces)),
+        size(dtypeSize(op.outputs[0].dtype)) {}
+
+  absl::Status run(CudaStream &stream, const KernelContext &,
+                   const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &out) override {
+    for (const Piece &piece : pieces) {
+      const char *src = static_cast<const char *>(in[piece.input].data) +
+                        piece.srcOffset * size;
+      char *dst = static_cast<char *>(out[0].data) + piece.dstOffset * size;
+      OFRT_RETURN_IF_ERROR(check(launchStridedCopy(size, src, dst, piece.copy,
+                                                   piece.n, stream.handle()),
+                                 "the strided copy kernel"));
+    }
+    return absl::OkStatus();
+  }
+
+private:
+  std::vector<Piece> pieces;
+  size_t size;
+};
+
+/// A piece copying `shape` with the given strides; false when it has more
+/// than kMaxAxes axes.
+bool makePiece(size_t input, int64_t srcOffset, int64_t dstOffset,
+               const Shape &shape, const Shape &srcStrides,
+               const Shape &dstStrides, std::vector<Piece> &pieces) {
+  if (shape.size() > static_cast<size_t>(kMaxAxes))
+    return false;
+  Piece piece{input, srcOffset, dstOffset, {}, numel(shape)};
+  piece.copy.rank = static_cast<int>(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    piece.copy.shape[d] = shape[d];
+    piece.copy.srcStrides[d] = srcStrides[d];
+    piece.copy.dstStrides[d] = dstStrides[d];
+  }
+  if (piece.n != 0)
+    pieces.push_back(piece);
+  return true;
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> copies(const OpDesc &op, bool fits,
+                                               std::vector<Piece> pieces) {
+  if (!fits)
+    return stagedCpuKernel(op);
+  return std::unique_ptr<Kernel>(new CopiesKernel(op, std::move(pieces)));
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> createTranspose(const OpDesc &op) {
+  absl::StatusOr<Shape> perm = cpu::readTransposePerm(op);
+  if (!perm.ok())
+    return perm.status();
+  Shape inStrides = rowMajor(op.inputs[0].shape), srcStrides;
+  for (int64_t p : *perm)
+    srcStrides.push_back(inStrides[p]);
+  const Shape &out = op.outputs[0].shape;
+  std::vector<Piece> pieces;
+  bool fits = makePiece(0, 0, 0, out, srcStrides, rowMajor(out), pieces);
+  return copies(op, fits, std::move(pieces));
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> createSlice(const OpDesc &op) {
+  absl::StatusOr<cpu::SliceParams> p = cpu::readSliceParams(op);
+  if (!p.ok())
+    return p.status();
+  std::vector<Piece> pieces;
+  bool fits = makePiece(0, p->base, 0, p->shape, p->strides, rowMajor(p->shape),
+                        pieces);
+  return copies(op, fits, std::move(pieces));
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> createConcat(const OpDesc &op) {
+  absl::StatusOr<int64_t> axis = cpu::readConcatAxis(op);
+  if (!axis.ok())
+    return axis.status();
+  Shape outStrides = rowMajor(op.outputs[0].shape);
+  std::vector<Piece> pieces;
+  bool fits = true;
+  int64_t at = 0;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const Shape &shape = op.inputs[i].shape;
+    fits &= makePiece(i, 0, at * outStrides[*axis], shape, rowMajor(shape),
+                      outStrides, pieces);
+    at += shape[*axis];
+  }
+  return copies(op, fits, std::move(pieces));
+}
+
+/// reshape and flatten: their CPU kernels check the op.
+absl::StatusOr<std::unique_ptr<Kernel>> createReshape(const OpDesc &op) {
+  absl::StatusOr<std::unique_ptr<Kernel>> cpuKernel =
+      KernelRegistry::global().create(DeviceKind::Cpu, op);
+  if (!cpuKernel.ok())
+    return cpuKernel.status();
+  const Shape &shape = op.outputs[0].shape;
+  std::vector<Piece> pieces;
+  // One contiguous run: a rank-1 copy.
+  bool fits = makePiece(0, 0, 0, {numel(shape)}, {1}, {1}, pieces);
+  return copies(op, fits, std::move(pieces));
+}
+
+class ReduceKernel : public CudaKernel {
+public:
+  ReduceKernel(const OpDesc &op, ReduceKind kind, ReduceShape shape,
+               int64_t count, int64_t divisor)
+      : CudaKernel(op), kind(kind), shape(shape), count(count),
+        divisor(divisor) {}
+
+  absl::Status run(CudaStream &stream, const KernelContext &,
+                   const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &out) override {
+    return check(launchReduce(kind, in[0].desc.dtype, in[0].data, out[0].data,
+                              shape, out[0].desc.numel(), count, divisor,
+                              stream.handle()),
+                 "the reduction kernel");
+  }
+
+private:
+  ReduceKind kind;
+  ReduceShape shape;
+  int64_t count, divisor;
+};
+
+absl::StatusOr<std::unique_ptr<Kernel>> createReduce(const OpDesc &op,
+                                                     ReduceKind kind) {
+  // The CPU kernel's creation checks the op (axes, result, divisor).
+  absl::StatusOr<std::unique_ptr<Kernel>> cpuKernel =
+      KernelRegistry::global().create(DeviceKind::Cpu, op);
+  if (!cpuKernel.ok())
+    return cpuKernel.status();
+  const TensorDesc &x = op.inputs[0];
+  DType dtype = x.dtype;
+  if (dtype != DType::F32 && dtype != DType::F64 && dtype != DType::I8 &&
+      dtype != DType::I32 && dtype != DType::I64)
+    return stageOnHost(std::move(*cpuKernel));
+  std::vector<int64_t> axes = op.get<std::vector<int64_t>>("axes", {});
+  std::vector<bool> reduced(x.rank(), false);
+  for (int64_t axis : axes)
+    reduced[axis < 0 ? axis + x.rank() : axis] = true;
+  Shape strides = rowMajor(x.shape);
+  ReduceShape shape;
+  int64_t count = 1;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    int &rank = reduced[d] ? shape.reducedRank : shape.keptRank;
+    if (rank == kMaxAxes)
+      return stageOnHost(std::move(*cpuKernel));
+    (reduced[d] ? shape.reduced : shape.kept)[rank] = x.shape[d];
+    (reduced[d] ? shape.reducedStrides : shape.keptStrides)[rank] = strides[d];
+    ++rank;
+    if (reduced[d])
+      count *= x.shape[d];
+  }
+  int64_t divisor = count;
+  if (const MeanDivisor *split = op.layoutAs<MeanDivisor>();
+      split && kind == ReduceKind::Mean)
+    divisor = split->divisor;
+  return std::unique_ptr<Kernel>(
+      new ReduceKernel(op, kind, shape, count, divisor));
+}
+
+} // namespace
+
+void cuda::registerLayoutKernels(KernelRegistry &registry) {
+  registry.add(DeviceKind::Cuda, "oneflow.transpose", createTranspose);
+  registry.add(DeviceKind::Cuda, "oneflow.slice", createSlice);
+  registry.add(DeviceKind::Cuda, "oneflow.concat", createConcat);
+  registry.add(DeviceKind::Cuda, "oneflow.reshape", createReshape);
+  registry.add(DeviceKind::Cuda, "oneflow.flatten", createReshape);
+  for (auto [type, kind] : {std::pair{"oneflow.reduce_sum", ReduceKind::Sum},
+                            {"oneflow.reduce_mean", ReduceKind::Mean},
+                            {"oneflow.reduce_max", ReduceKind::Max}})
+    registry.add(DeviceKind::Cuda, type, [kind = kind](const OpDesc &op) {
+      return createReduce(op, kind);
+    });
+}

@@ -1,0 +1,170 @@
+//===- Layout.cu - Strided copies and reductions --------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// A strided copy moves elements as words of their size (1, 2, 4 or 8
+// bytes), so one kernel serves every element type: transpose, slice and
+// each operand of concat are strided copies. A reduction gives each result
+// one block: its threads stride over the reduced elements and combine
+// their partial results in shared memory (the order differs from the
+// CPU's, so float sums agree to rounding).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels/Cuda/Grid.cuh"
+#include "Kernels/Cuda/Launch.h"
+
+using namespace ofrt;
+using namespace ofrt::cuda;
+
+namespace {
+
+template <typename W>
+__global__ void stridedCopyKernel(const W *src, W *dst, StridedCopy copy,
+                                  int64_t n) {
+  GRID_LOOP(i, n) {
+    int64_t rest = i, from = 0, to = 0;
+    for (int d = copy.rank - 1; d >= 0; --d) {
+      int64_t coord = rest % copy.shape[d];
+      rest /= copy.shape[d];
+      from += coord * copy.srcStrides[d];
+      to += coord * copy.dstStrides[d];
+    }
+    dst[to] = src[from];
+  }
+}
+
+template <typename T> __device__ bool isNaN(T v) {
+  if constexpr (std::is_floating_point_v<T>)
+    return v != v;
+  else
+    return false;
+}
+
+template <typename T> __device__ T lowest() {
+  if constexpr (std::is_floating_point_v<T>)
+    return -INFINITY;
+  else
+    return std::numeric_limits<T>::lowest();
+}
+
+template <typename T> __device__ T combine(ReduceKind kind, T a, T b) {
+  if (kind == ReduceKind::Max)
+    return (isNaN(a) || a > b) ? a : (isNaN(b) || b > a) ? b : a;
+  return elementwise::wrapAdd(a, b);
+}
+
+template <typename T>
+__global__ void reduceKernel(ReduceKind kind, const T *x, T *y,
+                             ReduceShape shape, int64_t n, int64_t count,
+                             int64_t divisor) {
+  __shared__ T partial[kThreads];
+  T init = kind == ReduceKind::Max ? lowest<T>() : T(0);
+  for (int64_t out = blockIdx.x; out < n; out += gridDim.x) {
+    int64_t rest = out, base = 0;
+    for (int d = shape.keptRank - 1; d >= 0; --d) {
+      base += (rest % shape.kept[d]) * shape.keptStrides[d];
+      rest /= shape.kept[d];
+    }
+    T acc = init;
+    for (int64_t r = threadIdx.x; r < count; r += blockDim.x) {
+      int64_t left = r, offset = base;
+      for (int d = shape.reducedRank - 1; d >= 0; --d) {
+        offset += (left % shape.reduced[d]) * shape.reducedStrides[d];
+        left /= shape.reduced[d];
+      }
+      acc = combine(kind, acc, x[offset]);
+    }
+    partial[threadIdx.x] = acc;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+      if (threadIdx.x < half)
+        partial[threadIdx.x] =
+            combine(kind, partial[threadIdx.x], partial[threadIdx.x + half]);
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+      T result = partial[0];
+      if (kind == ReduceKind::Mean) {
+        if constexpr (std::is_floating_point_v<T>)
+          result = divisor ? result / T(divisor) : T(NAN);
+        else
+          result =
+              divisor ? static_cast<T>(result / static_cast<T>(divisor)) : T(0);
+      }
+      y[out] = result;
+    }
+    __syncthreads();
+  }
+}
+
+} // namespace
+
+cudaError_t cuda::launchStridedCopy(size_t elementBytes, const void *src,
+                                    void *dst, const StridedCopy &copy,
+                                    int64_t n, cudaStream_t stream) {
+  if (n == 0)
+    return cudaSuccess;
+  switch (elementBytes) {
+  case 1:
+    stridedCopyKernel<<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), copy,
+        n);
+    break;
+  case 2:
+    stridedCopyKernel<<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<const uint16_t *>(src), static_cast<uint16_t *>(dst), copy,
+        n);
+    break;
+  case 4:
+    stridedCopyKernel<<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<const uint32_t *>(src), static_cast<uint32_t *>(dst), copy,
+        n);
+    break;
+  case 8:
+    stridedCopyKernel<<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<const uint64_t *>(src), static_cast<uint64_t *>(dst), copy,
+        n);
+    break;
+  default:
+    return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t cuda::launchReduce(ReduceKind kind, DType dtype, const void *x,
+                               void *y, const ReduceShape &shape, int64_t n,
+                               int64_t count, int64_t divisor,
+                               cudaStream_t stream) {
+  if (n == 0)
+    return cudaSuccess;
+  unsigned blocks = static_cast<unsigned>(n < 65535 * 8 ? n : 65535 * 8);
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    reduceKernel<T><<<blocks, kThreads, 0, stream>>>(
+        kind, static_cast<const T *>(x), static_cast<T *>(y), shape, n, count,
+        divisor);
+  };
+  switch (dtype) {
+  case DType::F32:
+    run(float());
+    break;
+  case DType::F64:
+    run(double());
+    break;
+  case DType::I8:
+    run(int8_t());
+    break;
+  case DType::I32:
+    run(int32_t());
+    break;
+  case DType::I64:
+    run(int64_t());
+    break;
+  default:
+    return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
