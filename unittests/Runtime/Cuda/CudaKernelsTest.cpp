@@ -350,10 +350,34 @@ TEST_F(CudaKernels, SourcesAndReshapes) {
 
 TEST_F(CudaKernels, StagedOpsMatchTheCpu) {
   // Ops without a CUDA kernel yet run their CPU kernel on host copies.
-  TensorData x = randomTensor(DType::F32, {7, 13}, 500);
-  expectSame(op("softmax", {x.desc}, {x.desc}, {{"axis", int64_t(-1)}}), {x});
-  expectSame(op("log_softmax", {x.desc}, {x.desc}, {{"axis", int64_t(0)}}),
-             {x});
+  TensorData x = randomTensor(DType::F32, {7, 13}, 500, -50, 50);
+  expectSame(op("cast", {x.desc}, {{DType::I32, {7, 13}}}), {x});
+  expectSame(
+      op("arg_max", {x.desc}, {{DType::I64, {7}}}, {{"axis", int64_t(1)}}),
+      {x});
+}
+
+TEST_F(CudaKernels, SoftmaxWhereMaskedFill) {
+  unsigned seed = 550;
+  for (DType dtype : {DType::F32, DType::F64})
+    for (const Shape &shape : kShapes)
+      for (int64_t axis : {int64_t(0), int64_t(-1)}) {
+        TensorData x = randomTensor(dtype, shape, seed++, -20, 20);
+        expectSame(op("softmax", {x.desc}, {x.desc}, {{"axis", axis}}), {x});
+        expectSame(op("log_softmax", {x.desc}, {x.desc}, {{"axis", axis}}),
+                   {x});
+      }
+  TensorData c = randomTensor(DType::Bool, {4, 1, 6}, seed++);
+  for (DType dtype : {DType::F32, DType::I64, DType::Bool}) {
+    TensorData x = randomTensor(dtype, {5, 1}, seed++);
+    TensorData y = randomTensor(dtype, {4, 5, 6}, seed++);
+    expectSame(op("where", {c.desc, x.desc, y.desc}, {{dtype, {4, 5, 6}}}),
+               {c, x, y});
+    TensorData mask = randomTensor(DType::Bool, {5, 6}, seed++);
+    expectSame(
+        op("masked_fill", {y.desc, mask.desc}, {y.desc}, {{"value", -3.0}}),
+        {y, mask});
+  }
 }
 
 TEST_F(CudaKernels, TransposeSliceConcat) {

@@ -7,12 +7,12 @@
 //
 // Kernels that enqueue their work on the CUDA stream of their context:
 // cuBLASLt for matmuls, CUDA C++ for element-wise ops and optimizer updates
-// (Elementwise.cu), strided copies and reductions (Layout.cu), and sources
-// whose value the CPU kernel computes once. An op with a CPU kernel and no CUDA
-// kernel yet runs its CPU kernel on staged host copies (stageOnHost): correct,
-// slow, and listed by cudaStagedOpTypes() so that of-run can say which ops do.
-// Checks and parameters come from the CPU's readers (Cpu/OpParams.h), so
-// both backends accept the same ops.
+// (Elementwise.cu), strided copies, selects and reductions (Layout.cu),
+// cuDNN for softmax, and sources whose value the CPU kernel computes once. An
+// op with a CPU kernel and no CUDA kernel yet runs its CPU kernel on staged
+// host copies (stageOnHost): correct, slow, and listed by cudaStagedOpTypes()
+// so that of-run can say which ops do. Checks and parameters come from the
+// CPU's readers (Cpu/OpParams.h), so both backends accept the same ops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,6 +69,8 @@ void registerElementwiseKernels(KernelRegistry &registry);
 void registerOptimizerKernels(KernelRegistry &registry);
 void registerSourceKernels(KernelRegistry &registry);
 void registerLayoutKernels(KernelRegistry &registry);
+void registerSelectKernels(KernelRegistry &registry);
+void registerSoftmaxKernels(KernelRegistry &registry);
 
 } // namespace cuda
 

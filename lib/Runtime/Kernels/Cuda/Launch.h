@@ -81,6 +81,20 @@ cudaError_t launchReduce(ReduceKind kind, DType dtype, const void *x, void *y,
                          const ReduceShape &shape, int64_t n, int64_t count,
                          int64_t divisor, cudaStream_t stream);
 
+/// where: r[i] = c[i] ? x[i] : y[i] over the result's shape, each operand
+/// with its element strides (0 where it broadcasts).
+struct SelectShape {
+  int rank = 0;
+  int64_t shape[kMaxAxes] = {};
+  int64_t cStrides[kMaxAxes] = {}, xStrides[kMaxAxes] = {},
+          yStrides[kMaxAxes] = {};
+};
+
+/// Selects `n` elements of `elementBytes` (1, 2, 4, 8); c is i1.
+cudaError_t launchSelect(size_t elementBytes, const void *c, const void *x,
+                         const void *y, void *r, const SelectShape &shape,
+                         int64_t n, cudaStream_t stream);
+
 /// PyTorch's SGD step in place (param, grad, momentum buffer or null);
 /// `scale` is a device pointer to one element, or null.
 cudaError_t launchSgd(DType dtype, void *param, const void *grad, void *buf,

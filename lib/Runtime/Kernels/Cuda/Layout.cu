@@ -6,7 +6,8 @@
 //
 // A strided copy moves elements as words of their size (1, 2, 4 or 8
 // bytes), so one kernel serves every element type: transpose, slice and
-// each operand of concat are strided copies. A reduction gives each result
+// each operand of concat are strided copies; where and masked_fill select
+// words the same way. A reduction gives each result
 // one block: its threads stride over the reduced elements and combine
 // their partial results in shared memory (the order differs from the
 // CPU's, so float sums agree to rounding).
@@ -33,6 +34,42 @@ __global__ void stridedCopyKernel(const W *src, W *dst, StridedCopy copy,
       to += coord * copy.dstStrides[d];
     }
     dst[to] = src[from];
+  }
+}
+
+template <typename W>
+__global__ void selectKernel(const uint8_t *c, const W *x, const W *y, W *r,
+                             SelectShape shape, int64_t n) {
+  GRID_LOOP(i, n) {
+    int64_t rest = i, ci = 0, xi = 0, yi = 0;
+    for (int d = shape.rank - 1; d >= 0; --d) {
+      int64_t coord = rest % shape.shape[d];
+      rest /= shape.shape[d];
+      ci += coord * shape.cStrides[d];
+      xi += coord * shape.xStrides[d];
+      yi += coord * shape.yStrides[d];
+    }
+    r[i] = c[ci] ? x[xi] : y[yi];
+  }
+}
+
+/// Calls f(W()) with the unsigned word of `bytes` bytes; false for others.
+template <typename F> bool visitWord(size_t bytes, F &&f) {
+  switch (bytes) {
+  case 1:
+    f(uint8_t());
+    return true;
+  case 2:
+    f(uint16_t());
+    return true;
+  case 4:
+    f(uint32_t());
+    return true;
+  case 8:
+    f(uint64_t());
+    return true;
+  default:
+    return false;
   }
 }
 
@@ -107,31 +144,27 @@ cudaError_t cuda::launchStridedCopy(size_t elementBytes, const void *src,
                                     int64_t n, cudaStream_t stream) {
   if (n == 0)
     return cudaSuccess;
-  switch (elementBytes) {
-  case 1:
+  bool known = visitWord(elementBytes, [&](auto tag) {
+    using W = decltype(tag);
     stridedCopyKernel<<<blocksFor(n), kThreads, 0, stream>>>(
-        static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), copy,
-        n);
-    break;
-  case 2:
-    stridedCopyKernel<<<blocksFor(n), kThreads, 0, stream>>>(
-        static_cast<const uint16_t *>(src), static_cast<uint16_t *>(dst), copy,
-        n);
-    break;
-  case 4:
-    stridedCopyKernel<<<blocksFor(n), kThreads, 0, stream>>>(
-        static_cast<const uint32_t *>(src), static_cast<uint32_t *>(dst), copy,
-        n);
-    break;
-  case 8:
-    stridedCopyKernel<<<blocksFor(n), kThreads, 0, stream>>>(
-        static_cast<const uint64_t *>(src), static_cast<uint64_t *>(dst), copy,
-        n);
-    break;
-  default:
-    return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
+        static_cast<const W *>(src), static_cast<W *>(dst), copy, n);
+  });
+  return known ? cudaGetLastError() : cudaErrorInvalidValue;
+}
+
+cudaError_t cuda::launchSelect(size_t elementBytes, const void *c,
+                               const void *x, const void *y, void *r,
+                               const SelectShape &shape, int64_t n,
+                               cudaStream_t stream) {
+  if (n == 0)
+    return cudaSuccess;
+  bool known = visitWord(elementBytes, [&](auto tag) {
+    using W = decltype(tag);
+    selectKernel<<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<const uint8_t *>(c), static_cast<const W *>(x),
+        static_cast<const W *>(y), static_cast<W *>(r), shape, n);
+  });
+  return known ? cudaGetLastError() : cudaErrorInvalidValue;
 }
 
 cudaError_t cuda::launchReduce(ReduceKind kind, DType dtype, const void *x,

@@ -32,6 +32,8 @@ static void registerNativeKernels(KernelRegistry &registry) {
   cuda::registerOptimizerKernels(registry);
   cuda::registerSourceKernels(registry);
   cuda::registerLayoutKernels(registry);
+  cuda::registerSelectKernels(registry);
+  cuda::registerSoftmaxKernels(registry);
 }
 
 void ofrt::registerCudaKernels(KernelRegistry &registry) {
