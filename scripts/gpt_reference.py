@@ -80,7 +80,7 @@ def initial_weights():
 def forward(p, tokens, targets):
     """The mean next-character cross-entropy, op for op as gpt.mlir."""
     ln = torch.nn.functional.layer_norm
-    positions = torch.arange(CONTEXT)
+    positions = torch.arange(CONTEXT, device=tokens.device)
     future = positions.view(1, CONTEXT) > positions.view(CONTEXT, 1)
     x = (p["wte.weight"][tokens] + p["wpe.weight"][positions]).reshape(
         -1, WIDTH)
@@ -114,20 +114,23 @@ def batches(steps):
         yield torch.from_numpy(tokens[rows]), torch.from_numpy(targets[rows])
 
 
-def train(steps, times=None):
+def train(steps, times=None, device="cpu", compile=False):
     """Returns the loss of each step; appends each step's seconds to
-    `times` if given."""
-    params = {n: torch.nn.Parameter(torch.from_numpy(a))
+    `times` if given. On `device` ("cpu", "cuda"); with `compile`, the
+    forward pass goes through torch.compile (PyTorch 2)."""
+    params = {n: torch.nn.Parameter(torch.from_numpy(a).to(device))
               for n, a in initial_weights().items()}
+    step_forward = torch.compile(forward) if compile else forward
     opt = torch.optim.AdamW(params.values(), lr=LR,
                             weight_decay=WEIGHT_DECAY)
     lr_sched = torch.optim.lr_scheduler.LambdaLR(
         opt, schedule(WARMUP, STEPS, MIN_LR / LR))
     losses = []
     for tokens, targets in batches(steps):
+        tokens, targets = tokens.to(device), targets.to(device)
         start = time.perf_counter()
         opt.zero_grad()
-        loss = forward(params, tokens, targets)
+        loss = step_forward(params, tokens, targets)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params.values(), CLIP)
         opt.step()

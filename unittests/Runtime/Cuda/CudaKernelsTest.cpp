@@ -380,6 +380,73 @@ TEST_F(CudaKernels, SoftmaxWhereMaskedFill) {
   }
 }
 
+TEST_F(CudaKernels, GatherCrossEntropyLayerNorm) {
+  unsigned seed = 900;
+  TensorData table = randomTensor(DType::F32, {10, 7}, seed++);
+  for (DType indexType : {DType::I32, DType::I64}) {
+    TensorData indices =
+        tensor(indexType, {3, 4}, randomInts(12, seed++, -10, 9));
+    expectSame(op("gather", {table.desc, indices.desc},
+                  {{DType::F32, {3, 4, 7}}}, {{"axis", int64_t(0)}}),
+               {table, indices});
+    expectSame(
+        op("gather", {table.desc, indices.desc}, {{DType::F32, {10, 3, 4}}},
+           {{"axis", int64_t(1)}}),
+        {table, tensor(indexType, {3, 4}, randomInts(12, seed++, -7, 6))});
+    TensorData dy = randomTensor(DType::F32, {3, 4, 7}, seed++);
+    expectSame(op("gather_grad", {dy.desc, indices.desc},
+                  {{DType::F32, {10, 7}}}, {{"axis", int64_t(0)}}),
+               {dy, indices});
+  }
+  TensorData logits = randomTensor(DType::F32, {6, 11}, seed++, -5, 5);
+  TensorData labels = tensor(DType::I64, {6}, randomInts(6, seed++, 0, 10));
+  expectSame(op("sparse_softmax_cross_entropy", {logits.desc, labels.desc},
+                {logits.desc, {DType::F32, {6}}}),
+             {logits, labels});
+  TensorData x = randomTensor(DType::F32, {4, 6, 33}, seed++, -3, 3);
+  TensorData gamma = randomTensor(DType::F32, {33}, seed++);
+  TensorData beta = randomTensor(DType::F32, {33}, seed++);
+  for (int64_t normAxis : {int64_t(-1), int64_t(1)}) {
+    Shape stat = normAxis == 1 ? Shape{4} : Shape{4, 6};
+    expectSame(op("layer_norm", {x.desc, gamma.desc, beta.desc},
+                  {x.desc, {DType::F32, stat}, {DType::F32, stat}},
+                  {{"begin_norm_axis", normAxis},
+                   {"begin_params_axis", int64_t(-1)},
+                   {"epsilon", 1e-5}}),
+               {x, gamma, beta});
+  }
+}
+
+TEST_F(CudaKernels, BadIndicesFailLikeTheCpu) {
+  TensorData table = randomTensor(DType::F32, {10, 7}, 950);
+  TensorData indices = tensor(DType::I64, {4}, {1, -10, 10, 3});
+  OpDesc gather = op("gather", {table.desc, indices.desc},
+                     {{DType::F32, {4, 7}}}, {{"axis", int64_t(0)}});
+  absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+      KernelRegistry::global().create(DeviceKind::Cuda, gather);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  std::vector<void *> buffers;
+  std::vector<TensorView> in, out;
+  for (TensorData *t : {&table, &indices}) {
+    void *buffer = *device->allocate(t->bytes.size());
+    ASSERT_TRUE(
+        device->copyToDevice(*stream, buffer, t->bytes.data(), t->bytes.size())
+            .ok());
+    buffers.push_back(buffer);
+    in.push_back({buffer, t->desc});
+  }
+  void *result = *device->allocate(gather.outputs[0].bytes());
+  buffers.push_back(result);
+  out.push_back({result, gather.outputs[0]});
+  KernelContext context{0, stream.get(), device.get()};
+  expectError((*kernel)->compute(context, in, out),
+              {"oneflow.gather", "'test_gather'",
+               "index 10 at position 2 is outside [-10, 10)"});
+  ASSERT_TRUE(stream->synchronize().ok());
+  for (void *buffer : buffers)
+    device->deallocate(buffer);
+}
+
 TEST_F(CudaKernels, TransposeSliceConcat) {
   using Ints = std::vector<int64_t>;
   unsigned seed = 700;

@@ -23,6 +23,7 @@
 #include "ofrt/Kernel.h"
 #include "ofrt/Status.h"
 
+#include <optional>
 #include <set>
 #include <string>
 
@@ -60,6 +61,23 @@ protected:
   std::string where;
 };
 
+/// The device record of the kernels that check indices (Launch.h): armed
+/// before a launch, read back after it (which synchronizes the stream).
+class IndexCheck {
+public:
+  ~IndexCheck();
+  /// Resets the record on `stream`; returns the pointer to launch with.
+  absl::StatusOr<int64_t *> arm(CudaStream &stream, const std::string &where);
+  /// The first bad position and the index there (read from `indices` of
+  /// `indexType`, i32 or i64), or nullopt when every index was in range.
+  absl::StatusOr<std::optional<std::pair<int64_t, int64_t>>>
+  firstBad(CudaStream &stream, const std::string &where, const void *indices,
+           DType indexType);
+
+private:
+  int64_t *record = nullptr;
+};
+
 /// The CPU kernel of `op` run on staged host copies (stageOnHost), for ops
 /// or element types without a CUDA kernel.
 absl::StatusOr<std::unique_ptr<Kernel>> stagedCpuKernel(const OpDesc &op);
@@ -71,6 +89,7 @@ void registerSourceKernels(KernelRegistry &registry);
 void registerLayoutKernels(KernelRegistry &registry);
 void registerSelectKernels(KernelRegistry &registry);
 void registerSoftmaxKernels(KernelRegistry &registry);
+void registerIndexingKernels(KernelRegistry &registry);
 
 } // namespace cuda
 

@@ -95,6 +95,42 @@ cudaError_t launchSelect(size_t elementBytes, const void *c, const void *x,
                          const void *y, void *r, const SelectShape &shape,
                          int64_t n, cudaStream_t stream);
 
+/// Index checks: the kernels below record in *firstBad (device memory, set
+/// to kNoBadIndex first) the smallest position whose index is out of range.
+constexpr int64_t kNoBadIndex = 0x7f7f7f7f7f7f7f7f; // memset to 0x7f
+
+/// gather along an axis of x viewed as [outer, dim, inner] (rows of
+/// `rowBytes` bytes): y[o, j] = x[o, indices[j] - begin], negative indices
+/// counting from `limit`; rows outside [0, dim) are zero (a piece of a split
+/// table). Indices outside [-limit, limit) are recorded.
+cudaError_t launchGather(const void *x, DType indexType, const void *indices,
+                         void *y, int64_t outer, int64_t dim, int64_t count,
+                         int64_t rowBytes, int64_t begin, int64_t limit,
+                         int64_t *firstBad, cudaStream_t stream);
+
+/// gather_grad (f32, f64): dx = 0, then each row of dy added atomically
+/// into the row its index names (the order of the additions varies).
+cudaError_t launchGatherGrad(DType dtype, const void *dy, DType indexType,
+                             const void *indices, void *dx, int64_t outer,
+                             int64_t dim, int64_t count, int64_t inner,
+                             int64_t begin, int64_t limit, int64_t *firstBad,
+                             cudaStream_t stream);
+
+/// loss[i] = -logProb[i, labels[i]] (f32, f64); labels outside
+/// [0, classes) are recorded.
+cudaError_t launchPickLoss(DType dtype, const void *logProb, DType labelType,
+                           const void *labels, void *loss, int64_t rows,
+                           int64_t classes, int64_t *firstBad,
+                           cudaStream_t stream);
+
+/// layer_norm on f32 rows of `inner` elements: y = (x - mean) * invStd *
+/// gamma + beta, invStd = 1 / sqrt(var + eps) with the biased variance;
+/// gamma and beta have `params` elements, repeated along the flat index.
+cudaError_t launchLayerNorm(const float *x, const float *gamma,
+                            const float *beta, float *y, float *mean,
+                            float *invStd, int64_t outer, int64_t inner,
+                            int64_t params, float eps, cudaStream_t stream);
+
 /// PyTorch's SGD step in place (param, grad, momentum buffer or null);
 /// `scale` is a device pointer to one element, or null.
 cudaError_t launchSgd(DType dtype, void *param, const void *grad, void *buf,

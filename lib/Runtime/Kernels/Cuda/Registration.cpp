@@ -34,6 +34,7 @@ static void registerNativeKernels(KernelRegistry &registry) {
   cuda::registerLayoutKernels(registry);
   cuda::registerSelectKernels(registry);
   cuda::registerSoftmaxKernels(registry);
+  cuda::registerIndexingKernels(registry);
 }
 
 void ofrt::registerCudaKernels(KernelRegistry &registry) {

@@ -1,0 +1,199 @@
+//===- cuda_matmul_vs_cublaslt.cpp - GPU matmul actor vs direct cuBLASLt --===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// A 4096x4096x4096 matmul as an actor of the runtime on cuda:0 (its firing
+// time: from compute() to the completion the engine is told of, with the
+// GPU otherwise idle) against the same cuBLASLt matmul called directly and
+// timed with CUDA events, in one process. f32 (--dtype f32), f32 with TF32
+// (--dtype tf32) and bf16 with f32 accumulation (--dtype bf16). Prints the
+// ratio direct / runtime (goal: at least 0.95) and TFLOP/s. Needs a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ofrt/Session.h"
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+using namespace ofrt;
+
+namespace {
+
+const int64_t kN = 4096, kSteps = 30;
+
+RankProgram matmulProgram(DType dtype) {
+  RankProgram program;
+  program.device = DeviceKind::Cuda;
+  TensorDesc t{dtype, {kN, kN}};
+  auto actor = [&](int64_t id, const std::string &type, std::vector<int64_t> in,
+                   std::vector<int64_t> out, std::vector<TensorDesc> inDescs,
+                   std::vector<TensorDesc> outDescs) {
+    ActorSpec spec;
+    spec.id = id;
+    spec.op.type = type;
+    spec.op.name = type.substr(8) + std::to_string(id);
+    spec.inputs = in;
+    spec.outputs = out;
+    spec.op.inputs = inDescs;
+    spec.op.outputs = outDescs;
+    program.actors.push_back(spec);
+  };
+  for (int64_t id : {0, 1}) {
+    actor(id, "oneflow.variable", {}, {id}, {}, {t});
+    program.actors[id].op.attrs["init"] = std::string("uniform");
+    program.actors[id].op.attrs["init_args"] = std::vector<double>{-1, 1};
+    program.actors[id].op.attrs["seed"] = id;
+  }
+  actor(2, "oneflow.matmul", {0, 1}, {2}, {t, t}, {t});
+  actor(3, "oneflow.output", {2}, {}, {t}, {});
+  program.actors[3].op.attrs["name"] = std::string("c");
+  for (int64_t id : {0, 1, 2}) {
+    RegstSpec r;
+    r.id = id;
+    r.desc = t;
+    r.producer = id;
+    r.consumers = {id == 2 ? int64_t(3) : int64_t(2)};
+    program.regsts.push_back(r);
+  }
+  program.streams.push_back({"compute", {0, 1, 2, 3}});
+  return program;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double runtimeMs(DType dtype, bool tf32) {
+  SessionOptions options;
+  options.device.allowTf32 = tf32;
+  auto session = Session::create(matmulProgram(dtype), options);
+  if (!session.ok()) {
+    std::fprintf(stderr, "%s\n", session.status().ToString().c_str());
+    std::exit(1);
+  }
+  auto result = (*session)->run({kSteps, true});
+  if (!result.ok()) {
+    std::fprintf(stderr, "%s\n", result.status().ToString().c_str());
+    std::exit(1);
+  }
+  std::vector<double> ms;
+  for (const Firing &f : result->firings)
+    if (f.actor == 2 && f.step > 0)
+      ms.push_back((f.endUs - f.startUs) / 1e3);
+  return median(ms);
+}
+
+#define CHECK_CUDA(call)                                                       \
+  do {                                                                         \
+    cudaError_t e = (call);                                                    \
+    if (e != cudaSuccess) {                                                    \
+      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e));          \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (false)
+#define CHECK_LT(call)                                                         \
+  do {                                                                         \
+    cublasStatus_t s = (call);                                                 \
+    if (s != CUBLAS_STATUS_SUCCESS) {                                          \
+      std::fprintf(stderr, "%s: %s\n", #call, cublasLtGetStatusString(s));     \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (false)
+
+double directMs(DType dtype, bool tf32) {
+  cudaDataType_t type = dtype == DType::BF16 ? CUDA_R_16BF : CUDA_R_32F;
+  size_t bytes = kN * kN * dtypeSize(dtype);
+  void *a, *b, *c, *workspace;
+  size_t workspaceBytes = 32 << 20;
+  CHECK_CUDA(cudaMalloc(&a, bytes));
+  CHECK_CUDA(cudaMalloc(&b, bytes));
+  CHECK_CUDA(cudaMalloc(&c, bytes));
+  CHECK_CUDA(cudaMalloc(&workspace, workspaceBytes));
+  CHECK_CUDA(cudaMemset(a, 0, bytes));
+  CHECK_CUDA(cudaMemset(b, 0, bytes));
+  cudaStream_t stream;
+  CHECK_CUDA(cudaStreamCreate(&stream));
+  cublasLtHandle_t lt;
+  CHECK_LT(cublasLtCreate(&lt));
+  cublasLtMatmulDesc_t desc;
+  CHECK_LT(cublasLtMatmulDescCreate(
+      &desc, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+      CUDA_R_32F));
+  cublasLtMatrixLayout_t layout;
+  CHECK_LT(cublasLtMatrixLayoutCreate(&layout, type, kN, kN, kN));
+  cublasLtMatmulPreference_t preference;
+  CHECK_LT(cublasLtMatmulPreferenceCreate(&preference));
+  CHECK_LT(cublasLtMatmulPreferenceSetAttribute(
+      preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspaceBytes,
+      sizeof(workspaceBytes)));
+  cublasLtMatmulHeuristicResult_t heuristic = {};
+  int found = 0;
+  CHECK_LT(cublasLtMatmulAlgoGetHeuristic(lt, desc, layout, layout, layout,
+                                          layout, preference, 1, &heuristic,
+                                          &found));
+  float one = 1, zero = 0;
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  std::vector<double> ms;
+  for (int64_t i = 0; i < kSteps; ++i) {
+    CHECK_CUDA(cudaEventRecord(start, stream));
+    CHECK_LT(cublasLtMatmul(lt, desc, &one, b, layout, a, layout, &zero, c,
+                            layout, c, layout, &heuristic.algo, workspace,
+                            workspaceBytes, stream));
+    CHECK_CUDA(cudaEventRecord(stop, stream));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    float elapsed = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&elapsed, start, stop));
+    if (i > 0)
+      ms.push_back(elapsed);
+  }
+  cublasLtMatmulPreferenceDestroy(preference);
+  cublasLtMatrixLayoutDestroy(layout);
+  cublasLtMatmulDescDestroy(desc);
+  cublasLtDestroy(lt);
+  cudaStreamDestroy(stream);
+  for (void *p : {a, b, c, workspace})
+    cudaFree(p);
+  return median(ms);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string mode = "tf32";
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], "--dtype") == 0)
+      mode = argv[i + 1];
+  if (mode != "f32" && mode != "tf32" && mode != "bf16") {
+    std::fprintf(stderr, "--dtype '%s' is not f32, tf32 or bf16\n",
+                 mode.c_str());
+    return 1;
+  }
+  DType dtype = mode == "bf16" ? DType::BF16 : DType::F32;
+  bool tf32 = mode == "tf32";
+  double direct1 = directMs(dtype, tf32), runtime1 = runtimeMs(dtype, tf32);
+  double direct2 = directMs(dtype, tf32), runtime2 = runtimeMs(dtype, tf32);
+  double direct = std::min(direct1, direct2),
+         runtime = std::min(runtime1, runtime2);
+  double tflops = 2.0 * kN * kN * kN / 1e12;
+  std::printf("matmul %lld^3 %s on cuda:0, median of %lld steps\n",
+              (long long)kN, mode.c_str(), (long long)kSteps);
+  std::printf("%-24s %10s %10s\n", "", "ms", "TFLOP/s");
+  std::printf("%-24s %10.3f %10.1f\n", "direct cuBLASLt call", direct,
+              tflops / direct * 1e3);
+  std::printf("%-24s %10.3f %10.1f\n", "runtime matmul actor", runtime,
+              tflops / runtime * 1e3);
+  std::printf("ratio direct/runtime: %.3f (goal at least 0.95)\n",
+              direct / runtime);
+  return 0;
+}
