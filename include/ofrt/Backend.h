@@ -21,6 +21,7 @@
 #include "ofrt/Kernel.h"
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct Backend {
   /// One line per device of this kind that this process can use ("cuda:0
   /// NVIDIA H200, 139 GiB, sm_90"), or why there is none.
   std::function<absl::StatusOr<std::vector<std::string>>()> listDevices;
+  /// The op types whose kernels on this backend run on staged host copies
+  /// (no kernel of its own yet); empty when none.
+  std::function<std::set<std::string>()> stagedOpTypes;
   /// Adds the backend's kernels.
   std::function<void(KernelRegistry &)> registerKernels;
   /// Adds the collective libraries that work on the backend's memory.

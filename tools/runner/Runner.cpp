@@ -424,6 +424,30 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
                    "--input NAME=SOURCE)\n",
                    programName(), random.size() > 1 ? "s" : "", names.c_str(),
                    random.size() > 1 ? "them" : "it");
+    // Ops whose kernel on the plan's device runs on host copies: say which.
+    std::set<std::string> staged;
+    std::string kind;
+    for (const ofrt::RankProgram &program : plan.ranks) {
+      absl::StatusOr<const ofrt::Backend *> backend =
+          ofrt::findBackend(program.device);
+      if (!backend.ok())
+        continue;
+      std::set<std::string> types = (*backend)->stagedOpTypes();
+      for (const ofrt::ActorSpec &actor : program.actors)
+        if (types.count(actor.op.type)) {
+          staged.insert(actor.op.type);
+          kind = ofrt::deviceKindName(program.device);
+        }
+    }
+    std::string types;
+    for (const std::string &type : staged)
+      types += (types.empty() ? "" : ", ") + type;
+    if (!staged.empty())
+      std::fprintf(stderr,
+                   "%s: note: the %s backend has no kernel for %s yet; %s "
+                   "on host copies (correct, slow)\n",
+                   programName(), kind.c_str(), types.c_str(),
+                   staged.size() > 1 ? "they run" : "it runs");
   }
 
   absl::StatusOr<std::unique_ptr<Checkpointing>> checkpointing =

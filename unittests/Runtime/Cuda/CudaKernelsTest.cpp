@@ -447,6 +447,56 @@ TEST_F(CudaKernels, BadIndicesFailLikeTheCpu) {
     device->deallocate(buffer);
 }
 
+TEST_F(CudaKernels, Convolutions) {
+  using Ints = std::vector<int64_t>;
+  struct Case {
+    Shape x, w, y;
+    Ints strides, pads, dilations;
+    int64_t groups;
+  };
+  std::vector<Case> cases = {{{2, 3, 9, 11},
+                              {4, 3, 3, 3},
+                              {2, 4, 9, 11},
+                              {1, 1},
+                              {1, 1, 1, 1},
+                              {1, 1},
+                              1},
+                             {{2, 4, 9, 11},
+                              {6, 2, 3, 1},
+                              {2, 6, 4, 6},
+                              {2, 2},
+                              {0, 1, 0, 1},
+                              {1, 1},
+                              2},
+                             {{1, 2, 10, 10},
+                              {3, 2, 3, 3},
+                              {1, 3, 6, 6},
+                              {1, 1},
+                              {0, 0, 0, 0},
+                              {2, 2},
+                              1}};
+  unsigned seed = 1000;
+  for (const Case &c : cases) {
+    std::map<std::string, AttrValue> attrs = {{"strides", c.strides},
+                                              {"pads", c.pads},
+                                              {"dilations", c.dilations},
+                                              {"groups", c.groups}};
+    TensorData x = randomTensor(DType::F32, c.x, seed++);
+    TensorData w = randomTensor(DType::F32, c.w, seed++);
+    TensorData b = randomTensor(DType::F32, {c.w[0]}, seed++);
+    TensorData dy = randomTensor(DType::F32, c.y, seed++);
+    expectSame(
+        op("conv2d", {x.desc, w.desc, b.desc}, {{DType::F32, c.y}}, attrs),
+        {x, w, b});
+    expectSame(op("conv2d_backward_data", {dy.desc, w.desc},
+                  {{DType::F32, c.x}}, attrs),
+               {dy, w});
+    expectSame(op("conv2d_backward_filter", {x.desc, dy.desc},
+                  {{DType::F32, c.w}}, attrs),
+               {x, dy});
+  }
+}
+
 TEST_F(CudaKernels, TransposeSliceConcat) {
   using Ints = std::vector<int64_t>;
   unsigned seed = 700;

@@ -158,6 +158,7 @@ Backend ofrt::cpuBackend() {
                                     std::to_string(omp_get_num_procs()) +
                                     " cores (one CPU device per rank)"};
   };
+  backend.stagedOpTypes = [] { return std::set<std::string>(); };
   backend.registerKernels = [](KernelRegistry &registry) {
     registerCpuKernels(registry);
   };

@@ -24,6 +24,7 @@ Backend ofrt::cudaBackend() {
   backend.name = "cuda";
   backend.createDevice = cuda::createCudaDevice;
   backend.listDevices = cuda::listCudaDevices;
+  backend.stagedOpTypes = cudaStagedOpTypes;
   backend.registerKernels = [](KernelRegistry &registry) {
     registerCudaKernels(registry);
   };

@@ -90,6 +90,7 @@ void registerLayoutKernels(KernelRegistry &registry);
 void registerSelectKernels(KernelRegistry &registry);
 void registerSoftmaxKernels(KernelRegistry &registry);
 void registerIndexingKernels(KernelRegistry &registry);
+void registerConvKernels(KernelRegistry &registry);
 
 } // namespace cuda
 

@@ -35,6 +35,7 @@ static void registerNativeKernels(KernelRegistry &registry) {
   cuda::registerSelectKernels(registry);
   cuda::registerSoftmaxKernels(registry);
   cuda::registerIndexingKernels(registry);
+  cuda::registerConvKernels(registry);
 }
 
 void ofrt::registerCudaKernels(KernelRegistry &registry) {
