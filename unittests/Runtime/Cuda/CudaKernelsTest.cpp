@@ -497,6 +497,40 @@ TEST_F(CudaKernels, Convolutions) {
   }
 }
 
+TEST_F(CudaKernels, Pools) {
+  using Ints = std::vector<int64_t>;
+  unsigned seed = 1100;
+  TensorData x = randomTensor(DType::F32, {2, 3, 9, 11}, seed++);
+  struct Case {
+    const char *name;
+    std::map<std::string, AttrValue> attrs;
+  };
+  std::vector<Case> cases = {{"max_pool2d",
+                              {{"kernel_size", Ints{3, 3}},
+                               {"strides", Ints{2, 2}},
+                               {"pads", Ints{1, 1, 1, 1}}}},
+                             {"avg_pool2d",
+                              {{"kernel_size", Ints{3, 2}},
+                               {"strides", Ints{2, 1}},
+                               {"pads", Ints{1, 0, 1, 0}}}},
+                             {"avg_pool2d",
+                              {{"kernel_size", Ints{3, 3}},
+                               {"strides", Ints{2, 2}},
+                               {"pads", Ints{1, 1, 1, 1}},
+                               {"count_include_pad", true}}}};
+  Shape outs[] = {{2, 3, 5, 6}, {2, 3, 5, 10}, {2, 3, 5, 6}};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    TensorDesc y{DType::F32, outs[i]};
+    expectSame(op(cases[i].name, {x.desc}, {y}, cases[i].attrs), {x});
+    TensorData dy = randomTensor(DType::F32, outs[i], seed++);
+    expectSame(op(std::string(cases[i].name) + "_grad", {x.desc, dy.desc},
+                  {x.desc}, cases[i].attrs),
+               {x, dy});
+  }
+  expectSame(op("global_avg_pool2d", {x.desc}, {{DType::F32, {2, 3, 1, 1}}}),
+             {x});
+}
+
 TEST_F(CudaKernels, TransposeSliceConcat) {
   using Ints = std::vector<int64_t>;
   unsigned seed = 700;

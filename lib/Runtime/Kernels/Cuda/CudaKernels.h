@@ -91,6 +91,7 @@ void registerSelectKernels(KernelRegistry &registry);
 void registerSoftmaxKernels(KernelRegistry &registry);
 void registerIndexingKernels(KernelRegistry &registry);
 void registerConvKernels(KernelRegistry &registry);
+void registerPoolingKernels(KernelRegistry &registry);
 
 } // namespace cuda
 

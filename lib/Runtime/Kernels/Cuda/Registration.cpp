@@ -36,6 +36,7 @@ static void registerNativeKernels(KernelRegistry &registry) {
   cuda::registerSoftmaxKernels(registry);
   cuda::registerIndexingKernels(registry);
   cuda::registerConvKernels(registry);
+  cuda::registerPoolingKernels(registry);
 }
 
 void ofrt::registerCudaKernels(KernelRegistry &registry) {
