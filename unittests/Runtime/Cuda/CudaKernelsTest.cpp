@@ -531,6 +531,30 @@ TEST_F(CudaKernels, Pools) {
              {x});
 }
 
+TEST_F(CudaKernels, BatchNormTraining) {
+  unsigned seed = 1200;
+  TensorData x = randomTensor(DType::F32, {4, 3, 5, 6}, seed++, -3, 3);
+  TensorData dy = randomTensor(DType::F32, {4, 3, 5, 6}, seed++);
+  TensorDesc c{DType::F32, {3}};
+  TensorData gamma = randomTensor(DType::F32, {3}, seed++);
+  TensorData beta = randomTensor(DType::F32, {3}, seed++);
+  TensorData moving = randomTensor(DType::F32, {3}, seed++, 0.5, 2);
+  for (int64_t groups : {int64_t(1), int64_t(2)}) {
+    TensorDesc stats = groups == 1 ? c : TensorDesc{DType::F32, {groups, 3}};
+    std::map<std::string, AttrValue> attrs = {
+        {"training", true}, {"epsilon", 1e-5}, {"statistics_groups", groups}};
+    expectSame(
+        op("batch_norm", {x.desc, c, c, c, c}, {x.desc, stats, stats}, attrs),
+        {x, gamma, beta, moving, moving});
+    TensorData mean = randomTensor(DType::F32, stats.shape, seed++, -1, 1);
+    TensorData inv = randomTensor(DType::F32, stats.shape, seed++, 0.5, 2);
+    attrs.erase("training");
+    expectSame(op("batch_norm_grad", {x.desc, dy.desc, stats, stats, c},
+                  {x.desc, c, c}, attrs),
+               {x, dy, mean, inv, gamma});
+  }
+}
+
 TEST_F(CudaKernels, TransposeSliceConcat) {
   using Ints = std::vector<int64_t>;
   unsigned seed = 700;

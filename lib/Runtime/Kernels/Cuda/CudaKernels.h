@@ -92,6 +92,7 @@ void registerSoftmaxKernels(KernelRegistry &registry);
 void registerIndexingKernels(KernelRegistry &registry);
 void registerConvKernels(KernelRegistry &registry);
 void registerPoolingKernels(KernelRegistry &registry);
+void registerBatchNormKernels(KernelRegistry &registry);
 
 } // namespace cuda
 

@@ -37,6 +37,7 @@ static void registerNativeKernels(KernelRegistry &registry) {
   cuda::registerIndexingKernels(registry);
   cuda::registerConvKernels(registry);
   cuda::registerPoolingKernels(registry);
+  cuda::registerBatchNormKernels(registry);
 }
 
 void ofrt::registerCudaKernels(KernelRegistry &registry) {
