@@ -18,6 +18,8 @@
 #ifndef OFRT_RANDOM_H
 #define OFRT_RANDOM_H
 
+#include "ofrt/RandomBits.h"
+
 #include "absl/status/status.h"
 
 #include <cstdint>
@@ -27,36 +29,6 @@
 namespace ofrt {
 
 /// The stream variable initializers draw from (no step reaches it).
-inline constexpr uint64_t kInitStream = ~uint64_t(0);
-
-/// The splitmix64 output function of `x`: a bijective 64-bit mix.
-inline uint64_t splitmix64(uint64_t x) {
-  uint64_t z = x + 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/// The key of (seed, stream); hoist it out of loops over indices.
-inline uint64_t randomKey(uint64_t seed, uint64_t stream) {
-  return splitmix64(splitmix64(seed) ^ stream);
-}
-
-/// 64 random bits for element `index` under `key`.
-inline uint64_t randomBits(uint64_t key, uint64_t index) {
-  return splitmix64(key ^ index);
-}
-
-/// 64 random bits for element `index` of `stream` under `seed`.
-inline uint64_t randomBits(uint64_t seed, uint64_t stream, uint64_t index) {
-  return randomBits(randomKey(seed, stream), index);
-}
-
-/// The top 53 bits of `bits` as a double in [0, 1).
-inline double unitFromBits(uint64_t bits) {
-  return static_cast<double>(static_cast<int64_t>(bits >> 11)) * 0x1.0p-53;
-}
-
 /// A uniform double in [0, 1) (53 random bits).
 inline double randomUniform(uint64_t seed, uint64_t stream, uint64_t index) {
   return unitFromBits(randomBits(seed, stream, index));

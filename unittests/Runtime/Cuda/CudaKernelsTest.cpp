@@ -64,8 +64,8 @@ protected:
     device.reset();
   }
 
-  /// Runs `desc` on the GPU `firings` times (steps 0, 1, ...): the results,
-  /// then the operands as the kernel left them.
+  /// Runs `desc` on the GPU `firings` times (steps and micro-batches 0, 1,
+  /// ...): the results, then the operands as the kernel left them.
   std::vector<TensorData>
   runGpu(const OpDesc &desc, std::vector<TensorData> inputs, int firings = 1) {
     absl::StatusOr<std::unique_ptr<Kernel>> kernel =
@@ -89,7 +89,7 @@ protected:
       (i < inputs.size() ? in : out).push_back({*buffer, all[i].desc});
     }
     for (int step = 0; step < firings; ++step) {
-      KernelContext context{step, stream.get(), device.get()};
+      KernelContext context{step, stream.get(), device.get(), step, firings};
       absl::Status status = (*kernel)->compute(context, in, out);
       EXPECT_TRUE(status.ok()) << status;
     }
@@ -106,24 +106,30 @@ protected:
     return all;
   }
 
-  /// The same on the CPU kernel.
+  /// The same on the CPU kernel: results start as 0xA5 bytes and keep
+  /// their buffers over the firings, operands are updated in place.
   std::vector<TensorData>
   runCpu(const OpDesc &desc, std::vector<TensorData> inputs, int firings = 1) {
     absl::StatusOr<std::unique_ptr<Kernel>> kernel = create(desc);
     EXPECT_TRUE(kernel.ok()) << kernel.status();
     if (!kernel.ok())
       return {};
-    std::vector<TensorData> results;
+    std::vector<TensorData> all = inputs;
+    for (const TensorDesc &out : desc.outputs)
+      all.push_back({out, std::vector<uint8_t>(out.bytes(), 0xA5)});
+    std::vector<TensorView> in, out;
+    for (size_t i = 0; i < all.size(); ++i)
+      (i < inputs.size() ? in : out).push_back(all[i].view());
     for (int step = 0; step < firings; ++step) {
-      absl::StatusOr<std::vector<TensorData>> out =
-          compute(**kernel, desc, inputs, step);
-      EXPECT_TRUE(out.ok()) << out.status();
-      if (!out.ok())
-        return {};
-      results = *out;
+      KernelContext context;
+      context.step = step;
+      context.micro = step;
+      context.microBatches = firings;
+      absl::Status status = (*kernel)->compute(context, in, out);
+      EXPECT_TRUE(status.ok()) << status;
     }
-    results.insert(results.end(), inputs.begin(), inputs.end());
-    return results;
+    std::rotate(all.begin(), all.begin() + inputs.size(), all.end());
+    return all;
   }
 
   /// Runs both and compares every result and operand.
@@ -348,13 +354,66 @@ TEST_F(CudaKernels, SourcesAndReshapes) {
   expectSame(op("flatten", {x.desc}, {{DType::F32, {60}}}), {x});
 }
 
+TEST_F(CudaKernels, LocalBoxing) {
+  unsigned seed = 1500;
+  TensorData whole = randomTensor(DType::F32, {8, 6}, seed++);
+  TensorData piece = randomTensor(DType::F32, {2, 3}, seed++);
+  // Micro-batch m slices rows [2m + 2, 2m + 4) of columns [3, 6).
+  OpDesc slice = op("local_slice", {whole.desc}, {piece.desc});
+  slice.layout = LocalBoxingLayout{{2, 3}, true, {2, 0}};
+  expectSame(slice, {whole}, 3);
+  for (bool keep : {true, false}) {
+    OpDesc partial = op("to_partial", {piece.desc}, {whole.desc});
+    partial.layout = LocalBoxingLayout{{4, 1}, keep, {}};
+    expectSame(partial, {piece});
+  }
+  for (DType dtype : {DType::F32, DType::I64}) {
+    TensorData x = randomTensor(dtype, {5, 7}, seed++);
+    expectSame(op("accumulate", {x.desc}, {x.desc}), {x}, 4);
+  }
+}
+
+TEST_F(CudaKernels, Casts) {
+  unsigned seed = 1400;
+  std::vector<DType> types = {DType::F32, DType::F64, DType::I8,
+                              DType::I32, DType::I64, DType::Bool};
+  for (DType from : types) {
+    TensorData x = randomTensor(from, {5, 19}, seed++, -300, 300);
+    for (DType to : types)
+      expectSame(op("cast", {x.desc}, {{to, {5, 19}}}), {x});
+  }
+  // Saturation and NaN.
+  TensorData odd = f32({4}, {1e10, -1e10, std::nan(""), -2.7});
+  expectSame(op("cast", {odd.desc}, {{DType::I32, {4}}}), {odd});
+}
+
+TEST_F(CudaKernels, DropoutDrawsTheCpuMask) {
+  TensorData x = randomTensor(DType::F32, {37, 129}, 1300);
+  for (double rate : {0.0, 0.1, 0.5})
+    expectSame(op("dropout", {x.desc}, {x.desc, {DType::Bool, x.desc.shape}},
+                  {{"rate", rate}, {"seed", int64_t(42)}}),
+               {x}, 3);
+}
+
 TEST_F(CudaKernels, StagedOpsMatchTheCpu) {
   // Ops without a CUDA kernel yet run their CPU kernel on host copies.
   TensorData x = randomTensor(DType::F32, {7, 13}, 500, -50, 50);
-  expectSame(op("cast", {x.desc}, {{DType::I32, {7, 13}}}), {x});
-  expectSame(
-      op("arg_max", {x.desc}, {{DType::I64, {7}}}, {{"axis", int64_t(1)}}),
-      {x});
+  expectSame(op("cast", {x.desc}, {{DType::BF16, {7, 13}}}), {x});
+}
+
+TEST_F(CudaKernels, ArgReductions) {
+  // Integers in a small range: ties, first or last among equals.
+  TensorData x = randomTensor(DType::I32, {7, 13, 3}, 1600, -0.25, 0.25);
+  for (const char *name : {"arg_max", "arg_min"})
+    for (bool last : {false, true}) {
+      expectSame(op(name, {x.desc}, {{DType::I64, {7, 3}}},
+                    {{"axis", int64_t(1)}, {"select_last_index", last}}),
+                 {x});
+      TensorData f = randomTensor(DType::F32, {7, 13}, 1601);
+      expectSame(op(name, {f.desc}, {{DType::I64, {13}}},
+                    {{"axis", int64_t(0)}, {"select_last_index", last}}),
+                 {f});
+    }
 }
 
 TEST_F(CudaKernels, SoftmaxWhereMaskedFill) {

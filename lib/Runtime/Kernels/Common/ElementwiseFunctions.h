@@ -16,17 +16,13 @@
 #ifndef OFRT_LIB_RUNTIME_KERNELS_COMMON_ELEMENTWISEFUNCTIONS_H
 #define OFRT_LIB_RUNTIME_KERNELS_COMMON_ELEMENTWISEFUNCTIONS_H
 
+#include "ofrt/HostDevice.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
-
-#ifdef __CUDACC__
-#define OFRT_HD __host__ __device__
-#else
-#define OFRT_HD
-#endif
 
 namespace ofrt {
 namespace elementwise {
@@ -268,6 +264,33 @@ template <typename T> OFRT_HD T intFn(Fn fn, T x, double s, bool integral) {
   default:
     return x;
   }
+}
+
+/// cast: anything to i1 is x != 0; floats to integers truncate toward
+/// zero and saturate (NaN gives 0); other casts are C++ conversions.
+template <typename From, typename To>
+OFRT_HD To castElement(From x, bool toBool) {
+  if (toBool)
+    return x != From(0) ? To(1) : To(0);
+  if constexpr (std::is_floating_point_v<From> && !std::is_floating_point_v<To>)
+    return saturate<To>(static_cast<double>(x));
+  else
+    return static_cast<To>(x);
+}
+
+/// arg_max / arg_min of one row of `length` elements `inner` apart: the
+/// index of the first extreme element, or the last among equals.
+template <typename T>
+OFRT_HD int64_t argReduceRow(const T *row, int64_t length, int64_t inner,
+                             bool max, bool last) {
+  int64_t best = 0;
+  for (int64_t k = 1; k < length; ++k) {
+    T value = row[k * inner], current = row[best * inner];
+    bool better = max ? value > current : value < current;
+    if (better || (last && value == current))
+      best = k;
+  }
+  return best;
 }
 
 //===----------------------------------------------------------------------===//

@@ -18,6 +18,7 @@
 
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
+#include "Kernels/Common/ElementwiseFunctions.h"
 
 #include <cmath>
 
@@ -265,14 +266,8 @@ public:
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
         const T *row = x + o * length * inner + i;
-        int64_t best = 0;
-        for (int64_t k = 1; k < length; ++k) {
-          T value = row[k * inner], current = row[best * inner];
-          bool better = max ? value > current : value < current;
-          if (better || (last && value == current))
-            best = k;
-        }
-        y[o * inner + i] = best;
+        y[o * inner + i] =
+            elementwise::argReduceRow(row, length, inner, max, last);
       }
     return absl::OkStatus();
   }

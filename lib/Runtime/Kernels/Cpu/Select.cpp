@@ -137,15 +137,8 @@ public:
     const From *x = in[0].as<From>();
     To *y = out[0].as<To>();
     int64_t n = in[0].desc.numel();
-    for (int64_t i = 0; i < n; ++i) {
-      if (toBool)
-        y[i] = x[i] != From(0) ? 1 : 0;
-      else if constexpr (std::is_floating_point_v<From> &&
-                         !std::is_floating_point_v<To>)
-        y[i] = fromDouble<To>(static_cast<double>(x[i]));
-      else
-        y[i] = static_cast<To>(x[i]);
-    }
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = elementwise::castElement<From, To>(x[i], toBool);
     return absl::OkStatus();
   }
 

@@ -4,9 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// f32, f64, integer and i1 tensors run the kernels of Elementwise.cu. f16
-// and bf16 tensors, and integer division (whose errors, division by zero
-// and minimum / -1, the CPU kernel reports), run staged on the host.
+// f32, f64, integer and i1 tensors run the kernels of Elementwise.cu, as do
+// casts between those types and dropout (the CPU kernel's mask: the same
+// counter-based bits, RandomBits.h). f16 and bf16 tensors, integer
+// division (whose errors, division by zero and minimum / -1, the CPU
+// kernel reports) and dropout on a piece of a global tensor run staged.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,8 @@
 #include "Kernels/Cuda/Launch.h"
 
 #include "ofrt/KernelChecks.h"
+#include "ofrt/Pieces.h"
+#include "ofrt/Random.h"
 
 using namespace ofrt;
 using namespace ofrt::cuda;
@@ -109,9 +113,75 @@ bool broadcastShape(const std::vector<int64_t> &out,
   return true;
 }
 
+class CastKernel : public CudaKernel {
+public:
+  using CudaKernel::CudaKernel;
+  absl::Status run(CudaStream &stream, const KernelContext &,
+                   const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &out) override {
+    return check(launchCast(in[0].desc.dtype, out[0].desc.dtype, in[0].data,
+                            out[0].data, in[0].desc.numel(), stream.handle()),
+                 "the cast kernel");
+  }
+};
+
+absl::StatusOr<std::unique_ptr<Kernel>> createCast(const OpDesc &op) {
+  absl::StatusOr<std::unique_ptr<Kernel>> cpuKernel =
+      KernelRegistry::global().create(DeviceKind::Cpu, op);
+  if (!cpuKernel.ok())
+    return cpuKernel.status();
+  if (!nativeType(op.inputs[0].dtype) || !nativeType(op.outputs[0].dtype))
+    return stageOnHost(std::move(*cpuKernel));
+  return std::unique_ptr<Kernel>(new CastKernel(op));
+}
+
+class DropoutKernel : public CudaKernel {
+public:
+  DropoutKernel(const OpDesc &op, double rate, uint64_t seed)
+      : CudaKernel(op), rate(rate), seed(seed) {}
+
+  absl::Status run(CudaStream &stream, const KernelContext &context,
+                   const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &out) override {
+    uint64_t key = randomKey(seed, static_cast<uint64_t>(context.step));
+    return check(launchDropout(in[0].desc.dtype, in[0].data, out[0].data,
+                               out[1].as<uint8_t>(), in[0].desc.numel(), key,
+                               rate, 1.0 / (1.0 - rate), stream.handle()),
+                 "the dropout kernel");
+  }
+
+private:
+  double rate;
+  uint64_t seed;
+};
+
+/// dropout of a whole tensor (a piece of a global one runs staged: its
+/// logical indices are not its own).
+absl::StatusOr<std::unique_ptr<Kernel>> createDropout(const OpDesc &op) {
+  absl::StatusOr<std::unique_ptr<Kernel>> cpuKernel =
+      KernelRegistry::global().create(DeviceKind::Cpu, op);
+  if (!cpuKernel.ok())
+    return cpuKernel.status();
+  const TensorDesc &x = op.inputs[0];
+  absl::StatusOr<PieceLayout> piece = readPieceLayout(op, x.shape);
+  if (!piece.ok())
+    return piece.status();
+  if (!piece->whole(x.shape) ||
+      (x.dtype != DType::F32 && x.dtype != DType::F64))
+    return stageOnHost(std::move(*cpuKernel));
+  double rate = 0.5;
+  int64_t seed = 0;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "rate", rate, {0.5}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "seed", seed, {int64_t(0)}));
+  return std::unique_ptr<Kernel>(
+      new DropoutKernel(op, rate, static_cast<uint64_t>(seed)));
+}
+
 } // namespace
 
 void cuda::registerElementwiseKernels(KernelRegistry &registry) {
+  registry.add(DeviceKind::Cuda, "oneflow.dropout", createDropout);
+  registry.add(DeviceKind::Cuda, "oneflow.cast", createCast);
   for (const FnInfo &info : kFns)
     registry.add(
         DeviceKind::Cuda, std::string("oneflow.") + info.name,

@@ -15,6 +15,7 @@
 
 #include "Kernels/Cuda/Grid.cuh"
 #include "Kernels/Cuda/Launch.h"
+#include "ofrt/RandomBits.h"
 
 using namespace ofrt;
 using namespace ofrt::cuda;
@@ -30,32 +31,6 @@ __global__ void unaryKernel(Fn fn, const T *x, T *y, int64_t n, double s,
       y[i] = floatFn<T>(fn, x[i], s, q);
     else
       y[i] = intFn<T>(fn, x[i], s, integral);
-  }
-}
-
-/// Calls f(T()) for the plain types (Bool as uint8_t); false for others.
-template <typename F> bool visitType(DType dtype, F &&f) {
-  switch (dtype) {
-  case DType::F32:
-    f(float());
-    return true;
-  case DType::F64:
-    f(double());
-    return true;
-  case DType::I8:
-    f(int8_t());
-    return true;
-  case DType::I32:
-    f(int32_t());
-    return true;
-  case DType::I64:
-    f(int64_t());
-    return true;
-  case DType::Bool:
-    f(uint8_t());
-    return true;
-  default:
-    return false;
   }
 }
 
@@ -131,7 +106,56 @@ __global__ void movingAverageKernel(T *moving, const T *value, int64_t n,
   GRID_LOOP(i, n) { moving[i] = keep * moving[i] + (T(1) - keep) * value[i]; }
 }
 
+template <typename From, typename To>
+__global__ void castKernel(const From *x, To *y, int64_t n, bool toBool) {
+  GRID_LOOP(i, n) { y[i] = castElement<From, To>(x[i], toBool); }
+}
+
+template <typename T>
+__global__ void dropoutKernel(const T *x, T *y, uint8_t *mask, int64_t n,
+                              uint64_t key, double rate, T scale) {
+  GRID_LOOP(i, n) {
+    bool keep = unitFromBits(randomBits(key, static_cast<uint64_t>(i))) >= rate;
+    mask[i] = keep;
+    y[i] = keep ? x[i] * scale : T(0);
+  }
+}
+
 } // namespace
+
+cudaError_t cuda::launchCast(DType from, DType to, const void *x, void *y,
+                             int64_t n, cudaStream_t stream) {
+  if (n == 0)
+    return cudaSuccess;
+  bool known = false;
+  visitType(from, [&](auto source) {
+    known = visitType(to, [&](auto target) {
+      using From = decltype(source);
+      using To = decltype(target);
+      castKernel<From, To><<<blocksFor(n), kThreads, 0, stream>>>(
+          static_cast<const From *>(x), static_cast<To *>(y), n,
+          to == DType::Bool);
+    });
+  });
+  return known ? cudaGetLastError() : cudaErrorInvalidValue;
+}
+
+cudaError_t cuda::launchDropout(DType dtype, const void *x, void *y,
+                                uint8_t *mask, int64_t n, uint64_t key,
+                                double rate, double scale,
+                                cudaStream_t stream) {
+  if (n == 0)
+    return cudaSuccess;
+  if (dtype == DType::F32)
+    dropoutKernel<float><<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<const float *>(x), static_cast<float *>(y), mask, n, key,
+        rate, static_cast<float>(scale));
+  else
+    dropoutKernel<double><<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<const double *>(x), static_cast<double *>(y), mask, n, key,
+        rate, scale);
+  return cudaGetLastError();
+}
 
 cudaError_t cuda::launchUnary(Fn fn, DType dtype, const void *x, void *y,
                               int64_t n, double s, double q,

@@ -131,6 +131,24 @@ cudaError_t launchLayerNorm(const float *x, const float *gamma,
                             float *invStd, int64_t outer, int64_t inner,
                             int64_t params, float eps, cudaStream_t stream);
 
+/// cast between the plain types (f32, f64, i8, i32, i64, i1) with
+/// elementwise::castElement; cudaErrorInvalidValue for other types.
+cudaError_t launchCast(DType from, DType to, const void *x, void *y, int64_t n,
+                       cudaStream_t stream);
+
+/// dropout on `n` f32 or f64 elements at logical indices 0..n-1: element i
+/// is kept (mask[i] = 1, y[i] = x[i] * scale) when
+/// unitFromBits(randomBits(key, i)) >= rate (RandomBits.h, as on the CPU).
+cudaError_t launchDropout(DType dtype, const void *x, void *y, uint8_t *mask,
+                          int64_t n, uint64_t key, double rate, double scale,
+                          cudaStream_t stream);
+
+/// arg_max / arg_min over x viewed as [outer, length, inner]: the index of
+/// the first extreme element (the last among equals with `last`), as i64.
+cudaError_t launchArgReduce(DType dtype, bool max, bool last, const void *x,
+                            int64_t *y, int64_t outer, int64_t length,
+                            int64_t inner, cudaStream_t stream);
+
 /// PyTorch's SGD step in place (param, grad, momentum buffer or null);
 /// `scale` is a device pointer to one element, or null.
 cudaError_t launchSgd(DType dtype, void *param, const void *grad, void *buf,

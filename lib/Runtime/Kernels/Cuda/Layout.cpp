@@ -5,9 +5,12 @@
 //===----------------------------------------------------------------------===//
 //
 // transpose, slice and concat are strided copies (Layout.cu), one per
-// operand; reshape and flatten copy their operand (nothing when the plan
-// gave both the same buffer). reduce_sum, reduce_mean (with the layout's
-// divisor on several ranks) and reduce_max run one block per result.
+// operand, as are the local boxing ops local_slice (its box moving with the
+// micro-batch) and to_partial (zeros around the box); accumulate copies the
+// first micro-batch's value and adds the others'. reshape and flatten copy
+// their operand. reduce_sum, reduce_mean (with the layout's
+// divisor on several ranks) and reduce_max run one block per result,
+// arg_max and arg_min one thread per result.
 // The CPU's readers check each op; ops of more than kMaxAxes axes, f16/bf16
 // reductions and the arg reductions run staged.
 //
@@ -154,6 +157,143 @@ absl::StatusOr<std::unique_ptr<Kernel>> createReshape(const OpDesc &op) {
   return copies(op, fits, std::move(pieces));
 }
 
+/// local_slice (the box at begin + micro * microStride of the operand) and
+/// to_partial (zeros, and the operand at begin unless `keep` is off).
+class LocalBoxKernel : public CudaKernel {
+public:
+  LocalBoxKernel(const OpDesc &op, bool slice, LocalBoxingLayout box)
+      : CudaKernel(op), slice(slice), box(std::move(box)),
+        size(dtypeSize(op.inputs[0].dtype)) {}
+
+  absl::Status run(CudaStream &stream, const KernelContext &context,
+                   const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &out) override {
+    const Shape &whole = slice ? in[0].desc.shape : out[0].desc.shape;
+    const Shape &piece = slice ? out[0].desc.shape : in[0].desc.shape;
+    Shape wholeStrides = rowMajor(whole);
+    int64_t offset = 0;
+    for (size_t d = 0; d < box.begin.size(); ++d) {
+      int64_t at = box.begin[d];
+      if (slice && d < box.microStride.size())
+        at += context.micro * box.microStride[d];
+      offset += at * wholeStrides[d];
+    }
+    if (!slice) {
+      OFRT_RETURN_IF_ERROR(check(
+          cudaMemsetAsync(out[0].data, 0, out[0].desc.bytes(), stream.handle()),
+          "cudaMemsetAsync"));
+      if (!box.keep)
+        return absl::OkStatus();
+    }
+    std::vector<Piece> pieces;
+    makePiece(0, slice ? offset : 0, slice ? 0 : offset, piece,
+              slice ? wholeStrides : rowMajor(piece),
+              slice ? rowMajor(piece) : wholeStrides, pieces);
+    for (const Piece &p : pieces)
+      OFRT_RETURN_IF_ERROR(check(
+          launchStridedCopy(
+              size, static_cast<const char *>(in[0].data) + p.srcOffset * size,
+              static_cast<char *>(out[0].data) + p.dstOffset * size, p.copy,
+              p.n, stream.handle()),
+          "the strided copy kernel"));
+    return absl::OkStatus();
+  }
+
+private:
+  bool slice;
+  LocalBoxingLayout box;
+  size_t size;
+};
+
+absl::StatusOr<std::unique_ptr<Kernel>> createLocalBox(const OpDesc &op,
+                                                       bool slice) {
+  absl::StatusOr<std::unique_ptr<Kernel>> cpuKernel =
+      KernelRegistry::global().create(DeviceKind::Cpu, op);
+  if (!cpuKernel.ok())
+    return cpuKernel.status();
+  const LocalBoxingLayout *box = op.layoutAs<LocalBoxingLayout>();
+  if (!box || op.inputs[0].rank() > kMaxAxes)
+    return stageOnHost(std::move(*cpuKernel));
+  return std::unique_ptr<Kernel>(new LocalBoxKernel(op, slice, *box));
+}
+
+/// accumulate: the first micro-batch's value, plus each later one's.
+class AccumulateKernel : public CudaKernel {
+public:
+  using CudaKernel::CudaKernel;
+  absl::Status run(CudaStream &stream, const KernelContext &context,
+                   const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &out) override {
+    int64_t n = out[0].desc.numel();
+    if (context.micro == 0)
+      return check(cudaMemcpyAsync(out[0].data, in[0].data, out[0].desc.bytes(),
+                                   cudaMemcpyDeviceToDevice, stream.handle()),
+                   "cudaMemcpyAsync");
+    BroadcastShape shape;
+    shape.rank = 1;
+    shape.shape[0] = n;
+    shape.aStrides[0] = shape.bStrides[0] = 1;
+    DType dtype = out[0].desc.dtype;
+    return check(launchBinary(elementwise::Op::Add, dtype, dtype, out[0].data,
+                              in[0].data, out[0].data, shape, n,
+                              stream.handle()),
+                 "the accumulate kernel");
+  }
+};
+
+absl::StatusOr<std::unique_ptr<Kernel>> createAccumulate(const OpDesc &op) {
+  absl::StatusOr<std::unique_ptr<Kernel>> cpuKernel =
+      KernelRegistry::global().create(DeviceKind::Cpu, op);
+  if (!cpuKernel.ok())
+    return cpuKernel.status();
+  DType dtype = op.outputs[0].dtype;
+  if (dtype != DType::F32 && dtype != DType::F64 && dtype != DType::I32 &&
+      dtype != DType::I64 && dtype != DType::I8)
+    return stageOnHost(std::move(*cpuKernel));
+  return std::unique_ptr<Kernel>(new AccumulateKernel(op));
+}
+
+class ArgReduceKernel : public CudaKernel {
+public:
+  ArgReduceKernel(const OpDesc &op, bool max, bool last, int64_t outer,
+                  int64_t length, int64_t inner)
+      : CudaKernel(op), max(max), last(last), outer(outer), length(length),
+        inner(inner) {}
+  absl::Status run(CudaStream &stream, const KernelContext &,
+                   const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &out) override {
+    return check(launchArgReduce(in[0].desc.dtype, max, last, in[0].data,
+                                 out[0].as<int64_t>(), outer, length, inner,
+                                 stream.handle()),
+                 "the arg reduction kernel");
+  }
+
+private:
+  bool max, last;
+  int64_t outer, length, inner;
+};
+
+absl::StatusOr<std::unique_ptr<Kernel>> createArgReduce(const OpDesc &op,
+                                                        bool max) {
+  absl::StatusOr<std::unique_ptr<Kernel>> cpuKernel =
+      KernelRegistry::global().create(DeviceKind::Cpu, op);
+  if (!cpuKernel.ok())
+    return cpuKernel.status();
+  const TensorDesc &x = op.inputs[0];
+  int64_t axis = op.get<int64_t>("axis", 0);
+  if (axis < 0)
+    axis += x.rank();
+  int64_t outer = 1, inner = 1, length = x.rank() ? x.shape[axis] : 1;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (d != axis)
+      (d < axis ? outer : inner) *= x.shape[d];
+  if (x.dtype != DType::F32 && x.dtype != DType::F64 && x.dtype != DType::I8 &&
+      x.dtype != DType::I32 && x.dtype != DType::I64)
+    return stageOnHost(std::move(*cpuKernel));
+  return std::unique_ptr<Kernel>(new ArgReduceKernel(
+      op, max, op.get<bool>("select_last_index", false), outer, length, inner));
+}
+
 class ReduceKernel : public CudaKernel {
 public:
   ReduceKernel(const OpDesc &op, ReduceKind kind, ReduceShape shape,
@@ -221,6 +361,15 @@ void cuda::registerLayoutKernels(KernelRegistry &registry) {
   registry.add(DeviceKind::Cuda, "oneflow.concat", createConcat);
   registry.add(DeviceKind::Cuda, "oneflow.reshape", createReshape);
   registry.add(DeviceKind::Cuda, "oneflow.flatten", createReshape);
+  registry.add(DeviceKind::Cuda, "oneflow.local_slice",
+               [](const OpDesc &op) { return createLocalBox(op, true); });
+  registry.add(DeviceKind::Cuda, "oneflow.to_partial",
+               [](const OpDesc &op) { return createLocalBox(op, false); });
+  registry.add(DeviceKind::Cuda, "oneflow.accumulate", createAccumulate);
+  registry.add(DeviceKind::Cuda, "oneflow.arg_max",
+               [](const OpDesc &op) { return createArgReduce(op, true); });
+  registry.add(DeviceKind::Cuda, "oneflow.arg_min",
+               [](const OpDesc &op) { return createArgReduce(op, false); });
   for (auto [type, kind] : {std::pair{"oneflow.reduce_sum", ReduceKind::Sum},
                             {"oneflow.reduce_mean", ReduceKind::Mean},
                             {"oneflow.reduce_max", ReduceKind::Max}})

@@ -137,7 +137,32 @@ __global__ void reduceKernel(ReduceKind kind, const T *x, T *y,
   }
 }
 
+template <typename T>
+__global__ void argReduceKernel(const T *x, int64_t *y, bool max, bool last,
+                                int64_t outer, int64_t length, int64_t inner) {
+  GRID_LOOP(i, outer * inner) {
+    const T *row = x + (i / inner) * length * inner + i % inner;
+    y[i] = elementwise::argReduceRow(row, length, inner, max, last);
+  }
+}
+
 } // namespace
+
+cudaError_t cuda::launchArgReduce(DType dtype, bool max, bool last,
+                                  const void *x, int64_t *y, int64_t outer,
+                                  int64_t length, int64_t inner,
+                                  cudaStream_t stream) {
+  int64_t n = outer * inner;
+  if (n == 0)
+    return cudaSuccess;
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    argReduceKernel<T><<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<const T *>(x), y, max, last, outer, length, inner);
+  };
+  bool known = visitType(dtype, run, /*withBool=*/false);
+  return known ? cudaGetLastError() : cudaErrorInvalidValue;
+}
 
 cudaError_t cuda::launchStridedCopy(size_t elementBytes, const void *src,
                                     void *dst, const StridedCopy &copy,
@@ -180,24 +205,6 @@ cudaError_t cuda::launchReduce(ReduceKind kind, DType dtype, const void *x,
         kind, static_cast<const T *>(x), static_cast<T *>(y), shape, n, count,
         divisor);
   };
-  switch (dtype) {
-  case DType::F32:
-    run(float());
-    break;
-  case DType::F64:
-    run(double());
-    break;
-  case DType::I8:
-    run(int8_t());
-    break;
-  case DType::I32:
-    run(int32_t());
-    break;
-  case DType::I64:
-    run(int64_t());
-    break;
-  default:
-    return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
+  bool known = visitType(dtype, run, /*withBool=*/false);
+  return known ? cudaGetLastError() : cudaErrorInvalidValue;
 }
