@@ -20,9 +20,19 @@ with CUDA: run it with a python3 whose torch has CUDA), and PyTorch is also
 timed with its forward pass through torch.compile (a second ratio). Each
 side's step ends when its loss is on the host.
 
+With --size gpt2-small both train a GPT-2-small-sized model instead (12
+layers, width 768, 12 heads, context 1024, vocabulary 50257; --batch rows,
+default 8): scripts/make_gpt.py writes it for of-run and
+gpt_reference.configure() sizes PyTorch's. Besides ms/step the script
+prints tokens/s and the model FLOP utilization against --peak-tflops
+(default 989, the H100/H200 SXM bf16 dense peak): 6 FLOPs per parameter
+per token plus 12 * layers * width * context for attention (PaLM's count).
+
 Usage: bench/gpt_train_vs_torch.py [--build build] [--threads 1]
                                    [--steps 30] [--rounds 3]
                                    [--device cpu|cuda]
+                                   [--size example|gpt2-small] [--batch B]
+                                   [--peak-tflops 989]
 """
 import argparse
 import csv
@@ -39,10 +49,25 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import gpt_reference  # noqa: E402
 
 
-def ofrun_ms(of_run, data, threads, steps, tmp, device):
+SIZES = {"example": dict(layers=2, width=64, heads=4, context=32, vocab=96,
+                         batch=4),
+         "gpt2-small": dict(layers=12, width=768, heads=12, context=1024,
+                            vocab=50257, batch=8)}
+
+
+def step_flops(size):
+    """PaLM's model FLOPs of one training step: 6 per parameter and token,
+    plus 12 * layers * width * context per token for attention."""
+    L, W, T, V = size["layers"], size["width"], size["context"], size["vocab"]
+    params = V * W + T * W + L * (12 * W * W + 13 * W) + 2 * W + W * V
+    tokens = size["batch"] * T
+    return tokens * (6 * params + 12 * L * W * T)
+
+
+def ofrun_ms(of_run, data, threads, steps, tmp, device, model):
     metrics = os.path.join(tmp, "metrics.csv")
     subprocess.run(
-        [of_run, os.path.join(ROOT, "examples", "gpt", "gpt.mlir"), "--train"]
+        [of_run, model, "--train"]
         + gpt_reference.TRAIN_FLAGS.split() +
         ["--devices", f"{device}:1",
          "--steps", str(steps), "--threads", str(threads),
@@ -73,7 +98,15 @@ def main():
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--size", choices=sorted(SIZES), default="example")
+    parser.add_argument("--batch", type=int, default=0,
+                        help="rows per step (default: the size's)")
+    parser.add_argument("--peak-tflops", type=float, default=989.0)
     args = parser.parse_args()
+    size = dict(SIZES[args.size])
+    if args.batch > 0:
+        size["batch"] = args.batch
+    gpt_reference.configure(**size)
     if args.device == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda needs a PyTorch with CUDA and a GPU")
     if args.steps < 3:
@@ -82,18 +115,36 @@ def main():
     of_run = os.path.join(args.build, "bin", "of-run")
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, os.path.join(ROOT, "scripts",
-                                                     "make_text.py"), tmp],
+                                                     "make_text.py"), tmp,
+                        "--context", str(size["context"])],
                        check=True, capture_output=True)
+        model = os.path.join(tmp, "gpt.mlir")
+        with open(model, "w") as f:
+            subprocess.run(
+                [sys.executable, os.path.join(ROOT, "scripts", "make_gpt.py")]
+                + [f"--{k}={v}" for k, v in size.items()],
+                check=True, stdout=f)
         ours, theirs, compiled = [], [], []
         for _ in range(args.rounds):
             ours.append(ofrun_ms(of_run, tmp, args.threads, args.steps,
-                                 tmp, args.device))
+                                 tmp, args.device, model))
             theirs.append(torch_ms(args.steps, args.device))
             if args.device == "cuda":
                 compiled.append(torch_ms(args.steps, args.device, True))
     print("device: %s, threads: %d, steps: %d, rounds: %d, torch %s" % (
         args.device, args.threads, args.steps, args.rounds,
         torch.__version__))
+    tokens = size["batch"] * size["context"]
+    flops = step_flops(size)
+    print("size: %s (%s), %d tokens and %.3g model TFLOPs per step" % (
+        args.size, ", ".join(f"{k} {v}" for k, v in size.items()), tokens,
+        flops / 1e12))
+    for name, ms in [("of-run", min(ours)), ("torch", min(theirs))] + (
+            [("torch.compile", min(compiled))] if compiled else []):
+        print("  %-14s %10.3f ms/step %12.0f tokens/s  MFU %.1f%% of %g "
+              "TFLOP/s" % (name, ms, tokens / ms * 1e3,
+                           100 * flops / (ms * 1e-3) / (args.peak_tflops * 1e12),
+                           args.peak_tflops))
     print("%-10s %12s %12s %10s" % ("model", "of-run ms", "torch ms", "ratio"))
     print("%-10s %12.3f %12.3f %9.2fx" % ("gpt-train", min(ours), min(theirs),
                                           min(theirs) / min(ours)))

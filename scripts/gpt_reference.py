@@ -40,6 +40,15 @@ from optimizer_reference import schedule  # noqa: E402
 
 VOCAB, CONTEXT, WIDTH, HEADS, LAYERS, BATCH = make_text.VOCAB, 32, 64, 4, 2, 4
 HEAD = WIDTH // HEADS
+
+
+def configure(layers, width, heads, context, vocab, batch):
+    """Sets the model's sizes (scripts/make_gpt.py's); the defaults are
+    examples/gpt/gpt.mlir's."""
+    global LAYERS, WIDTH, HEADS, HEAD, CONTEXT, VOCAB, BATCH
+    LAYERS, WIDTH, HEADS, CONTEXT, VOCAB, BATCH = (layers, width, heads,
+                                                   context, vocab, batch)
+    HEAD = WIDTH // HEADS
 LR, MIN_LR, WEIGHT_DECAY, CLIP, WARMUP, STEPS = 1e-3, 1e-4, 0.1, 1.0, 5, 50
 TRAIN_FLAGS = (f"--optimizer adamw --lr {LR} --weight_decay {WEIGHT_DECAY} "
                f"--clip_norm {CLIP} --warmup_steps {WARMUP} "
@@ -90,7 +99,8 @@ def forward(p, tokens, targets):
         qkv = (a @ q("attn.qkv.weight") + q("attn.qkv.bias")).reshape(
             BATCH, CONTEXT, HEADS, 3 * HEAD).transpose(1, 2)
         qh, kh, vh = qkv.split(HEAD, dim=-1)
-        s = (qh @ kh.transpose(-1, -2) * 0.25).masked_fill(future, -1e9)
+        s = (qh @ kh.transpose(-1, -2) * HEAD ** -0.5).masked_fill(
+            future, -1e9)
         c = (s.softmax(-1) @ vh).transpose(1, 2).reshape(-1, WIDTH)
         x = x + c @ q("attn.proj.weight") + q("attn.proj.bias")
         m = ln(x, (WIDTH,), q("ln2.weight"), q("ln2.bias"), 1e-5)
