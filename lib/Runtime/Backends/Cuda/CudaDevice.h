@@ -8,7 +8,7 @@
 // one GPU: memory from the device's stream-ordered pool (cudaMallocAsync,
 // kept cached between steps), pinned host memory for staging, one
 // non-blocking CUDA stream per plan stream, and events whose completion
-// reaches the engine through a host function enqueued behind them, so the
+// reaches the engine through a stream callback enqueued behind them, so the
 // engine never synchronizes the device per kernel. Each stream also owns
 // the library handles its kernels use (cuBLASLt, cuDNN) and a workspace:
 // a stream is driven by one engine thread, so they are never shared.

@@ -153,7 +153,7 @@ template <typename T> OFRT_HD T saturate(double value) {
 template <typename T> OFRT_HD T floatFn(Fn fn, T x, double s, double q) {
   switch (fn) {
   case Fn::Relu:
-    return x > 0 ? x : T(0);
+    return x > 0 || x != x ? x : T(0); // NaN stays NaN (PyTorch, oneDNN).
   case Fn::Gelu:
     return T(0.5) * x * (T(1) + std::erf(x / std::sqrt(T(2))));
   case Fn::Tanh:
@@ -398,10 +398,10 @@ template <typename T> OFRT_HD T binaryFn(Op op, T x, T y) {
         return x;
     }
     return static_cast<T>(x / y);
-  case Op::Max:
-    return x < y ? y : x;
+  case Op::Max: // A NaN operand gives NaN (PyTorch's maximum).
+    return x != x ? x : y != y ? y : x < y ? y : x;
   case Op::Min:
-    return y < x ? y : x;
+    return x != x ? x : y != y ? y : y < x ? y : x;
   case Op::Pow:
     if constexpr (std::is_integral_v<T>)
       return intPow(x, y);

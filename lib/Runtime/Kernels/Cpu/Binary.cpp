@@ -149,9 +149,11 @@ public:
     case Op::Div:
       return divide(a, b, out[0]);
     case Op::Max:
-      return run<T>(a, b, out[0], [](T x, T y) { return x < y ? y : x; });
+      return run<T>(a, b, out[0],
+                    [](T x, T y) { return binaryFn(Op::Max, x, y); });
     case Op::Min:
-      return run<T>(a, b, out[0], [](T x, T y) { return y < x ? y : x; });
+      return run<T>(a, b, out[0],
+                    [](T x, T y) { return binaryFn(Op::Min, x, y); });
     case Op::Pow:
       if constexpr (std::is_integral_v<T>)
         return run<T>(a, b, out[0], [](T x, T y) { return intPow(x, y); });

@@ -139,7 +139,8 @@ public:
         if constexpr (std::is_floating_point_v<T>)
           y[i] = count ? y[i] / T(count) : std::numeric_limits<T>::quiet_NaN();
         else
-          y[i] = count ? static_cast<T>(y[i] / static_cast<T>(count)) : T(0);
+          y[i] =
+              count ? static_cast<T>(static_cast<int64_t>(y[i]) / count) : T(0);
       }
     }
     return absl::OkStatus();
@@ -221,7 +222,10 @@ public:
       using T = typename decltype(tag)::type;
       T *y = out[0].as<T>();
       for (int64_t i = 0; i < n; ++i)
-        y[i] = static_cast<T>(y[i] / static_cast<T>(divisor));
+        if constexpr (std::is_integral_v<T>)
+          y[i] = static_cast<T>(static_cast<int64_t>(y[i]) / divisor);
+        else
+          y[i] = static_cast<T>(y[i] / static_cast<T>(divisor));
     });
     return absl::OkStatus();
   }

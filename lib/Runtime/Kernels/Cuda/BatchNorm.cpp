@@ -43,13 +43,14 @@ public:
     absl::StatusOr<cudnnHandle_t> handle = stream.cudnn();
     if (!handle.ok())
       return handle.status();
-    if (!data) {
-      cudnnStatus_t s = cudnnCreateTensorDescriptor(&data);
+    if (!ready) {
+      cudnnStatus_t s =
+          data ? CUDNN_STATUS_SUCCESS : cudnnCreateTensorDescriptor(&data);
       if (s == CUDNN_STATUS_SUCCESS)
         s = cudnnSetTensor4dDescriptor(
             data, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, static_cast<int>(rows),
             static_cast<int>(channels), static_cast<int>(inner), 1);
-      if (s == CUDNN_STATUS_SUCCESS)
+      if (s == CUDNN_STATUS_SUCCESS && !stat)
         s = cudnnCreateTensorDescriptor(&stat);
       if (s == CUDNN_STATUS_SUCCESS)
         s = cudnnSetTensor4dDescriptor(stat, CUDNN_TENSOR_NCHW,
@@ -57,6 +58,7 @@ public:
                                        static_cast<int>(channels), 1, 1);
       if (s != CUDNN_STATUS_SUCCESS)
         return cudnnFailure(where, "setting up the batch norm", s);
+      ready = true;
     }
     int64_t elements = rows * channels * inner;
     float one = 1, zero = 0;
@@ -91,6 +93,7 @@ private:
   int64_t channels, inner, rows, groups;
   double eps;
   cudnnTensorDescriptor_t data = nullptr, stat = nullptr;
+  bool ready = false;
 };
 
 absl::StatusOr<std::unique_ptr<Kernel>> createBatchNorm(const OpDesc &op,

@@ -88,19 +88,37 @@ struct ConvDescriptors {
 };
 
 /// The first deterministic algorithm of cuDNN's ranking whose workspace
-/// fits, or else the first that fits.
+/// fits, or else the first that fits; without `tf32`, only algorithms of
+/// plain FMA math. Its math type goes on the descriptor, as cuDNN asks.
 template <typename Perf>
-bool pick(const Perf *perf, int count, int &algo, size_t &workspace) {
+bool pick(const Perf *perf, int count, bool tf32, int &algo, size_t &workspace,
+          cudnnMathType_t &math) {
   for (bool deterministic : {true, false})
     for (int i = 0; i < count; ++i)
       if (perf[i].status == CUDNN_STATUS_SUCCESS &&
           perf[i].memory <= kWorkspaceLimit &&
+          (tf32 || perf[i].mathType == CUDNN_FMA_MATH) &&
           (!deterministic || perf[i].determinism == CUDNN_DETERMINISTIC)) {
         algo = static_cast<int>(perf[i].algo);
         workspace = perf[i].memory;
+        math = perf[i].mathType;
         return true;
       }
   return false;
+}
+
+/// pick(), and without TF32 also algorithms that report the default math
+/// type when none reports FMA (the descriptor stays FMA).
+template <typename Perf>
+bool pickFor(const Perf *perf, int count, bool tf32, int &algo,
+             size_t &workspace, cudnnMathType_t &math) {
+  if (pick(perf, count, tf32, algo, workspace, math))
+    return true;
+  if (tf32 || !pick(perf, count, true, algo, workspace, math) ||
+      math != CUDNN_DEFAULT_MATH)
+    return false;
+  math = CUDNN_FMA_MATH;
+  return true;
 }
 
 class ConvKernel : public CudaKernel {
@@ -118,7 +136,7 @@ public:
       cudnnStatus_t s = d.create(g, hasBias, stream.allowTf32());
       if (s != CUDNN_STATUS_SUCCESS)
         return cudnnFailure(where, "setting up the convolution", s);
-      OFRT_RETURN_IF_ERROR(chooseAlgorithm(*handle));
+      OFRT_RETURN_IF_ERROR(chooseAlgorithm(*handle, stream.allowTf32()));
       ready = true;
     }
     absl::StatusOr<void *> workspace = stream.workspace(workspaceBytes);
@@ -155,7 +173,8 @@ public:
   }
 
 private:
-  absl::Status chooseAlgorithm(cudnnHandle_t handle) {
+  absl::Status chooseAlgorithm(cudnnHandle_t handle, bool tf32) {
+    cudnnMathType_t math = CUDNN_FMA_MATH;
     constexpr int kMax = 16;
     int count = 0;
     bool found = false;
@@ -164,23 +183,27 @@ private:
       cudnnConvolutionFwdAlgoPerf_t perf[kMax];
       s = cudnnGetConvolutionForwardAlgorithm_v7(handle, d.x, d.w, d.conv, d.y,
                                                  kMax, &count, perf);
-      found =
-          s == CUDNN_STATUS_SUCCESS && pick(perf, count, algo, workspaceBytes);
+      found = s == CUDNN_STATUS_SUCCESS &&
+              pickFor(perf, count, tf32, algo, workspaceBytes, math);
     } else if (pass == Pass::BackwardData) {
       cudnnConvolutionBwdDataAlgoPerf_t perf[kMax];
       s = cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, d.w, d.y, d.conv,
                                                       d.x, kMax, &count, perf);
-      found =
-          s == CUDNN_STATUS_SUCCESS && pick(perf, count, algo, workspaceBytes);
+      found = s == CUDNN_STATUS_SUCCESS &&
+              pickFor(perf, count, tf32, algo, workspaceBytes, math);
     } else {
       cudnnConvolutionBwdFilterAlgoPerf_t perf[kMax];
       s = cudnnGetConvolutionBackwardFilterAlgorithm_v7(
           handle, d.x, d.y, d.conv, d.w, kMax, &count, perf);
-      found =
-          s == CUDNN_STATUS_SUCCESS && pick(perf, count, algo, workspaceBytes);
+      found = s == CUDNN_STATUS_SUCCESS &&
+              pickFor(perf, count, tf32, algo, workspaceBytes, math);
     }
     if (s != CUDNN_STATUS_SUCCESS)
       return cudnnFailure(where, "choosing a convolution algorithm", s);
+    if (found)
+      s = cudnnSetConvolutionMathType(d.conv, math);
+    if (s != CUDNN_STATUS_SUCCESS)
+      return cudnnFailure(where, "cudnnSetConvolutionMathType", s);
     if (!found)
       return absl::UnimplementedError(
           where + ": cuDNN proposes no convolution algorithm within " +

@@ -42,6 +42,10 @@ public:
     absl::StatusOr<CudaStream *> stream = streamOf(context, where);
     if (!stream.ok())
       return stream.status();
+    // A launch reports cudaGetLastError(): clear what an earlier call on
+    // this thread left (a failed allocation, say) so it is not taken for
+    // this kernel's.
+    (void)cudaGetLastError();
     return run(**stream, context, inputs, outputs);
   }
 

@@ -128,8 +128,9 @@ __global__ void reduceKernel(ReduceKind kind, const T *x, T *y,
         if constexpr (std::is_floating_point_v<T>)
           result = divisor ? result / T(divisor) : T(NAN);
         else
-          result =
-              divisor ? static_cast<T>(result / static_cast<T>(divisor)) : T(0);
+          result = divisor
+                       ? static_cast<T>(static_cast<int64_t>(result) / divisor)
+                       : T(0);
       }
       y[out] = result;
     }

@@ -88,13 +88,7 @@ public:
     count = static_cast<int64_t>(a.offsets.size());
     batched = a.strided && b.strided;
   }
-  ~MatmulKernel() override {
-    if (desc)
-      cublasLtMatmulDescDestroy(desc);
-    for (cublasLtMatrixLayout_t layout : {layoutA, layoutB, layoutC})
-      if (layout)
-        cublasLtMatrixLayoutDestroy(layout);
-  }
+  ~MatmulKernel() override { release(); }
 
   absl::Status run(CudaStream &stream, const KernelContext &context,
                    const std::vector<TensorView> &in,
@@ -111,7 +105,7 @@ public:
     absl::StatusOr<void *> workspace = stream.workspace(kWorkspaceBytes);
     if (!workspace.ok())
       return workspace.status();
-    if (!desc)
+    if (!ready)
       OFRT_RETURN_IF_ERROR(setUp(*lt, stream.allowTf32()));
     size_t size = dtypeSize(dtype);
     auto *pa = static_cast<const char *>(in[0].data);
@@ -161,7 +155,29 @@ private:
     return absl::OkStatus();
   }
 
+  void release() {
+    if (desc)
+      cublasLtMatmulDescDestroy(desc);
+    for (cublasLtMatrixLayout_t layout : {layoutA, layoutB, layoutC})
+      if (layout)
+        cublasLtMatrixLayoutDestroy(layout);
+    desc = nullptr;
+    layoutA = layoutB = layoutC = nullptr;
+  }
+
+  /// The alignment cuBLASLt may assume of an operand whose matrices start
+  /// at these element offsets of a buffer: regst buffers are 64-byte
+  /// aligned (the heuristic's default, 256, would be wrong).
+  uint32_t alignment(const std::vector<int64_t> &offsets) const {
+    uint32_t bytes = 64;
+    for (int64_t offset : offsets)
+      while (bytes > 1 && (offset * int64_t(dtypeSize(dtype))) % bytes)
+        bytes /= 2;
+    return bytes;
+  }
+
   absl::Status setUp(cublasLtHandle_t lt, bool allowTf32) {
+    release();
     cublasComputeType_t compute =
         dtype == DType::F64
             ? CUBLAS_COMPUTE_64F
@@ -193,6 +209,20 @@ private:
       status = cublasLtMatmulPreferenceSetAttribute(
           preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
           sizeof(workspace));
+    std::vector<int64_t> cOffsets(count);
+    for (int64_t i = 0; i < count; ++i)
+      cOffsets[i] = i * p.m * p.n;
+    // cuBLAS's A is our B, its B our A; C and D are our result.
+    uint32_t alignments[4] = {alignment(b.offsets), alignment(a.offsets),
+                              alignment(cOffsets), alignment(cOffsets)};
+    cublasLtMatmulPreferenceAttributes_t keys[4] = {
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+    for (int i = 0; i < 4 && status == CUBLAS_STATUS_SUCCESS; ++i)
+      status = cublasLtMatmulPreferenceSetAttribute(
+          preference, keys[i], &alignments[i], sizeof(alignments[i]));
     cublasLtMatmulHeuristicResult_t result = {};
     int found = 0;
     if (status == CUBLAS_STATUS_SUCCESS)
@@ -207,6 +237,7 @@ private:
       return absl::UnimplementedError(
           where + ": cuBLASLt has no algorithm for this matmul");
     algo = result.algo;
+    ready = true;
     return absl::OkStatus();
   }
 
@@ -219,6 +250,7 @@ private:
   cublasLtMatrixLayout_t layoutA = nullptr, layoutB = nullptr,
                          layoutC = nullptr;
   cublasLtMatmulAlgo_t algo = {};
+  bool ready = false;
   float oneF = 1, zeroF = 0;
   double oneD = 1, zeroD = 0;
 };

@@ -4,7 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// cuDNN's pooling on f32 NCHW: max (NaN propagates), average excluding or
+// cuDNN's pooling on f32 NCHW: max (NaN propagates; the deterministic
+// mode, whose gradient goes to one element of a window), average excluding or
 // including the padding. A gradient (x, dy) -> dx recomputes the pool's
 // result into the stream's workspace, as cuDNN's backward pass reads it.
 // Without ceil_mode and dilation, and with symmetric pads, cuDNN's windows
@@ -49,7 +50,7 @@ public:
     absl::StatusOr<cudnnHandle_t> handle = stream.cudnn();
     if (!handle.ok())
       return handle.status();
-    if (!pool) {
+    if (!ready) {
       cudnnStatus_t s = setUp();
       if (s != CUDNN_STATUS_SUCCESS)
         return cudnnFailure(where, "setting up the pool", s);
@@ -79,18 +80,19 @@ public:
 private:
   cudnnStatus_t setUp() {
     auto dim = [](int64_t v) { return static_cast<int>(v); };
-    cudnnStatus_t s = cudnnCreatePoolingDescriptor(&pool);
+    cudnnStatus_t s =
+        pool ? CUDNN_STATUS_SUCCESS : cudnnCreatePoolingDescriptor(&pool);
     if (s == CUDNN_STATUS_SUCCESS)
       s = cudnnSetPooling2dDescriptor(
           pool, mode, CUDNN_PROPAGATE_NAN, window.kernel[0], window.kernel[1],
           window.pad[0], window.pad[1], window.stride[0], window.stride[1]);
-    if (s == CUDNN_STATUS_SUCCESS)
+    if (s == CUDNN_STATUS_SUCCESS && !xDesc)
       s = cudnnCreateTensorDescriptor(&xDesc);
     if (s == CUDNN_STATUS_SUCCESS)
       s = cudnnSetTensor4dDescriptor(xDesc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
                                      dim(x[0]), dim(x[1]), dim(x[2]),
                                      dim(x[3]));
-    if (s == CUDNN_STATUS_SUCCESS)
+    if (s == CUDNN_STATUS_SUCCESS && !yDesc)
       s = cudnnCreateTensorDescriptor(&yDesc);
     if (s == CUDNN_STATUS_SUCCESS)
       s = cudnnSetTensor4dDescriptor(yDesc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
@@ -105,6 +107,7 @@ private:
   std::vector<int64_t> x, y;
   cudnnPoolingDescriptor_t pool = nullptr;
   cudnnTensorDescriptor_t xDesc = nullptr, yDesc = nullptr;
+  bool ready = false;
 };
 
 /// Whether every size fits cuDNN's ints (and is not zero).
