@@ -31,20 +31,8 @@ int64_t monotonicNs() {
 }
 
 extern "C" void onStopSignal(int sig) {
-  if (signalsSeen.fetch_add(1) == 0) {
-    firstSignalNs = monotonicNs();
-    return;
-  }
-  // Tools such as timeout(1) send a signal to the process and to its group
-  // at once: only a signal 0.2 s after the first is a second Ctrl-C. A
-  // repeated SIGTERM keeps asking politely.
-  if (sig != SIGINT || monotonicNs() - firstSignalNs < 200000000)
-    return;
-  static const char message[] =
-      "\ninterrupted again: exiting now, without a checkpoint\n";
-  ssize_t ignored = write(2, message, sizeof(message) - 1);
-  (void)ignored;
-  _exit(kInterruptedExit);
+  if (isSecondInterrupt(sig))
+    exitOnSecondInterrupt();
 }
 
 // Keys under the job's store.
@@ -54,6 +42,22 @@ std::string frontierKey(int rank) {
 }
 
 } // namespace
+
+bool ofrun::isSecondInterrupt(int sig) {
+  if (signalsSeen.fetch_add(1) == 0) {
+    firstSignalNs = monotonicNs();
+    return false;
+  }
+  return sig == SIGINT && monotonicNs() - firstSignalNs >= 200000000;
+}
+
+void ofrun::exitOnSecondInterrupt() {
+  static const char message[] =
+      "\ninterrupted again: exiting now, without a checkpoint\n";
+  ssize_t ignored = write(2, message, sizeof(message) - 1);
+  (void)ignored;
+  _exit(kInterruptedExit);
+}
 
 StopWatcher::StopWatcher(ofrt::StepGate &gate,
                          std::shared_ptr<ofrt::Store> store, int rank,

@@ -33,6 +33,16 @@ namespace ofrun {
 /// The exit status of a run stopped by a signal (the shell's 128 + SIGINT).
 constexpr int kInterruptedExit = 130;
 
+/// For signal handlers (async-signal-safe): counts `sig` and returns true
+/// when it is a second Ctrl-C, a SIGINT at least 0.2 s after the first
+/// signal (tools such as timeout(1) signal a process and its group at
+/// once; a repeated SIGTERM keeps asking politely).
+bool isSecondInterrupt(int sig);
+
+/// Writes "interrupted again: exiting now, without a checkpoint" and exits
+/// with kInterruptedExit at once (async-signal-safe).
+[[noreturn]] void exitOnSecondInterrupt();
+
 class StopWatcher {
 public:
   /// Watches for signals (and, with a store and several processes, for a

@@ -90,10 +90,17 @@ constexpr int kMaxLaunched = 4096;
 pid_t launchedPids[kMaxLaunched];
 std::atomic<int> launchedCount{0};
 
+/// Passes Ctrl-C and SIGTERM on to the ranks, which stop together at one
+/// step. A second Ctrl-C kills them and exits at once: the ranks cannot be
+/// relied on to see two signals (a stopped or busy process gets the two
+/// forwarded ones as one).
 extern "C" void forwardSignal(int sig) {
+  bool again = isSecondInterrupt(sig);
   int count = launchedCount.load();
   for (int i = 0; i < count; ++i)
-    kill(launchedPids[i], sig);
+    kill(launchedPids[i], again ? SIGKILL : sig);
+  if (again)
+    exitOnSecondInterrupt();
 }
 
 /// A process that outlives the launcher only to clean up after it: when
