@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ActorTiming.h"
+
 #include "ofrt/Session.h"
 
 #include <cublasLt.h>
@@ -67,29 +69,10 @@ RankProgram matmulProgram(DType dtype) {
   return program;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 double runtimeMs(DType dtype, bool tf32) {
   SessionOptions options;
   options.device.allowTf32 = tf32;
-  auto session = Session::create(matmulProgram(dtype), options);
-  if (!session.ok()) {
-    std::fprintf(stderr, "%s\n", session.status().ToString().c_str());
-    std::exit(1);
-  }
-  auto result = (*session)->run({kSteps, true});
-  if (!result.ok()) {
-    std::fprintf(stderr, "%s\n", result.status().ToString().c_str());
-    std::exit(1);
-  }
-  std::vector<double> ms;
-  for (const Firing &f : result->firings)
-    if (f.actor == 2 && f.step > 0)
-      ms.push_back((f.endUs - f.startUs) / 1e3);
-  return median(ms);
+  return bench::medianFiringMs(matmulProgram(dtype), options, 2, kSteps);
 }
 
 #define CHECK_CUDA(call)                                                       \
@@ -164,7 +147,7 @@ double directMs(DType dtype, bool tf32) {
   cudaStreamDestroy(stream);
   for (void *p : {a, b, c, workspace})
     cudaFree(p);
-  return median(ms);
+  return bench::median(ms);
 }
 
 } // namespace

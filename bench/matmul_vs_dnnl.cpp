@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ActorTiming.h"
+
 #include "ofrt/Session.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -67,11 +69,6 @@ RankProgram matmulProgram() {
   return program;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 double runtimeMs() {
   // Like the direct call's operands, the actor's are the same every step
   // (a filled input, a variable written once), so caches treat both alike.
@@ -80,21 +77,7 @@ double runtimeMs() {
   fill.kind = InputSource::Kind::Fill;
   fill.value = 0.5;
   options.inputs["a"] = fill;
-  auto session = Session::create(matmulProgram(), options);
-  if (!session.ok()) {
-    std::fprintf(stderr, "%s\n", session.status().ToString().c_str());
-    std::exit(1);
-  }
-  auto result = (*session)->run({kSteps, true});
-  if (!result.ok()) {
-    std::fprintf(stderr, "%s\n", result.status().ToString().c_str());
-    std::exit(1);
-  }
-  std::vector<double> ms;
-  for (const Firing &f : result->firings)
-    if (f.actor == 2 && f.step > 0)
-      ms.push_back((f.endUs - f.startUs) / 1e3);
-  return median(ms);
+  return bench::medianFiringMs(matmulProgram(), options, 2, kSteps);
 }
 
 double directMs() {
@@ -118,7 +101,7 @@ double directMs() {
                        std::chrono::steady_clock::now() - start)
                        .count());
   }
-  return median(ms);
+  return bench::median(ms);
 }
 
 } // namespace

@@ -121,13 +121,14 @@ private:
 };
 
 /// Runs `inner`, a kernel that reads and writes host memory, on a device
-/// whose memory the host cannot touch: before each firing the operands and
-/// the results (a kernel may read its result, as accumulate does) are
-/// copied to host buffers on the actor's stream, after it the results are
-/// copied back. The stream is synchronized around the host work. A kernel
-/// that writes its operands in place (the optimizer updates) must not be
-/// staged: its operands are not copied back.
-std::unique_ptr<Kernel> stageOnHost(std::unique_ptr<Kernel> inner);
+/// whose memory the host cannot touch: before each firing the operands, and
+/// with `readsResults` the results too (a kernel may read its result, as
+/// accumulate does), are copied to host buffers on the actor's stream;
+/// after it the results are copied back. The stream is synchronized around
+/// the host work. A kernel that writes its operands in place (the
+/// optimizer updates) must not be staged: its operands are not copied back.
+std::unique_ptr<Kernel> stageOnHost(std::unique_ptr<Kernel> inner,
+                                    bool readsResults = true);
 
 } // namespace ofrt
 

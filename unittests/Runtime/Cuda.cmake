@@ -5,7 +5,9 @@
 ##===----------------------------------------------------------------===//
 if(ONEFLOW_HAVE_CUDA)
   add_oneflow_unittest(OneFlowCudaKernelsTests
-    ${CMAKE_CURRENT_SOURCE_DIR}/Cuda/CudaKernelsTest.cpp)
+    ${CMAKE_CURRENT_SOURCE_DIR}/Cuda/MathKernelsTest.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/Cuda/NNKernelsTest.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/Cuda/LayoutKernelsTest.cpp)
   target_link_libraries(OneFlowCudaKernelsTests PRIVATE OneFlowBackends
     OneFlowCudaKernels)
 endif()

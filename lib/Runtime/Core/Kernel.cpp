@@ -52,8 +52,8 @@ namespace {
 
 class StagedKernel : public Kernel {
 public:
-  explicit StagedKernel(std::unique_ptr<Kernel> inner)
-      : inner(std::move(inner)) {}
+  StagedKernel(std::unique_ptr<Kernel> inner, bool readsResults)
+      : inner(std::move(inner)), readsResults(readsResults) {}
 
   absl::Status compute(const KernelContext &context,
                        const std::vector<TensorView> &inputs,
@@ -71,8 +71,14 @@ public:
     };
     for (const TensorView &in : inputs)
       OFRT_RETURN_IF_ERROR(stage(in, hostIn));
-    for (const TensorView &out : outputs)
-      OFRT_RETURN_IF_ERROR(stage(out, hostOut));
+    for (const TensorView &out : outputs) {
+      if (readsResults) {
+        OFRT_RETURN_IF_ERROR(stage(out, hostOut));
+        continue;
+      }
+      staging[k].resize(out.desc.bytes());
+      hostOut.push_back({staging[k++].data(), out.desc});
+    }
     OFRT_RETURN_IF_ERROR(stream.synchronize());
     OFRT_RETURN_IF_ERROR(inner->compute(context, hostIn, hostOut));
     for (size_t i = 0; i < outputs.size(); ++i)
@@ -84,11 +90,13 @@ public:
 
 private:
   std::unique_ptr<Kernel> inner;
+  bool readsResults;
   std::vector<std::vector<uint8_t>> staging;
 };
 
 } // namespace
 
-std::unique_ptr<Kernel> ofrt::stageOnHost(std::unique_ptr<Kernel> inner) {
-  return std::make_unique<StagedKernel>(std::move(inner));
+std::unique_ptr<Kernel> ofrt::stageOnHost(std::unique_ptr<Kernel> inner,
+                                          bool readsResults) {
+  return std::make_unique<StagedKernel>(std::move(inner), readsResults);
 }

@@ -288,7 +288,8 @@ std::unique_ptr<Kernel> session::onHost(std::unique_ptr<Kernel> kernel,
                                         const Device &device) {
   if (device.hostAccessible())
     return kernel;
-  return stageOnHost(std::move(kernel));
+  // Data kernels write their results whole, without reading them.
+  return stageOnHost(std::move(kernel), /*readsResults=*/false);
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>>

@@ -47,11 +47,14 @@ void ofrt::registerCudaKernels(KernelRegistry &registry) {
 }
 
 std::set<std::string> ofrt::cudaStagedOpTypes() {
-  KernelRegistry native;
-  registerNativeKernels(native);
-  std::set<std::string> staged;
-  for (const std::string &type : cpuOpTypes())
-    if (!native.contains(DeviceKind::Cuda, type))
-      staged.insert(type);
+  static const std::set<std::string> staged = [] {
+    KernelRegistry native;
+    registerNativeKernels(native);
+    std::set<std::string> types;
+    for (const std::string &type : cpuOpTypes())
+      if (!native.contains(DeviceKind::Cuda, type))
+        types.insert(type);
+    return types;
+  }();
   return staged;
 }

@@ -1,0 +1,134 @@
+//===- LayoutKernelsTest.cpp - Copies, reductions, the registry -----------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// CUDA kernels against the CPU kernels of the same ops (CudaKernelTests.h);
+// skipped without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaKernelTests.h"
+
+#include "Kernels/Cuda/CudaKernels.h"
+
+using namespace ofrt;
+using namespace ofrt::test;
+
+namespace {
+
+TEST_F(CudaKernels, TransposeSliceConcat) {
+  using Ints = std::vector<int64_t>;
+  unsigned seed = 700;
+  for (DType dtype : {DType::F32, DType::F64, DType::I8, DType::Bool}) {
+    TensorData x = randomTensor(dtype, {3, 5, 7}, seed++);
+    expectSame(op("transpose", {x.desc}, {{dtype, {7, 3, 5}}},
+                  {{"perm", Ints{2, 0, 1}}}),
+               {x});
+    expectSame(op("slice", {x.desc}, {{dtype, {2, 2, 3}}},
+                  {{"starts", Ints{1, 0, -6}},
+                   {"ends", Ints{3, 5, 7}},
+                   {"steps", Ints{1, 3, 2}}}),
+               {x});
+    TensorData y = randomTensor(dtype, {3, 2, 7}, seed++);
+    TensorData empty = randomTensor(dtype, {3, 0, 7}, seed++);
+    expectSame(op("concat", {x.desc, empty.desc, y.desc}, {{dtype, {3, 7, 7}}},
+                  {{"axis", int64_t(1)}}),
+               {x, empty, y});
+  }
+  TensorData big = randomTensor(DType::F32, {64, 48, 33}, seed++);
+  expectSame(op("transpose", {big.desc}, {{DType::F32, {33, 64, 48}}},
+                {{"perm", Ints{2, 0, 1}}}),
+             {big});
+}
+
+TEST_F(CudaKernels, Reductions) {
+  using Ints = std::vector<int64_t>;
+  struct Case {
+    Shape in;
+    Ints axes;
+    bool keepdims;
+    Shape out;
+  };
+  std::vector<Case> cases = {
+      {{7, 13}, {1}, false, {7}},      {{7, 13}, {0}, true, {1, 13}},
+      {{4, 5, 6}, {0, 2}, false, {5}}, {{4, 5, 6}, {-1, 0, 1}, false, {}},
+      {{3, 0, 2}, {1}, false, {3, 2}}, {{1000, 3}, {0}, false, {3}}};
+  unsigned seed = 800;
+  for (const char *name : {"reduce_sum", "reduce_mean", "reduce_max"})
+    for (DType dtype : {DType::F32, DType::F64, DType::I32})
+      for (const Case &c : cases) {
+        TensorData x = randomTensor(dtype, c.in, seed++);
+        expectSame(op(name, {x.desc}, {{dtype, c.out}},
+                      {{"axes", c.axes}, {"keepdims", c.keepdims}}),
+                   {x});
+      }
+}
+
+TEST_F(CudaKernels, ArgReductions) {
+  // Integers in a small range: ties, first or last among equals.
+  TensorData x = randomTensor(DType::I32, {7, 13, 3}, 1600, -0.25, 0.25);
+  for (const char *name : {"arg_max", "arg_min"})
+    for (bool last : {false, true}) {
+      expectSame(op(name, {x.desc}, {{DType::I64, {7, 3}}},
+                    {{"axis", int64_t(1)}, {"select_last_index", last}}),
+                 {x});
+      TensorData f = randomTensor(DType::F32, {7, 13}, 1601);
+      expectSame(op(name, {f.desc}, {{DType::I64, {13}}},
+                    {{"axis", int64_t(0)}, {"select_last_index", last}}),
+                 {f});
+    }
+}
+
+TEST_F(CudaKernels, LocalBoxing) {
+  unsigned seed = 1500;
+  TensorData whole = randomTensor(DType::F32, {8, 6}, seed++);
+  TensorData piece = randomTensor(DType::F32, {2, 3}, seed++);
+  // Micro-batch m slices rows [2m + 2, 2m + 4) of columns [3, 6).
+  OpDesc slice = op("local_slice", {whole.desc}, {piece.desc});
+  slice.layout = LocalBoxingLayout{{2, 3}, true, {2, 0}};
+  expectSame(slice, {whole}, 3);
+  for (bool keep : {true, false}) {
+    OpDesc partial = op("to_partial", {piece.desc}, {whole.desc});
+    partial.layout = LocalBoxingLayout{{4, 1}, keep, {}};
+    expectSame(partial, {piece});
+  }
+  for (DType dtype : {DType::F32, DType::I64}) {
+    TensorData x = randomTensor(dtype, {5, 7}, seed++);
+    expectSame(op("accumulate", {x.desc}, {x.desc}), {x}, 4);
+  }
+}
+
+TEST_F(CudaKernels, StagedOpsMatchTheCpu) {
+  // Ops without a CUDA kernel yet run their CPU kernel on host copies.
+  TensorData x = randomTensor(DType::F32, {7, 13}, 500, -50, 50);
+  expectSame(op("cast", {x.desc}, {{DType::BF16, {7, 13}}}), {x});
+}
+
+// Without a GPU: creating kernels touches no device.
+TEST(CudaRegistry, EveryCpuOpHasACudaKernel) {
+  const KernelRegistry &registry = KernelRegistry::global();
+  for (const std::string &type : registry.opTypes(DeviceKind::Cpu))
+    EXPECT_TRUE(registry.contains(DeviceKind::Cuda, type)) << type;
+  std::set<std::string> staged = cudaStagedOpTypes();
+  for (const char *native :
+       {"oneflow.matmul", "oneflow.batch_matmul", "oneflow.add", "oneflow.relu",
+        "oneflow.adam_update", "oneflow.variable"})
+    EXPECT_EQ(staged.count(native), 0u) << native;
+}
+
+TEST(CudaRegistry, ErrorsNameTheOp) {
+  // The CUDA kernels refuse what the CPU kernels refuse, with their words.
+  TensorData a = randomTensor(DType::F32, {3, 4}, 600);
+  TensorData b = randomTensor(DType::F32, {5, 6}, 601);
+  OpDesc bad = op("matmul", {a.desc, b.desc}, {{DType::F32, {3, 6}}});
+  absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+      KernelRegistry::global().create(DeviceKind::Cuda, bad);
+  ASSERT_FALSE(kernel.ok());
+  expectError(kernel.status(),
+              {"oneflow.matmul", "'test_matmul'", "test.mlir:1:1",
+               "contraction sizes differ: 4 (a) and 5 (b)"});
+}
+
+} // namespace
