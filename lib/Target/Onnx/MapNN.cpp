@@ -6,8 +6,8 @@
 //
 // | ONNX                  | oneflow                                        |
 // |-----------------------|------------------------------------------------|
-// | Conv (2-D)            | conv2d                                         |
-// | MaxPool AveragePool   | max_pool2d avg_pool2d                          |
+// | Conv (1-D, 2-D)       | conv2d (1-D: as 2-D of height 1, reshaped)     |
+// | MaxPool AveragePool   | max_pool2d avg_pool2d (1-D as Conv)            |
 // | GlobalAveragePool     | global_avg_pool2d                              |
 // | BatchNormalization    | batch_norm (statistics frozen; training mode:  |
 // |                       | batch statistics, running ones computed)       |
@@ -34,12 +34,17 @@ struct Window {
 } // namespace
 
 /// Reads kernel_shape, strides, pads, dilations and auto_pad for an input
-/// of spatial size `spatial`; `kernel` is the weight's when given.
+/// of spatial size `spatial` (1-D or 2-D); `kernel` is the weight's when
+/// given. A 1-D window comes back as the 2-D window of height 1.
 static FailureOr<Window> readWindow(NodeContext &node,
                                     llvm::ArrayRef<int64_t> spatial,
                                     llvm::ArrayRef<int64_t> kernel,
                                     bool hasDilations) {
+  size_t dims = spatial.size();
   Window w;
+  w.strides.assign(dims, 1);
+  w.pads.assign(2 * dims, 0);
+  w.dilations.assign(dims, 1);
   auto list = [&](llvm::StringRef name, llvm::SmallVector<int64_t> &out,
                   size_t size) -> LogicalResult {
     FailureOr<llvm::SmallVector<int64_t>> v = node.getInts(name);
@@ -55,50 +60,78 @@ static FailureOr<Window> readWindow(NodeContext &node,
     return success();
   };
   w.kernel.assign(kernel.begin(), kernel.end());
-  if (failed(list("kernel_shape", w.kernel, 2)) ||
-      failed(list("strides", w.strides, 2)) ||
-      failed(list("pads", w.pads, 4)) ||
-      (hasDilations && failed(list("dilations", w.dilations, 2))))
+  if (failed(list("kernel_shape", w.kernel, dims)) ||
+      failed(list("strides", w.strides, dims)) ||
+      failed(list("pads", w.pads, 2 * dims)) ||
+      (hasDilations && failed(list("dilations", w.dilations, dims))))
     return failure();
-  if (w.kernel.size() != 2)
-    return node.error() << "needs a 2-D kernel_shape";
+  if (w.kernel.size() != dims)
+    return node.error() << "needs a " << dims << "-D kernel_shape";
   if (!kernel.empty() && llvm::ArrayRef<int64_t>(w.kernel) != kernel)
     return node.error() << "kernel_shape does not match the weight";
   std::string autoPad = node.getString("auto_pad", "NOTSET");
   if (autoPad == "VALID") {
-    w.pads = {0, 0, 0, 0};
+    w.pads.assign(2 * dims, 0);
   } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    for (int i = 0; i < 2; ++i) {
+    for (size_t i = 0; i < dims; ++i) {
       int64_t out = (spatial[i] + w.strides[i] - 1) / w.strides[i];
       int64_t extent = (w.kernel[i] - 1) * w.dilations[i] + 1;
       int64_t total =
           std::max<int64_t>(0, (out - 1) * w.strides[i] + extent - spatial[i]);
       int64_t small = total / 2;
       w.pads[i] = autoPad == "SAME_UPPER" ? small : total - small;
-      w.pads[i + 2] = total - w.pads[i];
+      w.pads[i + dims] = total - w.pads[i];
     }
   } else if (autoPad != "NOTSET") {
     return node.error() << "unsupported auto_pad '" << autoPad << "'";
   }
+  if (dims == 1) {
+    w.kernel.insert(w.kernel.begin(), 1);
+    w.strides.insert(w.strides.begin(), 1);
+    w.dilations.insert(w.dilations.begin(), 1);
+    w.pads = {0, w.pads[0], 0, w.pads[1]};
+  }
   return w;
 }
 
-/// The input of a 2-D (NCHW) op.
+/// The input of a 1-D (NCL) or 2-D (NCHW) op, as NCHW: a 1-D input is
+/// reshaped to height 1, and `finish` drops that height from the result.
 static FailureOr<Value> image(NodeContext &node) {
   FailureOr<Value> x = node.input(0);
   if (failed(x))
     return failure();
-  if (NodeContext::typeOf(*x).getRank() != 4)
-    return node.error() << "only 2-D (NCHW) inputs are supported, not rank "
-                        << NodeContext::typeOf(*x).getRank();
+  RankedTensorType type = NodeContext::typeOf(*x);
+  if (type.getRank() == 3)
+    return node.reshape(
+        *x, {type.getDimSize(0), type.getDimSize(1), 1, type.getDimSize(2)});
+  if (type.getRank() != 4)
+    return node.error() << "only 1-D (NCL) and 2-D (NCHW) inputs are "
+                           "supported, not rank "
+                        << type.getRank();
   return x;
+}
+
+/// The spatial sizes of input 0 as the node sees them (1 or 2 of them).
+static llvm::SmallVector<int64_t> spatialOf(NodeContext &node, Value image) {
+  llvm::ArrayRef<int64_t> hw =
+      NodeContext::typeOf(image).getShape().drop_front(2);
+  FailureOr<llvm::SmallVector<int64_t>> given = node.inputShape(0);
+  if (succeeded(given) && given->size() == 3)
+    return {hw[1]};
+  return llvm::SmallVector<int64_t>(hw);
 }
 
 template <typename OpTy>
 static LogicalResult finish(NodeContext &node, FailureOr<OpTy> op) {
   if (failed(op))
     return failure();
-  node.setOutput(0, op->getOperation()->getResult(0));
+  Value result = op->getOperation()->getResult(0);
+  FailureOr<llvm::SmallVector<int64_t>> given = node.inputShape(0);
+  RankedTensorType type = NodeContext::typeOf(result);
+  if (succeeded(given) && given->size() == 3 && type.getRank() == 4)
+    result = node.reshape(
+        result, {type.getDimSize(0), type.getDimSize(1), type.getDimSize(3)});
+  node.setOutput(0, result);
   return success();
 }
 
@@ -109,13 +142,16 @@ static LogicalResult mapConv(NodeContext &node) {
   if (failed(x) || failed(w))
     return failure();
   RankedTensorType wType = NodeContext::typeOf(*w);
-  if (wType.getRank() != 4)
-    return node.error() << "the weight must have rank 4";
-  FailureOr<Window> win =
-      readWindow(node, NodeContext::typeOf(*x).getShape().drop_front(2),
-                 wType.getShape().drop_front(2), /*hasDilations=*/true);
+  llvm::SmallVector<int64_t> spatial = spatialOf(node, *x);
+  if (wType.getRank() != static_cast<int64_t>(spatial.size()) + 2)
+    return node.error() << "the weight must have rank " << spatial.size() + 2;
+  FailureOr<Window> win = readWindow(
+      node, spatial, wType.getShape().drop_front(2), /*hasDilations=*/true);
   if (failed(win))
     return failure();
+  if (wType.getRank() == 3)
+    w = node.reshape(
+        *w, {wType.getDimSize(0), wType.getDimSize(1), 1, wType.getDimSize(2)});
   llvm::SmallVector<Value> operands{*x, *w};
   if (node.hasInput(2)) {
     FailureOr<Value> bias = node.input(2);
@@ -143,8 +179,7 @@ template <typename OpTy> static LogicalResult mapPool(NodeContext &node) {
   if (failed(x))
     return failure();
   FailureOr<Window> win =
-      readWindow(node, NodeContext::typeOf(*x).getShape().drop_front(2), {},
-                 /*hasDilations=*/isMax);
+      readWindow(node, spatialOf(node, *x), {}, /*hasDilations=*/isMax);
   if (failed(win))
     return failure();
   OpBuilder &b = node.b;

@@ -15,6 +15,7 @@
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
+#include "onnx/version_converter/convert.h"
 
 #include <google/protobuf/io/coded_stream.h>
 
@@ -40,12 +41,12 @@ static LogicalResult checkNoExternalData(const onnx::GraphProto &graph,
   return success();
 }
 
-/// A model of another opset imports when each of its nodes resolves to an
-/// op version that one of opsets 13 to 17 also resolves to (the op has not
-/// changed in between): AveragePool of opset 11 is AveragePool-11, which
-/// opset 17 uses too.
-static LogicalResult checkOpVersions(const onnx::GraphProto &graph,
-                                     int64_t opset, Location loc) {
+/// The first node of a model of another opset whose op version none of
+/// opsets 13 to 17 resolves to (the op has changed in between), described;
+/// empty when there is none: AveragePool of opset 11 is AveragePool-11,
+/// which opset 17 uses too.
+static std::string findUnmappedVersion(const onnx::GraphProto &graph,
+                                       int64_t opset) {
   for (auto [index, node] : llvm::enumerate(graph.node())) {
     const onnx::OpSchema *schema =
         onnx::OpSchemaRegistry::Schema(node.op_type(), opset, node.domain());
@@ -58,21 +59,60 @@ static LogicalResult checkOpVersions(const onnx::GraphProto &graph,
       mapped = other && other->since_version() == schema->since_version();
     }
     if (!mapped)
+      return "node " + (node.name().empty() ? "" : "'" + node.name() + "' ") +
+             "#" + std::to_string(index) + " is " + node.op_type() + "-" +
+             std::to_string(schema->since_version());
+  }
+  return "";
+}
+
+/// Models of opsets below 13 are upgraded by ONNX's own version converter.
+/// Before IR version 4 an initializer had to be a graph input too, and the
+/// converter's adapters add initializers (Pad-11's pads) without one; those
+/// get their inputs here so that the checker accepts the result.
+static LogicalResult upgradeOpset(onnx::ModelProto &model, int64_t opset,
+                                  Location loc) {
+  if (!findUnmappedVersion(model.graph(), opset).empty()) {
+    try {
+      model = onnx::version_conversion::ConvertVersion(model, kMinOpset);
+    } catch (const std::exception &e) {
+      std::string what = e.what();
+      // "file:line: function: Assertion `false` failed: why" -> "why".
+      if (size_t at = what.find("failed: "); at != std::string::npos)
+        what = what.substr(at + 8);
+      while (!what.empty() && (what.back() == '\n' || what.back() == ' '))
+        what.pop_back();
       return emitError(loc)
-             << "the model uses ONNX opset " << opset << ", where node "
-             << (node.name().empty() ? "" : "'" + node.name() + "' ") << "#"
-             << index << " is " << node.op_type() << "-"
-             << schema->since_version()
-             << "; the importer maps the op versions of opsets " << kMinOpset
-             << " to " << kMaxOpset;
+             << "the model uses ONNX opset " << opset << ", where "
+             << findUnmappedVersion(model.graph(), opset)
+             << ", and ONNX's version converter cannot upgrade it to opset "
+             << kMinOpset << ": " << what;
+    }
+  }
+  if (model.ir_version() >= 4)
+    return success();
+  llvm::StringSet<> inputs;
+  for (const onnx::ValueInfoProto &input : model.graph().input())
+    inputs.insert(input.name());
+  onnx::GraphProto &graph = *model.mutable_graph();
+  for (const onnx::TensorProto &init : graph.initializer()) {
+    if (inputs.contains(init.name()))
+      continue;
+    onnx::ValueInfoProto &input = *graph.add_input();
+    input.set_name(init.name());
+    onnx::TypeProto_Tensor &type = *input.mutable_type()->mutable_tensor_type();
+    type.set_elem_type(init.data_type());
+    for (int64_t dim : init.dims())
+      type.mutable_shape()->add_dim()->set_dim_value(dim);
   }
   return success();
 }
 
 /// libonnx's convolution and pooling shape inference reads past the ends of
-/// shapes whose ranks disagree (a fuzzer found it). We map 2-D windows only:
-/// the ranks that can be seen before inference (graph inputs, initializers)
-/// are checked first.
+/// shapes whose ranks disagree (a fuzzer found it). We map 1-D and 2-D
+/// windows only: the ranks that can be seen before inference (graph
+/// inputs, initializers) are checked first, and a convolution's input and
+/// weight must agree.
 static LogicalResult checkWindowRanks(const onnx::GraphProto &graph,
                                       Location loc) {
   llvm::StringMap<int64_t> ranks;
@@ -86,14 +126,22 @@ static LogicalResult checkWindowRanks(const onnx::GraphProto &graph,
     llvm::StringRef op = node.op_type();
     if (op != "Conv" && op != "MaxPool" && op != "AveragePool")
       continue;
+    int64_t seen = -1;
     for (int i = 0, e = op == "Conv" ? 2 : 1; i < e && i < node.input_size();
          ++i) {
       auto it = ranks.find(node.input(i));
-      if (it != ranks.end() && it->second != 4)
+      if (it == ranks.end())
+        continue;
+      if (it->second != 3 && it->second != 4)
         return emitError(loc) << describeNode(node, index)
-                              << ": only 2-D (NCHW) inputs are supported, "
-                                 "not rank "
+                              << ": only 1-D (NCL) and 2-D (NCHW) inputs are "
+                                 "supported, not rank "
                               << it->second;
+      if (seen >= 0 && seen != it->second)
+        return emitError(loc)
+               << describeNode(node, index) << ": the input has rank " << seen
+               << " and the weight rank " << it->second;
+      seen = it->second;
     }
   }
   return success();
@@ -123,17 +171,32 @@ FailureOr<onnx::ModelProto> mlir::oneflow::onnx_import::readModel(
   if (opset < 0)
     return emitError(loc) << "the model imports no version of the default "
                              "ONNX operator set";
-  if ((opset < kMinOpset || opset > kMaxOpset) &&
-      failed(checkOpVersions(model.graph(), opset, loc)))
-    return failure();
+  if (opset > kMaxOpset) {
+    std::string unmapped = findUnmappedVersion(model.graph(), opset);
+    if (!unmapped.empty())
+      return emitError(loc)
+             << "the model uses ONNX opset " << opset << ", where " << unmapped
+             << "; the importer maps the op versions of opsets " << kMinOpset
+             << " to " << kMaxOpset;
+  }
   if (failed(checkNoExternalData(model.graph(), loc)))
     return failure();
 
-  try {
-    onnx::checker::check_model(model);
-  } catch (const std::exception &e) {
-    return emitError(loc) << "the ONNX checker rejects the model: " << e.what();
-  }
+  // The converter runs on checked models only (it crashes on some others).
+  auto check = [&]() -> LogicalResult {
+    try {
+      onnx::checker::check_model(model);
+    } catch (const std::exception &e) {
+      return emitError(loc)
+             << "the ONNX checker rejects the model: " << e.what();
+    }
+    return success();
+  };
+  if (failed(check()))
+    return failure();
+  if (opset < kMinOpset &&
+      (failed(upgradeOpset(model, opset, loc)) || failed(check())))
+    return failure();
   // Unsupported ops are reported before ONNX's shape inference runs on
   // them (libonnx's inference of some ops it checks crashes on odd input).
   for (auto [index, node] : llvm::enumerate(model.graph().node()))

@@ -50,6 +50,14 @@ def valid_models():
         [vi("x", F, [2, 4])], [vi("y", F, [2, 3])],
         [init("w", w.T.copy()), init("b", b)])
 
+    # 1-D convolution and pooling (NCL) import as 2-D ones of height 1.
+    yield "conv1d", model(
+        [helper.make_node("Conv", ["x", "w"], ["c"], name="c1", pads=[1, 1],
+                          strides=[2]),
+         helper.make_node("MaxPool", ["c"], ["y"], kernel_shape=[2])],
+        [vi("x", F, [1, 2, 5])], [vi("y", F, [1, 2, 2])],
+        [init("w", np.ones((2, 2, 3), np.float32))])
+
     # PyTorch's shape arithmetic: y = reshape(x, [shape(x)[0], -1]).
     yield "fold-shape", model(
         [helper.make_node("Shape", ["x"], ["s"]),
@@ -143,9 +151,14 @@ def broken_models():
         [helper.make_node("Cast", ["x"], ["y"], name="tohalf",
                           to=TensorProto.FLOAT16)],
         [vi("x", F, [2])], [vi("y", TensorProto.FLOAT16, [2])])
+    # Softmax-11 normalizes over the axes from `axis` on, flattened; the
+    # version converter rewrites it for Softmax-13 (over one axis).
     yield "old-opset", model(
-        [helper.make_node("Softmax", ["x"], ["y"], name="sm")],
-        [vi("x", F, [2, 3])], [vi("y", F, [2, 3])], opset=11)
+        [helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=1)],
+        [vi("x", F, [2, 3, 4])], [vi("y", F, [2, 3, 4])], opset=11)
+    yield "old-opset-no-adapter", model(
+        [helper.make_node("Cast", ["x"], ["y"], name="c", to="INT64")],
+        [vi("x", F, [2, 3])], [vi("y", I64, [2, 3])], opset=5)
     yield "dynamic-dim", model(
         [helper.make_node("Relu", ["x"], ["y"])],
         [vi("x", F, ["batch", 3])], [vi("y", F, ["batch", 3])])
@@ -165,10 +178,10 @@ def broken_models():
          init("e", np.array([-5], np.int64)),
          init("a", np.array([0], np.int64)),
          init("st", np.array([-1], np.int64))])
-    yield "conv1d", model(
-        [helper.make_node("Conv", ["x", "w"], ["y"], name="c1")],
-        [vi("x", F, [1, 2, 5])], [vi("y", F, [1, 2, 3])],
-        [init("w", np.ones((2, 2, 3), np.float32))])
+    yield "conv3d", model(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="c3")],
+        [vi("x", F, [1, 2, 5, 5, 5])], [vi("y", F, [1, 2, 3, 3, 3])],
+        [init("w", np.ones((2, 2, 3, 3, 3), np.float32))])
     yield "bad-broadcast", model(
         [helper.make_node("Add", ["x", "z"], ["y"], name="add")],
         [vi("x", F, [3, 4]), vi("z", F, [5])], [vi("y", F, [3, 4])],
