@@ -43,7 +43,8 @@ SHAPE_PORTS = {
     ("Reshape", 1), ("Expand", 1), ("ConstantOfShape", 0),
     ("Unsqueeze", 1), ("Squeeze", 1), ("ReduceSum", 1),
     ("Slice", 1), ("Slice", 2), ("Slice", 3), ("Slice", 4),
-    ("Dropout", 1), ("Dropout", 2),
+    ("Dropout", 1), ("Dropout", 2), ("Split", 1), ("Tile", 1),
+    ("Range", 0), ("Range", 1), ("Range", 2),
 }
 
 

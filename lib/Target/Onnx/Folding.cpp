@@ -449,6 +449,10 @@ static const llvm::StringMap<Fold> &folds() {
     m["Range"] = foldRange;
     m["Equal"] = foldEqual;
     m["Where"] = foldWhere;
+    m["Neg"] = [](NodeContext &node, llvm::ArrayRef<const ConstTensor *> in) {
+      return foldElementwise(node, in, in[0]->dtype,
+                             [](llvm::ArrayRef<double> a) { return -a[0]; });
+    };
     m["Add"] = binary([](double a, double b, bool) { return a + b; });
     m["Sub"] = binary([](double a, double b, bool) { return a - b; });
     m["Mul"] = binary([](double a, double b, bool) { return a * b; });
@@ -502,12 +506,12 @@ FailureOr<bool> mlir::oneflow::onnx_import::foldNode(NodeContext &node) {
   bool optional = op == "Slice" || op == "Squeeze";
   if (!optional && llvm::is_contained(inputs, nullptr))
     return false;
-  unsigned arity =
-      llvm::StringSwitch<unsigned>(op)
-          .Cases({"Identity", "Cast", "ConstantOfShape", "Squeeze", "Concat"},
-                 1)
-          .Cases({"Where", "Range"}, 3)
-          .Default(2);
+  unsigned arity = llvm::StringSwitch<unsigned>(op)
+                       .Cases({"Identity", "Cast", "ConstantOfShape", "Squeeze",
+                               "Concat", "Neg"},
+                              1)
+                       .Cases({"Where", "Range"}, 3)
+                       .Default(2);
   if (inputs.size() < arity)
     return false;
   if (op == "Range")

@@ -248,6 +248,7 @@ Importer::Importer(MLIRContext *context, llvm::StringRef filename,
   addShapeLowerings(table);
   addLossLowerings(table);
   addCompositeLowerings(table);
+  addLayoutLowerings(table);
 }
 
 Type Importer::withLayout(RankedTensorType type, bool split) {

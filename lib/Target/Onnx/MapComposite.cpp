@@ -22,6 +22,8 @@
 // | PRelu                 | where(x < 0, slope * x, x)                      |
 // | Shrink                | where(x < -l, x + bias, where(x > l, x - bias, 0))|
 // | Hardmax               | cast(equal(arg_max(x, axis), class indices))    |
+// | Mod                   | x - y * floor(x / y), or trunc (fmod 1); integer |
+// |                       | operands in f64, cast back                      |
 //
 //===----------------------------------------------------------------------===//
 
@@ -252,6 +254,54 @@ static LogicalResult mapHardmax(NodeContext &node) {
   return success();
 }
 
+/// Mod: x - y * floor(x / y) (the divisor's sign, fmod 0) or x - y *
+/// trunc(x / y) (the dividend's, fmod 1; trunc is floor or ceil by sign).
+/// Integers are computed in f64, exact below 2^53, and cast back.
+static LogicalResult mapMod(NodeContext &node) {
+  if (failed(node.checkArity(2, 2, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0), y = node.input(1);
+  if (failed(x) || failed(y))
+    return failure();
+  Type element = NodeContext::typeOf(*x).getElementType();
+  bool fmod = node.getInt("fmod", 0) != 0;
+  bool isFloat = isa<FloatType>(element);
+  if (isFloat && !fmod)
+    return node.error() << "fmod 0 needs integer operands (a float Mod "
+                           "is fmod 1)";
+  auto cast = [&](Value v, Type to) -> Value {
+    RankedTensorType type = NodeContext::typeOf(v);
+    if (type.getElementType() == to)
+      return v;
+    return node.createTyped<CastOp>(RankedTensorType::get(type.getShape(), to),
+                                    v);
+  };
+  Type compute = isFloat ? element : node.b.getF64Type();
+  Value a = cast(*x, compute), b = cast(*y, compute);
+  FailureOr<Value> q = valueOf(node.create<DivOp>({a, b}));
+  if (failed(q))
+    return failure();
+  FailureOr<Value> whole = valueOf(node.create<FloorOp>(*q));
+  if (succeeded(whole) && fmod) {
+    Value zero = node.fill(RankedTensorType::get({}, compute), 0.0);
+    FailureOr<Value> negative = valueOf(node.create<LessOp>({*q, zero}));
+    FailureOr<Value> up = valueOf(node.create<CeilOp>(*q));
+    if (failed(negative) || failed(up))
+      return failure();
+    whole = valueOf(node.create<WhereOp>({*negative, *up, *whole}));
+  }
+  if (failed(whole))
+    return failure();
+  FailureOr<Value> product = valueOf(node.create<MulOp>({b, *whole}));
+  if (failed(product))
+    return failure();
+  FailureOr<Value> rest = valueOf(node.create<SubOp>({a, *product}));
+  if (failed(rest))
+    return failure();
+  node.setOutput(0, cast(*rest, element));
+  return success();
+}
+
 void mlir::oneflow::onnx_import::addCompositeLowerings(
     llvm::StringMap<Lowering> &table) {
   table["Sum"] = mapVariadic<AddOp>;
@@ -280,4 +330,5 @@ void mlir::oneflow::onnx_import::addCompositeLowerings(
   table["PRelu"] = mapPRelu;
   table["Shrink"] = mapShrink;
   table["Hardmax"] = mapHardmax;
+  table["Mod"] = mapMod;
 }

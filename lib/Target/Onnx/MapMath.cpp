@@ -8,6 +8,7 @@
 // |-------------------------------|-------------------------------------------|
 // | Add Sub Mul Div Pow           | add sub mul div pow; scalar_add/mul/div/  |
 // |                               | pow when one operand is a float scalar    |
+// | Pow (mixed element types)     | cast, pow (an integer base in f64), cast  |
 // | Clip                          | maximum, minimum                          |
 // | Equal Less Greater ...        | equal less greater ...                    |
 // | And Or Xor Not                | logical_and logical_or logical_xor        |
@@ -21,6 +22,7 @@
 // | LeakyRelu Elu Selu            | leaky_relu elu selu hard_sigmoid, with    |
 // | HardSigmoid                   | their attributes                          |
 // | ReduceMean ReduceSum ReduceMax| reduce_mean reduce_sum reduce_max         |
+// | ReduceMin                     | neg, reduce_max, neg                      |
 // | ArgMax ArgMin                 | arg_max arg_min                           |
 // | MatMul                        | matmul (2-D), batch_matmul (N-D)          |
 // | Gemm                          | matmul [scalar_mul] [add]                 |
@@ -173,10 +175,52 @@ template <typename OpTy> static LogicalResult mapReduce(NodeContext &node) {
     node.setOutput(0, *x);
     return success();
   }
+  // ReduceMin is -reduce_max(-x).
+  bool negate = node.opType() == "ReduceMin";
+  if (negate)
+    x = node.create<NegOp>(*x)->getResult();
   FailureOr<OpTy> op = node.create<OpTy>(*x, *attrs);
   if (failed(op))
     return failure();
-  node.setOutput(0, op->getResult());
+  Value result = op->getResult();
+  if (negate)
+    result = node.create<NegOp>(result)->getResult();
+  node.setOutput(0, result);
+  return success();
+}
+
+/// Pow whose exponent's element type differs from the base's (ONNX allows
+/// it; the result has the base's type): an exponent is cast to a float
+/// base's type; an integer base is raised in f64 and the result truncated.
+static LogicalResult mapPow(NodeContext &node) {
+  if (failed(node.checkArity(2, 2, 1)))
+    return failure();
+  FailureOr<Value> base = node.input(0), exponent = node.input(1);
+  if (failed(base) || failed(exponent))
+    return failure();
+  RankedTensorType baseType = NodeContext::typeOf(*base),
+                   expType = NodeContext::typeOf(*exponent);
+  if (baseType.getElementType() == expType.getElementType())
+    return mapBinary<PowOp>(node, mapScalar<ScalarPowOp>);
+  auto castTo = [&](Value v, Type element) -> Value {
+    return node.createTyped<CastOp>(
+        RankedTensorType::get(NodeContext::typeOf(v).getShape(), element), v);
+  };
+  Type element = baseType.getElementType();
+  if (isa<FloatType>(element)) {
+    FailureOr<PowOp> op =
+        node.create<PowOp>({*base, castTo(*exponent, element)});
+    if (failed(op))
+      return failure();
+    node.setOutput(0, op->getResult());
+    return success();
+  }
+  Type f64 = node.b.getF64Type();
+  FailureOr<PowOp> op =
+      node.create<PowOp>({castTo(*base, f64), castTo(*exponent, f64)});
+  if (failed(op))
+    return failure();
+  node.setOutput(0, castTo(op->getResult(), element));
   return success();
 }
 
@@ -306,9 +350,7 @@ void mlir::oneflow::onnx_import::addMathLowerings(
   table["Div"] = [](NodeContext &n) {
     return mapBinary<DivOp>(n, mapScalar<ScalarDivOp>);
   };
-  table["Pow"] = [](NodeContext &n) {
-    return mapBinary<PowOp>(n, mapScalar<ScalarPowOp>);
-  };
+  table["Pow"] = mapPow;
   table["Equal"] = [](NodeContext &n) { return mapBinary<EqualOp>(n); };
   table["Less"] = [](NodeContext &n) { return mapBinary<LessOp>(n); };
   table["LessOrEqual"] = [](NodeContext &n) {
@@ -367,6 +409,7 @@ void mlir::oneflow::onnx_import::addMathLowerings(
   table["ReduceMean"] = mapReduce<ReduceMeanOp>;
   table["ReduceSum"] = mapReduce<ReduceSumOp>;
   table["ReduceMax"] = mapReduce<ReduceMaxOp>;
+  table["ReduceMin"] = mapReduce<ReduceMaxOp>;
   table["ArgMax"] = mapArgReduce<ArgMaxOp>;
   table["ArgMin"] = mapArgReduce<ArgMinOp>;
   table["MatMul"] = mapMatMul;

@@ -58,6 +58,24 @@ def valid_models():
         [vi("x", F, [1, 2, 5])], [vi("y", F, [1, 2, 2])],
         [init("w", np.ones((2, 2, 3), np.float32))])
 
+    # Ops imported as compositions: Split, Tile, DepthToSpace, CastLike,
+    # ReduceMin, Mod, Pow with an integer exponent.
+    yield "layout-ops", model(
+        [helper.make_node("Split", ["x", "sizes"], ["a", "b"], name="split",
+                          axis=1),
+         helper.make_node("Tile", ["a", "reps"], ["t"], name="tile"),
+         helper.make_node("DepthToSpace", ["t"], ["d"], name="d2s",
+                          blocksize=2, mode="CRD"),
+         helper.make_node("CastLike", ["n", "d"], ["nf"], name="castlike"),
+         helper.make_node("ReduceMin", ["b"], ["m"], name="rmin", axes=[1],
+                          keepdims=0),
+         helper.make_node("Mod", ["m", "nf"], ["r"], name="mod", fmod=1),
+         helper.make_node("Pow", ["r", "n"], ["y"], name="pow")],
+        [vi("x", F, [1, 6, 2, 2]), vi("n", I64, [1])],
+        [vi("d", F, [1, 1, 4, 8]), vi("y", F, [1, 2, 2])],
+        [init("sizes", np.array([4, 2], np.int64)),
+         init("reps", np.array([1, 1, 1, 2], np.int64))], opset=15)
+
     # PyTorch's shape arithmetic: y = reshape(x, [shape(x)[0], -1]).
     yield "fold-shape", model(
         [helper.make_node("Shape", ["x"], ["s"]),
@@ -129,6 +147,21 @@ def valid_models():
 
 
 def broken_models():
+    yield "split-uneven", model(
+        [helper.make_node("Split", ["x"], ["a", "b"], name="split")],
+        [vi("x", F, [3])], [vi("a", F, [1]), vi("b", F, [2])],
+        check=False)
+    yield "tile-repeats", model(
+        [helper.make_node("Tile", ["x", "reps"], ["y"], name="tile")],
+        [vi("x", F, [2, 3])], [vi("y", F, [4, 3])],
+        [init("reps", np.array([2], np.int64))], check=False)
+    yield "depth-to-space-mode", model(
+        [helper.make_node("DepthToSpace", ["x"], ["y"], name="d2s",
+                          blocksize=2, mode="XYZ")],
+        [vi("x", F, [1, 4, 2, 2])], [vi("y", F, [1, 1, 4, 4])], check=False)
+    yield "mod-float", model(
+        [helper.make_node("Mod", ["x", "x"], ["y"], name="mod")],
+        [vi("x", F, [2])], [vi("y", F, [2])])
     yield "unsupported-op", model(
         [helper.make_node("Det", ["x"], ["y"], name="det")],
         [vi("x", F, [3, 3])], [vi("y", F, [])])

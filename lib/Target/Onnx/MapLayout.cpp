@@ -1,0 +1,225 @@
+//===- MapLayout.cpp - ONNX ops that rearrange elements -------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// ONNX ops that only move elements, imported as slices, reshapes,
+// transposes and broadcasts (so they differentiate and lay out like those):
+//
+// | ONNX          | oneflow                                                |
+// |---------------|--------------------------------------------------------|
+// | Split         | one slice per output                                   |
+// | Tile          | reshape to [1, d0, 1, d1, ...], broadcast to           |
+// |               | [r0, d0, r1, d1, ...], reshape to [r0 d0, r1 d1, ...]  |
+// | DepthToSpace  | reshape, transpose, reshape (DCR and CRD modes)        |
+// | SpaceToDepth  | reshape, transpose, reshape                            |
+// | CastLike      | cast to the element type of the second input           |
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/IR/OneFlowTypeUtils.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using namespace mlir::oneflow::onnx_import;
+
+/// Input 0 and its type.
+static FailureOr<std::pair<Value, RankedTensorType>> data(NodeContext &node) {
+  FailureOr<Value> x = node.input(0);
+  if (failed(x))
+    return failure();
+  return std::make_pair(*x, stripEncoding(NodeContext::typeOf(*x)));
+}
+
+/// x[..., start:end, ...] along `axis`.
+static FailureOr<Value> sliceAxis(NodeContext &node, Value x, int64_t axis,
+                                  int64_t start, int64_t end) {
+  llvm::ArrayRef<int64_t> shape = NodeContext::typeOf(x).getShape();
+  llvm::SmallVector<int64_t> starts(shape.size(), 0), ends(shape),
+      steps(shape.size(), 1);
+  starts[axis] = start;
+  ends[axis] = end;
+  OpBuilder &b = node.b;
+  FailureOr<SliceOp> op = node.create<SliceOp>(
+      x, {node.named("starts", b.getDenseI64ArrayAttr(starts)),
+          node.named("ends", b.getDenseI64ArrayAttr(ends)),
+          node.named("steps", b.getDenseI64ArrayAttr(steps))});
+  if (failed(op))
+    return failure();
+  return op->getResult();
+}
+
+static FailureOr<Value> transpose(NodeContext &node, Value x,
+                                  llvm::ArrayRef<int64_t> perm) {
+  FailureOr<TransposeOp> op = node.create<TransposeOp>(
+      x, {node.named("perm", node.b.getDenseI64ArrayAttr(perm))});
+  if (failed(op))
+    return failure();
+  return op->getResult();
+}
+
+static LogicalResult mapSplit(NodeContext &node) {
+  if (failed(node.checkArity(1, 2, node.numOutputs())))
+    return failure();
+  auto x = data(node);
+  if (failed(x))
+    return failure();
+  RankedTensorType type = x->second;
+  FailureOr<int64_t> axis =
+      normalizeAxis(node, node.getInt("axis", 0), type.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  int64_t size = type.getDimSize(*axis), parts = node.numOutputs();
+  llvm::SmallVector<int64_t> sizes;
+  if (node.hasInput(1)) {
+    FailureOr<llvm::SmallVector<int64_t>> given = node.constInts(1, "split");
+    if (failed(given))
+      return failure();
+    sizes = *given;
+  } else if (FailureOr<llvm::SmallVector<int64_t>> attr = node.getInts("split");
+             succeeded(attr)) {
+    sizes = *attr; // Split-11 and before, as the converter leaves it.
+  } else {
+    if (size % parts != 0)
+      return node.error() << "axis " << *axis << " of size " << size
+                          << " does not split into " << parts << " equal parts";
+    sizes.assign(parts, size / parts);
+  }
+  if (static_cast<int64_t>(sizes.size()) != parts)
+    return node.error() << "split has " << sizes.size() << " sizes for "
+                        << parts << " outputs";
+  int64_t start = 0;
+  for (int64_t s : sizes) {
+    if (s < 0)
+      return node.error() << "split has a negative size " << s;
+    start += s;
+  }
+  if (start != size)
+    return node.error() << "split sizes add up to " << start
+                        << ", not the size " << size << " of axis " << *axis;
+  start = 0;
+  for (auto [i, s] : llvm::enumerate(sizes)) {
+    FailureOr<Value> part = sliceAxis(node, x->first, *axis, start, start + s);
+    if (failed(part))
+      return failure();
+    node.setOutput(i, *part);
+    start += s;
+  }
+  return success();
+}
+
+static LogicalResult mapTile(NodeContext &node) {
+  if (failed(node.checkArity(2, 2, 1)))
+    return failure();
+  auto x = data(node);
+  FailureOr<llvm::SmallVector<int64_t>> repeats = node.constInts(1, "repeats");
+  if (failed(x) || failed(repeats))
+    return failure();
+  llvm::ArrayRef<int64_t> shape = x->second.getShape();
+  if (repeats->size() != shape.size())
+    return node.error() << "repeats has " << repeats->size()
+                        << " values for an input of rank " << shape.size();
+  llvm::SmallVector<int64_t> interleaved, broadcast, result;
+  for (auto [d, r] : llvm::zip(shape, *repeats)) {
+    if (r < 0)
+      return node.error() << "repeats has a negative value " << r;
+    interleaved.append({1, d});
+    broadcast.append({r, d});
+    result.push_back(r * d);
+  }
+  Type element = x->second.getElementType();
+  Value v = node.reshape(x->first, interleaved);
+  auto type = RankedTensorType::get(broadcast, element);
+  FailureOr<Value> wide;
+  if (element.isInteger(1)) {
+    FailureOr<WhereOp> w =
+        node.create<WhereOp>({v, node.fill(type, 1), node.fill(type, 0)});
+    wide = failed(w) ? FailureOr<Value>(failure()) : w->getResult();
+  } else {
+    FailureOr<AddOp> a = node.create<AddOp>({v, node.fill(type, 0)});
+    wide = failed(a) ? FailureOr<Value>(failure()) : a->getResult();
+  }
+  if (failed(wide))
+    return failure();
+  node.setOutput(0, node.reshape(*wide, result));
+  return success();
+}
+
+/// DepthToSpace (`toSpace`) and SpaceToDepth on NCHW with `blocksize` b.
+static LogicalResult mapDepthSpace(NodeContext &node, bool toSpace) {
+  if (failed(node.checkArity(1, 1, 1)))
+    return failure();
+  auto x = data(node);
+  if (failed(x))
+    return failure();
+  if (x->second.getRank() != 4)
+    return node.error() << "needs an NCHW input, not rank "
+                        << x->second.getRank();
+  int64_t b = node.getInt("blocksize", 0);
+  if (b <= 0)
+    return node.error() << "blocksize must be positive, not " << b;
+  int64_t n = x->second.getDimSize(0), c = x->second.getDimSize(1),
+          h = x->second.getDimSize(2), w = x->second.getDimSize(3);
+  FailureOr<Value> moved;
+  llvm::SmallVector<int64_t> result;
+  if (toSpace) {
+    if (c % (b * b) != 0)
+      return node.error() << "channels " << c
+                          << " are not a multiple of blocksize^2 " << b * b;
+    int64_t depth = c / (b * b);
+    std::string mode = node.getString("mode", "DCR");
+    if (mode == "DCR")
+      moved = transpose(node, node.reshape(x->first, {n, b, b, depth, h, w}),
+                        {0, 3, 4, 1, 5, 2});
+    else if (mode == "CRD")
+      moved = transpose(node, node.reshape(x->first, {n, depth, b, b, h, w}),
+                        {0, 1, 4, 2, 5, 3});
+    else
+      return node.error() << "unsupported mode '" << mode << "'";
+    result = {n, depth, h * b, w * b};
+  } else {
+    if (h % b != 0 || w % b != 0)
+      return node.error() << "height " << h << " and width " << w
+                          << " are not multiples of blocksize " << b;
+    moved = transpose(node, node.reshape(x->first, {n, c, h / b, b, w / b, b}),
+                      {0, 3, 5, 1, 2, 4});
+    result = {n, c * b * b, h / b, w / b};
+  }
+  if (failed(moved))
+    return failure();
+  node.setOutput(0, node.reshape(*moved, result));
+  return success();
+}
+
+static LogicalResult mapCastLike(NodeContext &node) {
+  if (failed(node.checkArity(2, 2, 1)))
+    return failure();
+  auto x = data(node);
+  FailureOr<Value> like = node.input(1);
+  if (failed(x) || failed(like))
+    return failure();
+  Type element = NodeContext::typeOf(*like).getElementType();
+  if (element == x->second.getElementType()) {
+    node.setOutput(0, x->first);
+    return success();
+  }
+  node.setOutput(
+      0, node.createTyped<CastOp>(
+             RankedTensorType::get(x->second.getShape(), element), x->first));
+  return success();
+}
+
+void mlir::oneflow::onnx_import::addLayoutLowerings(
+    llvm::StringMap<Lowering> &table) {
+  table["Split"] = mapSplit;
+  table["Tile"] = mapTile;
+  table["DepthToSpace"] = [](NodeContext &n) { return mapDepthSpace(n, true); };
+  table["SpaceToDepth"] = [](NodeContext &n) {
+    return mapDepthSpace(n, false);
+  };
+  table["CastLike"] = mapCastLike;
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/python3
+# ===- layout_model_reference.py - ONNX layout ops that train ------------=== #
+#
+# SPDX-License-Identifier: Apache-2.0
+#
+#   layout_model_reference.py OUT STEPS
+#
+# Writes OUT/model.onnx: h = x W (8x6 by 6x8), Split(h, [5, 3], axis 1)
+# into a and b, Tile(a, [1, 2]), ReduceMin(b, axis 1), DepthToSpace
+# (blocksize 2, CRD as pixel_shuffle) and SpaceToDepth of h reshaped to
+# 8x4x1x2 and 8x2x2x2, Mod (fmod 1) of h by 0.7, Pow(h, 2 as int64), a 1-D Conv of h (as 8x1x8,
+# kernel 3, pad 1, trained) and the loss of all of them summed;
+# OUT/x.npy (STEPS batches) and OUT/loss.npy: what PyTorch gets training W
+# and the kernel with plain SGD at lr 0.01.
+#
+# ===---------------------------------------------------------------------=== #
+
+import os
+import sys
+
+import numpy as np
+import onnx
+import torch
+import torch.nn.functional as F
+from onnx import TensorProto, helper, numpy_helper
+
+out, steps = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(11)
+w = (rng.standard_normal((6, 8)) * 0.5).astype(np.float32)
+k = (rng.standard_normal((1, 1, 3)) * 0.5).astype(np.float32)
+xs = rng.standard_normal((steps * 8, 6)).astype(np.float32)
+
+n = helper.make_node
+nodes = [
+    n("MatMul", ["x", "w"], ["h"]),
+    n("Split", ["h", "sizes"], ["a", "b"], axis=1),
+    n("Tile", ["a", "reps"], ["t"]),
+    n("ReduceMin", ["b"], ["m"], axes=[1], keepdims=0),
+    n("Reshape", ["h", "shape4"], ["h4"]),
+    n("DepthToSpace", ["h4"], ["d"], blocksize=2, mode="CRD"),
+    n("Reshape", ["h", "shape2"], ["h2"]),
+    n("SpaceToDepth", ["h2"], ["s"], blocksize=2),
+    n("Mod", ["h", "divisor"], ["r"], fmod=1),
+    n("Pow", ["h", "two"], ["p"]),
+    n("Reshape", ["h", "shape1"], ["h1"]),
+    n("Conv", ["h1", "k"], ["c"], pads=[1, 1]),
+    n("ReduceSumSquare", ["t"], ["lt"], keepdims=0),
+    n("ReduceSum", ["m"], ["lm"], keepdims=0),
+    n("ReduceSumSquare", ["d"], ["ld"], keepdims=0),
+    n("ReduceMax", ["s"], ["ls"], keepdims=0),
+    n("ReduceMean", ["r"], ["lr"], keepdims=0),
+    n("ReduceMean", ["p"], ["lp"], keepdims=0),
+    n("ReduceSumSquare", ["c"], ["lc"], keepdims=0),
+    n("Sum", ["lt", "lm", "ld", "ls", "lr", "lp", "lc"], ["loss"]),
+]
+i64 = lambda v: np.array(v, np.int64)
+graph = helper.make_graph(
+    nodes, "layout",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 6])],
+    [helper.make_tensor_value_info("loss", TensorProto.FLOAT, [])],
+    [numpy_helper.from_array(w, "w"), numpy_helper.from_array(k, "k"),
+     numpy_helper.from_array(i64([5, 3]), "sizes"),
+     numpy_helper.from_array(i64([1, 2]), "reps"),
+     numpy_helper.from_array(i64([8, 4, 1, 2]), "shape4"),
+     numpy_helper.from_array(i64([8, 2, 2, 2]), "shape2"),
+     numpy_helper.from_array(i64([8, 1, 8]), "shape1"),
+     numpy_helper.from_array(np.array(0.7, np.float32), "divisor"),
+     numpy_helper.from_array(i64(2), "two")])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+onnx.checker.check_model(model)
+onnx.save(model, os.path.join(out, "model.onnx"))
+
+wt = torch.tensor(w, requires_grad=True)
+kt = torch.tensor(k, requires_grad=True)
+losses = []
+for step in range(steps):
+    x = torch.tensor(xs[step * 8:(step + 1) * 8])
+    h = x @ wt
+    a, b = h[:, :5], h[:, 5:]
+    loss = (a.repeat(1, 2) ** 2).sum() + b.min(1).values.sum()
+    loss = loss + (F.pixel_shuffle(h.reshape(8, 4, 1, 2), 2) ** 2).sum()
+    loss = loss + F.pixel_unshuffle(h.reshape(8, 2, 2, 2), 2).max()
+    loss = loss + torch.fmod(h, 0.7).mean() + (h ** 2).mean()
+    loss = loss + (F.conv1d(h.reshape(8, 1, 8), kt, padding=1) ** 2).sum()
+    wt.grad = kt.grad = None
+    loss.backward()
+    with torch.no_grad():
+        wt -= 0.01 * wt.grad
+        kt -= 0.01 * kt.grad
+    losses.append(loss.item())
+np.save(os.path.join(out, "x.npy"), xs)
+np.save(os.path.join(out, "loss.npy"), np.array(losses, np.float32))
