@@ -194,6 +194,14 @@ Value NodeContext::reshape(Value value, llvm::ArrayRef<int64_t> shape) {
       RankedTensorType::get(shape, type.getElementType()), value);
 }
 
+Value NodeContext::cast(Value value, Type element) {
+  RankedTensorType type = typeOf(value);
+  if (type.getElementType() == element)
+    return value;
+  return createTyped<CastOp>(RankedTensorType::get(type.getShape(), element),
+                             value);
+}
+
 Value NodeContext::constant(const ConstTensor &value) {
   DenseElementsAttr attr = value.toAttr(getContext());
   return createTyped<ConstantOp>(attr.getType(), {}, {named("value", attr)});

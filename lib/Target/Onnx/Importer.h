@@ -209,6 +209,8 @@ public:
   }
   /// Reshapes `value` to `shape` (no op when it has that shape already).
   Value reshape(Value value, llvm::ArrayRef<int64_t> shape);
+  /// Casts `value` to `element` (no op when it has that element type).
+  Value cast(Value value, Type element);
   /// A constant of `value`.
   Value constant(const ConstTensor &value);
   /// A tensor of `type` filled with `value`.

@@ -269,15 +269,8 @@ static LogicalResult mapMod(NodeContext &node) {
   if (isFloat && !fmod)
     return node.error() << "fmod 0 needs integer operands (a float Mod "
                            "is fmod 1)";
-  auto cast = [&](Value v, Type to) -> Value {
-    RankedTensorType type = NodeContext::typeOf(v);
-    if (type.getElementType() == to)
-      return v;
-    return node.createTyped<CastOp>(RankedTensorType::get(type.getShape(), to),
-                                    v);
-  };
   Type compute = isFloat ? element : node.b.getF64Type();
-  Value a = cast(*x, compute), b = cast(*y, compute);
+  Value a = node.cast(*x, compute), b = node.cast(*y, compute);
   FailureOr<Value> q = valueOf(node.create<DivOp>({a, b}));
   if (failed(q))
     return failure();
@@ -298,7 +291,7 @@ static LogicalResult mapMod(NodeContext &node) {
   FailureOr<Value> rest = valueOf(node.create<SubOp>({a, *product}));
   if (failed(rest))
     return failure();
-  node.setOutput(0, cast(*rest, element));
+  node.setOutput(0, node.cast(*rest, element));
   return success();
 }
 

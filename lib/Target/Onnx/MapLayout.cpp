@@ -202,14 +202,8 @@ static LogicalResult mapCastLike(NodeContext &node) {
   FailureOr<Value> like = node.input(1);
   if (failed(x) || failed(like))
     return failure();
-  Type element = NodeContext::typeOf(*like).getElementType();
-  if (element == x->second.getElementType()) {
-    node.setOutput(0, x->first);
-    return success();
-  }
   node.setOutput(
-      0, node.createTyped<CastOp>(
-             RankedTensorType::get(x->second.getShape(), element), x->first));
+      0, node.cast(x->first, NodeContext::typeOf(*like).getElementType()));
   return success();
 }
 

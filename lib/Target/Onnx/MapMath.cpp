@@ -202,14 +202,10 @@ static LogicalResult mapPow(NodeContext &node) {
                    expType = NodeContext::typeOf(*exponent);
   if (baseType.getElementType() == expType.getElementType())
     return mapBinary<PowOp>(node, mapScalar<ScalarPowOp>);
-  auto castTo = [&](Value v, Type element) -> Value {
-    return node.createTyped<CastOp>(
-        RankedTensorType::get(NodeContext::typeOf(v).getShape(), element), v);
-  };
   Type element = baseType.getElementType();
   if (isa<FloatType>(element)) {
     FailureOr<PowOp> op =
-        node.create<PowOp>({*base, castTo(*exponent, element)});
+        node.create<PowOp>({*base, node.cast(*exponent, element)});
     if (failed(op))
       return failure();
     node.setOutput(0, op->getResult());
@@ -217,10 +213,10 @@ static LogicalResult mapPow(NodeContext &node) {
   }
   Type f64 = node.b.getF64Type();
   FailureOr<PowOp> op =
-      node.create<PowOp>({castTo(*base, f64), castTo(*exponent, f64)});
+      node.create<PowOp>({node.cast(*base, f64), node.cast(*exponent, f64)});
   if (failed(op))
     return failure();
-  node.setOutput(0, castTo(op->getResult(), element));
+  node.setOutput(0, node.cast(op->getResult(), element));
   return success();
 }
 
