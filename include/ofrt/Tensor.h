@@ -30,7 +30,7 @@ const char *dtypeName(DType dtype);
 bool isFloat(DType dtype);
 
 /// Element `index` of `data` (elements of `dtype`) as a double, for
-/// printing and comparing values; NaN for f16 and bf16.
+/// printing and comparing values.
 double loadElement(DType dtype, const void *data, int64_t index);
 
 /// The most bytes one tensor may hold (2^48, 256 TiB; the compiler's

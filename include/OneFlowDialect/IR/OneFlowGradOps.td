@@ -167,4 +167,27 @@ def OneFlow_GatherGradOp
   let assemblyFormat = "$dy `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
+def OneFlow_GatherElementsGradOp
+    : OneFlow_InferredOp<"gather_elements_grad", [Pure, OneFlow_HasSbp]> {
+  let summary = "gradient of gather_elements: `dy` added into a zero tensor";
+  let description = [{
+    The scatter-add that differentiates `gather_elements(x, indices)` along
+    `axis`: the result has x's shape `shape`, and each element of `dy` is
+    added at the position of x that its index names. SBP: positions along
+    `axis` are summed over (`dy` and `indices` split there give a partial
+    result); the other axes are parallel where dy and the result have the
+    same size.
+
+    ```mlir
+    %dx = oneflow.gather_elements_grad %dy, %labels {axis = 1 : i64, shape = array<i64: 8, 10>}
+        : (tensor<8x1xf32>, tensor<8x1xi64>) -> tensor<8x10xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_FloatTensor:$dy, OneFlow_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis,
+                       DenseI64ArrayAttr:$shape);
+  let results = (outs OneFlow_FloatTensor:$dx);
+  let assemblyFormat = "$dy `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // ONEFLOWDIALECT_IR_ONEFLOWGRADOPS_TD

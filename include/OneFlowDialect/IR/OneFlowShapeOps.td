@@ -99,6 +99,26 @@ def OneFlow_GatherOp : OneFlow_InferredOp<"gather", [Pure, OneFlow_HasSbp]> {
   let assemblyFormat = "$x `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
+def OneFlow_GatherElementsOp
+    : OneFlow_InferredOp<"gather_elements", [Pure, OneFlow_HasSbp]> {
+  let summary = "picks elements of `x` along `axis` by index (ONNX GatherElements)";
+  let description = [{
+    `result[i0, ..., ik, ...] = x[i0, ..., indices[i0, ..., ik, ...], ...]`
+    with the index replacing position k = `axis` (negative indices count
+    from the end). `indices` has x's rank, and no larger size than x on the
+    other axes; the result has the indices' shape (torch.gather).
+
+    ```mlir
+    %p = oneflow.gather_elements %logits, %labels {axis = 1 : i64}
+        : (tensor<8x10xf32>, tensor<8x1xi64>) -> tensor<8x1xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_Tensor:$x, OneFlow_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = "$x `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
 class OneFlow_ReduceOp<string mnemonic, string desc>
     : OneFlow_InferredOp<mnemonic, [Pure, OneFlow_HasSbp]> {
   let summary = desc;

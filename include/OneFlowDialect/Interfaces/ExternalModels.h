@@ -37,7 +37,7 @@ class MLIRContext;
       SparseSoftmaxCrossEntropyOp, LayerNormOp, DropoutOp
 #define ONEFLOW_SHAPE_GRADIENT_OPS                                             \
   ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReshapeOp, FlattenOp, TransposeOp,   \
-      ConcatOp, SliceOp, GatherOp
+      ConcatOp, SliceOp, GatherOp, GatherElementsOp
 #define ONEFLOW_CONV_GRADIENT_OPS                                              \
   Conv2DOp, MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, BatchNormOp
 

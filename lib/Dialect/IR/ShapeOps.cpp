@@ -178,6 +178,60 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+/// gather_elements and its gradient: `indices` has the rank of `x` (the
+/// gathered tensor), and no larger size than it on the other axes.
+static LogicalResult checkElementIndices(std::optional<Location> loc,
+                                         StringRef name, RankedTensorType x,
+                                         RankedTensorType indices,
+                                         int64_t axisAttr) {
+  if (x.getRank() < 1)
+    return emitInferError(loc, name) << "cannot gather from a scalar";
+  if (indices.getRank() != x.getRank())
+    return emitInferError(loc, name)
+           << "indices " << indices << " must have the rank of " << x;
+  if (failed(checkAxis(loc, name, "axis", axisAttr, x.getRank())))
+    return failure();
+  int64_t axis = normalizeAxis(axisAttr, x.getRank());
+  for (int64_t j = 0; j < x.getRank(); ++j)
+    if (j != axis && !ShapedType::isDynamic(x.getDimSize(j)) &&
+        !ShapedType::isDynamic(indices.getDimSize(j)) &&
+        indices.getDimSize(j) > x.getDimSize(j))
+      return emitInferError(loc, name)
+             << "indices " << indices << " are larger than " << x << " on axis "
+             << j;
+  return success();
+}
+
+LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *,
+                                                 std::optional<Location> loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &types) {
+  auto x = stripEncoding(adaptor.getX().getType());
+  auto indices = stripEncoding(adaptor.getIndices().getType());
+  if (failed(checkElementIndices(loc, getOperationName(), x, indices,
+                                 adaptor.getAxis())))
+    return failure();
+  types.push_back(
+      RankedTensorType::get(indices.getShape(), x.getElementType()));
+  return success();
+}
+
+LogicalResult GatherElementsGradOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  auto dy = stripEncoding(adaptor.getDy().getType());
+  auto indices = stripEncoding(adaptor.getIndices().getType());
+  auto dx = RankedTensorType::get(adaptor.getShape(), dy.getElementType());
+  if (failed(verifyCompatibleShape(dy.getShape(), indices.getShape())))
+    return emitInferError(loc, getOperationName())
+           << "dy " << dy << " must have the indices' shape " << indices;
+  if (failed(checkElementIndices(loc, getOperationName(), dx, indices,
+                                 adaptor.getAxis())))
+    return failure();
+  types.push_back(dx);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // SBP signatures
 //===----------------------------------------------------------------------===//
@@ -279,6 +333,55 @@ void GatherOp::getSbpSignatures(int64_t meshAxisSize,
   }
   dims.addPartials("PB");
   dims.derive(meshAxisSize, signatures);
+}
+
+/// gather_elements (`grad` false) and gather_elements_grad over `big` (x,
+/// or the gradient's result) and `small` (the indices, the result, or dy):
+/// the positions along `axis` are parallel for gather_elements (x whole)
+/// and summed over for its gradient (a partial result); another axis is
+/// parallel where both have its size (elsewhere the indices' positions
+/// would not be x's). `bigOperand`/`bigResult` say where `big` sits.
+static void deriveGatherElementsSbp(Operation *op, int64_t axisAttr, bool grad,
+                                    int64_t meshAxisSize,
+                                    SmallVectorImpl<SbpSignature> &signatures) {
+  SbpDims dims(op);
+  auto big = stripEncoding(grad ? op->getResult(0).getType()
+                                : op->getOperand(0).getType());
+  auto small = stripEncoding(op->getOperand(1).getType());
+  int64_t axis = normalizeAxis(axisAttr, big.getRank());
+  for (int64_t j = 0; j < big.getRank(); ++j) {
+    bool same = !ShapedType::isDynamic(big.getDimSize(j)) &&
+                big.getDimSize(j) == small.getDimSize(j);
+    if (j != axis && !same)
+      continue;
+    int64_t dim = dims.addDim(j == axis && grad ? SbpDimKind::reduction
+                                                : SbpDimKind::parallel);
+    // Operands: (x, indices) or (dy, indices); results: y or dx.
+    dims.mapOperandAxis(1, j, dim);
+    if (grad) {
+      dims.mapOperandAxis(0, j, dim);
+      if (j != axis)
+        dims.mapResultAxis(0, j, dim);
+    } else {
+      dims.mapResultAxis(0, j, dim);
+      if (j != axis)
+        dims.mapOperandAxis(0, j, dim);
+    }
+  }
+  dims.addPartials("PB");
+  dims.derive(meshAxisSize, signatures);
+}
+
+void GatherElementsOp::getSbpSignatures(
+    int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
+  deriveGatherElementsSbp(*this, getAxis(), /*grad=*/false, meshAxisSize,
+                          signatures);
+}
+
+void GatherElementsGradOp::getSbpSignatures(
+    int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
+  deriveGatherElementsSbp(*this, getAxis(), /*grad=*/true, meshAxisSize,
+                          signatures);
 }
 
 /// Kept axes are parallel (shifted in the result without keepdims). Reduced

@@ -221,6 +221,22 @@ static LogicalResult buildGradientRule(GatherOp op, GradientBuilder &g,
   return success();
 }
 
+static LogicalResult buildGradientRule(GatherElementsOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // Each element of dy added back at the position of x it came from.
+  RankedTensorType x = g.typeOf(op.getX());
+  if (!x.hasStaticShape())
+    return op.emitOpError("needs a static shape of x to take its gradient");
+  OpBuilder &b = g.builder();
+  dxs.push_back(GatherElementsGradOp::create(
+      b, g.getLoc(), dys[0], op.getIndices(),
+      b.getI64IntegerAttr(normalizeAxis(op.getAxis(), x.getRank())),
+      b.getDenseI64ArrayAttr(x.getShape())));
+  dxs.push_back(Value());
+  return success();
+}
+
 } // namespace mlir::oneflow
 
 void mlir::oneflow::attachShapeGradientModels(MLIRContext &context) {

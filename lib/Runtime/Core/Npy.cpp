@@ -27,8 +27,9 @@ struct DescrName {
 };
 
 constexpr DescrName kDescrs[] = {
-    {"<f4", DType::F32}, {"<f8", DType::F64}, {"<i4", DType::I32},
-    {"<i8", DType::I64}, {"|i1", DType::I8},  {"|b1", DType::Bool},
+    {"<f4", DType::F32},  {"<f8", DType::F64}, {"<f2", DType::F16},
+    {"<i4", DType::I32},  {"<i8", DType::I64}, {"|i1", DType::I8},
+    {"|b1", DType::Bool},
 };
 
 absl::Status headerError(const std::string &path, const std::string &why) {
@@ -82,9 +83,13 @@ absl::StatusOr<NpyHeader> ofrt::readNpyHeader(std::istream &in,
       result.desc.dtype = entry.dtype;
       known = true;
     }
-  if (!known)
-    return headerError(path, "element type '" + name +
-                                 "' (read: <f4, <f8, <i4, <i8, |i1, |b1)");
+  if (!known) {
+    std::string list;
+    for (const DescrName &entry : kDescrs)
+      list += (list.empty() ? "" : ", ") + std::string(entry.descr);
+    return headerError(path,
+                       "element type '" + name + "' (read: " + list + ")");
+  }
   size_t order = valueOf(header, "fortran_order");
   if (order == std::string::npos || header.compare(order, 5, "False") != 0)
     return headerError(path, "it is not in C order");

@@ -7,6 +7,7 @@
 #include "ofrt/Tensor.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace ofrt;
 
@@ -78,8 +79,27 @@ std::string TensorDesc::str() const {
   return s + dtypeName(dtype);
 }
 
+/// IEEE binary16 bits as a double (for printing and comparing).
+static double halfToDouble(uint16_t bits) {
+  int exponent = (bits >> 10) & 0x1f;
+  double mantissa = bits & 0x3ff;
+  double magnitude = exponent == 0 ? std::ldexp(mantissa, -24)
+                     : exponent == 31
+                         ? (mantissa ? std::nan("") : INFINITY)
+                         : std::ldexp(1024 + mantissa, exponent - 25);
+  return bits & 0x8000 ? -magnitude : magnitude;
+}
+
 double ofrt::loadElement(DType dtype, const void *data, int64_t index) {
   switch (dtype) {
+  case DType::F16:
+    return halfToDouble(static_cast<const uint16_t *>(data)[index]);
+  case DType::BF16: {
+    uint32_t bits = uint32_t(static_cast<const uint16_t *>(data)[index]) << 16;
+    float value;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+  }
   case DType::F32:
     return static_cast<const float *>(data)[index];
   case DType::F64:

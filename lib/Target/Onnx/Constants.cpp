@@ -30,9 +30,47 @@ Type mlir::oneflow::onnx_import::elementType(int32_t onnxType,
     return b.getI32Type();
   case onnx::TensorProto::BOOL:
     return b.getI1Type();
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    return b.getF32Type(); // Computed in f32.
   default:
     return {};
   }
+}
+
+Type mlir::oneflow::onnx_import::storageType(int32_t onnxType,
+                                             MLIRContext *context) {
+  if (onnxType == onnx::TensorProto::FLOAT16)
+    return Float16Type::get(context);
+  if (onnxType == onnx::TensorProto::BFLOAT16)
+    return BFloat16Type::get(context);
+  return elementType(onnxType, context);
+}
+
+/// The float semantics of the half types, or null.
+static const llvm::fltSemantics *halfSemantics(int32_t onnxType) {
+  if (onnxType == onnx::TensorProto::FLOAT16)
+    return &APFloat::IEEEhalf();
+  if (onnxType == onnx::TensorProto::BFLOAT16)
+    return &APFloat::BFloat();
+  return nullptr;
+}
+
+double mlir::oneflow::onnx_import::roundToType(int32_t onnxType, double value) {
+  if (onnxType == onnx::TensorProto::FLOAT)
+    return static_cast<float>(value);
+  const llvm::fltSemantics *half = halfSemantics(onnxType);
+  if (!half)
+    return value;
+  APFloat f(value);
+  bool lost;
+  f.convert(*half, APFloat::rmNearestTiesToEven, &lost);
+  return f.convertToDouble();
+}
+
+/// The value of the 16 bits of a half type.
+static double halfValue(int32_t onnxType, uint16_t bits) {
+  return APFloat(*halfSemantics(onnxType), APInt(16, bits)).convertToDouble();
 }
 
 std::string mlir::oneflow::onnx_import::elementTypeName(int32_t onnxType) {
@@ -44,7 +82,7 @@ std::string mlir::oneflow::onnx_import::elementTypeName(int32_t onnxType) {
 
 bool ConstTensor::isFloat() const {
   return dtype == onnx::TensorProto::FLOAT ||
-         dtype == onnx::TensorProto::DOUBLE;
+         dtype == onnx::TensorProto::DOUBLE || halfSemantics(dtype);
 }
 
 int64_t
@@ -100,6 +138,10 @@ static void readRaw(ConstTensor &t, llvm::StringRef raw, int64_t i) {
   case onnx::TensorProto::BOOL:
     t.ints.push_back(p[i] != 0);
     return;
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    t.floats.push_back(halfValue(t.dtype, endian::read16le(p + 2 * i)));
+    return;
   }
 }
 
@@ -110,6 +152,9 @@ static int64_t elementBytes(int32_t dtype) {
     return 8;
   case onnx::TensorProto::BOOL:
     return 1;
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    return 2;
   default:
     return 4;
   }
@@ -141,6 +186,8 @@ FailureOr<ConstTensor> ConstTensor::fromProto(const onnx::TensorProto &proto,
   case onnx::TensorProto::INT64:
   case onnx::TensorProto::INT32:
   case onnx::TensorProto::BOOL:
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
     break;
   default:
     why = "its element type " + elementTypeName(t.dtype) + " is not supported";
@@ -176,6 +223,12 @@ FailureOr<ConstTensor> ConstTensor::fromProto(const onnx::TensorProto &proto,
   case onnx::TensorProto::INT64:
     have = proto.int64_data_size();
     t.ints.assign(proto.int64_data().begin(), proto.int64_data().end());
+    break;
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16: // Their bits live in int32_data.
+    have = proto.int32_data_size();
+    for (int32_t bits : proto.int32_data())
+      t.floats.push_back(halfValue(t.dtype, static_cast<uint16_t>(bits)));
     break;
   default: // INT32 and BOOL live in int32_data.
     have = proto.int32_data_size();
@@ -230,9 +283,10 @@ FailureOr<DenseElementsAttr> mlir::oneflow::onnx_import::initializerAttr(
     return failure();
   }
   // Raw little-endian floats and integers are the attribute's own storage
-  // (on this little-endian host); booleans and typed fields go through
-  // ConstTensor.
-  if (proto.has_raw_data() && dtype != onnx::TensorProto::BOOL) {
+  // (on this little-endian host); booleans, half types (held as f32) and
+  // typed fields go through ConstTensor.
+  if (proto.has_raw_data() && dtype != onnx::TensorProto::BOOL &&
+      !halfSemantics(dtype)) {
     FailureOr<llvm::SmallVector<int64_t>> shape = protoShape(proto, why);
     if (failed(shape))
       return failure();

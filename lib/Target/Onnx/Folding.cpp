@@ -138,8 +138,7 @@ static FailureOr<bool> foldCast(NodeContext &node,
   for (int64_t i = 0; i < in[0]->numElements(); ++i) {
     double v = in[0]->getDouble(i);
     if (t.isFloat())
-      t.floats.push_back(to == onnx::TensorProto::FLOAT ? static_cast<float>(v)
-                                                        : v);
+      t.floats.push_back(roundToType(to, v));
     else if (to == onnx::TensorProto::BOOL)
       t.ints.push_back(v != 0.0);
     else if (!std::isfinite(v) || std::fabs(v) > 9.2e18)

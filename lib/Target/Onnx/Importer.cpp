@@ -332,7 +332,13 @@ valueType(const onnx::ValueInfoProto &info, Location loc, llvm::StringRef what,
   if (!info.type().has_tensor_type())
     return emitError(loc) << what << " '" << info.name() << "' is not a tensor";
   const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
-  Type element = elementType(tensor.elem_type(), context);
+  Type element = storageType(tensor.elem_type(), context);
+  // Values cross the graph's edges as .npy files, which have no bf16.
+  if (tensor.elem_type() == onnx::TensorProto::BFLOAT16)
+    return emitError(loc) << what << " '" << info.name()
+                          << "' has element type BFLOAT16, which .npy files "
+                             "do not hold (bf16 initializers and casts "
+                             "import; make the input or output FLOAT)";
   if (!element)
     return emitError(loc) << what << " '" << info.name()
                           << "' has unsupported element type "
@@ -378,8 +384,17 @@ LogicalResult Importer::importInputs(const onnx::GraphProto &graph) {
       return failure();
     Location loc =
         NameLoc::get(builder.getStringAttr(info.name()), fileLocation);
-    values[info.name()].value = InputOp::create(
+    Value input = InputOp::create(
         builder, loc, withLayout(*type, /*split=*/true), info.name());
+    // Half-precision inputs are computed in f32.
+    if (isa<Float16Type, BFloat16Type>(type->getElementType()))
+      input =
+          CastOp::create(builder, loc,
+                         withLayout(RankedTensorType::get(type->getShape(),
+                                                          builder.getF32Type()),
+                                    /*split=*/true),
+                         input);
+    values[info.name()].value = input;
   }
   return success();
 }
@@ -436,6 +451,17 @@ LogicalResult Importer::importOutputs(const onnx::GraphProto &graph) {
     if (failed(value))
       return failure();
     RankedTensorType have = NodeContext::typeOf(*value);
+    // Half-precision outputs were computed in f32.
+    if (isa<Float16Type, BFloat16Type>(type->getElementType()) &&
+        have.getElementType().isF32()) {
+      value = CastOp::create(builder, loc,
+                             RankedTensorType::get(have.getShape(),
+                                                   type->getElementType(),
+                                                   have.getEncoding()),
+                             *value)
+                  .getResult();
+      have = NodeContext::typeOf(*value);
+    }
     if (have.getShape() != type->getShape() ||
         have.getElementType() != type->getElementType())
       return emitError(loc)

@@ -59,7 +59,14 @@ readModel(llvm::StringRef bytes, Location loc,
 //===----------------------------------------------------------------------===//
 
 /// The MLIR element type of an ONNX element type, or null when we have none.
+/// FLOAT16 and BFLOAT16 are computed in f32.
 Type elementType(int32_t onnxType, MLIRContext *context);
+/// The element type a graph input or output of `onnxType` has: f16 and
+/// bf16 for the half types (cast to and from f32 at the graph's edges),
+/// elementType otherwise.
+Type storageType(int32_t onnxType, MLIRContext *context);
+/// `value` rounded to `onnxType` (f32, f16, bf16; others unchanged).
+double roundToType(int32_t onnxType, double value);
 
 /// The ONNX name of an element type ("FLOAT16", ...).
 std::string elementTypeName(int32_t onnxType);

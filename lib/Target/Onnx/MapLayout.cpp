@@ -15,6 +15,7 @@
 // | DepthToSpace  | reshape, transpose, reshape (DCR and CRD modes)        |
 // | SpaceToDepth  | reshape, transpose, reshape                            |
 // | CastLike      | cast to the element type of the second input           |
+// | GatherElements| gather_elements                                        |
 //
 //===----------------------------------------------------------------------===//
 
@@ -207,6 +208,26 @@ static LogicalResult mapCastLike(NodeContext &node) {
   return success();
 }
 
+static LogicalResult mapGatherElements(NodeContext &node) {
+  if (failed(node.checkArity(2, 2, 1)))
+    return failure();
+  auto x = data(node);
+  FailureOr<Value> indices = node.input(1);
+  if (failed(x) || failed(indices))
+    return failure();
+  FailureOr<int64_t> axis =
+      normalizeAxis(node, node.getInt("axis", 0), x->second.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  FailureOr<GatherElementsOp> op = node.create<GatherElementsOp>(
+      {x->first, *indices},
+      {node.named("axis", node.b.getI64IntegerAttr(*axis))});
+  if (failed(op))
+    return failure();
+  node.setOutput(0, op->getResult());
+  return success();
+}
+
 void mlir::oneflow::onnx_import::addLayoutLowerings(
     llvm::StringMap<Lowering> &table) {
   table["Split"] = mapSplit;
@@ -216,4 +237,5 @@ void mlir::oneflow::onnx_import::addLayoutLowerings(
     return mapDepthSpace(n, false);
   };
   table["CastLike"] = mapCastLike;
+  table["GatherElements"] = mapGatherElements;
 }

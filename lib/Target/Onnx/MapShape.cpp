@@ -428,13 +428,12 @@ static LogicalResult mapCast(NodeContext &node) {
   Type element = elementType(to, node.getContext());
   if (!element)
     return node.error() << "unsupported target type " << elementTypeName(to);
-  if (element == x->second.getElementType()) {
-    node.setOutput(0, x->first);
-    return success();
-  }
-  node.setOutput(
-      0, node.createTyped<CastOp>(
-             RankedTensorType::get(x->second.getShape(), element), x->first));
+  // A cast to a half type rounds (through f32) and stays in f32.
+  Value v = x->first;
+  Type storage = storageType(to, node.getContext());
+  if (storage != element)
+    v = node.cast(node.cast(v, element), storage);
+  node.setOutput(0, node.cast(v, element));
   return success();
 }
 

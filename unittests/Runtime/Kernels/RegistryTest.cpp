@@ -94,6 +94,7 @@ TEST(CpuKernelRegistry, HasEveryComputeOp) {
                        "concat",
                        "slice",
                        "gather",
+                       "gather_elements",
                        "reduce_sum",
                        "reduce_mean",
                        "reduce_max",
@@ -113,7 +114,8 @@ TEST(CpuKernelRegistry, HasEveryComputeOp) {
                        "max_pool2d_grad",
                        "avg_pool2d_grad",
                        "batch_norm_grad",
-                       "gather_grad"};
+                       "gather_grad",
+                       "gather_elements_grad"};
   for (const char *name : ops)
     EXPECT_TRUE(
         registry().contains(DeviceKind::Cpu, std::string("oneflow.") + name))

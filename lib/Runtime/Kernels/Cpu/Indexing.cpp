@@ -1,4 +1,4 @@
-//===- Indexing.cpp - gather and gather_grad ------------------------------===//
+//===- Indexing.cpp - gather, gather_elements and their gradients ---------===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -8,7 +8,9 @@
 // [-D, D) where D is the size of `axis`, negative ones counting from the
 // end; anything else makes compute() fail with the index and its position.
 // gather_grad is the scatter-add that transposes gather: a zero table, and
-// each row of dy added into the row its index names.
+// each row of dy added into the row its index names. gather_elements
+// (torch.gather) picks one element of x per index, at the index's position
+// with the index along `axis`; gather_elements_grad adds dy back there.
 //
 //===----------------------------------------------------------------------===//
 
@@ -192,9 +194,111 @@ KernelOr createGatherGrad(const OpDesc &op) {
                                             begin, limit);
 }
 
+/// gather_elements (`grad` false) and gather_elements_grad: walks the
+/// indices with x's (or dx's) offsets of the other axes; the index gives the
+/// position along `axis`.
+class GatherElementsKernel : public CpuKernel {
+public:
+  GatherElementsKernel(const OpDesc &op, bool grad, int64_t axis)
+      : CpuKernel(op), grad(grad), walk(op.inputs[1].shape),
+        elemSize(dtypeSize(op.outputs[0].dtype)),
+        wide(op.inputs[1].dtype == DType::I64),
+        isDouble(op.outputs[0].dtype == DType::F64) {
+    const Shape &big = grad ? op.outputs[0].shape : op.inputs[0].shape;
+    bigStrides = rowMajorStrides(big);
+    axisStride = bigStrides[axis];
+    limit = big[axis];
+    bigStrides[axis] = 0;
+    bigCount = numel(big);
+  }
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    if (wide)
+      return dispatch(in[0], in[1].as<int64_t>(), out[0]);
+    return dispatch(in[0], in[1].as<int32_t>(), out[0]);
+  }
+
+private:
+  template <typename I>
+  absl::Status dispatch(const TensorView &x, const I *indices,
+                        const TensorView &y) {
+    OFRT_RETURN_IF_ERROR(checkIndices(where, indices, numel(walk), limit));
+    if (!grad)
+      return gather(x.as<uint8_t>(), indices, y.as<uint8_t>());
+    return isDouble ? scatterAdd(x.as<double>(), indices, y.as<double>())
+                    : scatterAdd(x.as<float>(), indices, y.as<float>());
+  }
+
+  template <typename F, typename I> void visit(const I *indices, F &&f) {
+    int64_t n = 0;
+    forEachIndex<1>(walk, {bigStrides}, [&](const std::array<int64_t, 1> &o) {
+      int64_t index = indices[n] < 0 ? indices[n] + limit : indices[n];
+      f(n++, o[0] + index * axisStride);
+    });
+  }
+
+  template <typename I>
+  absl::Status gather(const uint8_t *x, const I *indices, uint8_t *y) {
+    visit(indices, [&](int64_t n, int64_t at) {
+      std::memcpy(y + n * elemSize, x + at * elemSize, elemSize);
+    });
+    return absl::OkStatus();
+  }
+
+  template <typename T, typename I>
+  absl::Status scatterAdd(const T *dy, const I *indices, T *dx) {
+    std::fill_n(dx, bigCount, T(0));
+    visit(indices, [&](int64_t n, int64_t at) { dx[at] += dy[n]; });
+    return absl::OkStatus();
+  }
+
+  bool grad;
+  Shape walk, bigStrides;
+  int64_t axisStride = 0, limit = 0, bigCount = 0;
+  size_t elemSize;
+  bool wide, isDouble;
+};
+
+/// Checks gather_elements(x, indices) -> y or gather_elements_grad(dy,
+/// indices) -> dx: `small` (y or dy) has the indices' shape, `big` (x or
+/// dx) their rank and no smaller size on the other axes.
+KernelOr createGatherElements(const OpDesc &op, bool grad) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
+  const TensorDesc &indices = op.inputs[1];
+  const TensorDesc &big = grad ? op.outputs[0] : op.inputs[0];
+  const TensorDesc &small = grad ? op.inputs[0] : op.outputs[0];
+  if (indices.dtype != DType::I32 && indices.dtype != DType::I64)
+    return opError(op, "indices must be i32 or i64, got " + indices.str());
+  if (grad && big.dtype != DType::F32 && big.dtype != DType::F64)
+    return opError(op,
+                   "has a CPU kernel for f32 and f64 only, got " + big.str());
+  if (small != TensorDesc{big.dtype, indices.shape})
+    return opError(op, std::string(grad ? "dy" : "the result") + " is " +
+                           small.str() + ", needs " +
+                           TensorDesc{big.dtype, indices.shape}.str());
+  if (big.rank() < 1 || indices.rank() != big.rank())
+    return opError(op, "indices " + indices.str() + " must have the rank of " +
+                           big.str());
+  int64_t axisAttr = 0, axis = 0;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axisAttr, {int64_t(0)}));
+  OFRT_RETURN_IF_ERROR(normalizeAxis(op, "axis", axisAttr, big.rank(), axis));
+  for (int64_t j = 0; j < big.rank(); ++j)
+    if (j != axis && indices.shape[j] > big.shape[j])
+      return opError(op, "indices " + indices.str() + " are larger than " +
+                             big.str() + " on axis " + std::to_string(j));
+  return std::make_unique<GatherElementsKernel>(op, grad, axis);
+}
+
 } // namespace
 
 void cpu::registerIndexingKernels(KernelRegistry &registry) {
   addKernel(registry, "oneflow.gather", createGather);
   addKernel(registry, "oneflow.gather_grad", createGatherGrad);
+  addKernel(registry, "oneflow.gather_elements", [](const OpDesc &op) {
+    return createGatherElements(op, /*grad=*/false);
+  });
+  addKernel(registry, "oneflow.gather_elements_grad", [](const OpDesc &op) {
+    return createGatherElements(op, /*grad=*/true);
+  });
 }

@@ -76,6 +76,16 @@ def valid_models():
         [init("sizes", np.array([4, 2], np.int64)),
          init("reps", np.array([1, 1, 1, 2], np.int64))], opset=15)
 
+    # Half-precision inputs, outputs and initializers are computed in f32;
+    # casts to half types round.
+    yield "half", model(
+        [helper.make_node("Add", ["x", "b"], ["s"]),
+         helper.make_node("Cast", ["s"], ["r"], to=TensorProto.BFLOAT16),
+         helper.make_node("Cast", ["r"], ["y"], to=TensorProto.FLOAT16)],
+        [vi("x", TensorProto.FLOAT16, [2])],
+        [vi("y", TensorProto.FLOAT16, [2])],
+        [init("b", np.array([0.5, 1.0 / 3], np.float16))])
+
     # PyTorch's shape arithmetic: y = reshape(x, [shape(x)[0], -1]).
     yield "fold-shape", model(
         [helper.make_node("Shape", ["x"], ["s"]),
@@ -177,13 +187,17 @@ def broken_models():
                 numpy_helper.from_array(np.array([0], np.int64), "i"), [2]))],
         [], [vi("y", F, [2])])
     yield "unsupported-dtype", model(
+        [helper.make_node("Identity", ["x"], ["y"])],
+        [vi("x", TensorProto.UINT16, [2])],
+        [vi("y", TensorProto.UINT16, [2])], check=False)
+    yield "bf16-input", model(
         [helper.make_node("Relu", ["x"], ["y"])],
-        [vi("x", TensorProto.FLOAT16, [2])],
-        [vi("y", TensorProto.FLOAT16, [2])])
-    yield "cast-f16", model(
-        [helper.make_node("Cast", ["x"], ["y"], name="tohalf",
-                          to=TensorProto.FLOAT16)],
-        [vi("x", F, [2])], [vi("y", TensorProto.FLOAT16, [2])])
+        [vi("x", TensorProto.BFLOAT16, [2])],
+        [vi("y", TensorProto.BFLOAT16, [2])])
+    yield "cast-u16", model(
+        [helper.make_node("Cast", ["x"], ["y"], name="tou16",
+                          to=TensorProto.UINT16)],
+        [vi("x", F, [2])], [vi("y", TensorProto.UINT16, [2])])
     # Softmax-11 normalizes over the axes from `axis` on, flattened; the
     # version converter rewrites it for Softmax-13 (over one axis).
     yield "old-opset", model(
