@@ -139,6 +139,12 @@ func.func @shape(%x: tensor<2x3x4xf32>, %y: tensor<8x6xf32>, %t: tensor<1000x64x
   %6 = oneflow.slice %y {starts = array<i64: 0, 1>, ends = array<i64: 8, 6>, steps = array<i64: 1, 1>} : (tensor<8x6xf32>) -> tensor<8x5xf32>
   // expected-remark@+1 {{sbp: B, S(0) -> S(0) | B, S(1) -> S(1) | S(0), B -> P | S(1), B -> S(2) | P, B -> P}}
   %7 = oneflow.gather %t, %ids {axis = 0 : i64} : (tensor<1000x64xf32>, tensor<8x16xi64>) -> tensor<8x16x64xf32>
+  // gather_elements: the gathered axis splits the indices and the result
+  // (x whole); another splits all three where they have its size.
+  // expected-remark@+1 {{sbp: B, S(1) -> S(1) | P, B -> P}}
+  %8 = oneflow.gather_elements %t, %ids {axis = 1 : i64} : (tensor<1000x64xf32>, tensor<8x16xi64>) -> tensor<8x16xf32>
+  // expected-remark@+1 {{sbp: S(0), S(0) -> S(0) | B, S(1) -> S(1) | P, B -> P}}
+  %9 = oneflow.gather_elements %y, %ids {axis = 1 : i64} : (tensor<8x6xf32>, tensor<8x16xi64>) -> tensor<8x16xf32>
   return
 }
 

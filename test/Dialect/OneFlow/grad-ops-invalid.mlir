@@ -87,3 +87,21 @@ func.func @gather_grad_size(%dy: tensor<5x6xf32>, %ids: tensor<5xi64>) {
   %t = oneflow.gather_grad %dy, %ids {dim_size = -1 : i64} : (tensor<5x6xf32>, tensor<5xi64>) -> tensor<5x6xf32>
   return
 }
+
+// -----
+
+func.func @gather_elements_grad_shape(%dy: tensor<2x5xf32>, %ids: tensor<2x4xi64>) {
+  // expected-error@+2 {{dy 'tensor<2x5xf32>' must have the indices' shape 'tensor<2x4xi64>'}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %t = oneflow.gather_elements_grad %dy, %ids {axis = 1 : i64, shape = array<i64: 2, 7>} : (tensor<2x5xf32>, tensor<2x4xi64>) -> tensor<2x7xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_grad_larger(%dy: tensor<3x5xf32>, %ids: tensor<3x5xi64>) {
+  // expected-error@+2 {{indices 'tensor<3x5xi64>' are larger than 'tensor<2x7xf32>' on axis 0}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %t = oneflow.gather_elements_grad %dy, %ids {axis = 1 : i64, shape = array<i64: 2, 7>} : (tensor<3x5xf32>, tensor<3x5xi64>) -> tensor<2x7xf32>
+  return
+}

@@ -639,6 +639,33 @@ func.func @negative_gather_scalar(%x: tensor<f32>, %i: tensor<2xi64>) {
 
 // -----
 
+func.func @gather_elements_rank(%x: tensor<4x8xf32>, %i: tensor<4xi64>) {
+  // expected-error@+2 {{'oneflow.gather_elements' op indices 'tensor<4xi64>' must have the rank of 'tensor<4x8xf32>'}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.gather_elements %x, %i : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_larger(%x: tensor<4x8xf32>, %i: tensor<5x2xi64>) {
+  // expected-error@+2 {{'oneflow.gather_elements' op indices 'tensor<5x2xi64>' are larger than 'tensor<4x8xf32>' on axis 0}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.gather_elements %x, %i {axis = 1} : (tensor<4x8xf32>, tensor<5x2xi64>) -> tensor<5x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_axis(%x: tensor<4x8xf32>, %i: tensor<4x2xi64>) {
+  // expected-error@+2 {{'oneflow.gather_elements' op axis -3 is out of range for rank-2 tensor}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.gather_elements %x, %i {axis = -3} : (tensor<4x8xf32>, tensor<4x2xi64>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
 func.func @negative_gather_axis(%x: tensor<4x8xf32>, %i: tensor<2xi64>) {
   // expected-error@+2 {{'oneflow.gather' op axis 2 is out of range for rank-2 tensor}}
   // expected-error@+1 {{failed to infer returned types}}

@@ -161,6 +161,8 @@ func.func @shapes(%x: tensor<8x4x4xf32>, %t: tensor<1000x64xf32>, %ids: tensor<8
   %4 = oneflow.slice %x {starts = array<i64: 0, 1, 0>, ends = array<i64: 8, 4, -1>, steps = array<i64: 1, 2, 1>} : (tensor<8x4x4xf32>) -> tensor<8x2x3xf32>
   // CHECK: oneflow.gather %{{.*}}, %{{.*}} : (tensor<1000x64xf32>, tensor<8x16xi64>) -> tensor<8x16x64xf32>
   %5 = oneflow.gather %t, %ids : (tensor<1000x64xf32>, tensor<8x16xi64>) -> tensor<8x16x64xf32>
+  // CHECK: oneflow.gather_elements %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<1000x64xf32>, tensor<8x16xi64>) -> tensor<8x16xf32>
+  %ge = oneflow.gather_elements %t, %ids {axis = 1} : (tensor<1000x64xf32>, tensor<8x16xi64>) -> tensor<8x16xf32>
   // CHECK: oneflow.reduce_sum %{{.*}} {axes = array<i64: 1>} : (tensor<8x4x4xf32>) -> tensor<8x4xf32>
   %6 = oneflow.reduce_sum %x {axes = array<i64: 1>} : (tensor<8x4x4xf32>) -> tensor<8x4xf32>
   // CHECK: oneflow.reduce_mean %{{.*}} {axes = array<i64: -1>, keepdims} : (tensor<8x4x4xf32>) -> tensor<8x4x1xf32>

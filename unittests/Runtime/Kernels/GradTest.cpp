@@ -184,4 +184,21 @@ TEST(GatherGradKernel, AddsRowsAtTheirIndicesAndOnlyOwnRows) {
             std::string::npos);
 }
 
+TEST(GatherElementsGradKernel, AddsEachElementWhereItCameFrom) {
+  // dy of gather_elements along axis 1 of a 2x3 x; repeated indices add.
+  auto dx = runOk(
+      "gather_elements_grad",
+      {f32({2, 2}, {1, 2, 3, 4}), tensor(DType::I64, {2, 2}, {2, 2, 0, -1})},
+      {{DType::F32, {2, 3}}}, {{"axis", int64_t(1)}});
+  EXPECT_TRUE(near(values(dx[0]), {0, 0, 3, 3, 0, 4}));
+  expectCreateError(op("gather_elements_grad",
+                       {{DType::I32, {2, 2}}, {DType::I64, {2, 2}}},
+                       {{DType::I32, {2, 3}}}, {{"axis", int64_t(1)}}),
+                    "has a CPU kernel for f32 and f64 only");
+  expectCreateError(op("gather_elements_grad",
+                       {{DType::F32, {2, 1}}, {DType::I64, {2, 2}}},
+                       {{DType::F32, {2, 3}}}, {{"axis", int64_t(1)}}),
+                    "dy is 2x1xf32, needs 2x2xf32");
+}
+
 } // namespace

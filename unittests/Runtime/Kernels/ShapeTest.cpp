@@ -319,6 +319,44 @@ TEST(GatherKernel, EmbeddingLookupAndBadIndices) {
       "cannot gather from a scalar");
 }
 
+TEST(GatherElementsKernel, PicksAlongTheAxisAndChecks) {
+  // x = [[0, 1, 2], [10, 11, 12]]; along axis 1 with narrower indices
+  // (torch.gather), and along axis 0 with a negative index.
+  Values x = {0, 1, 2, 10, 11, 12};
+  auto cols = runOk("gather_elements",
+                    {f32({2, 3}, x), tensor(DType::I64, {2, 2}, {2, 0, 1, 1})},
+                    {{DType::F32, {2, 2}}}, {{"axis", int64_t(1)}});
+  EXPECT_EQ(values(cols[0]), (Values{2, 0, 11, 11}));
+  auto rows = runOk("gather_elements",
+                    {f32({2, 3}, x), tensor(DType::I32, {1, 3}, {1, -2, 1})},
+                    {{DType::F32, {1, 3}}}, {{"axis", int64_t(0)}});
+  EXPECT_EQ(values(rows[0]), (Values{10, 1, 12}));
+
+  OpDesc desc =
+      op("gather_elements", {{DType::F32, {2, 3}}, {DType::I64, {2, 1}}},
+         {{DType::F32, {2, 1}}}, {{"axis", int64_t(1)}});
+  auto result = run(desc, {f32({2, 3}, x), tensor(DType::I64, {2, 1}, {0, 3})});
+  expectError(result.status(),
+              {"oneflow.gather_elements 'test_gather_elements'",
+               "index 3 at position 1", "outside [-3, 3)"});
+  expectCreateError(op("gather_elements",
+                       {{DType::F32, {2, 3}}, {DType::F32, {2, 1}}},
+                       {{DType::F32, {2, 1}}}),
+                    "indices must be i32 or i64");
+  expectCreateError(op("gather_elements",
+                       {{DType::F32, {2, 3}}, {DType::I64, {2}}},
+                       {{DType::F32, {2}}}),
+                    "must have the rank of");
+  expectCreateError(op("gather_elements",
+                       {{DType::F32, {2, 3}}, {DType::I64, {3, 1}}},
+                       {{DType::F32, {3, 1}}}, {{"axis", int64_t(1)}}),
+                    "are larger than 2x3xf32 on axis 0");
+  expectCreateError(op("gather_elements",
+                       {{DType::F32, {2, 3}}, {DType::I64, {2, 1}}},
+                       {{DType::F32, {2, 2}}}),
+                    "the result is 2x2xf32, needs 2x1xf32");
+}
+
 TEST(GatherKernel, PieceOfASplitTable) {
   // Rows [2, 4) of a 5-row table: indices elsewhere give zero rows, and
   // indices are checked against the whole table.

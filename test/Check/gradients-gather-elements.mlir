@@ -1,0 +1,32 @@
+// gather_elements and its scatter-add gradient gather_elements_grad,
+// along the last axis (indices narrower than x, as NLL's picked class)
+// and along the first (indices of x's width, repeated indices adding up),
+// against finite differences, and on 2 and 4 ranks and a 2x2 mesh in
+// every signature and in random layouts against one rank.
+// RUN: of-check %s --mode gradients --devices cpu:1 --verbose | FileCheck %s
+// RUN: of-check %s --autodiff --mode signatures --devices cpu:2 | FileCheck %s --check-prefix=RANKS
+// RUN: of-check %s --autodiff --mode random --devices cpu:4 | FileCheck %s --check-prefix=RANKS
+// RUN: of-check %s --autodiff --mode random --devices cpu:4 --mesh 2,2 | FileCheck %s --check-prefix=RANKS
+// CHECK-DAG: PASS dloss/dx[
+// CHECK-DAG: PASS dloss/dw[
+// CHECK-NOT: FAIL
+// CHECK: of-check: {{[1-9][0-9]*}} cases, {{[0-9]+}} passed, 0 failed
+// RANKS-NOT: FAIL
+// RANKS: of-check: {{[1-9][0-9]*}} cases, {{[1-9][0-9]*}} passed, 0 failed
+func.func @gather_elements() {
+  %x = oneflow.variable "x" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 1} : tensor<4x5xf32>
+  %w = oneflow.variable "w" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 2} : tensor<3x4xf32>
+  %labels = oneflow.constant dense<[[4, 0], [1, -1], [2, 2], [0, 3]]> : tensor<4x2xi64>
+  %rows = oneflow.constant dense<[[2, 0, 1, 2], [0, 0, 2, 1]]> : tensor<2x4xi64>
+  %r = oneflow.input "r" : tensor<4x2xf32>
+  %s = oneflow.input "s" : tensor<2x4xf32>
+  %p = oneflow.gather_elements %x, %labels {axis = 1} : (tensor<4x5xf32>, tensor<4x2xi64>) -> tensor<4x2xf32>
+  %q = oneflow.gather_elements %w, %rows {axis = 0} : (tensor<3x4xf32>, tensor<2x4xi64>) -> tensor<2x4xf32>
+  %pr = oneflow.mul %p, %r : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %qs = oneflow.mul %q, %s : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %a = oneflow.reduce_sum %pr {axes = array<i64: 0, 1>} : (tensor<4x2xf32>) -> tensor<f32>
+  %b = oneflow.reduce_sum %qs {axes = array<i64: 0, 1>} : (tensor<2x4xf32>) -> tensor<f32>
+  %loss = oneflow.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  oneflow.output "loss", %loss : tensor<f32>
+  return
+}
