@@ -87,7 +87,7 @@ FailureOr<Value> NodeContext::input(unsigned i) {
   return importer.materialize(node.input(i), loc);
 }
 
-const ConstTensor *NodeContext::constInput(unsigned i) {
+const ConstTensor *NodeContext::constInput(unsigned i, bool readParameters) {
   if (!hasInput(i))
     return nullptr;
   auto it = importer.values.find(node.input(i));
@@ -96,16 +96,23 @@ const ConstTensor *NodeContext::constInput(unsigned i) {
   Entry &entry = it->second;
   if (!entry.constant && entry.initializer) {
     // Small integer initializers fold (shapes, axes, indices); float ones
-    // are parameters, which stay variables.
-    int32_t dtype = entry.initializer->data_type();
-    if (dtype == onnx::TensorProto::FLOAT || dtype == onnx::TensorProto::DOUBLE)
+    // are parameters, which stay variables, and are read as values only
+    // where a node takes them as such (Dropout's ratio).
+    bool parameter =
+        ConstTensor::zeros(entry.initializer->data_type(), {}).isFloat();
+    if (parameter && !readParameters)
       return nullptr;
+    std::shared_ptr<ConstTensor> &slot =
+        parameter ? entry.parameterValue : entry.constant;
+    if (slot)
+      return slot.get();
     std::string why;
     FailureOr<ConstTensor> tensor =
         ConstTensor::fromProto(*entry.initializer, why);
     if (failed(tensor) || tensor->numElements() > 4096)
       return nullptr;
-    entry.constant = std::make_shared<ConstTensor>(std::move(*tensor));
+    slot = std::make_shared<ConstTensor>(std::move(*tensor));
+    return slot.get();
   }
   return entry.constant.get();
 }
@@ -257,6 +264,7 @@ Importer::Importer(MLIRContext *context, llvm::StringRef filename,
   addLossLowerings(table);
   addCompositeLowerings(table);
   addLayoutLowerings(table);
+  addIndexingLowerings(table);
 }
 
 Type Importer::withLayout(RankedTensorType type, bool split) {

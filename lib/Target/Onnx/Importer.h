@@ -144,8 +144,9 @@ public:
   FailureOr<llvm::SmallVector<int64_t>> inputShape(unsigned i);
   /// Input `i` when it is known at import time, else null: Constant nodes,
   /// integer initializers and what folds from them (float initializers are
-  /// parameters and never fold).
-  const ConstTensor *constInput(unsigned i);
+  /// parameters and never fold; `readParameters` reads their values too,
+  /// for a node that takes one as a setting).
+  const ConstTensor *constInput(unsigned i, bool readParameters = false);
   /// Input `i` that must be known at import time (a shape, axes, ...),
   /// as integers; errors name `what`.
   FailureOr<llvm::SmallVector<int64_t>> constInts(unsigned i,
@@ -238,6 +239,7 @@ void addShapeLowerings(llvm::StringMap<Lowering> &table);
 void addLossLowerings(llvm::StringMap<Lowering> &table);
 void addCompositeLowerings(llvm::StringMap<Lowering> &table);
 void addLayoutLowerings(llvm::StringMap<Lowering> &table);
+void addIndexingLowerings(llvm::StringMap<Lowering> &table);
 
 /// Computes a node's outputs at import time when every input is known
 /// (or, for Shape, when its input's shape is static). Returns true when it
@@ -294,6 +296,8 @@ struct Entry {
   Value value;
   std::shared_ptr<ConstTensor> constant;
   const onnx::TensorProto *initializer = nullptr;
+  /// The values of a float initializer read as a setting (constInput).
+  std::shared_ptr<ConstTensor> parameterValue;
 };
 
 /// Walks a validated graph, building `func.func @main`.

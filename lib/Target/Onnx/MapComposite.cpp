@@ -22,6 +22,9 @@
 // | PRelu                 | where(x < 0, slope * x, x)                      |
 // | Shrink                | where(x < -l, x + bias, where(x > l, x - bias, 0))|
 // | Hardmax               | cast(equal(arg_max(x, axis), class indices))    |
+// | ReduceProd            | exp(reduce_sum(log|x|)), times -1 where an odd  |
+// |                       | count of x < 0 (a 0 gives exp(-inf) = 0; its    |
+// |                       | gradient there is NaN)                          |
 // | Mod                   | x - y * floor(x / y), or trunc (fmod 1); integer |
 // |                       | operands in f64, cast back                      |
 //
@@ -254,6 +257,56 @@ static LogicalResult mapHardmax(NodeContext &node) {
   return success();
 }
 
+static LogicalResult mapReduceProd(NodeContext &node) {
+  if (failed(node.checkArity(1, 1, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0);
+  if (failed(x))
+    return failure();
+  RankedTensorType type = NodeContext::typeOf(*x);
+  if (!isa<FloatType>(type.getElementType()))
+    return node.error() << "ReduceProd of " << type.getElementType()
+                        << " is not supported (floats only)";
+  SmallVector<int64_t> axes;
+  if (FailureOr<SmallVector<int64_t>> given = node.getInts("axes");
+      succeeded(given))
+    axes = *given;
+  FailureOr<SmallVector<NamedAttribute>> attrs =
+      reduceAttrs(node, axes, type.getRank());
+  if (failed(attrs))
+    return failure();
+  FailureOr<Value> magnitude = valueOf(node.create<AbsOp>(*x));
+  if (succeeded(magnitude))
+    magnitude = valueOf(node.create<LogOp>(*magnitude));
+  if (succeeded(magnitude))
+    magnitude = valueOf(node.create<ReduceSumOp>(*magnitude, *attrs));
+  if (succeeded(magnitude))
+    magnitude = valueOf(node.create<ExpOp>(*magnitude));
+  Value zero = node.fill(RankedTensorType::get({}, type.getElementType()), 0);
+  FailureOr<Value> negative = valueOf(node.create<LessOp>({*x, zero}));
+  if (failed(magnitude) || failed(negative))
+    return failure();
+  // sign = 1 - 2 (count - 2 floor(count / 2)), count the negatives reduced.
+  FailureOr<Value> count = valueOf(node.create<ReduceSumOp>(
+      node.cast(*negative, type.getElementType()), *attrs));
+  FailureOr<Value> sign = count;
+  if (succeeded(sign))
+    sign = scalar<ScalarMulOp>(node, *sign, 0.5);
+  if (succeeded(sign))
+    sign = valueOf(node.create<FloorOp>(*sign));
+  if (succeeded(sign))
+    sign = scalar<ScalarMulOp>(node, *sign, 2.0);
+  if (succeeded(sign))
+    sign = valueOf(node.create<SubOp>({*count, *sign}));
+  if (succeeded(sign))
+    sign = scalar<ScalarMulOp>(node, *sign, -2.0);
+  if (succeeded(sign))
+    sign = scalar<ScalarAddOp>(node, *sign, 1.0);
+  if (failed(sign))
+    return failure();
+  return finish(node, valueOf(node.create<MulOp>({*magnitude, *sign})));
+}
+
 /// Mod: x - y * floor(x / y) (the divisor's sign, fmod 0) or x - y *
 /// trunc(x / y) (the dividend's, fmod 1; trunc is floor or ceil by sign).
 /// Integers are computed in f64, exact below 2^53, and cast back.
@@ -324,4 +377,5 @@ void mlir::oneflow::onnx_import::addCompositeLowerings(
   table["Shrink"] = mapShrink;
   table["Hardmax"] = mapHardmax;
   table["Mod"] = mapMod;
+  table["ReduceProd"] = mapReduceProd;
 }

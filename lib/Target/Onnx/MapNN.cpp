@@ -328,35 +328,60 @@ template <typename OpTy> static LogicalResult mapSoftmax(NodeContext &node) {
                                                 node.getInt("axis", -1)))}));
 }
 
+/// Dropout: nothing in inference (or at ratio 0), dropout when training.
+/// The mask output, when read, is all true then, or where dropout of ones
+/// (the same seed, so the same mask) is not zero.
 static LogicalResult mapDropout(NodeContext &node) {
-  if (failed(node.checkArity(1, 3, 1)))
+  if (failed(node.checkArity(1, 3, 2)))
     return failure();
   FailureOr<Value> x = node.input(0);
   if (failed(x))
     return failure();
   bool training = false;
   if (node.hasInput(2)) {
-    const ConstTensor *mode = node.constInput(2);
+    const ConstTensor *mode = node.constInput(2, /*readParameters=*/true);
     if (!mode || mode->numElements() != 1)
       return node.error() << "training_mode must be a constant scalar";
     training = mode->getDouble(0) != 0;
   }
   double ratio = 0.5;
   if (node.hasInput(1)) {
-    const ConstTensor *r = node.constInput(1);
+    const ConstTensor *r = node.constInput(1, /*readParameters=*/true);
     if (!r || r->numElements() != 1)
-      return node.error() << "ratio must be a constant scalar";
+      return node.error() << "ratio must be a constant scalar (a Constant "
+                             "or an initializer)";
     ratio = r->getDouble(0);
   }
   int64_t seed = static_cast<int64_t>(node.getFloat("seed", 0));
+  RankedTensorType type = NodeContext::typeOf(*x);
+  auto maskType = RankedTensorType::get(type.getShape(), node.b.getI1Type());
   if (!training || ratio == 0.0) {
     node.setOutput(0, *x);
+    if (node.isOutputUsed(1))
+      node.setOutput(1, node.fill(maskType, 1));
     return success();
   }
-  return finish(node,
-                node.create<DropoutOp>(
-                    *x, {node.named("rate", node.b.getF64FloatAttr(ratio)),
-                         node.named("seed", node.b.getI64IntegerAttr(seed))}));
+  llvm::SmallVector<NamedAttribute> attrs{
+      node.named("rate", node.b.getF64FloatAttr(ratio)),
+      node.named("seed", node.b.getI64IntegerAttr(seed))};
+  FailureOr<DropoutOp> y = node.create<DropoutOp>(*x, attrs);
+  if (failed(y))
+    return failure();
+  node.setOutput(0, y->getResult());
+  if (node.isOutputUsed(1)) {
+    auto ones = RankedTensorType::get(type.getShape(), type.getElementType());
+    FailureOr<DropoutOp> kept =
+        node.create<DropoutOp>(node.fill(ones, 1), attrs);
+    if (failed(kept))
+      return failure();
+    FailureOr<NotEqualOp> mask = node.create<NotEqualOp>(
+        {kept->getResult(),
+         node.fill(RankedTensorType::get({}, type.getElementType()), 0)});
+    if (failed(mask))
+      return failure();
+    node.setOutput(1, mask->getResult());
+  }
+  return success();
 }
 
 void mlir::oneflow::onnx_import::addNNLowerings(

@@ -8,8 +8,11 @@
 # Writes OUT/model.onnx: h = x W (8x6 by 6x8), Split(h, [5, 3], axis 1)
 # into a and b, Tile(a, [1, 2]), ReduceMin(b, axis 1), DepthToSpace
 # (blocksize 2, CRD as pixel_shuffle) and SpaceToDepth of h reshaped to
-# 8x4x1x2 and 8x2x2x2, Mod (fmod 1) of h by 0.7, Pow(h, 2 as int64), a 1-D Conv of h (as 8x1x8,
-# kernel 3, pad 1, trained) and the loss of all of them summed;
+# 8x4x1x2 and 8x2x2x2, Mod (fmod 1) of h by 0.7, Pow(h, 2 as int64), a 1-D
+# Conv of h (as 8x1x8, kernel 3, pad 1, trained), Pad of h (reflect,
+# edge, and constant 0.5 with a crop), CumSum (reverse), ReduceProd(b,
+# axis 1) and a Dropout at
+# ratio 0 whose mask is read, and the loss of all of them summed;
 # OUT/x.npy (STEPS batches) and OUT/loss.npy: what PyTorch gets training W
 # and the kernel with plain SGD at lr 0.01.
 #
@@ -44,6 +47,19 @@ nodes = [
     n("Pow", ["h", "two"], ["p"]),
     n("Reshape", ["h", "shape1"], ["h1"]),
     n("Conv", ["h1", "k"], ["c"], pads=[1, 1]),
+    n("Pad", ["h1", "pads1"], ["pr"], mode="reflect"),
+    n("Pad", ["h", "pads2"], ["pe"], mode="edge"),
+    n("Pad", ["h", "pads3", "half"], ["pc"]),
+    n("CumSum", ["h", "axis1"], ["cs"], reverse=1),
+    n("Dropout", ["cs", "zero", "yes"], ["dr", "mask"]),
+    n("Cast", ["mask"], ["maskf"], to=TensorProto.FLOAT),
+    n("Mul", ["dr", "maskf"], ["csm"]),
+    n("ReduceL2", ["pr"], ["lpr"], keepdims=0),
+    n("ReduceL2", ["pe"], ["lpe"], keepdims=0),
+    n("ReduceL2", ["pc"], ["lpc"], keepdims=0),
+    n("ReduceL2", ["csm"], ["lcs"], keepdims=0),
+    n("ReduceProd", ["b"], ["pb"], axes=[1], keepdims=0),
+    n("ReduceSum", ["pb"], ["lpb"], keepdims=0),
     n("ReduceSumSquare", ["t"], ["lt"], keepdims=0),
     n("ReduceSum", ["m"], ["lm"], keepdims=0),
     n("ReduceSumSquare", ["d"], ["ld"], keepdims=0),
@@ -51,7 +67,8 @@ nodes = [
     n("ReduceMean", ["r"], ["lr"], keepdims=0),
     n("ReduceMean", ["p"], ["lp"], keepdims=0),
     n("ReduceSumSquare", ["c"], ["lc"], keepdims=0),
-    n("Sum", ["lt", "lm", "ld", "ls", "lr", "lp", "lc"], ["loss"]),
+    n("Sum", ["lt", "lm", "ld", "ls", "lr", "lp", "lc", "lpr", "lpe", "lpc",
+              "lcs", "lpb"], ["loss"]),
 ]
 i64 = lambda v: np.array(v, np.int64)
 graph = helper.make_graph(
@@ -65,7 +82,14 @@ graph = helper.make_graph(
      numpy_helper.from_array(i64([8, 2, 2, 2]), "shape2"),
      numpy_helper.from_array(i64([8, 1, 8]), "shape1"),
      numpy_helper.from_array(np.array(0.7, np.float32), "divisor"),
-     numpy_helper.from_array(i64(2), "two")])
+     numpy_helper.from_array(i64(2), "two"),
+     numpy_helper.from_array(i64([0, 0, 2, 0, 0, 3]), "pads1"),
+     numpy_helper.from_array(i64([1, 0, 0, 2]), "pads2"),
+     numpy_helper.from_array(i64([0, -2, 2, 1]), "pads3"),
+     numpy_helper.from_array(np.array(0.5, np.float32), "half"),
+     numpy_helper.from_array(i64(1), "axis1"),
+     numpy_helper.from_array(np.array(0.0, np.float32), "zero"),
+     numpy_helper.from_array(np.array(True), "yes")])
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 onnx.checker.check_model(model)
 onnx.save(model, os.path.join(out, "model.onnx"))
@@ -82,6 +106,10 @@ for step in range(steps):
     loss = loss + F.pixel_unshuffle(h.reshape(8, 2, 2, 2), 2).max()
     loss = loss + torch.fmod(h, 0.7).mean() + (h ** 2).mean()
     loss = loss + (F.conv1d(h.reshape(8, 1, 8), kt, padding=1) ** 2).sum()
+    loss = loss + F.pad(h.reshape(8, 1, 8), (2, 3), mode="reflect").norm()
+    loss = loss + F.pad(h[None], (0, 2, 1, 0), mode="replicate").norm()
+    loss = loss + F.pad(h, (-2, 1, 0, 2), value=0.5).norm()
+    loss = loss + h.flip(1).cumsum(1).flip(1).norm() + b.prod(1).sum()
     wt.grad = kt.grad = None
     loss.backward()
     with torch.no_grad():

@@ -76,6 +76,25 @@ def valid_models():
         [init("sizes", np.array([4, 2], np.int64)),
          init("reps", np.array([1, 1, 1, 2], np.int64))], opset=15)
 
+    # Pad, OneHot and CumSum (MapIndexing.cpp), Dropout's mask.
+    yield "indexing-ops", model(
+        [helper.make_node("Pad", ["x", "pads"], ["p"], name="pad",
+                          mode="reflect"),
+         helper.make_node("Pad", ["x", "cpads", "half"], ["c"], name="cpad"),
+         helper.make_node("OneHot", ["i", "depth", "v"], ["o"], name="hot"),
+         helper.make_node("CumSum", ["x", "axis"], ["s"], name="cumsum",
+                          exclusive=1),
+         helper.make_node("Dropout", ["x"], ["d", "mask"], name="drop")],
+        [vi("x", F, [2, 3]), vi("i", I64, [2])],
+        [vi("p", F, [2, 5]), vi("c", F, [3, 3]), vi("o", F, [2, 3]),
+         vi("s", F, [2, 3]), vi("mask", TensorProto.BOOL, [2, 3])],
+        [init("pads", np.array([0, 1, 0, 1], np.int64)),
+         init("cpads", np.array([1, 0, 0, 0], np.int64)),
+         init("half", np.array(0.5, np.float32)),
+         init("depth", np.array(3, np.int64)),
+         init("v", np.array([0, 1], np.float32)),
+         init("axis", np.array(1, np.int64))])
+
     # Half-precision inputs, outputs and initializers are computed in f32;
     # casts to half types round.
     yield "half", model(
@@ -169,6 +188,20 @@ def broken_models():
         [helper.make_node("DepthToSpace", ["x"], ["y"], name="d2s",
                           blocksize=2, mode="XYZ")],
         [vi("x", F, [1, 4, 2, 2])], [vi("y", F, [1, 1, 4, 4])], check=False)
+    yield "pad-mode", model(
+        [helper.make_node("Pad", ["x", "pads"], ["y"], name="pad",
+                          mode="wrap")],
+        [vi("x", F, [2, 3])], [vi("y", F, [2, 5])],
+        [init("pads", np.array([0, 1, 0, 1], np.int64))], check=False)
+    yield "pad-reflect", model(
+        [helper.make_node("Pad", ["x", "pads"], ["y"], name="pad",
+                          mode="reflect")],
+        [vi("x", F, [2, 3])], [vi("y", F, [2, 9])],
+        [init("pads", np.array([0, 3, 0, 3], np.int64))])
+    yield "onehot-depth", model(
+        [helper.make_node("OneHot", ["i", "depth", "v"], ["y"], name="hot")],
+        [vi("i", I64, [3]), vi("depth", I64, [])], [vi("y", F, [3, 4])],
+        [init("v", np.array([0, 1], np.float32))], check=False)
     yield "mod-float", model(
         [helper.make_node("Mod", ["x", "x"], ["y"], name="mod")],
         [vi("x", F, [2])], [vi("y", F, [2])])
