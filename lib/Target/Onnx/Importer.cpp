@@ -201,6 +201,19 @@ Value NodeContext::reshape(Value value, llvm::ArrayRef<int64_t> shape) {
       RankedTensorType::get(shape, type.getElementType()), value);
 }
 
+FailureOr<Value> NodeContext::sliceAlong(Value value, int64_t axis,
+                                         int64_t begin, int64_t end) {
+  llvm::ArrayRef<int64_t> shape = typeOf(value).getShape();
+  llvm::SmallVector<int64_t> starts(shape.size(), 0), ends(shape),
+      steps(shape.size(), 1);
+  starts[axis] = begin;
+  ends[axis] = end;
+  return valueOf(
+      create<SliceOp>(value, {named("starts", b.getDenseI64ArrayAttr(starts)),
+                              named("ends", b.getDenseI64ArrayAttr(ends)),
+                              named("steps", b.getDenseI64ArrayAttr(steps))}));
+}
+
 Value NodeContext::cast(Value value, Type element) {
   RankedTensorType type = typeOf(value);
   if (type.getElementType() == element)

@@ -217,6 +217,9 @@ public:
   }
   /// Reshapes `value` to `shape` (no op when it has that shape already).
   Value reshape(Value value, llvm::ArrayRef<int64_t> shape);
+  /// value[..., begin:end, ...] along `axis`.
+  FailureOr<Value> sliceAlong(Value value, int64_t axis, int64_t begin,
+                              int64_t end);
   /// Casts `value` to `element` (no op when it has that element type).
   Value cast(Value value, Type element);
   /// A constant of `value`.
@@ -228,6 +231,13 @@ private:
   Importer &importer;
   llvm::StringSet<> handled;
 };
+
+/// The result of a created op, or failure.
+template <typename OpTy> FailureOr<Value> valueOf(FailureOr<OpTy> op) {
+  if (failed(op))
+    return failure();
+  return (*op)->getResult(0);
+}
 
 /// Maps one ONNX op type onto oneflow ops.
 using Lowering = LogicalResult (*)(NodeContext &);

@@ -39,13 +39,6 @@ using namespace mlir;
 using namespace mlir::oneflow;
 using namespace mlir::oneflow::onnx_import;
 
-/// The result of a created op, or failure.
-template <typename OpTy> static FailureOr<Value> valueOf(FailureOr<OpTy> op) {
-  if (failed(op))
-    return failure();
-  return (*op)->getResult(0);
-}
-
 /// `x * scalar`-style ops with one f64 attribute `scalar`.
 template <typename OpTy>
 static FailureOr<Value> scalar(NodeContext &node, Value x, double value) {

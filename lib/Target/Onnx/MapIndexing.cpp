@@ -28,13 +28,6 @@ using namespace mlir;
 using namespace mlir::oneflow;
 using namespace mlir::oneflow::onnx_import;
 
-/// The result of a created op, or failure.
-template <typename OpTy> static FailureOr<Value> valueOf(FailureOr<OpTy> op) {
-  if (failed(op))
-    return failure();
-  return (*op)->getResult(0);
-}
-
 /// An int64 constant of `shape` holding `values`.
 static Value indexConstant(NodeContext &node, llvm::ArrayRef<int64_t> shape,
                            llvm::ArrayRef<int64_t> values) {
@@ -43,21 +36,6 @@ static Value indexConstant(NodeContext &node, llvm::ArrayRef<int64_t> shape,
   t.shape.assign(shape.begin(), shape.end());
   t.ints.assign(values.begin(), values.end());
   return node.constant(t);
-}
-
-/// x[..., begin:end, ...] along `axis`.
-static FailureOr<Value> sliceAlong(NodeContext &node, Value x, int64_t axis,
-                                   int64_t begin, int64_t end) {
-  llvm::ArrayRef<int64_t> shape = NodeContext::typeOf(x).getShape();
-  llvm::SmallVector<int64_t> starts(shape.size(), 0), ends(shape),
-      steps(shape.size(), 1);
-  starts[axis] = begin;
-  ends[axis] = end;
-  OpBuilder &b = node.b;
-  return valueOf(node.create<SliceOp>(
-      x, {node.named("starts", b.getDenseI64ArrayAttr(starts)),
-          node.named("ends", b.getDenseI64ArrayAttr(ends)),
-          node.named("steps", b.getDenseI64ArrayAttr(steps))}));
 }
 
 /// A tensor like `x` with `size` along `axis`, filled with the pad value:
@@ -116,7 +94,7 @@ static LogicalResult mapPad(NodeContext &node) {
       if (end < begin)
         return node.error()
                << "pads crop axis " << axis << " of size " << n << " below 0";
-      FailureOr<Value> cropped = sliceAlong(node, v, axis, begin, end);
+      FailureOr<Value> cropped = node.sliceAlong(v, axis, begin, end);
       if (failed(cropped))
         return failure();
       v = *cropped;
@@ -221,8 +199,8 @@ static LogicalResult mapOneHot(NodeContext &node) {
   if (failed(hit))
     return failure();
   Value flat = node.reshape(*values, {2});
-  FailureOr<Value> off = sliceAlong(node, flat, 0, 0, 1);
-  FailureOr<Value> on = sliceAlong(node, flat, 0, 1, 2);
+  FailureOr<Value> off = node.sliceAlong(flat, 0, 0, 1);
+  FailureOr<Value> on = node.sliceAlong(flat, 0, 1, 2);
   if (failed(off) || failed(on))
     return failure();
   FailureOr<Value> y = valueOf(node.create<WhereOp>(

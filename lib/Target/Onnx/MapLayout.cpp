@@ -36,24 +36,6 @@ static FailureOr<std::pair<Value, RankedTensorType>> data(NodeContext &node) {
   return std::make_pair(*x, stripEncoding(NodeContext::typeOf(*x)));
 }
 
-/// x[..., start:end, ...] along `axis`.
-static FailureOr<Value> sliceAxis(NodeContext &node, Value x, int64_t axis,
-                                  int64_t start, int64_t end) {
-  llvm::ArrayRef<int64_t> shape = NodeContext::typeOf(x).getShape();
-  llvm::SmallVector<int64_t> starts(shape.size(), 0), ends(shape),
-      steps(shape.size(), 1);
-  starts[axis] = start;
-  ends[axis] = end;
-  OpBuilder &b = node.b;
-  FailureOr<SliceOp> op = node.create<SliceOp>(
-      x, {node.named("starts", b.getDenseI64ArrayAttr(starts)),
-          node.named("ends", b.getDenseI64ArrayAttr(ends)),
-          node.named("steps", b.getDenseI64ArrayAttr(steps))});
-  if (failed(op))
-    return failure();
-  return op->getResult();
-}
-
 static FailureOr<Value> transpose(NodeContext &node, Value x,
                                   llvm::ArrayRef<int64_t> perm) {
   FailureOr<TransposeOp> op = node.create<TransposeOp>(
@@ -104,7 +86,7 @@ static LogicalResult mapSplit(NodeContext &node) {
                         << ", not the size " << size << " of axis " << *axis;
   start = 0;
   for (auto [i, s] : llvm::enumerate(sizes)) {
-    FailureOr<Value> part = sliceAxis(node, x->first, *axis, start, start + s);
+    FailureOr<Value> part = node.sliceAlong(x->first, *axis, start, start + s);
     if (failed(part))
       return failure();
     node.setOutput(i, *part);
