@@ -207,6 +207,42 @@ static FailureOr<bool> foldSqueeze(NodeContext &node,
   return true;
 }
 
+static FailureOr<bool> foldTranspose(NodeContext &node,
+                                     llvm::ArrayRef<const ConstTensor *> in) {
+  const ConstTensor &x = *in[0];
+  int64_t rank = x.shape.size();
+  llvm::SmallVector<int64_t> perm;
+  if (FailureOr<llvm::SmallVector<int64_t>> given = node.getInts("perm");
+      succeeded(given))
+    perm = *given;
+  else
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  llvm::SmallVector<bool> seen(rank, false);
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return node.error() << "perm has " << perm.size() << " axes for rank "
+                        << rank;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p])
+      return node.error() << "perm is not a permutation of the axes";
+    seen[p] = true;
+  }
+  llvm::SmallVector<int64_t> shape, strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * x.shape[d + 1];
+  for (int64_t p : perm)
+    shape.push_back(x.shape[p]);
+  node.setConst(0, gathered(x, shape, [&](int64_t i) {
+                  int64_t source = 0;
+                  for (int64_t d = rank - 1; d >= 0; --d) {
+                    source += (i % shape[d]) * strides[perm[d]];
+                    i /= shape[d];
+                  }
+                  return source;
+                }));
+  return true;
+}
+
 static FailureOr<bool> foldConcat(NodeContext &node,
                                   llvm::ArrayRef<const ConstTensor *> in) {
   int64_t rank = in[0]->shape.size();
@@ -441,6 +477,7 @@ static const llvm::StringMap<Fold> &folds() {
     m["Unsqueeze"] = foldUnsqueeze;
     m["Squeeze"] = foldSqueeze;
     m["Concat"] = foldConcat;
+    m["Transpose"] = foldTranspose;
     m["Gather"] = foldGather;
     m["Slice"] = foldSlice;
     m["Expand"] = foldExpand;
@@ -507,7 +544,7 @@ FailureOr<bool> mlir::oneflow::onnx_import::foldNode(NodeContext &node) {
     return false;
   unsigned arity = llvm::StringSwitch<unsigned>(op)
                        .Cases({"Identity", "Cast", "ConstantOfShape", "Squeeze",
-                               "Concat", "Neg"},
+                               "Concat", "Neg", "Transpose"},
                               1)
                        .Cases({"Where", "Range"}, 3)
                        .Default(2);

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -20,9 +21,20 @@ std::string tempPath(const std::string &name) {
   return ::testing::TempDir() + "/npy_" + name;
 }
 
+TEST(Npy, HalfValues) {
+  // 1, -2, 65504 (the largest half), 2^-24 (the smallest subnormal), inf.
+  const uint16_t bits[] = {0x3c00, 0xc000, 0x7bff, 0x0001, 0x7c00};
+  const double want[] = {1, -2, 65504, std::ldexp(1.0, -24), INFINITY};
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(loadElement(DType::F16, bits, i), want[i]) << i;
+  // bf16 is the upper half of an f32: 0x3fc0 is 1.5.
+  const uint16_t brain = 0x3fc0;
+  EXPECT_EQ(loadElement(DType::BF16, &brain, 0), 1.5);
+}
+
 TEST(Npy, WriteThenReadEveryElementType) {
-  for (DType dtype : {DType::F32, DType::F64, DType::I32, DType::I64,
-                      DType::I8, DType::Bool})
+  for (DType dtype : {DType::F32, DType::F64, DType::F16, DType::I32,
+                      DType::I64, DType::I8, DType::Bool})
     for (std::vector<int64_t> shape :
          {std::vector<int64_t>{}, {5}, {2, 3}, {2, 0, 4}}) {
       TensorData t;
@@ -107,11 +119,13 @@ TEST(Npy, ReadErrors) {
   ASSERT_FALSE(back.ok());
   EXPECT_NE(back.status().message().find("holds fewer than the 16 data bytes"),
             std::string::npos);
-  TensorData half;
-  half.desc = {DType::F16, {2}};
-  half.bytes.resize(4);
-  EXPECT_NE(writeNpy(path, half).message().find(".npy files here hold no"),
-            std::string::npos);
+  // numpy has no bf16 (f16 is '<f2').
+  TensorData brain;
+  brain.desc = {DType::BF16, {2}};
+  brain.bytes.resize(4);
+  EXPECT_NE(
+      writeNpy(path, brain).message().find(".npy files here hold no bf16"),
+      std::string::npos);
   EXPECT_NE(writeNpy(::testing::TempDir(), t).message().find("cannot write"),
             std::string::npos);
 }

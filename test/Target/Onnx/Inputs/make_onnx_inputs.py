@@ -269,9 +269,10 @@ def broken_models():
     yield "undefined-input", model(
         [helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
         [vi("x", F, [2])], [vi("y", F, [2])], check=False)
-    yield "dropout-mask", model(
-        [helper.make_node("Dropout", ["x"], ["y", "mask"], name="drop")],
-        [vi("x", F, [2])], [vi("y", F, [2]), vi("mask", TensorProto.BOOL, [2])])
+    yield "dropout-ratio", model(
+        [helper.make_node("Dropout", ["x", "r"], ["y", "mask"], name="drop")],
+        [vi("x", F, [2]), vi("r", F, [])],
+        [vi("y", F, [2]), vi("mask", TensorProto.BOOL, [2])])
     yield "bn-saved-stats", model(
         [helper.make_node("BatchNormalization", ["x", "g", "b", "rm", "rv"],
                           ["y", "m", "v", "saved_mean", "saved_var"],

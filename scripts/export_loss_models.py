@@ -1,0 +1,172 @@
+#!/usr/bin/python3
+# ===- export_loss_models.py - PyTorch models with their loss, as ONNX ---=== #
+#
+# SPDX-License-Identifier: Apache-2.0
+#
+# Exports small models with their loss inside the graph, as a user who
+# trains an exported model does: the model wrapped with F.cross_entropy
+# against int64 labels, exported for training (torch 1.13, opset 14) with
+# the inputs "x" and "labels" and the scalar output "loss" (PyTorch's
+# exporter writes the loss as SoftmaxCrossEntropyLoss). Then trains the
+# same weights with plain SGD in PyTorch, one batch a step:
+#
+#   OUT/<name>.onnx  OUT/<name>.train-x.npy  OUT/<name>.train-labels.npy
+#   OUT/<name>.train-loss.npy
+#
+# Models:
+#   densenet  a DenseNet-style CNN without normalization: padding by F.pad
+#             (constant and reflect: ONNX Pad), dense layers whose features
+#             are concatenated, a 1x1 transition and average pooling, a
+#             linear head; 8x3x8x8 images, 10 classes
+#   rotary    a GPT-style decoder whose causal mask comes from torch.triu
+#             (ONNX Trilu) and whose queries and keys are rotated by
+#             cos/sin of the positions (rotary embeddings: Cos, Sin);
+#             8 sequences of 8 tokens of a vocabulary of 32
+#
+#   export_loss_models.py OUT STEPS [--lr LR] [NAME...]   (default: both)
+#
+# ===---------------------------------------------------------------------=== #
+
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+BATCH = 8
+
+
+class DenseLayer(nn.Module):
+    def __init__(self, channels, growth, mode):
+        super().__init__()
+        self.mode = mode
+        self.conv = nn.Conv2d(channels, growth, 3)
+
+    def forward(self, x):
+        y = self.conv(F.pad(F.relu(x), (1, 1, 1, 1), mode=self.mode))
+        return torch.cat([x, y], 1)
+
+
+class DenseNetStyle(nn.Module):
+    def __init__(self, classes=10):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3)
+        self.block = nn.Sequential(DenseLayer(8, 4, "constant"),
+                                   DenseLayer(12, 4, "reflect"))
+        self.transition = nn.Conv2d(16, 8, 1)
+        self.head = nn.Linear(8, classes)
+
+    def forward(self, x):
+        x = F.relu(self.stem(F.pad(x, (1, 1, 1, 1))))
+        x = F.avg_pool2d(self.transition(F.relu(self.block(x))), 2)
+        return self.head(x.mean((2, 3)))
+
+
+class RotaryGPT(nn.Module):
+    def __init__(self, vocab=32, d=16, heads=2):
+        super().__init__()
+        self.heads, self.d = heads, d
+        self.wte = nn.Embedding(vocab, d)
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.fc = nn.Linear(d, 2 * d)
+        self.fc2 = nn.Linear(2 * d, d)
+        self.ln_f = nn.LayerNorm(d)
+        half = d // heads // 2
+        self.register_buffer(
+            "inv_freq", 1.0 / 10000 ** (torch.arange(half).float() / half))
+
+    def rotate(self, z, cos, sin):
+        a, b = z[..., 0::2], z[..., 1::2]
+        return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
+
+    def forward(self, ids):
+        b, t = ids.shape
+        c, h = self.d, self.heads
+        x = self.wte(ids)
+        angles = torch.arange(t).float()[:, None] * self.inv_freq[None, :]
+        cos, sin = torch.cos(angles), torch.sin(angles)
+        qkv = self.qkv(self.ln1(x))
+
+        def split(z):
+            return z.reshape(b, t, h, c // h).transpose(1, 2)
+
+        q = self.rotate(split(qkv[:, :, :c]), cos, sin)
+        k = self.rotate(split(qkv[:, :, c:2 * c]), cos, sin)
+        v = split(qkv[:, :, 2 * c:])
+        mask = torch.triu(torch.ones(t, t), diagonal=1) * -1e9
+        att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(c // h) + mask,
+                            -1)
+        x = x + self.proj((att @ v).transpose(1, 2).reshape(b, t, c))
+        x = x + self.fc2(F.gelu(self.fc(self.ln2(x))))
+        return self.ln_f(x) @ self.wte.weight.t()
+
+
+class WithLoss(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x, labels):
+        logits = self.model(x)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]),
+                               labels.reshape(-1))
+
+
+def build(name, g):
+    """(model, STEPS * BATCH inputs, their labels) of `name`."""
+    torch.manual_seed(0)
+    if name == "densenet":
+        return (DenseNetStyle(),
+                lambda n: torch.randn(n, 3, 8, 8, generator=g),
+                lambda n: torch.randint(0, 10, (n,), generator=g))
+    if name == "rotary":
+        return (RotaryGPT(),
+                lambda n: torch.randint(0, 32, (n, 8), generator=g),
+                lambda n: torch.randint(0, 32, (n, 8), generator=g))
+    raise SystemExit("unknown model '%s'" % name)
+
+
+def main():
+    args = sys.argv[1:]
+    lr = 0.1
+    if "--lr" in args:
+        i = args.index("--lr")
+        lr = float(args[i + 1])
+        del args[i:i + 2]
+    if len(args) < 2:
+        raise SystemExit(__doc__)
+    out, steps = args[0], int(args[1])
+    os.makedirs(out, exist_ok=True)
+    for name in args[2:] or ["densenet", "rotary"]:
+        g = torch.Generator().manual_seed(1)
+        model, inputs, targets = build(name, g)
+        xs, labels = inputs(steps * BATCH), targets(steps * BATCH)
+        wrapped = WithLoss(model)
+        torch.onnx.export(wrapped, (xs[:BATCH], labels[:BATCH]),
+                          os.path.join(out, name + ".onnx"), opset_version=14,
+                          input_names=["x", "labels"], output_names=["loss"],
+                          training=torch.onnx.TrainingMode.TRAINING,
+                          do_constant_folding=False)
+        opt = torch.optim.SGD(model.parameters(), lr=lr)
+        losses = []
+        for step in range(steps):
+            rows = slice(step * BATCH, (step + 1) * BATCH)
+            opt.zero_grad()
+            loss = wrapped(xs[rows], labels[rows])
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        np.save(os.path.join(out, name + ".train-x.npy"), xs.numpy())
+        np.save(os.path.join(out, name + ".train-labels.npy"), labels.numpy())
+        np.save(os.path.join(out, name + ".train-loss.npy"),
+                np.array(losses, np.float32))
+
+
+if __name__ == "__main__":
+    main()
