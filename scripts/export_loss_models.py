@@ -18,12 +18,16 @@
 #             (constant and reflect: ONNX Pad), dense layers whose features
 #             are concatenated, a 1x1 transition and average pooling, a
 #             linear head; 8x3x8x8 images, 10 classes
+#   unet      a small U-Net: a strided convolution down, back up by a
+#             transposed convolution (ConvTranspose) and by bilinear
+#             interpolation (Resize), skip concatenation, per-pixel
+#             classes (the logits moved to NHWC); 8x3x8x8 images, 4 classes
 #   rotary    a GPT-style decoder whose causal mask comes from torch.triu
 #             (ONNX Trilu) and whose queries and keys are rotated by
 #             cos/sin of the positions (rotary embeddings: Cos, Sin);
 #             8 sequences of 8 tokens of a vocabulary of 32
 #
-#   export_loss_models.py OUT STEPS [--lr LR] [NAME...]   (default: both)
+#   export_loss_models.py OUT STEPS [--lr LR] [NAME...]   (default: all)
 #
 # ===---------------------------------------------------------------------=== #
 
@@ -63,6 +67,25 @@ class DenseNetStyle(nn.Module):
         x = F.relu(self.stem(F.pad(x, (1, 1, 1, 1))))
         x = F.avg_pool2d(self.transition(F.relu(self.block(x))), 2)
         return self.head(x.mean((2, 3)))
+
+
+class UNetSmall(nn.Module):
+    def __init__(self, classes=4):
+        super().__init__()
+        self.enc = nn.Conv2d(3, 8, 3, padding=1)
+        self.down = nn.Conv2d(8, 16, 3, stride=2, padding=1)
+        self.up = nn.ConvTranspose2d(16, 8, 2, stride=2)
+        self.reduce = nn.Conv2d(16, 8, 1)
+        self.dec = nn.Conv2d(16, 8, 3, padding=1)
+        self.head = nn.Conv2d(8, classes, 1)
+
+    def forward(self, x):
+        e = F.relu(self.enc(x))
+        b = F.relu(self.down(e))
+        u = self.up(b) + F.interpolate(self.reduce(b), scale_factor=2,
+                                       mode="bilinear", align_corners=False)
+        y = self.head(F.relu(self.dec(torch.cat([e, u], 1))))
+        return y.permute(0, 2, 3, 1)
 
 
 class RotaryGPT(nn.Module):
@@ -125,6 +148,10 @@ def build(name, g):
         return (DenseNetStyle(),
                 lambda n: torch.randn(n, 3, 8, 8, generator=g),
                 lambda n: torch.randint(0, 10, (n,), generator=g))
+    if name == "unet":
+        return (UNetSmall(),
+                lambda n: torch.randn(n, 3, 8, 8, generator=g),
+                lambda n: torch.randint(0, 4, (n, 8, 8), generator=g))
     if name == "rotary":
         return (RotaryGPT(),
                 lambda n: torch.randint(0, 32, (n, 8), generator=g),
@@ -143,7 +170,7 @@ def main():
         raise SystemExit(__doc__)
     out, steps = args[0], int(args[1])
     os.makedirs(out, exist_ok=True)
-    for name in args[2:] or ["densenet", "rotary"]:
+    for name in args[2:] or ["densenet", "unet", "rotary"]:
         g = torch.Generator().manual_seed(1)
         model, inputs, targets = build(name, g)
         xs, labels = inputs(steps * BATCH), targets(steps * BATCH)

@@ -45,7 +45,7 @@ SHAPE_PORTS = {
     ("Slice", 1), ("Slice", 2), ("Slice", 3), ("Slice", 4),
     ("Dropout", 1), ("Dropout", 2), ("Split", 1), ("Tile", 1),
     ("Range", 0), ("Range", 1), ("Range", 2), ("Pad", 1), ("OneHot", 1),
-    ("CumSum", 1),
+    ("CumSum", 1), ("Resize", 1), ("Resize", 2), ("Resize", 3),
 }
 
 

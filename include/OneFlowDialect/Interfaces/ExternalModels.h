@@ -39,7 +39,8 @@ class MLIRContext;
   ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReshapeOp, FlattenOp, TransposeOp,   \
       ConcatOp, SliceOp, GatherOp, GatherElementsOp
 #define ONEFLOW_CONV_GRADIENT_OPS                                              \
-  Conv2DOp, MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, BatchNormOp
+  Conv2DOp, Conv2DBackwardDataOp, MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, \
+      BatchNormOp
 
 // The ops whose actors need per-rank attributes (RankLoweringInterface,
 // lib/Transforms/RankLayout.cpp).

@@ -42,6 +42,30 @@ static LogicalResult buildGradientRule(Conv2DOp op, GradientBuilder &g,
   return success();
 }
 
+static LogicalResult buildGradientRule(Conv2DBackwardDataOp op,
+                                       GradientBuilder &g, ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // A transposed convolution (ONNX ConvTranspose): the op is linear in dy
+  // and in the weight, z = J(w)^T dy for the convolution J(w), so
+  // dL/ddy = J(w) g, a convolution of the gradient g, and dL/dw is the
+  // filter gradient of a convolution of g whose result's gradient is dy.
+  RankedTensorType w = g.typeOf(op.getWeight());
+  if (!w.hasStaticShape())
+    return op.emitOpError("needs a static weight shape to take its gradient");
+  OpBuilder &b = g.builder();
+  Location loc = g.getLoc();
+  auto strides = b.getDenseI64ArrayAttr(op.getStrides());
+  auto pads = b.getDenseI64ArrayAttr(op.getPads());
+  auto dilations = b.getDenseI64ArrayAttr(op.getDilations());
+  auto groups = b.getI64IntegerAttr(op.getGroups());
+  dxs.push_back(Conv2DOp::create(b, loc, dys[0], op.getWeight(), Value(),
+                                 strides, pads, dilations, groups));
+  dxs.push_back(Conv2DBackwardFilterOp::create(
+      b, loc, dys[0], op.getDy(), b.getDenseI64ArrayAttr(w.getShape()), strides,
+      pads, dilations, groups));
+  return success();
+}
+
 static LogicalResult buildGradientRule(MaxPool2DOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {

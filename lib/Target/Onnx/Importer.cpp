@@ -278,6 +278,7 @@ Importer::Importer(MLIRContext *context, llvm::StringRef filename,
   addCompositeLowerings(table);
   addLayoutLowerings(table);
   addIndexingLowerings(table);
+  addResizeLowerings(table);
 }
 
 Type Importer::withLayout(RankedTensorType type, bool split) {

@@ -7,6 +7,9 @@
 // | ONNX                  | oneflow                                        |
 // |-----------------------|------------------------------------------------|
 // | Conv (1-D, 2-D)       | conv2d (1-D: as 2-D of height 1, reshaped)     |
+// | ConvTranspose         | conv2d_backward_data (the input as the         |
+// |                       | gradient of a convolution of the output's      |
+// |                       | shape), add of the bias                        |
 // | MaxPool AveragePool   | max_pool2d avg_pool2d (1-D as Conv)            |
 // | GlobalAveragePool     | global_avg_pool2d                              |
 // | BatchNormalization    | batch_norm (statistics frozen; training mode:  |
@@ -121,18 +124,22 @@ static llvm::SmallVector<int64_t> spatialOf(NodeContext &node, Value image) {
   return llvm::SmallVector<int64_t>(hw);
 }
 
-template <typename OpTy>
-static LogicalResult finish(NodeContext &node, FailureOr<OpTy> op) {
-  if (failed(op))
+/// Sets output 0 to an NCHW `result`, without the height for a 1-D input.
+static LogicalResult setImage(NodeContext &node, FailureOr<Value> result) {
+  if (failed(result))
     return failure();
-  Value result = op->getOperation()->getResult(0);
   FailureOr<llvm::SmallVector<int64_t>> given = node.inputShape(0);
-  RankedTensorType type = NodeContext::typeOf(result);
+  RankedTensorType type = NodeContext::typeOf(*result);
   if (succeeded(given) && given->size() == 3 && type.getRank() == 4)
     result = node.reshape(
-        result, {type.getDimSize(0), type.getDimSize(1), type.getDimSize(3)});
-  node.setOutput(0, result);
+        *result, {type.getDimSize(0), type.getDimSize(1), type.getDimSize(3)});
+  node.setOutput(0, *result);
   return success();
+}
+
+template <typename OpTy>
+static LogicalResult finish(NodeContext &node, FailureOr<OpTy> op) {
+  return setImage(node, valueOf(op));
 }
 
 static LogicalResult mapConv(NodeContext &node) {
@@ -169,6 +176,110 @@ static LogicalResult mapConv(NodeContext &node) {
            node.named("dilations", b.getDenseI64ArrayAttr(win->dilations)),
            node.named("groups",
                       b.getI64IntegerAttr(node.getInt("group", 1)))}));
+}
+
+/// ConvTranspose(x, w) is the gradient of a convolution by w whose input
+/// has the output's shape: conv2d_backward_data with that shape, which the
+/// strides, pads, dilations and output_padding give (or output_shape).
+static LogicalResult mapConvTranspose(NodeContext &node) {
+  if (failed(node.checkArity(2, 3, 1)))
+    return failure();
+  FailureOr<Value> x = image(node), w = node.input(1);
+  if (failed(x) || failed(w))
+    return failure();
+  RankedTensorType xType = NodeContext::typeOf(*x),
+                   wType = NodeContext::typeOf(*w);
+  llvm::SmallVector<int64_t> spatial = spatialOf(node, *x);
+  size_t dims = spatial.size();
+  if (wType.getRank() != static_cast<int64_t>(dims) + 2)
+    return node.error() << "the weight must have rank " << dims + 2;
+  llvm::SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+  auto list = [&](llvm::StringRef name, size_t size,
+                  int64_t value) -> FailureOr<llvm::SmallVector<int64_t>> {
+    FailureOr<llvm::SmallVector<int64_t>> v = node.getInts(name);
+    if (failed(v))
+      return llvm::SmallVector<int64_t>(size, value);
+    if (v->size() != size)
+      return node.error() << "attribute '" << name << "' has " << v->size()
+                          << " values, expected " << size;
+    return *v;
+  };
+  FailureOr<llvm::SmallVector<int64_t>> strides = list("strides", dims, 1),
+                                        dilations = list("dilations", dims, 1),
+                                        pads = list("pads", 2 * dims, 0),
+                                        extra = list("output_padding", dims, 0),
+                                        shape = list("kernel_shape", dims, 0);
+  if (failed(strides) || failed(dilations) || failed(pads) || failed(extra) ||
+      failed(shape))
+    return failure();
+  if (llvm::any_of(*shape, [](int64_t k) { return k != 0; }) &&
+      llvm::ArrayRef<int64_t>(*shape) != llvm::ArrayRef<int64_t>(kernel))
+    return node.error() << "kernel_shape does not match the weight";
+  for (size_t i = 0; i < dims; ++i)
+    if ((*strides)[i] < 1 || (*dilations)[i] < 1 || (*extra)[i] < 0 ||
+        (*extra)[i] >= std::max((*strides)[i], (*dilations)[i]))
+      return node.error() << "strides and dilations must be positive and "
+                             "output_padding below them";
+  std::string autoPad = node.getString("auto_pad", "NOTSET");
+  FailureOr<llvm::SmallVector<int64_t>> target = node.getInts("output_shape");
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    return node.error() << "unsupported auto_pad '" << autoPad << "'";
+  llvm::SmallVector<int64_t> out;
+  for (size_t i = 0; i < dims; ++i) {
+    int64_t extent = ((*dilations)[i]) * (kernel[i] - 1) + 1;
+    int64_t full = (*strides)[i] * (spatial[i] - 1) + (*extra)[i] + extent;
+    if (autoPad == "VALID") {
+      (*pads)[i] = (*pads)[i + dims] = 0;
+    } else if (succeeded(target) || autoPad != "NOTSET") {
+      // ONNX: pads from the wanted size (output_shape, or input x stride).
+      int64_t want = succeeded(target) ? (*target)[target->size() - dims + i]
+                                       : spatial[i] * (*strides)[i];
+      int64_t total = std::max<int64_t>(0, full - want);
+      bool upper = autoPad == "SAME_UPPER";
+      (*pads)[i] = upper ? total / 2 : total - total / 2;
+      (*pads)[i + dims] = total - (*pads)[i];
+    }
+    out.push_back(full - (*pads)[i] - (*pads)[i + dims]);
+    if (out.back() < 1)
+      return node.error() << "the output would have size " << out.back()
+                          << " on spatial axis " << i;
+  }
+  if (dims == 1) {
+    strides->insert(strides->begin(), 1);
+    dilations->insert(dilations->begin(), 1);
+    *pads = {0, (*pads)[0], 0, (*pads)[1]};
+    out.insert(out.begin(), 1);
+    w = node.reshape(
+        *w, {wType.getDimSize(0), wType.getDimSize(1), 1, wType.getDimSize(2)});
+  }
+  int64_t group = node.getInt("group", 1);
+  if (group < 1 || xType.getDimSize(1) != wType.getDimSize(0) ||
+      wType.getDimSize(0) % group != 0)
+    return node.error() << "the weight " << wType << " does not fit the input "
+                        << xType << " in " << group << " groups";
+  int64_t channels = wType.getDimSize(1) * group;
+  OpBuilder &b = node.b;
+  FailureOr<Value> y = valueOf(node.create<Conv2DBackwardDataOp>(
+      {*x, *w}, {node.named("input_shape",
+                            b.getDenseI64ArrayAttr({xType.getDimSize(0),
+                                                    channels, out[0], out[1]})),
+                 node.named("strides", b.getDenseI64ArrayAttr(*strides)),
+                 node.named("pads", b.getDenseI64ArrayAttr(*pads)),
+                 node.named("dilations", b.getDenseI64ArrayAttr(*dilations)),
+                 node.named("groups", b.getI64IntegerAttr(group))}));
+  if (failed(y))
+    return failure();
+  if (node.hasInput(2)) {
+    FailureOr<Value> bias = node.input(2);
+    if (failed(bias))
+      return failure();
+    y = valueOf(
+        node.create<AddOp>({*y, node.reshape(*bias, {1, channels, 1, 1})}));
+    if (failed(y))
+      return failure();
+  }
+  return setImage(node, y);
 }
 
 template <typename OpTy> static LogicalResult mapPool(NodeContext &node) {
@@ -387,6 +498,7 @@ static LogicalResult mapDropout(NodeContext &node) {
 void mlir::oneflow::onnx_import::addNNLowerings(
     llvm::StringMap<Lowering> &table) {
   table["Conv"] = mapConv;
+  table["ConvTranspose"] = mapConvTranspose;
   table["MaxPool"] = mapPool<MaxPool2DOp>;
   table["AveragePool"] = mapPool<AvgPool2DOp>;
   table["GlobalAveragePool"] = mapGlobalAveragePool;

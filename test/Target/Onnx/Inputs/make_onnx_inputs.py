@@ -76,6 +76,23 @@ def valid_models():
         [init("sizes", np.array([4, 2], np.int64)),
          init("reps", np.array([1, 1, 1, 2], np.int64))], opset=15)
 
+    # ConvTranspose (stride 2, output_padding 1) with a bias, then Resize:
+    # nearest by scales, linear (align_corners) by sizes.
+    yield "upsample", model(
+        [helper.make_node("ConvTranspose", ["x", "w", "b"], ["t"],
+                          name="deconv", strides=[2, 2], pads=[1, 1, 1, 1],
+                          output_padding=[1, 1]),
+         helper.make_node("Resize", ["t", "", "scales"], ["n"], name="near",
+                          mode="nearest"),
+         helper.make_node("Resize", ["n", "", "", "sizes"], ["y"], name="lin",
+                          mode="linear",
+                          coordinate_transformation_mode="align_corners")],
+        [vi("x", F, [1, 2, 3, 3])], [vi("y", F, [1, 4, 5, 5])],
+        [init("w", np.ones((2, 4, 3, 3), np.float32)),
+         init("b", np.zeros((4,), np.float32)),
+         init("scales", np.array([1, 1, 2, 2], np.float32)),
+         init("sizes", np.array([1, 4, 5, 5], np.int64))])
+
     # Pad, OneHot and CumSum (MapIndexing.cpp), Dropout's mask.
     yield "indexing-ops", model(
         [helper.make_node("Pad", ["x", "pads"], ["p"], name="pad",
@@ -202,6 +219,23 @@ def broken_models():
         [helper.make_node("OneHot", ["i", "depth", "v"], ["y"], name="hot")],
         [vi("i", I64, [3]), vi("depth", I64, [])], [vi("y", F, [3, 4])],
         [init("v", np.array([0, 1], np.float32))], check=False)
+    yield "resize-crop", model(
+        [helper.make_node("Resize", ["x", "roi", "scales"], ["y"],
+                          name="crop", mode="linear",
+                          coordinate_transformation_mode="tf_crop_and_resize")],
+        [vi("x", F, [1, 1, 2, 2])], [vi("y", F, [1, 1, 4, 4])],
+        [init("roi", np.array([0, 0, 0, 0, 1, 1, 1, 1], np.float32)),
+         init("scales", np.array([1, 1, 2, 2], np.float32))])
+    yield "deconv-output-padding", model(
+        [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv",
+                          strides=[2, 2], output_padding=[2, 2])],
+        [vi("x", F, [1, 2, 3, 3])], [vi("y", F, [1, 2, 9, 9])],
+        [init("w", np.ones((2, 2, 3, 3), np.float32))], check=False)
+    yield "resize-nearest-mode", model(
+        [helper.make_node("Resize", ["x", "", "scales"], ["y"], name="up",
+                          nearest_mode="away")],
+        [vi("x", F, [1, 1, 2, 2])], [vi("y", F, [1, 1, 4, 4])],
+        [init("scales", np.array([1, 1, 2, 2], np.float32))], check=False)
     yield "mod-float", model(
         [helper.make_node("Mod", ["x", "x"], ["y"], name="mod")],
         [vi("x", F, [2])], [vi("y", F, [2])])
