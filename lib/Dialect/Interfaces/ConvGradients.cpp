@@ -18,6 +18,20 @@ using namespace mlir::oneflow;
 
 namespace mlir::oneflow {
 
+namespace {
+/// A convolution's window attributes, for the ops of its gradient.
+struct ConvWindow {
+  template <typename OpTy>
+  ConvWindow(OpBuilder &b, OpTy op)
+      : strides(b.getDenseI64ArrayAttr(op.getStrides())),
+        pads(b.getDenseI64ArrayAttr(op.getPads())),
+        dilations(b.getDenseI64ArrayAttr(op.getDilations())),
+        groups(b.getI64IntegerAttr(op.getGroups())) {}
+  DenseI64ArrayAttr strides, pads, dilations;
+  IntegerAttr groups;
+};
+} // namespace
+
 static LogicalResult buildGradientRule(Conv2DOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {
@@ -26,17 +40,14 @@ static LogicalResult buildGradientRule(Conv2DOp op, GradientBuilder &g,
     return op.emitOpError("needs static shapes to take its gradient");
   OpBuilder &b = g.builder();
   Location loc = g.getLoc();
-  auto strides = b.getDenseI64ArrayAttr(op.getStrides());
-  auto pads = b.getDenseI64ArrayAttr(op.getPads());
-  auto dilations = b.getDenseI64ArrayAttr(op.getDilations());
-  auto groups = b.getI64IntegerAttr(op.getGroups());
+  ConvWindow win(b, op);
   Value dy = dys[0];
   dxs.push_back(Conv2DBackwardDataOp::create(
       b, loc, dy, op.getWeight(), b.getDenseI64ArrayAttr(x.getShape()),
-      strides, pads, dilations, groups));
+      win.strides, win.pads, win.dilations, win.groups));
   dxs.push_back(Conv2DBackwardFilterOp::create(
-      b, loc, op.getX(), dy, b.getDenseI64ArrayAttr(w.getShape()), strides,
-      pads, dilations, groups));
+      b, loc, op.getX(), dy, b.getDenseI64ArrayAttr(w.getShape()), win.strides,
+      win.pads, win.dilations, win.groups));
   if (op.getBias())
     dxs.push_back(g.reduceSum(dy, {0, 2, 3}, /*keepdims=*/false));
   return success();
@@ -54,15 +65,13 @@ static LogicalResult buildGradientRule(Conv2DBackwardDataOp op,
     return op.emitOpError("needs a static weight shape to take its gradient");
   OpBuilder &b = g.builder();
   Location loc = g.getLoc();
-  auto strides = b.getDenseI64ArrayAttr(op.getStrides());
-  auto pads = b.getDenseI64ArrayAttr(op.getPads());
-  auto dilations = b.getDenseI64ArrayAttr(op.getDilations());
-  auto groups = b.getI64IntegerAttr(op.getGroups());
+  ConvWindow win(b, op);
   dxs.push_back(Conv2DOp::create(b, loc, dys[0], op.getWeight(), Value(),
-                                 strides, pads, dilations, groups));
+                                 win.strides, win.pads, win.dilations,
+                                 win.groups));
   dxs.push_back(Conv2DBackwardFilterOp::create(
-      b, loc, dys[0], op.getDy(), b.getDenseI64ArrayAttr(w.getShape()), strides,
-      pads, dilations, groups));
+      b, loc, dys[0], op.getDy(), b.getDenseI64ArrayAttr(w.getShape()),
+      win.strides, win.pads, win.dilations, win.groups));
   return success();
 }
 
