@@ -22,6 +22,9 @@
 #             transposed convolution (ConvTranspose) and by bilinear
 #             interpolation (Resize), skip concatenation, per-pixel
 #             classes (the logits moved to NHWC); 8x3x8x8 images, 4 classes
+#   lstm      a recurrent language model: embeddings, an LSTM, a
+#             bidirectional GRU (batch first), a linear head per position;
+#             8 sequences of 6 tokens of a vocabulary of 32
 #   rotary    a GPT-style decoder whose causal mask comes from torch.triu
 #             (ONNX Trilu) and whose queries and keys are rotated by
 #             cos/sin of the positions (rotary embeddings: Cos, Sin);
@@ -88,6 +91,20 @@ class UNetSmall(nn.Module):
         return y.permute(0, 2, 3, 1)
 
 
+class RecurrentLM(nn.Module):
+    def __init__(self, vocab=32, d=16):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, d)
+        self.lstm = nn.LSTM(d, d, batch_first=True)
+        self.gru = nn.GRU(d, d // 2, batch_first=True, bidirectional=True)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, ids):
+        x, _ = self.lstm(self.wte(ids))
+        x, _ = self.gru(x)
+        return self.head(x)
+
+
 class RotaryGPT(nn.Module):
     def __init__(self, vocab=32, d=16, heads=2):
         super().__init__()
@@ -152,6 +169,10 @@ def build(name, g):
         return (UNetSmall(),
                 lambda n: torch.randn(n, 3, 8, 8, generator=g),
                 lambda n: torch.randint(0, 4, (n, 8, 8), generator=g))
+    if name == "lstm":
+        return (RecurrentLM(),
+                lambda n: torch.randint(0, 32, (n, 6), generator=g),
+                lambda n: torch.randint(0, 32, (n, 6), generator=g))
     if name == "rotary":
         return (RotaryGPT(),
                 lambda n: torch.randint(0, 32, (n, 8), generator=g),
@@ -170,7 +191,7 @@ def main():
         raise SystemExit(__doc__)
     out, steps = args[0], int(args[1])
     os.makedirs(out, exist_ok=True)
-    for name in args[2:] or ["densenet", "unet", "rotary"]:
+    for name in args[2:] or ["densenet", "unet", "lstm", "rotary"]:
         g = torch.Generator().manual_seed(1)
         model, inputs, targets = build(name, g)
         xs, labels = inputs(steps * BATCH), targets(steps * BATCH)

@@ -279,6 +279,7 @@ Importer::Importer(MLIRContext *context, llvm::StringRef filename,
   addLayoutLowerings(table);
   addIndexingLowerings(table);
   addResizeLowerings(table);
+  addRecurrentLowerings(table);
 }
 
 Type Importer::withLayout(RankedTensorType type, bool split) {

@@ -236,6 +236,12 @@ def broken_models():
                           nearest_mode="away")],
         [vi("x", F, [1, 1, 2, 2])], [vi("y", F, [1, 1, 4, 4])],
         [init("scales", np.array([1, 1, 2, 2], np.float32))], check=False)
+    yield "lstm-clip", model(
+        [helper.make_node("LSTM", ["x", "w", "r"], ["y"], name="lstm",
+                          hidden_size=2, clip=1.0)],
+        [vi("x", F, [3, 1, 2])], [vi("y", F, [3, 1, 1, 2])],
+        [init("w", np.ones((1, 8, 2), np.float32)),
+         init("r", np.ones((1, 8, 2), np.float32))])
     yield "mod-float", model(
         [helper.make_node("Mod", ["x", "x"], ["y"], name="mod")],
         [vi("x", F, [2])], [vi("y", F, [2])])

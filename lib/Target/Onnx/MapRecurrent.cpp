@@ -1,0 +1,368 @@
+//===- MapRecurrent.cpp - ONNX RNN, GRU and LSTM, unrolled ----------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The recurrent ops become their equations unrolled over the (static)
+// sequence, so they differentiate (backpropagation through time), lay out
+// and run like any other ops:
+//
+// | ONNX | oneflow, per direction                                         |
+// |------|----------------------------------------------------------------|
+// | all  | X W^T + Wb for every step at once (one matmul), then per step  |
+// |      | H R^T + Rb (matmul) and the gates as slices of the sum         |
+// | RNN  | H = f(x + h)                                                   |
+// | GRU  | z, r = f(.); h~ = g(x + (r * H) R^T + Rb), or with             |
+// |      | linear_before_reset g(x + r * (H R^T + Rb)); H = (1 - z) h~ + zH|
+// | LSTM | i, o, f = f(. + P * C); c~ = g(.); C = f C + i c~;             |
+// |      | H = o h(C) (the gate order iofc, peepholes P)                  |
+//
+// Outputs Y (seq, directions, batch, hidden; batch first with layout 1),
+// Y_h and LSTM's Y_c; forward, reverse and bidirectional. Activations are
+// the defaults or any of Sigmoid, Tanh, Relu by name; clip, input_forget
+// and sequence lengths shorter than the sequence are errors. The IR grows
+// with the sequence length.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/IR/OneFlowTypeUtils.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using namespace mlir::oneflow::onnx_import;
+
+namespace {
+enum class Cell { rnn, gru, lstm };
+
+/// Builds one direction's steps.
+struct Unroller {
+  NodeContext &node;
+  Cell cell;
+  int64_t hidden, batch;
+  llvm::SmallVector<std::string> activations; // f, g[, h]
+
+  FailureOr<Value> activate(llvm::StringRef name, Value v) {
+    if (name == "Sigmoid")
+      return valueOf(node.create<SigmoidOp>(v));
+    if (name == "Tanh")
+      return valueOf(node.create<TanhOp>(v));
+    return valueOf(node.create<ReluOp>(v));
+  }
+  FailureOr<Value> add(Value a, Value b) {
+    return valueOf(node.create<AddOp>({a, b}));
+  }
+  FailureOr<Value> mul(Value a, Value b) {
+    return valueOf(node.create<MulOp>({a, b}));
+  }
+  /// Gate `k` (columns [k H, (k + 1) H)) of a [batch, gates x H] tensor.
+  FailureOr<Value> gate(Value v, int64_t k) {
+    return node.sliceAlong(v, 1, k * hidden, (k + 1) * hidden);
+  }
+  /// a R^T (+ rb), R [gates x H, H].
+  FailureOr<Value> recur(Value a, Value r, Value rb) {
+    FailureOr<Value> p = valueOf(node.create<MatmulOp>(
+        {a, r}, {node.named("transpose_b", node.b.getUnitAttr())}));
+    if (failed(p) || !rb)
+      return p;
+    return add(*p, rb);
+  }
+};
+} // namespace
+
+/// Reads the gate activations: `count` names, defaults `defaults`.
+static FailureOr<llvm::SmallVector<std::string>>
+readActivations(NodeContext &node, int64_t directions,
+                llvm::ArrayRef<llvm::StringRef> defaults) {
+  llvm::SmallVector<std::string> names;
+  if (const onnx::AttributeProto *a = node.attr("activations")) {
+    if (a->strings_size() != static_cast<int>(defaults.size() * directions))
+      return node.error() << "activations has " << a->strings_size()
+                          << " names, expected "
+                          << defaults.size() * directions;
+    for (const std::string &s : a->strings()) {
+      if (s != "Sigmoid" && s != "Tanh" && s != "Relu")
+        return node.error() << "unsupported activation '" << s << "'";
+      names.push_back(s);
+    }
+  } else {
+    for (int64_t d = 0; d < directions; ++d)
+      for (llvm::StringRef s : defaults)
+        names.push_back(s.str());
+  }
+  if (node.attr("activation_alpha") || node.attr("activation_beta"))
+    return node.error() << "activation_alpha and activation_beta are not "
+                           "supported";
+  return names;
+}
+
+static LogicalResult mapRecurrent(NodeContext &node, Cell cell) {
+  unsigned maxInputs = cell == Cell::lstm ? 8 : 6;
+  if (failed(node.checkArity(3, maxInputs, cell == Cell::lstm ? 3 : 2)))
+    return failure();
+  int64_t gates = cell == Cell::lstm ? 4 : cell == Cell::gru ? 3 : 1;
+  std::string direction = node.getString("direction", "forward");
+  if (direction != "forward" && direction != "reverse" &&
+      direction != "bidirectional")
+    return node.error() << "unsupported direction '" << direction << "'";
+  int64_t directions = direction == "bidirectional" ? 2 : 1;
+  if (node.attr("clip"))
+    return node.error() << "clip is not supported";
+  if (node.getInt("input_forget", 0) != 0)
+    return node.error() << "input_forget is not supported";
+  bool batchFirst = node.getInt("layout", 0) != 0;
+  bool linearBeforeReset = node.getInt("linear_before_reset", 0) != 0;
+  llvm::SmallVector<llvm::StringRef> defaults =
+      cell == Cell::lstm
+          ? llvm::SmallVector<llvm::StringRef>{"Sigmoid", "Tanh", "Tanh"}
+      : cell == Cell::gru
+          ? llvm::SmallVector<llvm::StringRef>{"Sigmoid", "Tanh"}
+          : llvm::SmallVector<llvm::StringRef>{"Tanh"};
+  FailureOr<llvm::SmallVector<std::string>> activations =
+      readActivations(node, directions, defaults);
+  if (failed(activations))
+    return failure();
+
+  FailureOr<Value> x = node.input(0), w = node.input(1), r = node.input(2);
+  if (failed(x) || failed(w) || failed(r))
+    return failure();
+  if (batchFirst) // [batch, seq, input] -> [seq, batch, input]
+    x = valueOf(node.create<TransposeOp>(
+        *x, {node.named("perm", node.b.getDenseI64ArrayAttr({1, 0, 2}))}));
+  if (failed(x))
+    return failure();
+  RankedTensorType xType = NodeContext::typeOf(*x);
+  if (xType.getRank() != 3)
+    return node.error() << "X must have rank 3";
+  int64_t seq = xType.getDimSize(0), batch = xType.getDimSize(1),
+          inputSize = xType.getDimSize(2);
+  int64_t hidden = NodeContext::typeOf(*r).getDimSize(2);
+  if (node.getInt("hidden_size", hidden) != hidden)
+    return node.error() << "hidden_size does not match R";
+  Type element = xType.getElementType();
+  if (node.hasInput(4)) {
+    const ConstTensor *lens = node.constInput(4);
+    if (!lens)
+      return node.error() << "sequence_lens must be known at import time";
+    for (int64_t i = 0; i < lens->numElements(); ++i)
+      if (lens->getInt(i) != seq)
+        return node.error()
+               << "sequence_lens shorter than the sequence (" << lens->getInt(i)
+               << " of " << seq << ") are not supported";
+  }
+  // Optional inputs: B 3, initial_h 5, initial_c 6, P 7.
+  auto optional = [&](unsigned i) -> FailureOr<Value> {
+    if (!node.hasInput(i))
+      return Value();
+    return node.input(i);
+  };
+  FailureOr<Value> bias = optional(3), h0 = optional(5),
+                   c0 = cell == Cell::lstm ? optional(6)
+                                           : FailureOr<Value>(Value()),
+                   peep = cell == Cell::lstm ? optional(7)
+                                             : FailureOr<Value>(Value());
+  if (failed(bias) || failed(h0) || failed(c0) || failed(peep))
+    return failure();
+  Unroller u{node, cell, hidden, batch, {}};
+  auto stateType = RankedTensorType::get({batch, hidden}, element);
+  Value flatX = node.reshape(*x, {seq * batch, inputSize});
+
+  llvm::SmallVector<Value> ys(seq * directions), lastH, lastC;
+  for (int64_t d = 0; d < directions; ++d) {
+    bool reverse = direction == "reverse" || d == 1;
+    llvm::ArrayRef<std::string> act(*activations);
+    act = act.slice(d * defaults.size(), defaults.size());
+    // Per-direction weights: W [G H, I], R [G H, H], biases [G H].
+    auto pick = [&](Value v,
+                    llvm::ArrayRef<int64_t> shape) -> FailureOr<Value> {
+      FailureOr<Value> s = node.sliceAlong(v, 0, d, d + 1);
+      if (failed(s))
+        return failure();
+      return node.reshape(*s, shape);
+    };
+    FailureOr<Value> wd = pick(*w, {gates * hidden, inputSize}),
+                     rd = pick(*r, {gates * hidden, hidden});
+    if (failed(wd) || failed(rd))
+      return failure();
+    Value wb, rb;
+    if (*bias) {
+      FailureOr<Value> bd = pick(*bias, {2 * gates * hidden});
+      FailureOr<Value> wbs = succeeded(bd)
+                                 ? node.sliceAlong(*bd, 0, 0, gates * hidden)
+                                 : FailureOr<Value>(failure());
+      FailureOr<Value> rbs =
+          succeeded(bd)
+              ? node.sliceAlong(*bd, 0, gates * hidden, 2 * gates * hidden)
+              : FailureOr<Value>(failure());
+      if (failed(wbs) || failed(rbs))
+        return failure();
+      wb = *wbs;
+      rb = *rbs;
+    }
+    // Every step's input part at once: [seq batch, G H].
+    FailureOr<Value> xw = valueOf(node.create<MatmulOp>(
+        {flatX, *wd}, {node.named("transpose_b", node.b.getUnitAttr())}));
+    if (succeeded(xw) && wb)
+      xw = u.add(*xw, wb);
+    if (failed(xw))
+      return failure();
+    Value h = node.fill(stateType, 0), c = node.fill(stateType, 0);
+    if (*h0) {
+      FailureOr<Value> v = pick(*h0, {batch, hidden});
+      if (failed(v))
+        return failure();
+      h = *v;
+    }
+    if (cell == Cell::lstm && *c0) {
+      FailureOr<Value> v = pick(*c0, {batch, hidden});
+      if (failed(v))
+        return failure();
+      c = *v;
+    }
+    Value pi, po, pf;
+    if (cell == Cell::lstm && *peep) {
+      FailureOr<Value> pd = pick(*peep, {3 * hidden});
+      if (failed(pd))
+        return failure();
+      FailureOr<Value> a = node.sliceAlong(*pd, 0, 0, hidden),
+                       b = node.sliceAlong(*pd, 0, hidden, 2 * hidden),
+                       e = node.sliceAlong(*pd, 0, 2 * hidden, 3 * hidden);
+      if (failed(a) || failed(b) || failed(e))
+        return failure();
+      pi = *a, po = *b, pf = *e;
+    }
+    for (int64_t s = 0; s < seq; ++s) {
+      int64_t t = reverse ? seq - 1 - s : s;
+      FailureOr<Value> xt = node.sliceAlong(*xw, 0, t * batch, (t + 1) * batch);
+      if (failed(xt))
+        return failure();
+      FailureOr<Value> next;
+      if (cell == Cell::rnn) {
+        FailureOr<Value> hr = u.recur(h, *rd, rb);
+        FailureOr<Value> sum = succeeded(hr) ? u.add(*xt, *hr) : hr;
+        next = succeeded(sum) ? u.activate(act[0], *sum) : sum;
+      } else if (cell == Cell::gru) {
+        // Gates z, r, h; R's rows in the same order.
+        FailureOr<Value> rzr = node.sliceAlong(*rd, 0, 0, 2 * hidden),
+                         rh = node.sliceAlong(*rd, 0, 2 * hidden, 3 * hidden);
+        Value rbzr, rbh;
+        if (rb) {
+          FailureOr<Value> a = node.sliceAlong(rb, 0, 0, 2 * hidden),
+                           b = node.sliceAlong(rb, 0, 2 * hidden, 3 * hidden);
+          if (failed(a) || failed(b))
+            return failure();
+          rbzr = *a, rbh = *b;
+        }
+        if (failed(rzr) || failed(rh))
+          return failure();
+        FailureOr<Value> hzr = u.recur(h, *rzr, rbzr);
+        FailureOr<Value> xzr = node.sliceAlong(*xt, 1, 0, 2 * hidden),
+                         xh = node.sliceAlong(*xt, 1, 2 * hidden, 3 * hidden);
+        if (failed(hzr) || failed(xzr) || failed(xh))
+          return failure();
+        FailureOr<Value> zr = u.add(*xzr, *hzr);
+        FailureOr<Value> zrAct = succeeded(zr) ? u.activate(act[0], *zr) : zr;
+        FailureOr<Value> z = succeeded(zrAct) ? u.gate(*zrAct, 0) : zrAct,
+                         rg = succeeded(zrAct) ? u.gate(*zrAct, 1) : zrAct;
+        if (failed(z) || failed(rg))
+          return failure();
+        FailureOr<Value> inner;
+        if (linearBeforeReset) {
+          FailureOr<Value> hr = u.recur(h, *rh, rbh);
+          inner = succeeded(hr) ? u.mul(*rg, *hr) : hr;
+        } else {
+          FailureOr<Value> rh0 = u.mul(*rg, h);
+          inner = succeeded(rh0) ? u.recur(*rh0, *rh, rbh) : rh0;
+        }
+        FailureOr<Value> cand = succeeded(inner) ? u.add(*xh, *inner) : inner;
+        cand = succeeded(cand) ? u.activate(act[1], *cand) : cand;
+        // H = h~ + z (H - h~).
+        FailureOr<Value> diff =
+            succeeded(cand) ? valueOf(node.create<SubOp>({h, *cand})) : cand;
+        FailureOr<Value> kept = succeeded(diff) ? u.mul(*z, *diff) : diff;
+        next = succeeded(kept) ? u.add(*cand, *kept) : kept;
+      } else {
+        // Gates i, o, f, c.
+        FailureOr<Value> hr = u.recur(h, *rd, rb);
+        FailureOr<Value> sum = succeeded(hr) ? u.add(*xt, *hr) : hr;
+        if (failed(sum))
+          return failure();
+        FailureOr<Value> gi = u.gate(*sum, 0), go = u.gate(*sum, 1),
+                         gf = u.gate(*sum, 2), gc = u.gate(*sum, 3);
+        if (failed(gi) || failed(go) || failed(gf) || failed(gc))
+          return failure();
+        if (pi) {
+          gi = u.add(*gi, *u.mul(pi, c));
+          gf = u.add(*gf, *u.mul(pf, c));
+        }
+        FailureOr<Value> i = u.activate(act[0], *gi),
+                         f = u.activate(act[0], *gf),
+                         cc = u.activate(act[1], *gc);
+        if (failed(i) || failed(f) || failed(cc))
+          return failure();
+        FailureOr<Value> fc = u.mul(*f, c), ic = u.mul(*i, *cc);
+        FailureOr<Value> cn = u.add(*fc, *ic);
+        if (failed(cn))
+          return failure();
+        c = *cn;
+        if (po)
+          go = u.add(*go, *u.mul(po, c));
+        FailureOr<Value> o = u.activate(act[0], *go);
+        FailureOr<Value> hc = u.activate(act[2], c);
+        next = succeeded(o) && succeeded(hc) ? u.mul(*o, *hc)
+                                             : FailureOr<Value>(failure());
+      }
+      if (failed(next))
+        return failure();
+      h = *next;
+      ys[t * directions + d] = node.reshape(h, {1, 1, batch, hidden});
+    }
+    lastH.push_back(node.reshape(h, {1, batch, hidden}));
+    lastC.push_back(node.reshape(c, {1, batch, hidden}));
+  }
+  auto join = [&](llvm::ArrayRef<Value> parts, int64_t axis) -> Value {
+    if (parts.size() == 1)
+      return parts.front();
+    return node
+        .create<ConcatOp>(parts,
+                          {node.named("axis", node.b.getI64IntegerAttr(axis))})
+        ->getResult();
+  };
+  // Y [seq, dirs, batch, H]: steps in order, directions side by side.
+  llvm::SmallVector<Value> steps;
+  for (int64_t t = 0; t < seq; ++t)
+    steps.push_back(
+        join(llvm::ArrayRef<Value>(ys).slice(t * directions, directions), 1));
+  Value y = join(steps, 0), yh = join(lastH, 0), yc = join(lastC, 0);
+  if (batchFirst) {
+    y = node.create<TransposeOp>(
+                y,
+                {node.named("perm", node.b.getDenseI64ArrayAttr({2, 0, 1, 3}))})
+            ->getResult();
+    yh = node.create<TransposeOp>(
+                 yh,
+                 {node.named("perm", node.b.getDenseI64ArrayAttr({1, 0, 2}))})
+             ->getResult();
+    yc = node.create<TransposeOp>(
+                 yc,
+                 {node.named("perm", node.b.getDenseI64ArrayAttr({1, 0, 2}))})
+             ->getResult();
+  }
+  if (node.hasOutput(0))
+    node.setOutput(0, y);
+  if (node.hasOutput(1))
+    node.setOutput(1, yh);
+  if (cell == Cell::lstm && node.hasOutput(2))
+    node.setOutput(2, yc);
+  return success();
+}
+
+void mlir::oneflow::onnx_import::addRecurrentLowerings(
+    llvm::StringMap<Lowering> &table) {
+  table["RNN"] = [](NodeContext &n) { return mapRecurrent(n, Cell::rnn); };
+  table["GRU"] = [](NodeContext &n) { return mapRecurrent(n, Cell::gru); };
+  table["LSTM"] = [](NodeContext &n) { return mapRecurrent(n, Cell::lstm); };
+}
