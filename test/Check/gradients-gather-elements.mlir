@@ -1,4 +1,5 @@
-// gather_elements and its scatter-add gradient gather_elements_grad,
+// gather_elements and its scatter-add gradient gather_elements_grad (and
+// the gradient of that, as ONNX ScatterElements uses it),
 // along the last axis (indices narrower than x, as NLL's picked class)
 // and along the first (indices of x's width, repeated indices adding up),
 // against finite differences, and on 2 and 4 ranks and a 2x2 mesh in
@@ -9,6 +10,7 @@
 // RUN: of-check %s --autodiff --mode random --devices cpu:4 --mesh 2,2 | FileCheck %s --check-prefix=RANKS
 // CHECK-DAG: PASS dloss/dx[
 // CHECK-DAG: PASS dloss/dw[
+// CHECK-DAG: PASS dloss/du[
 // CHECK-NOT: FAIL
 // CHECK: of-check: {{[1-9][0-9]*}} cases, {{[0-9]+}} passed, 0 failed
 // RANKS-NOT: FAIL
@@ -18,6 +20,8 @@ func.func @gather_elements() {
   %w = oneflow.variable "w" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 2} : tensor<3x4xf32>
   %labels = oneflow.constant dense<[[4, 0], [1, -1], [2, 2], [0, 3]]> : tensor<4x2xi64>
   %rows = oneflow.constant dense<[[2, 0, 1, 2], [0, 0, 2, 1]]> : tensor<2x4xi64>
+  %u = oneflow.variable "u" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 3} : tensor<4x2xf32>
+  %v = oneflow.input "v" : tensor<4x5xf32>
   %r = oneflow.input "r" : tensor<4x2xf32>
   %s = oneflow.input "s" : tensor<2x4xf32>
   %p = oneflow.gather_elements %x, %labels {axis = 1} : (tensor<4x5xf32>, tensor<4x2xi64>) -> tensor<4x2xf32>
@@ -26,7 +30,11 @@ func.func @gather_elements() {
   %qs = oneflow.mul %q, %s : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
   %a = oneflow.reduce_sum %pr {axes = array<i64: 0, 1>} : (tensor<4x2xf32>) -> tensor<f32>
   %b = oneflow.reduce_sum %qs {axes = array<i64: 0, 1>} : (tensor<2x4xf32>) -> tensor<f32>
-  %loss = oneflow.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %sc = oneflow.gather_elements_grad %u, %labels {axis = 1 : i64, shape = array<i64: 4, 5>} : (tensor<4x2xf32>, tensor<4x2xi64>) -> tensor<4x5xf32>
+  %scv = oneflow.mul %sc, %v : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xf32>
+  %c = oneflow.reduce_sum %scv {axes = array<i64: 0, 1>} : (tensor<4x5xf32>) -> tensor<f32>
+  %ab = oneflow.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %loss = oneflow.add %ab, %c : (tensor<f32>, tensor<f32>) -> tensor<f32>
   oneflow.output "loss", %loss : tensor<f32>
   return
 }

@@ -237,6 +237,18 @@ static LogicalResult buildGradientRule(GatherElementsOp op, GradientBuilder &g,
   return success();
 }
 
+static LogicalResult buildGradientRule(GatherElementsGradOp op,
+                                       GradientBuilder &g, ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // A scatter-add (ONNX ScatterElements): each element of dy went to the
+  // position its index names, so its gradient is gathered back from there.
+  OpBuilder &b = g.builder();
+  dxs.push_back(GatherElementsOp::create(b, g.getLoc(), dys[0], op.getIndices(),
+                                         op.getAxisAttr()));
+  dxs.push_back(Value());
+  return success();
+}
+
 } // namespace mlir::oneflow
 
 void mlir::oneflow::attachShapeGradientModels(MLIRContext &context) {

@@ -280,6 +280,7 @@ Importer::Importer(MLIRContext *context, llvm::StringRef filename,
   addIndexingLowerings(table);
   addResizeLowerings(table);
   addRecurrentLowerings(table);
+  addStatisticsLowerings(table);
 }
 
 Type Importer::withLayout(RankedTensorType type, bool split) {

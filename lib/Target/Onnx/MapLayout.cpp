@@ -16,6 +16,9 @@
 // | SpaceToDepth  | reshape, transpose, reshape                            |
 // | CastLike      | cast to the element type of the second input           |
 // | GatherElements| gather_elements                                        |
+// | ScatterElements| gather_elements_grad (a scatter-add) of the updates:  |
+// |               | added to the data (reduction add), or where a count    |
+// |               | of the indices is positive, over the data (none)       |
 //
 //===----------------------------------------------------------------------===//
 
@@ -210,6 +213,57 @@ static LogicalResult mapGatherElements(NodeContext &node) {
   return success();
 }
 
+static LogicalResult mapScatterElements(NodeContext &node) {
+  if (failed(node.checkArity(3, 3, 1)))
+    return failure();
+  auto x = data(node);
+  FailureOr<Value> indices = node.input(1), updates = node.input(2);
+  if (failed(x) || failed(indices) || failed(updates))
+    return failure();
+  RankedTensorType type = x->second;
+  if (!isa<FloatType>(type.getElementType()))
+    return node.error() << "scatters floats only, not "
+                        << type.getElementType();
+  FailureOr<int64_t> axis =
+      normalizeAxis(node, node.getInt("axis", 0), type.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  std::string reduction = node.getString("reduction", "none");
+  if (reduction != "none" && reduction != "add")
+    return node.error() << "unsupported reduction '" << reduction << "'";
+  OpBuilder &b = node.b;
+  auto scatter = [&](Value v) {
+    return valueOf(node.create<GatherElementsGradOp>(
+        {v, *indices},
+        {node.named("axis", b.getI64IntegerAttr(*axis)),
+         node.named("shape", b.getDenseI64ArrayAttr(type.getShape()))}));
+  };
+  FailureOr<Value> scattered = scatter(*updates);
+  if (failed(scattered))
+    return failure();
+  FailureOr<Value> y;
+  if (reduction == "add") {
+    y = valueOf(node.create<AddOp>({x->first, *scattered}));
+  } else {
+    RankedTensorType updatesType = stripEncoding(NodeContext::typeOf(*updates));
+    FailureOr<Value> count = scatter(node.fill(updatesType, 1));
+    FailureOr<Value> hit =
+        succeeded(count)
+            ? valueOf(node.create<GreaterOp>(
+                  {*count,
+                   node.fill(RankedTensorType::get({}, type.getElementType()),
+                             0)}))
+            : count;
+    y = succeeded(hit)
+            ? valueOf(node.create<WhereOp>({*hit, *scattered, x->first}))
+            : hit;
+  }
+  if (failed(y))
+    return failure();
+  node.setOutput(0, *y);
+  return success();
+}
+
 void mlir::oneflow::onnx_import::addLayoutLowerings(
     llvm::StringMap<Lowering> &table) {
   table["Split"] = mapSplit;
@@ -220,4 +274,5 @@ void mlir::oneflow::onnx_import::addLayoutLowerings(
   };
   table["CastLike"] = mapCastLike;
   table["GatherElements"] = mapGatherElements;
+  table["ScatterElements"] = mapScatterElements;
 }

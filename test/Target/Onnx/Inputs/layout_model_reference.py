@@ -11,10 +11,13 @@
 # 8x4x1x2 and 8x2x2x2, Mod (fmod 1) of h by 0.7, Pow(h, 2 as int64), a 1-D
 # Conv of h (as 8x1x8, kernel 3, pad 1, trained), Pad of h (reflect,
 # edge, and constant 0.5 with a crop), CumSum (reverse), ReduceProd(b,
-# axis 1) and a Dropout at
+# axis 1), InstanceNormalization of h as 8x2x4 (scale and bias trained),
+# GlobalMaxPool of h as 8x4x1x2, ScatterElements (add) of b into h, and
+# a Dropout at
 # ratio 0 whose mask is read, and the loss of all of them summed;
-# OUT/x.npy (STEPS batches) and OUT/loss.npy: what PyTorch gets training W
-# and the kernel with plain SGD at lr 0.01.
+# OUT/x.npy (STEPS batches) and OUT/loss.npy: what PyTorch gets training W,
+# the kernel and the instance norm's scale and bias with plain SGD at lr
+# 0.01.
 #
 # ===---------------------------------------------------------------------=== #
 
@@ -32,6 +35,9 @@ rng = np.random.default_rng(11)
 w = (rng.standard_normal((6, 8)) * 0.5).astype(np.float32)
 k = (rng.standard_normal((1, 1, 3)) * 0.5).astype(np.float32)
 xs = rng.standard_normal((steps * 8, 6)).astype(np.float32)
+gamma = np.array([1.5, 0.5], np.float32)
+beta = np.array([0.1, -0.2], np.float32)
+where = np.tile(np.array([[7, 0, 3]], np.int64), (8, 1))
 
 n = helper.make_node
 nodes = [
@@ -60,6 +66,14 @@ nodes = [
     n("ReduceL2", ["csm"], ["lcs"], keepdims=0),
     n("ReduceProd", ["b"], ["pb"], axes=[1], keepdims=0),
     n("ReduceSum", ["pb"], ["lpb"], keepdims=0),
+    n("Reshape", ["h", "shape3"], ["h3"]),
+    n("InstanceNormalization", ["h3", "gamma", "beta"], ["inorm"]),
+    n("ReduceL2", ["inorm"], ["lin"], keepdims=0),
+    n("GlobalMaxPool", ["h4"], ["gmp"]),
+    n("ReduceSum", ["gmp"], ["lgm"], keepdims=0),
+    n("ScatterElements", ["h", "where", "b"], ["sc"], axis=1,
+      reduction="add"),
+    n("ReduceL2", ["sc"], ["lsc"], keepdims=0),
     n("ReduceSumSquare", ["t"], ["lt"], keepdims=0),
     n("ReduceSum", ["m"], ["lm"], keepdims=0),
     n("ReduceSumSquare", ["d"], ["ld"], keepdims=0),
@@ -68,7 +82,7 @@ nodes = [
     n("ReduceMean", ["p"], ["lp"], keepdims=0),
     n("ReduceSumSquare", ["c"], ["lc"], keepdims=0),
     n("Sum", ["lt", "lm", "ld", "ls", "lr", "lp", "lc", "lpr", "lpe", "lpc",
-              "lcs", "lpb"], ["loss"]),
+              "lcs", "lpb", "lin", "lgm", "lsc"], ["loss"]),
 ]
 i64 = lambda v: np.array(v, np.int64)
 graph = helper.make_graph(
@@ -89,13 +103,19 @@ graph = helper.make_graph(
      numpy_helper.from_array(np.array(0.5, np.float32), "half"),
      numpy_helper.from_array(i64(1), "axis1"),
      numpy_helper.from_array(np.array(0.0, np.float32), "zero"),
-     numpy_helper.from_array(np.array(True), "yes")])
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+     numpy_helper.from_array(np.array(True), "yes"),
+     numpy_helper.from_array(i64([8, 2, 4]), "shape3"),
+     numpy_helper.from_array(gamma, "gamma"),
+     numpy_helper.from_array(beta, "beta"),
+     numpy_helper.from_array(where, "where")])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
 onnx.checker.check_model(model)
 onnx.save(model, os.path.join(out, "model.onnx"))
 
 wt = torch.tensor(w, requires_grad=True)
 kt = torch.tensor(k, requires_grad=True)
+gt = torch.tensor(gamma, requires_grad=True)
+bt = torch.tensor(beta, requires_grad=True)
 losses = []
 for step in range(steps):
     x = torch.tensor(xs[step * 8:(step + 1) * 8])
@@ -110,11 +130,17 @@ for step in range(steps):
     loss = loss + F.pad(h[None], (0, 2, 1, 0), mode="replicate").norm()
     loss = loss + F.pad(h, (-2, 1, 0, 2), value=0.5).norm()
     loss = loss + h.flip(1).cumsum(1).flip(1).norm() + b.prod(1).sum()
-    wt.grad = kt.grad = None
+    loss = loss + F.instance_norm(h.reshape(8, 2, 4), weight=gt, bias=bt,
+                                  eps=1e-5).norm()
+    loss = loss + h.reshape(8, 4, 1, 2).amax((2, 3)).sum()
+    loss = loss + h.scatter_add(1, torch.tensor(where), b).norm()
+    wt.grad = kt.grad = gt.grad = bt.grad = None
     loss.backward()
     with torch.no_grad():
         wt -= 0.01 * wt.grad
         kt -= 0.01 * kt.grad
+        gt -= 0.01 * gt.grad
+        bt -= 0.01 * bt.grad
     losses.append(loss.item())
 np.save(os.path.join(out, "x.npy"), xs)
 np.save(os.path.join(out, "loss.npy"), np.array(losses, np.float32))
