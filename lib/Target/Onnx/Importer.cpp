@@ -281,6 +281,7 @@ Importer::Importer(MLIRContext *context, llvm::StringRef filename,
   addResizeLowerings(table);
   addRecurrentLowerings(table);
   addStatisticsLowerings(table);
+  addEinsumLowerings(table);
 }
 
 Type Importer::withLayout(RankedTensorType type, bool split) {

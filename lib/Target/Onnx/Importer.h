@@ -253,6 +253,7 @@ void addIndexingLowerings(llvm::StringMap<Lowering> &table);
 void addResizeLowerings(llvm::StringMap<Lowering> &table);
 void addRecurrentLowerings(llvm::StringMap<Lowering> &table);
 void addStatisticsLowerings(llvm::StringMap<Lowering> &table);
+void addEinsumLowerings(llvm::StringMap<Lowering> &table);
 
 /// Computes a node's outputs at import time when every input is known
 /// (or, for Shape, when its input's shape is static). Returns true when it

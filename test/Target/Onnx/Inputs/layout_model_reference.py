@@ -12,12 +12,13 @@
 # Conv of h (as 8x1x8, kernel 3, pad 1, trained), Pad of h (reflect,
 # edge, and constant 0.5 with a crop), CumSum (reverse), ReduceProd(b,
 # axis 1), InstanceNormalization of h as 8x2x4 (scale and bias trained),
-# GlobalMaxPool of h as 8x4x1x2, ScatterElements (add) of b into h, and
-# a Dropout at
+# GlobalMaxPool of h as 8x4x1x2, ScatterElements (add) of b into h,
+# Einsum("bi,ij,bj->b") of h, a trained 8x5 matrix E and h[:, :5], and a
+# Dropout at
 # ratio 0 whose mask is read, and the loss of all of them summed;
 # OUT/x.npy (STEPS batches) and OUT/loss.npy: what PyTorch gets training W,
-# the kernel and the instance norm's scale and bias with plain SGD at lr
-# 0.01.
+# the kernel, E and the instance norm's scale and bias with plain SGD at
+# lr 0.01.
 #
 # ===---------------------------------------------------------------------=== #
 
@@ -35,6 +36,7 @@ rng = np.random.default_rng(11)
 w = (rng.standard_normal((6, 8)) * 0.5).astype(np.float32)
 k = (rng.standard_normal((1, 1, 3)) * 0.5).astype(np.float32)
 xs = rng.standard_normal((steps * 8, 6)).astype(np.float32)
+e = (rng.standard_normal((8, 5)) * 0.1).astype(np.float32)
 gamma = np.array([1.5, 0.5], np.float32)
 beta = np.array([0.1, -0.2], np.float32)
 where = np.tile(np.array([[7, 0, 3]], np.int64), (8, 1))
@@ -74,6 +76,8 @@ nodes = [
     n("ScatterElements", ["h", "where", "b"], ["sc"], axis=1,
       reduction="add"),
     n("ReduceL2", ["sc"], ["lsc"], keepdims=0),
+    n("Einsum", ["h", "e", "a"], ["es"], equation="bi,ij,bj->b"),
+    n("ReduceSum", ["es"], ["les"], keepdims=0),
     n("ReduceSumSquare", ["t"], ["lt"], keepdims=0),
     n("ReduceSum", ["m"], ["lm"], keepdims=0),
     n("ReduceSumSquare", ["d"], ["ld"], keepdims=0),
@@ -82,7 +86,7 @@ nodes = [
     n("ReduceMean", ["p"], ["lp"], keepdims=0),
     n("ReduceSumSquare", ["c"], ["lc"], keepdims=0),
     n("Sum", ["lt", "lm", "ld", "ls", "lr", "lp", "lc", "lpr", "lpe", "lpc",
-              "lcs", "lpb", "lin", "lgm", "lsc"], ["loss"]),
+              "lcs", "lpb", "lin", "lgm", "lsc", "les"], ["loss"]),
 ]
 i64 = lambda v: np.array(v, np.int64)
 graph = helper.make_graph(
@@ -107,13 +111,15 @@ graph = helper.make_graph(
      numpy_helper.from_array(i64([8, 2, 4]), "shape3"),
      numpy_helper.from_array(gamma, "gamma"),
      numpy_helper.from_array(beta, "beta"),
-     numpy_helper.from_array(where, "where")])
+     numpy_helper.from_array(where, "where"),
+     numpy_helper.from_array(e, "e")])
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
 onnx.checker.check_model(model)
 onnx.save(model, os.path.join(out, "model.onnx"))
 
 wt = torch.tensor(w, requires_grad=True)
 kt = torch.tensor(k, requires_grad=True)
+et = torch.tensor(e, requires_grad=True)
 gt = torch.tensor(gamma, requires_grad=True)
 bt = torch.tensor(beta, requires_grad=True)
 losses = []
@@ -134,13 +140,15 @@ for step in range(steps):
                                   eps=1e-5).norm()
     loss = loss + h.reshape(8, 4, 1, 2).amax((2, 3)).sum()
     loss = loss + h.scatter_add(1, torch.tensor(where), b).norm()
-    wt.grad = kt.grad = gt.grad = bt.grad = None
+    loss = loss + torch.einsum("bi,ij,bj->b", h, et, a).sum()
+    wt.grad = kt.grad = gt.grad = bt.grad = et.grad = None
     loss.backward()
     with torch.no_grad():
         wt -= 0.01 * wt.grad
         kt -= 0.01 * kt.grad
         gt -= 0.01 * gt.grad
         bt -= 0.01 * bt.grad
+        et -= 0.01 * et.grad
     losses.append(loss.item())
 np.save(os.path.join(out, "x.npy"), xs)
 np.save(os.path.join(out, "loss.npy"), np.array(losses, np.float32))

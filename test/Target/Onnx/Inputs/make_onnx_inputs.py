@@ -242,6 +242,10 @@ def broken_models():
         [vi("x", F, [3, 1, 2])], [vi("y", F, [3, 1, 1, 2])],
         [init("w", np.ones((1, 8, 2), np.float32)),
          init("r", np.ones((1, 8, 2), np.float32))])
+    yield "einsum-diagonal", model(
+        [helper.make_node("Einsum", ["x"], ["y"], name="einsum",
+                          equation="ii->i")],
+        [vi("x", F, [3, 3])], [vi("y", F, [3])])
     yield "mod-float", model(
         [helper.make_node("Mod", ["x", "x"], ["y"], name="mod")],
         [vi("x", F, [2])], [vi("y", F, [2])])
