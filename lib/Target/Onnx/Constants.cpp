@@ -30,6 +30,8 @@ Type mlir::oneflow::onnx_import::elementType(int32_t onnxType,
     return b.getI32Type();
   case onnx::TensorProto::BOOL:
     return b.getI1Type();
+  case onnx::TensorProto::INT8:
+    return b.getIntegerType(8);
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
     return b.getF32Type(); // Computed in f32.
@@ -138,6 +140,9 @@ static void readRaw(ConstTensor &t, llvm::StringRef raw, int64_t i) {
   case onnx::TensorProto::BOOL:
     t.ints.push_back(p[i] != 0);
     return;
+  case onnx::TensorProto::INT8:
+    t.ints.push_back(static_cast<int8_t>(p[i]));
+    return;
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
     t.floats.push_back(halfValue(t.dtype, endian::read16le(p + 2 * i)));
@@ -151,6 +156,7 @@ static int64_t elementBytes(int32_t dtype) {
   case onnx::TensorProto::INT64:
     return 8;
   case onnx::TensorProto::BOOL:
+  case onnx::TensorProto::INT8:
     return 1;
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
@@ -186,6 +192,7 @@ FailureOr<ConstTensor> ConstTensor::fromProto(const onnx::TensorProto &proto,
   case onnx::TensorProto::INT64:
   case onnx::TensorProto::INT32:
   case onnx::TensorProto::BOOL:
+  case onnx::TensorProto::INT8:
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
     break;
@@ -230,7 +237,7 @@ FailureOr<ConstTensor> ConstTensor::fromProto(const onnx::TensorProto &proto,
     for (int32_t bits : proto.int32_data())
       t.floats.push_back(halfValue(t.dtype, static_cast<uint16_t>(bits)));
     break;
-  default: // INT32 and BOOL live in int32_data.
+  default: // INT32, INT8 and BOOL live in int32_data.
     have = proto.int32_data_size();
     t.ints.assign(proto.int32_data().begin(), proto.int32_data().end());
     if (t.dtype == onnx::TensorProto::BOOL)
