@@ -1,5 +1,6 @@
 // gather_elements and its scatter-add gradient gather_elements_grad (and
-// the gradient of that, as ONNX ScatterElements uses it),
+// the gradient of that, as ONNX ScatterElements uses it, and of gather_grad,
+// as ScatterND does),
 // along the last axis (indices narrower than x, as NLL's picked class)
 // and along the first (indices of x's width, repeated indices adding up),
 // against finite differences, and on 2 and 4 ranks and a 2x2 mesh in
@@ -11,6 +12,7 @@
 // CHECK-DAG: PASS dloss/dx[
 // CHECK-DAG: PASS dloss/dw[
 // CHECK-DAG: PASS dloss/du[
+// CHECK-DAG: PASS dloss/dz[
 // CHECK-NOT: FAIL
 // CHECK: of-check: {{[1-9][0-9]*}} cases, {{[0-9]+}} passed, 0 failed
 // RANKS-NOT: FAIL
@@ -22,6 +24,8 @@ func.func @gather_elements() {
   %rows = oneflow.constant dense<[[2, 0, 1, 2], [0, 0, 2, 1]]> : tensor<2x4xi64>
   %u = oneflow.variable "u" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 3} : tensor<4x2xf32>
   %v = oneflow.input "v" : tensor<4x5xf32>
+  %z = oneflow.variable "z" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 4} : tensor<3x4xf32>
+  %zrows = oneflow.constant dense<[4, 0, 4]> : tensor<3xi64>
   %r = oneflow.input "r" : tensor<4x2xf32>
   %s = oneflow.input "s" : tensor<2x4xf32>
   %p = oneflow.gather_elements %x, %labels {axis = 1} : (tensor<4x5xf32>, tensor<4x2xi64>) -> tensor<4x2xf32>
@@ -34,7 +38,12 @@ func.func @gather_elements() {
   %scv = oneflow.mul %sc, %v : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xf32>
   %c = oneflow.reduce_sum %scv {axes = array<i64: 0, 1>} : (tensor<4x5xf32>) -> tensor<f32>
   %ab = oneflow.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
-  %loss = oneflow.add %ab, %c : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %zs = oneflow.gather_grad %z, %zrows {axis = 0 : i64, dim_size = 5 : i64} : (tensor<3x4xf32>, tensor<3xi64>) -> tensor<5x4xf32>
+  %zt = oneflow.transpose %zs {perm = array<i64: 1, 0>} : (tensor<5x4xf32>) -> tensor<4x5xf32>
+  %zv = oneflow.mul %zt, %v : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xf32>
+  %d = oneflow.reduce_sum %zv {axes = array<i64: 0, 1>} : (tensor<4x5xf32>) -> tensor<f32>
+  %abc = oneflow.add %ab, %c : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %loss = oneflow.add %abc, %d : (tensor<f32>, tensor<f32>) -> tensor<f32>
   oneflow.output "loss", %loss : tensor<f32>
   return
 }

@@ -37,7 +37,8 @@ class MLIRContext;
       SparseSoftmaxCrossEntropyOp, LayerNormOp, DropoutOp
 #define ONEFLOW_SHAPE_GRADIENT_OPS                                             \
   ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReshapeOp, FlattenOp, TransposeOp,   \
-      ConcatOp, SliceOp, GatherOp, GatherElementsOp, GatherElementsGradOp
+      ConcatOp, SliceOp, GatherOp, GatherGradOp, GatherElementsOp,             \
+      GatherElementsGradOp
 #define ONEFLOW_CONV_GRADIENT_OPS                                              \
   Conv2DOp, Conv2DBackwardDataOp, MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, \
       BatchNormOp

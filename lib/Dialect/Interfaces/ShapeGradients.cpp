@@ -237,6 +237,18 @@ static LogicalResult buildGradientRule(GatherElementsOp op, GradientBuilder &g,
   return success();
 }
 
+static LogicalResult buildGradientRule(GatherGradOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // A row scatter-add (ONNX ScatterND): each row of dy went to the row its
+  // index names, so its gradient is gathered back from there.
+  OpBuilder &b = g.builder();
+  dxs.push_back(GatherOp::create(b, g.getLoc(), dys[0], op.getIndices(),
+                                 op.getAxisAttr()));
+  dxs.push_back(Value());
+  return success();
+}
+
 static LogicalResult buildGradientRule(GatherElementsGradOp op,
                                        GradientBuilder &g, ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {

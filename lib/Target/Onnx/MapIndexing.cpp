@@ -16,6 +16,10 @@
 // | OneHot  | where(equal(indices, [0, depth)), on, off)                   |
 // | CumSum  | reduce_sum over i of x[..., i, None] * T[i, j], T the 0/1    |
 // |         | triangle of (exclusive, reverse); O(n^2) in the axis size    |
+// | GatherND| gather along axis 0 of the data with its first k axes        |
+// |         | flattened, by the row-major offsets of the k-index tuples    |
+// | ScatterND| the same offsets, gather_grad (a row scatter-add) of the    |
+// |         | updates: added to the data (add) or over it (none)           |
 //
 //===----------------------------------------------------------------------===//
 
@@ -264,9 +268,146 @@ static LogicalResult mapCumSum(NodeContext &node) {
   return success();
 }
 
+/// The row-major offsets [m...] of index tuples [m..., k] into the first k
+/// axes of `shape` (negative indices count from the end).
+static FailureOr<Value> tupleOffsets(NodeContext &node, Value indices,
+                                     llvm::ArrayRef<int64_t> shape) {
+  RankedTensorType type = stripEncoding(NodeContext::typeOf(indices));
+  int64_t rank = type.getRank(), k = type.getDimSize(rank - 1);
+  if (k < 1 || k > static_cast<int64_t>(shape.size()))
+    return node.error() << "index tuples of " << k << " do not fit the data's "
+                        << shape.size() << " axes";
+  llvm::SmallVector<int64_t> rows(type.getShape().drop_back());
+  Type i64 = node.b.getI64Type();
+  auto scalar = RankedTensorType::get({}, i64);
+  Value index = node.cast(indices, i64);
+  FailureOr<Value> offsets = failure();
+  int64_t stride = 1;
+  for (int64_t j = k - 1; j >= 0; --j) {
+    FailureOr<Value> part = node.sliceAlong(index, rank - 1, j, j + 1);
+    if (failed(part))
+      return failure();
+    Value v = node.reshape(*part, rows);
+    FailureOr<Value> negative =
+        valueOf(node.create<LessOp>({v, node.fill(scalar, 0)}));
+    FailureOr<Value> wrapped =
+        valueOf(node.create<AddOp>({v, node.fill(scalar, double(shape[j]))}));
+    FailureOr<Value> fixed =
+        succeeded(negative) && succeeded(wrapped)
+            ? valueOf(node.create<WhereOp>({*negative, *wrapped, v}))
+            : FailureOr<Value>(failure());
+    FailureOr<Value> term =
+        succeeded(fixed) ? valueOf(node.create<MulOp>(
+                               {*fixed, node.fill(scalar, double(stride))}))
+                         : fixed;
+    if (failed(term))
+      return failure();
+    offsets =
+        j == k - 1 ? term : valueOf(node.create<AddOp>({*offsets, *term}));
+    if (failed(offsets))
+      return failure();
+    stride *= shape[j];
+  }
+  return offsets;
+}
+
+/// `shape` with its first k axes flattened into one.
+static llvm::SmallVector<int64_t> flattenFront(llvm::ArrayRef<int64_t> shape,
+                                               int64_t k) {
+  llvm::SmallVector<int64_t> out{1};
+  for (int64_t d = 0; d < k; ++d)
+    out[0] *= shape[d];
+  out.append(shape.begin() + k, shape.end());
+  return out;
+}
+
+static LogicalResult mapGatherND(NodeContext &node) {
+  if (failed(node.checkArity(2, 2, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0), indices = node.input(1);
+  if (failed(x) || failed(indices))
+    return failure();
+  if (node.getInt("batch_dims", 0) != 0)
+    return node.error() << "batch_dims other than 0 are not supported";
+  llvm::ArrayRef<int64_t> shape = NodeContext::typeOf(*x).getShape();
+  int64_t k = NodeContext::typeOf(*indices).getShape().back();
+  FailureOr<Value> offsets = tupleOffsets(node, *indices, shape);
+  if (failed(offsets))
+    return failure();
+  FailureOr<Value> y = valueOf(node.create<GatherOp>(
+      {node.reshape(*x, flattenFront(shape, k)), *offsets},
+      {node.named("axis", node.b.getI64IntegerAttr(0))}));
+  if (failed(y))
+    return failure();
+  node.setOutput(0, *y);
+  return success();
+}
+
+static LogicalResult mapScatterND(NodeContext &node) {
+  if (failed(node.checkArity(3, 3, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0), indices = node.input(1),
+                   updates = node.input(2);
+  if (failed(x) || failed(indices) || failed(updates))
+    return failure();
+  RankedTensorType type = stripEncoding(NodeContext::typeOf(*x));
+  if (!isa<FloatType>(type.getElementType()))
+    return node.error() << "scatters floats only, not "
+                        << type.getElementType();
+  std::string reduction = node.getString("reduction", "none");
+  if (reduction != "none" && reduction != "add")
+    return node.error() << "unsupported reduction '" << reduction << "'";
+  llvm::ArrayRef<int64_t> shape = type.getShape();
+  RankedTensorType indexType = stripEncoding(NodeContext::typeOf(*indices));
+  int64_t k = indexType.getShape().back();
+  FailureOr<Value> offsets = tupleOffsets(node, *indices, shape);
+  if (failed(offsets))
+    return failure();
+  // Rows: the data [N, rest], the updates [M, rest], the offsets [M].
+  llvm::SmallVector<int64_t> flat = flattenFront(shape, k);
+  int64_t m = 1;
+  for (int64_t d : indexType.getShape().drop_back())
+    m *= d;
+  llvm::SmallVector<int64_t> rowShape{m};
+  rowShape.append(flat.begin() + 1, flat.end());
+  Value rowsOf = node.reshape(*offsets, {m});
+  auto scatter = [&](Value v) {
+    return valueOf(node.create<GatherGradOp>(
+        {node.reshape(v, rowShape), rowsOf},
+        {node.named("axis", node.b.getI64IntegerAttr(0)),
+         node.named("dim_size", node.b.getI64IntegerAttr(flat[0]))}));
+  };
+  Value data = node.reshape(*x, flat);
+  FailureOr<Value> scattered = scatter(*updates);
+  if (failed(scattered))
+    return failure();
+  FailureOr<Value> y;
+  if (reduction == "add") {
+    y = valueOf(node.create<AddOp>({data, *scattered}));
+  } else {
+    FailureOr<Value> count = scatter(
+        node.fill(RankedTensorType::get(rowShape, type.getElementType()), 1));
+    FailureOr<Value> hit =
+        succeeded(count)
+            ? valueOf(node.create<GreaterOp>(
+                  {*count,
+                   node.fill(RankedTensorType::get({}, type.getElementType()),
+                             0)}))
+            : count;
+    y = succeeded(hit) ? valueOf(node.create<WhereOp>({*hit, *scattered, data}))
+                       : hit;
+  }
+  if (failed(y))
+    return failure();
+  node.setOutput(0, node.reshape(*y, shape));
+  return success();
+}
+
 void mlir::oneflow::onnx_import::addIndexingLowerings(
     llvm::StringMap<Lowering> &table) {
   table["Pad"] = mapPad;
   table["OneHot"] = mapOneHot;
   table["CumSum"] = mapCumSum;
+  table["GatherND"] = mapGatherND;
+  table["ScatterND"] = mapScatterND;
 }

@@ -10,6 +10,9 @@
 // | InstanceNormalization | (x - mean) * rsqrt(var + eps) * scale + bias,  |
 // |                       | mean and (population) var over the spatial     |
 // |                       | axes of each sample and channel                |
+// | LRN                   | x / (bias + alpha / size * S)^beta, S the sum  |
+// |                       | of x^2 over a window of `size` channels (zero- |
+// |                       | padded channel axis, `size` slices added)      |
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,8 +105,74 @@ static LogicalResult mapInstanceNormalization(NodeContext &node) {
   return success();
 }
 
+static LogicalResult mapLRN(NodeContext &node) {
+  if (failed(node.checkArity(1, 1, 1)))
+    return failure();
+  auto in = spatialInput(node);
+  if (failed(in))
+    return failure();
+  Value x = in->first;
+  RankedTensorType type = stripEncoding(NodeContext::typeOf(x));
+  int64_t size = node.getInt("size", 0), channels = type.getDimSize(1);
+  if (size < 1)
+    return node.error() << "size must be positive, not " << size;
+  double alpha = node.getFloat("alpha", 1e-4),
+         beta = node.getFloat("beta", 0.75), bias = node.getFloat("bias", 1.0);
+  FailureOr<Value> square = valueOf(node.create<MulOp>({x, x}));
+  if (failed(square))
+    return failure();
+  // Channel c sums channels [c - (size - 1) / 2, c + ceil((size - 1) / 2)].
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  llvm::SmallVector<Value> parts;
+  llvm::SmallVector<int64_t> padShape(type.getShape());
+  for (int64_t n : {before, int64_t(-1), after}) {
+    if (n == -1) {
+      parts.push_back(*square);
+      continue;
+    }
+    if (n == 0)
+      continue;
+    padShape[1] = n;
+    parts.push_back(
+        node.fill(RankedTensorType::get(padShape, type.getElementType()), 0));
+  }
+  FailureOr<Value> padded =
+      parts.size() == 1
+          ? FailureOr<Value>(parts.front())
+          : valueOf(node.create<ConcatOp>(
+                parts, {node.named("axis", node.b.getI64IntegerAttr(1))}));
+  FailureOr<Value> sum = failure();
+  for (int64_t k = 0; succeeded(padded) && k < size; ++k) {
+    FailureOr<Value> window = node.sliceAlong(*padded, 1, k, k + channels);
+    if (failed(window))
+      return failure();
+    sum = k == 0 ? window : valueOf(node.create<AddOp>({*sum, *window}));
+    if (failed(sum))
+      return failure();
+  }
+  if (failed(sum))
+    return failure();
+  auto scalar = [&](auto tag, Value v, double c) {
+    using OpTy = decltype(tag);
+    return valueOf(node.create<OpTy>(
+        v, {node.named("scalar", node.b.getF64FloatAttr(c))}));
+  };
+  FailureOr<Value> scaled = scalar(ScalarMulOp(), *sum, alpha / size);
+  FailureOr<Value> shifted =
+      succeeded(scaled) ? scalar(ScalarAddOp(), *scaled, bias) : scaled;
+  FailureOr<Value> denom =
+      succeeded(shifted) ? scalar(ScalarPowOp(), *shifted, beta) : shifted;
+  FailureOr<Value> y =
+      succeeded(denom) ? valueOf(node.create<DivOp>({x, *denom})) : denom;
+  if (failed(y))
+    return failure();
+  node.setOutput(0, *y);
+  return success();
+}
+
 void mlir::oneflow::onnx_import::addStatisticsLowerings(
     llvm::StringMap<Lowering> &table) {
   table["GlobalMaxPool"] = mapGlobalMaxPool;
   table["InstanceNormalization"] = mapInstanceNormalization;
+  table["LRN"] = mapLRN;
 }

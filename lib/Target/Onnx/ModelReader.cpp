@@ -124,11 +124,11 @@ static LogicalResult checkWindowRanks(const onnx::GraphProto &graph,
       ranks[input.name()] = input.type().tensor_type().shape().dim_size();
   for (auto [index, node] : llvm::enumerate(graph.node())) {
     llvm::StringRef op = node.op_type();
-    if (op != "Conv" && op != "MaxPool" && op != "AveragePool")
+    bool weighted = op == "Conv" || op == "ConvTranspose";
+    if (!weighted && op != "MaxPool" && op != "AveragePool")
       continue;
     int64_t seen = -1;
-    for (int i = 0, e = op == "Conv" ? 2 : 1; i < e && i < node.input_size();
-         ++i) {
+    for (int i = 0, e = weighted ? 2 : 1; i < e && i < node.input_size(); ++i) {
       auto it = ranks.find(node.input(i));
       if (it == ranks.end())
         continue;

@@ -13,8 +13,8 @@
 # edge, and constant 0.5 with a crop), CumSum (reverse), ReduceProd(b,
 # axis 1), InstanceNormalization of h as 8x2x4 (scale and bias trained),
 # GlobalMaxPool of h as 8x4x1x2, ScatterElements (add) of b into h,
-# Einsum("bi,ij,bj->b") of h, a trained 8x5 matrix E and h[:, :5], and a
-# Dropout at
+# Einsum("bi,ij,bj->b") of h, a trained 8x5 matrix E and h[:, :5], LRN of
+# h as 8x4x1x2, GatherND of h at (1, 2) and (3, 4), and a Dropout at
 # ratio 0 whose mask is read, and the loss of all of them summed;
 # OUT/x.npy (STEPS batches) and OUT/loss.npy: what PyTorch gets training W,
 # the kernel, E and the instance norm's scale and bias with plain SGD at
@@ -78,6 +78,10 @@ nodes = [
     n("ReduceL2", ["sc"], ["lsc"], keepdims=0),
     n("Einsum", ["h", "e", "a"], ["es"], equation="bi,ij,bj->b"),
     n("ReduceSum", ["es"], ["les"], keepdims=0),
+    n("LRN", ["h4"], ["lrn"], size=3, alpha=0.5, beta=0.75, bias=2.0),
+    n("ReduceL2", ["lrn"], ["llrn"], keepdims=0),
+    n("GatherND", ["h", "pairs"], ["gnd"]),
+    n("ReduceSum", ["gnd"], ["lgnd"], keepdims=0),
     n("ReduceSumSquare", ["t"], ["lt"], keepdims=0),
     n("ReduceSum", ["m"], ["lm"], keepdims=0),
     n("ReduceSumSquare", ["d"], ["ld"], keepdims=0),
@@ -86,7 +90,8 @@ nodes = [
     n("ReduceMean", ["p"], ["lp"], keepdims=0),
     n("ReduceSumSquare", ["c"], ["lc"], keepdims=0),
     n("Sum", ["lt", "lm", "ld", "ls", "lr", "lp", "lc", "lpr", "lpe", "lpc",
-              "lcs", "lpb", "lin", "lgm", "lsc", "les"], ["loss"]),
+              "lcs", "lpb", "lin", "lgm", "lsc", "les", "llrn",
+              "lgnd"], ["loss"]),
 ]
 i64 = lambda v: np.array(v, np.int64)
 graph = helper.make_graph(
@@ -112,7 +117,8 @@ graph = helper.make_graph(
      numpy_helper.from_array(gamma, "gamma"),
      numpy_helper.from_array(beta, "beta"),
      numpy_helper.from_array(where, "where"),
-     numpy_helper.from_array(e, "e")])
+     numpy_helper.from_array(e, "e"),
+     numpy_helper.from_array(i64([[1, 2], [3, 4]]), "pairs")])
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
 onnx.checker.check_model(model)
 onnx.save(model, os.path.join(out, "model.onnx"))
@@ -141,6 +147,9 @@ for step in range(steps):
     loss = loss + h.reshape(8, 4, 1, 2).amax((2, 3)).sum()
     loss = loss + h.scatter_add(1, torch.tensor(where), b).norm()
     loss = loss + torch.einsum("bi,ij,bj->b", h, et, a).sum()
+    loss = loss + F.local_response_norm(h.reshape(8, 4, 1, 2), 3, alpha=0.5,
+                                        beta=0.75, k=2.0).norm()
+    loss = loss + h[1, 2] + h[3, 4]
     wt.grad = kt.grad = gt.grad = bt.grad = et.grad = None
     loss.backward()
     with torch.no_grad():
