@@ -239,6 +239,14 @@ template <typename OpTy> FailureOr<Value> valueOf(FailureOr<OpTy> op) {
   return (*op)->getResult(0);
 }
 
+/// ScatterElements' and ScatterND's result from `data` and the scatter-add
+/// of the updates: their sum (reduction add), or the scattered values where
+/// a scatter-add of ones (`scatterOnes`) is positive (none).
+FailureOr<Value>
+scatterResult(NodeContext &node, llvm::StringRef reduction, Value data,
+              Value scattered,
+              llvm::function_ref<FailureOr<Value>()> scatterOnes);
+
 /// Maps one ONNX op type onto oneflow ops.
 using Lowering = LogicalResult (*)(NodeContext &);
 

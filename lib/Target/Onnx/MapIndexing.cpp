@@ -381,22 +381,10 @@ static LogicalResult mapScatterND(NodeContext &node) {
   FailureOr<Value> scattered = scatter(*updates);
   if (failed(scattered))
     return failure();
-  FailureOr<Value> y;
-  if (reduction == "add") {
-    y = valueOf(node.create<AddOp>({data, *scattered}));
-  } else {
-    FailureOr<Value> count = scatter(
+  FailureOr<Value> y = scatterResult(node, reduction, data, *scattered, [&] {
+    return scatter(
         node.fill(RankedTensorType::get(rowShape, type.getElementType()), 1));
-    FailureOr<Value> hit =
-        succeeded(count)
-            ? valueOf(node.create<GreaterOp>(
-                  {*count,
-                   node.fill(RankedTensorType::get({}, type.getElementType()),
-                             0)}))
-            : count;
-    y = succeeded(hit) ? valueOf(node.create<WhereOp>({*hit, *scattered, data}))
-                       : hit;
-  }
+  });
   if (failed(y))
     return failure();
   node.setOutput(0, node.reshape(*y, shape));

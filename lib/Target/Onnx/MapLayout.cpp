@@ -213,6 +213,22 @@ static LogicalResult mapGatherElements(NodeContext &node) {
   return success();
 }
 
+FailureOr<Value> mlir::oneflow::onnx_import::scatterResult(
+    NodeContext &node, llvm::StringRef reduction, Value data, Value scattered,
+    llvm::function_ref<FailureOr<Value>()> scatterOnes) {
+  if (reduction == "add")
+    return valueOf(node.create<AddOp>({data, scattered}));
+  FailureOr<Value> count = scatterOnes();
+  if (failed(count))
+    return failure();
+  Type element = NodeContext::typeOf(data).getElementType();
+  FailureOr<Value> hit = valueOf(node.create<GreaterOp>(
+      {*count, node.fill(RankedTensorType::get({}, element), 0)}));
+  if (failed(hit))
+    return failure();
+  return valueOf(node.create<WhereOp>({*hit, scattered, data}));
+}
+
 static LogicalResult mapScatterElements(NodeContext &node) {
   if (failed(node.checkArity(3, 3, 1)))
     return failure();
@@ -241,23 +257,10 @@ static LogicalResult mapScatterElements(NodeContext &node) {
   FailureOr<Value> scattered = scatter(*updates);
   if (failed(scattered))
     return failure();
-  FailureOr<Value> y;
-  if (reduction == "add") {
-    y = valueOf(node.create<AddOp>({x->first, *scattered}));
-  } else {
-    RankedTensorType updatesType = stripEncoding(NodeContext::typeOf(*updates));
-    FailureOr<Value> count = scatter(node.fill(updatesType, 1));
-    FailureOr<Value> hit =
-        succeeded(count)
-            ? valueOf(node.create<GreaterOp>(
-                  {*count,
-                   node.fill(RankedTensorType::get({}, type.getElementType()),
-                             0)}))
-            : count;
-    y = succeeded(hit)
-            ? valueOf(node.create<WhereOp>({*hit, *scattered, x->first}))
-            : hit;
-  }
+  RankedTensorType updatesType = stripEncoding(NodeContext::typeOf(*updates));
+  FailureOr<Value> y =
+      scatterResult(node, reduction, x->first, *scattered,
+                    [&] { return scatter(node.fill(updatesType, 1)); });
   if (failed(y))
     return failure();
   node.setOutput(0, *y);
