@@ -1,6 +1,6 @@
 // gather_elements and its scatter-add gradient gather_elements_grad (and
 // the gradient of that, as ONNX ScatterElements uses it, and of gather_grad,
-// as ScatterND does),
+// as ScatterND does), and top_k (the values' gradient scattered back),
 // along the last axis (indices narrower than x, as NLL's picked class)
 // and along the first (indices of x's width, repeated indices adding up),
 // against finite differences, and on 2 and 4 ranks and a 2x2 mesh in
@@ -13,6 +13,7 @@
 // CHECK-DAG: PASS dloss/dw[
 // CHECK-DAG: PASS dloss/du[
 // CHECK-DAG: PASS dloss/dz[
+// CHECK-DAG: PASS dloss/dq[
 // CHECK-NOT: FAIL
 // CHECK: of-check: {{[1-9][0-9]*}} cases, {{[0-9]+}} passed, 0 failed
 // RANKS-NOT: FAIL
@@ -25,6 +26,7 @@ func.func @gather_elements() {
   %u = oneflow.variable "u" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 3} : tensor<4x2xf32>
   %v = oneflow.input "v" : tensor<4x5xf32>
   %z = oneflow.variable "z" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 4} : tensor<3x4xf32>
+  %qv = oneflow.variable "q" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 5} : tensor<4x6xf32>
   %zrows = oneflow.constant dense<[4, 0, 4]> : tensor<3xi64>
   %r = oneflow.input "r" : tensor<4x2xf32>
   %s = oneflow.input "s" : tensor<2x4xf32>
@@ -43,7 +45,15 @@ func.func @gather_elements() {
   %zv = oneflow.mul %zt, %v : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xf32>
   %d = oneflow.reduce_sum %zv {axes = array<i64: 0, 1>} : (tensor<4x5xf32>) -> tensor<f32>
   %abc = oneflow.add %ab, %c : (tensor<f32>, tensor<f32>) -> tensor<f32>
-  %loss = oneflow.add %abc, %d : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %top:2 = oneflow.top_k %qv {k = 2 : i64, axis = 1 : i64} : (tensor<4x6xf32>) -> (tensor<4x2xf32>, tensor<4x2xi64>)
+  %low:2 = oneflow.top_k %qv {k = 3 : i64, axis = 0 : i64, smallest} : (tensor<4x6xf32>) -> (tensor<3x6xf32>, tensor<3x6xi64>)
+  %tr = oneflow.mul %top#0, %r : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %e1 = oneflow.reduce_sum %tr {axes = array<i64: 0, 1>} : (tensor<4x2xf32>) -> tensor<f32>
+  %lsq = oneflow.mul %low#0, %low#0 : (tensor<3x6xf32>, tensor<3x6xf32>) -> tensor<3x6xf32>
+  %e2 = oneflow.reduce_sum %lsq {axes = array<i64: 0, 1>} : (tensor<3x6xf32>) -> tensor<f32>
+  %e = oneflow.add %e1, %e2 : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %abcd = oneflow.add %abc, %d : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %loss = oneflow.add %abcd, %e : (tensor<f32>, tensor<f32>) -> tensor<f32>
   oneflow.output "loss", %loss : tensor<f32>
   return
 }

@@ -145,6 +145,9 @@ func.func @shape(%x: tensor<2x3x4xf32>, %y: tensor<8x6xf32>, %t: tensor<1000x64x
   %8 = oneflow.gather_elements %t, %ids {axis = 1 : i64} : (tensor<1000x64xf32>, tensor<8x16xi64>) -> tensor<8x16xf32>
   // expected-remark@+1 {{sbp: S(0), S(0) -> S(0) | B, S(1) -> S(1) | P, B -> P}}
   %9 = oneflow.gather_elements %y, %ids {axis = 1 : i64} : (tensor<8x6xf32>, tensor<8x16xi64>) -> tensor<8x16xf32>
+  // top_k: every axis but its own.
+  // expected-remark@+1 {{sbp: S(0) -> S(0), S(0)}}
+  %10:2 = oneflow.top_k %y {k = 2 : i64, axis = 1 : i64} : (tensor<8x6xf32>) -> (tensor<8x2xf32>, tensor<8x2xi64>)
   return
 }
 

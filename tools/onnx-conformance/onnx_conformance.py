@@ -46,7 +46,7 @@ SHAPE_PORTS = {
     ("Dropout", 1), ("Dropout", 2), ("Split", 1), ("Tile", 1),
     ("Range", 0), ("Range", 1), ("Range", 2), ("Pad", 1), ("OneHot", 1),
     ("CumSum", 1), ("Resize", 1), ("Resize", 2), ("Resize", 3),
-    ("RNN", 4), ("GRU", 4), ("LSTM", 4),
+    ("RNN", 4), ("GRU", 4), ("LSTM", 4), ("TopK", 1),
 }
 
 

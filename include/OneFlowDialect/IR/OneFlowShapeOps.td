@@ -182,4 +182,26 @@ def OneFlow_ArgMaxOp : OneFlow_ArgReduceOp<"arg_max",
 def OneFlow_ArgMinOp : OneFlow_ArgReduceOp<"arg_min",
     "index of the minimum along an axis">;
 
+def OneFlow_TopKOp : OneFlow_InferredOp<"top_k", [Pure, OneFlow_HasSbp]> {
+  let summary = "the k largest (or smallest) elements along an axis, sorted";
+  let description = [{
+    `values` holds the k largest elements of each line of `x` along `axis`
+    (the smallest with `smallest`), in descending (ascending) order, and
+    `indices` their i64 positions; among equal elements the lower index
+    comes first (ONNX TopK). SBP: the other axes are parallel, `axis` is
+    never split. The gradient scatters the values' gradient back to the
+    indices (gather_elements_grad).
+
+    ```mlir
+    %v, %i = oneflow.top_k %x {k = 3 : i64, axis = 1 : i64}
+        : (tensor<8x16xf32>) -> (tensor<8x3xf32>, tensor<8x3xi64>)
+    ```
+  }];
+  let arguments = (ins OneFlow_Tensor:$x, I64Attr:$k,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       UnitAttr:$smallest);
+  let results = (outs OneFlow_Tensor:$values, OneFlow_IndexTensor:$indices);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // ONEFLOWDIALECT_IR_ONEFLOWSHAPEOPS_TD

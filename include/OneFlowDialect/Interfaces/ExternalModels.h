@@ -38,7 +38,7 @@ class MLIRContext;
 #define ONEFLOW_SHAPE_GRADIENT_OPS                                             \
   ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReshapeOp, FlattenOp, TransposeOp,   \
       ConcatOp, SliceOp, GatherOp, GatherGradOp, GatherElementsOp,             \
-      GatherElementsGradOp
+      GatherElementsGradOp, TopKOp
 #define ONEFLOW_CONV_GRADIENT_OPS                                              \
   Conv2DOp, Conv2DBackwardDataOp, MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, \
       BatchNormOp

@@ -232,6 +232,28 @@ LogicalResult GatherElementsGradOp::inferReturnTypes(
   return success();
 }
 
+LogicalResult TopKOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  auto x = stripEncoding(adaptor.getX().getType());
+  if (x.getRank() < 1)
+    return emitInferError(loc, name) << "cannot take the top k of a scalar";
+  if (failed(checkAxis(loc, name, "axis", adaptor.getAxis(), x.getRank())))
+    return failure();
+  int64_t axis = normalizeAxis(adaptor.getAxis(), x.getRank());
+  int64_t k = adaptor.getK(), size = x.getDimSize(axis);
+  if (k < 0 || (!ShapedType::isDynamic(size) && k > size))
+    return emitInferError(loc, name) << "k " << k << " is outside [0, " << size
+                                     << "], the size of axis " << axis;
+  SmallVector<int64_t> shape(x.getShape());
+  shape[axis] = k;
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  types.push_back(RankedTensorType::get(shape, IntegerType::get(context, 64)));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // SBP signatures
 //===----------------------------------------------------------------------===//
@@ -433,6 +455,15 @@ void ReduceMaxOp::getSbpSignatures(int64_t meshAxisSize,
 }
 
 // An index along a split axis would be local: the axis is never split.
+void TopKOp::getSbpSignatures(int64_t meshAxisSize,
+                              SmallVectorImpl<SbpSignature> &signatures) {
+  // Every axis parallel in x, values and indices but `axis`.
+  SbpDims dims = SbpDims::elementwise(*this);
+  int64_t rank = stripEncoding(getX().getType()).getRank();
+  dims.setKind(normalizeAxis(getAxis(), rank), SbpDimKind::broadcastOnly);
+  dims.derive(meshAxisSize, signatures);
+}
+
 void ArgMaxOp::getSbpSignatures(int64_t meshAxisSize,
                                 SmallVectorImpl<SbpSignature> &signatures) {
   deriveReduceSbp(*this, {getAxis()}, getKeepdims(), /*linear=*/false,

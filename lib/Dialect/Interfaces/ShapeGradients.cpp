@@ -237,6 +237,26 @@ static LogicalResult buildGradientRule(GatherElementsOp op, GradientBuilder &g,
   return success();
 }
 
+static LogicalResult buildGradientRule(TopKOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  // Each picked value's gradient goes back to where it was picked from;
+  // the indices have none.
+  RankedTensorType x = g.typeOf(op.getX());
+  if (!x.hasStaticShape())
+    return op.emitOpError("needs a static shape of x to take its gradient");
+  if (!dys[0]) {
+    dxs.push_back(Value());
+    return success();
+  }
+  OpBuilder &b = g.builder();
+  dxs.push_back(GatherElementsGradOp::create(
+      b, g.getLoc(), dys[0], op.getIndices(),
+      b.getI64IntegerAttr(normalizeAxis(op.getAxis(), x.getRank())),
+      b.getDenseI64ArrayAttr(x.getShape())));
+  return success();
+}
+
 static LogicalResult buildGradientRule(GatherGradOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {

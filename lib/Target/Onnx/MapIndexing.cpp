@@ -20,6 +20,7 @@
 // |         | flattened, by the row-major offsets of the k-index tuples    |
 // | ScatterND| the same offsets, gather_grad (a row scatter-add) of the    |
 // |         | updates: added to the data (add) or over it (none)           |
+// | TopK    | top_k (always sorted; among equals the lower index first)    |
 //
 //===----------------------------------------------------------------------===//
 
@@ -391,6 +392,35 @@ static LogicalResult mapScatterND(NodeContext &node) {
   return success();
 }
 
+static LogicalResult mapTopK(NodeContext &node) {
+  if (failed(node.checkArity(2, 2, 2)))
+    return failure();
+  FailureOr<Value> x = node.input(0);
+  FailureOr<llvm::SmallVector<int64_t>> k = node.constInts(1, "k");
+  if (failed(x) || failed(k))
+    return failure();
+  if (k->size() != 1)
+    return node.error() << "k must hold one value, not " << k->size();
+  int64_t rank = NodeContext::typeOf(*x).getRank();
+  FailureOr<int64_t> axis =
+      normalizeAxis(node, node.getInt("axis", -1), rank, "axis");
+  if (failed(axis))
+    return failure();
+  (void)node.getInt("sorted", 1); // Always sorted, which sorted 0 allows.
+  llvm::SmallVector<NamedAttribute> attrs{
+      node.named("k", node.b.getI64IntegerAttr(k->front())),
+      node.named("axis", node.b.getI64IntegerAttr(*axis))};
+  if (node.getInt("largest", 1) == 0)
+    attrs.push_back(node.named("smallest", node.b.getUnitAttr()));
+  FailureOr<TopKOp> op = node.create<TopKOp>(*x, attrs);
+  if (failed(op))
+    return failure();
+  node.setOutput(0, op->getValues());
+  if (node.hasOutput(1))
+    node.setOutput(1, op->getIndices());
+  return success();
+}
+
 void mlir::oneflow::onnx_import::addIndexingLowerings(
     llvm::StringMap<Lowering> &table) {
   table["Pad"] = mapPad;
@@ -398,4 +428,5 @@ void mlir::oneflow::onnx_import::addIndexingLowerings(
   table["CumSum"] = mapCumSum;
   table["GatherND"] = mapGatherND;
   table["ScatterND"] = mapScatterND;
+  table["TopK"] = mapTopK;
 }

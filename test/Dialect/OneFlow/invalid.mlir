@@ -666,6 +666,15 @@ func.func @gather_elements_axis(%x: tensor<4x8xf32>, %i: tensor<4x2xi64>) {
 
 // -----
 
+func.func @top_k_too_many(%x: tensor<4x8xf32>) {
+  // expected-error@+2 {{'oneflow.top_k' op k 9 is outside [0, 8], the size of axis 1}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %v, %i = oneflow.top_k %x {k = 9} : (tensor<4x8xf32>) -> (tensor<4x9xf32>, tensor<4x9xi64>)
+  return
+}
+
+// -----
+
 func.func @negative_gather_axis(%x: tensor<4x8xf32>, %i: tensor<2xi64>) {
   // expected-error@+2 {{'oneflow.gather' op axis 2 is out of range for rank-2 tensor}}
   // expected-error@+1 {{failed to infer returned types}}

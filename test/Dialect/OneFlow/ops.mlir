@@ -163,6 +163,8 @@ func.func @shapes(%x: tensor<8x4x4xf32>, %t: tensor<1000x64xf32>, %ids: tensor<8
   %5 = oneflow.gather %t, %ids : (tensor<1000x64xf32>, tensor<8x16xi64>) -> tensor<8x16x64xf32>
   // CHECK: oneflow.gather_elements %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<1000x64xf32>, tensor<8x16xi64>) -> tensor<8x16xf32>
   %ge = oneflow.gather_elements %t, %ids {axis = 1} : (tensor<1000x64xf32>, tensor<8x16xi64>) -> tensor<8x16xf32>
+  // CHECK: oneflow.top_k %{{.*}} {axis = 1 : i64, k = 3 : i64, smallest} : (tensor<1000x64xf32>) -> (tensor<1000x3xf32>, tensor<1000x3xi64>)
+  %tv, %ti = oneflow.top_k %t {k = 3, axis = 1, smallest} : (tensor<1000x64xf32>) -> (tensor<1000x3xf32>, tensor<1000x3xi64>)
   // CHECK: oneflow.reduce_sum %{{.*}} {axes = array<i64: 1>} : (tensor<8x4x4xf32>) -> tensor<8x4xf32>
   %6 = oneflow.reduce_sum %x {axes = array<i64: 1>} : (tensor<8x4x4xf32>) -> tensor<8x4xf32>
   // CHECK: oneflow.reduce_mean %{{.*}} {axes = array<i64: -1>, keepdims} : (tensor<8x4x4xf32>) -> tensor<8x4x1xf32>

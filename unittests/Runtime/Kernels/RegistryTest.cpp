@@ -95,6 +95,7 @@ TEST(CpuKernelRegistry, HasEveryComputeOp) {
                        "slice",
                        "gather",
                        "gather_elements",
+                       "top_k",
                        "reduce_sum",
                        "reduce_mean",
                        "reduce_max",

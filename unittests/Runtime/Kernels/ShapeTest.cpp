@@ -357,6 +357,29 @@ TEST(GatherElementsKernel, PicksAlongTheAxisAndChecks) {
                     "the result is 2x2xf32, needs 2x1xf32");
 }
 
+TEST(TopKKernel, SortsLinesAndPrefersLowerIndices) {
+  // Along axis 1 of [[1, 3, 3, 2], [4, 0, 4, 4]]: the two largest, equal
+  // values by position; the smallest along axis 0.
+  Values x = {1, 3, 3, 2, 4, 0, 4, 4};
+  auto top = runOk("top_k", {f32({2, 4}, x)},
+                   {{DType::F32, {2, 2}}, {DType::I64, {2, 2}}},
+                   {{"k", int64_t(2)}, {"axis", int64_t(1)}});
+  EXPECT_EQ(values(top[0]), (Values{3, 3, 4, 4}));
+  EXPECT_EQ(values(top[1]), (Values{1, 2, 0, 2}));
+  auto low = runOk(
+      "top_k", {f32({2, 4}, x)}, {{DType::F32, {1, 4}}, {DType::I64, {1, 4}}},
+      {{"k", int64_t(1)}, {"axis", int64_t(0)}, {"smallest", true}});
+  EXPECT_EQ(values(low[0]), (Values{1, 0, 3, 2}));
+  EXPECT_EQ(values(low[1]), (Values{0, 1, 0, 0}));
+  expectCreateError(op("top_k", {{DType::F32, {2, 4}}},
+                       {{DType::F32, {2, 5}}, {DType::I64, {2, 5}}},
+                       {{"k", int64_t(5)}}),
+                    "k 5 is outside [0, 4]");
+  expectCreateError(op("top_k", {{DType::F32, {2, 4}}},
+                       {{DType::F32, {2, 2}}, {DType::I64, {2, 2}}}),
+                    "k");
+}
+
 TEST(GatherKernel, PieceOfASplitTable) {
   // Rows [2, 4) of a 5-row table: indices elsewhere give zero rows, and
   // indices are checked against the whole table.

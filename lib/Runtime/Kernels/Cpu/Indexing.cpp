@@ -1,4 +1,4 @@
-//===- Indexing.cpp - gather, gather_elements and their gradients ---------===//
+//===- Indexing.cpp - gather, gather_elements, their gradients, top_k -----===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -11,11 +11,15 @@
 // each row of dy added into the row its index names. gather_elements
 // (torch.gather) picks one element of x per index, at the index's position
 // with the index along `axis`; gather_elements_grad adds dy back there.
+// top_k sorts each line's positions by value (std::partial_sort, lower
+// index first among equals) and keeps the first k.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
+
+#include <algorithm>
 
 using namespace ofrt;
 using namespace ofrt::cpu;
@@ -290,11 +294,83 @@ KernelOr createGatherElements(const OpDesc &op, bool grad) {
   return std::make_unique<GatherElementsKernel>(op, grad, axis);
 }
 
+/// top_k over lines of `length` elements `inner` apart.
+template <typename T> class TopKKernel : public CpuKernel {
+public:
+  TopKKernel(const OpDesc &op, int64_t outer, int64_t length, int64_t inner,
+             int64_t k, bool smallest)
+      : CpuKernel(op), outer(outer), length(length), inner(inner), k(k),
+        smallest(smallest), order(length) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    const T *x = in[0].as<T>();
+    T *values = out[0].as<T>();
+    int64_t *indices = out[1].as<int64_t>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        const T *line = x + o * length * inner + i;
+        for (int64_t j = 0; j < length; ++j)
+          order[j] = j;
+        std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                          [&](int64_t a, int64_t b) {
+                            T va = line[a * inner], vb = line[b * inner];
+                            if (va != vb)
+                              return smallest ? va < vb : va > vb;
+                            return a < b;
+                          });
+        for (int64_t j = 0; j < k; ++j) {
+          int64_t at = (o * k + j) * inner + i;
+          values[at] = line[order[j] * inner];
+          indices[at] = order[j];
+        }
+      }
+    return absl::OkStatus();
+  }
+
+private:
+  int64_t outer, length, inner, k;
+  bool smallest;
+  std::vector<int64_t> order;
+};
+
+KernelOr createTopK(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 1, 2));
+  const TensorDesc &x = op.inputs[0];
+  int64_t axisAttr = -1, axis = 0, k = 0;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axisAttr, {int64_t(-1)}));
+  OFRT_RETURN_IF_ERROR(readAttr(op, "k", k));
+  if (x.rank() < 1)
+    return opError(op, "cannot take the top k of a scalar");
+  OFRT_RETURN_IF_ERROR(normalizeAxis(op, "axis", axisAttr, x.rank(), axis));
+  if (k < 0 || k > x.shape[axis])
+    return opError(op, "k " + std::to_string(k) + " is outside [0, " +
+                           std::to_string(x.shape[axis]) + "]");
+  Shape shape = x.shape;
+  shape[axis] = k;
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, {x.dtype, shape}));
+  OFRT_RETURN_IF_ERROR(checkResult(op, 1, {DType::I64, shape}));
+  int64_t outer = numel(Shape(x.shape.begin(), x.shape.begin() + axis));
+  int64_t inner = numel(Shape(x.shape.begin() + axis + 1, x.shape.end()));
+  bool smallest = op.get<bool>("smallest", false);
+  std::unique_ptr<Kernel> kernel;
+  bool known = x.dtype != DType::Bool && visitPlainType(x.dtype, [&](auto tag) {
+                 using T = typename decltype(tag)::type;
+                 kernel = std::make_unique<TopKKernel<T>>(
+                     op, outer, x.shape[axis], inner, k, smallest);
+               });
+  if (!known)
+    return opError(op, std::string("has no CPU kernel for element type ") +
+                           dtypeName(x.dtype));
+  return kernel;
+}
+
 } // namespace
 
 void cpu::registerIndexingKernels(KernelRegistry &registry) {
   addKernel(registry, "oneflow.gather", createGather);
   addKernel(registry, "oneflow.gather_grad", createGatherGrad);
+  addKernel(registry, "oneflow.top_k", createTopK);
   addKernel(registry, "oneflow.gather_elements", [](const OpDesc &op) {
     return createGatherElements(op, /*grad=*/false);
   });

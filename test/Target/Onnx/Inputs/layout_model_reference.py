@@ -8,13 +8,16 @@
 # Writes OUT/model.onnx: h = x W (8x6 by 6x8), Split(h, [5, 3], axis 1)
 # into a and b, Tile(a, [1, 2]), ReduceMin(b, axis 1), DepthToSpace
 # (blocksize 2, CRD as pixel_shuffle) and SpaceToDepth of h reshaped to
-# 8x4x1x2 and 8x2x2x2, Mod (fmod 1) of h by 0.7, Pow(h, 2 as int64), a 1-D
+# 8x4x1x2 and 8x2x2x2, Mod (fmod 1) of h by 50 (h stays inside (-50, 50):
+# fmod jumps where x / y crosses an integer, and a composition rounds
+# differently from torch.fmod right there), Pow(h, 2 as int64), a 1-D
 # Conv of h (as 8x1x8, kernel 3, pad 1, trained), Pad of h (reflect,
 # edge, and constant 0.5 with a crop), CumSum (reverse), ReduceProd(b,
 # axis 1), InstanceNormalization of h as 8x2x4 (scale and bias trained),
 # GlobalMaxPool of h as 8x4x1x2, ScatterElements (add) of b into h,
 # Einsum("bi,ij,bj->b") of h, a trained 8x5 matrix E and h[:, :5], LRN of
-# h as 8x4x1x2, GatherND of h at (1, 2) and (3, 4), and a Dropout at
+# h as 8x4x1x2, GatherND of h at (1, 2) and (3, 4), TopK (the 3 largest
+# of each row of h), and a Dropout at
 # ratio 0 whose mask is read, and the loss of all of them summed;
 # OUT/x.npy (STEPS batches) and OUT/loss.npy: what PyTorch gets training W,
 # the kernel, E and the instance norm's scale and bias with plain SGD at
@@ -82,6 +85,8 @@ nodes = [
     n("ReduceL2", ["lrn"], ["llrn"], keepdims=0),
     n("GatherND", ["h", "pairs"], ["gnd"]),
     n("ReduceSum", ["gnd"], ["lgnd"], keepdims=0),
+    n("TopK", ["h", "three"], ["topv", "topi"], axis=1),
+    n("ReduceSum", ["topv"], ["ltop"], keepdims=0),
     n("ReduceSumSquare", ["t"], ["lt"], keepdims=0),
     n("ReduceSum", ["m"], ["lm"], keepdims=0),
     n("ReduceSumSquare", ["d"], ["ld"], keepdims=0),
@@ -91,7 +96,7 @@ nodes = [
     n("ReduceSumSquare", ["c"], ["lc"], keepdims=0),
     n("Sum", ["lt", "lm", "ld", "ls", "lr", "lp", "lc", "lpr", "lpe", "lpc",
               "lcs", "lpb", "lin", "lgm", "lsc", "les", "llrn",
-              "lgnd"], ["loss"]),
+              "lgnd", "ltop"], ["loss"]),
 ]
 i64 = lambda v: np.array(v, np.int64)
 graph = helper.make_graph(
@@ -104,7 +109,7 @@ graph = helper.make_graph(
      numpy_helper.from_array(i64([8, 4, 1, 2]), "shape4"),
      numpy_helper.from_array(i64([8, 2, 2, 2]), "shape2"),
      numpy_helper.from_array(i64([8, 1, 8]), "shape1"),
-     numpy_helper.from_array(np.array(0.7, np.float32), "divisor"),
+     numpy_helper.from_array(np.array(50.0, np.float32), "divisor"),
      numpy_helper.from_array(i64(2), "two"),
      numpy_helper.from_array(i64([0, 0, 2, 0, 0, 3]), "pads1"),
      numpy_helper.from_array(i64([1, 0, 0, 2]), "pads2"),
@@ -118,7 +123,8 @@ graph = helper.make_graph(
      numpy_helper.from_array(beta, "beta"),
      numpy_helper.from_array(where, "where"),
      numpy_helper.from_array(e, "e"),
-     numpy_helper.from_array(i64([[1, 2], [3, 4]]), "pairs")])
+     numpy_helper.from_array(i64([[1, 2], [3, 4]]), "pairs"),
+     numpy_helper.from_array(i64([3]), "three")])
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
 onnx.checker.check_model(model)
 onnx.save(model, os.path.join(out, "model.onnx"))
@@ -136,7 +142,7 @@ for step in range(steps):
     loss = (a.repeat(1, 2) ** 2).sum() + b.min(1).values.sum()
     loss = loss + (F.pixel_shuffle(h.reshape(8, 4, 1, 2), 2) ** 2).sum()
     loss = loss + F.pixel_unshuffle(h.reshape(8, 2, 2, 2), 2).max()
-    loss = loss + torch.fmod(h, 0.7).mean() + (h ** 2).mean()
+    loss = loss + torch.fmod(h, 50.0).mean() + (h ** 2).mean()
     loss = loss + (F.conv1d(h.reshape(8, 1, 8), kt, padding=1) ** 2).sum()
     loss = loss + F.pad(h.reshape(8, 1, 8), (2, 3), mode="reflect").norm()
     loss = loss + F.pad(h[None], (0, 2, 1, 0), mode="replicate").norm()
@@ -149,7 +155,7 @@ for step in range(steps):
     loss = loss + torch.einsum("bi,ij,bj->b", h, et, a).sum()
     loss = loss + F.local_response_norm(h.reshape(8, 4, 1, 2), 3, alpha=0.5,
                                         beta=0.75, k=2.0).norm()
-    loss = loss + h[1, 2] + h[3, 4]
+    loss = loss + h[1, 2] + h[3, 4] + h.topk(3, 1).values.sum()
     wt.grad = kt.grad = gt.grad = bt.grad = et.grad = None
     loss.backward()
     with torch.no_grad():
