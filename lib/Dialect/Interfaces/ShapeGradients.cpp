@@ -221,18 +221,29 @@ static LogicalResult buildGradientRule(GatherOp op, GradientBuilder &g,
   return success();
 }
 
+/// gather_elements_grad of `dy`: each element added back at the position
+/// of x (static shape, `axis`) that `indices` names.
+static FailureOr<Value> scatterBack(Operation *op, GradientBuilder &g, Value dy,
+                                    Value indices, int64_t axis, Value x) {
+  RankedTensorType type = g.typeOf(x);
+  if (!type.hasStaticShape())
+    return op->emitOpError("needs a static shape of x to take its gradient");
+  OpBuilder &b = g.builder();
+  return GatherElementsGradOp::create(
+             b, g.getLoc(), dy, indices,
+             b.getI64IntegerAttr(normalizeAxis(axis, type.getRank())),
+             b.getDenseI64ArrayAttr(type.getShape()))
+      .getResult();
+}
+
 static LogicalResult buildGradientRule(GatherElementsOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {
-  // Each element of dy added back at the position of x it came from.
-  RankedTensorType x = g.typeOf(op.getX());
-  if (!x.hasStaticShape())
-    return op.emitOpError("needs a static shape of x to take its gradient");
-  OpBuilder &b = g.builder();
-  dxs.push_back(GatherElementsGradOp::create(
-      b, g.getLoc(), dys[0], op.getIndices(),
-      b.getI64IntegerAttr(normalizeAxis(op.getAxis(), x.getRank())),
-      b.getDenseI64ArrayAttr(x.getShape())));
+  FailureOr<Value> dx =
+      scatterBack(op, g, dys[0], op.getIndices(), op.getAxis(), op.getX());
+  if (failed(dx))
+    return failure();
+  dxs.push_back(*dx);
   dxs.push_back(Value());
   return success();
 }
@@ -240,20 +251,17 @@ static LogicalResult buildGradientRule(GatherElementsOp op, GradientBuilder &g,
 static LogicalResult buildGradientRule(TopKOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {
-  // Each picked value's gradient goes back to where it was picked from;
-  // the indices have none.
-  RankedTensorType x = g.typeOf(op.getX());
-  if (!x.hasStaticShape())
-    return op.emitOpError("needs a static shape of x to take its gradient");
+  // The picked values' gradient goes back where they were picked from; the
+  // indices have none.
   if (!dys[0]) {
     dxs.push_back(Value());
     return success();
   }
-  OpBuilder &b = g.builder();
-  dxs.push_back(GatherElementsGradOp::create(
-      b, g.getLoc(), dys[0], op.getIndices(),
-      b.getI64IntegerAttr(normalizeAxis(op.getAxis(), x.getRank())),
-      b.getDenseI64ArrayAttr(x.getShape())));
+  FailureOr<Value> dx =
+      scatterBack(op, g, dys[0], op.getIndices(), op.getAxis(), op.getX());
+  if (failed(dx))
+    return failure();
+  dxs.push_back(*dx);
   return success();
 }
 

@@ -214,6 +214,17 @@ FailureOr<Value> NodeContext::sliceAlong(Value value, int64_t axis,
                               named("steps", b.getDenseI64ArrayAttr(steps))}));
 }
 
+FailureOr<Value> NodeContext::broadcastTo(Value value,
+                                          llvm::ArrayRef<int64_t> shape) {
+  Type element = typeOf(value).getElementType();
+  if (typeOf(value).getShape() == shape)
+    return value;
+  auto type = RankedTensorType::get(shape, element);
+  if (element.isInteger(1))
+    return valueOf(create<WhereOp>({value, fill(type, 1), fill(type, 0)}));
+  return valueOf(create<AddOp>({value, fill(type, 0)}));
+}
+
 Value NodeContext::cast(Value value, Type element) {
   RankedTensorType type = typeOf(value);
   if (type.getElementType() == element)

@@ -220,6 +220,9 @@ public:
   /// value[..., begin:end, ...] along `axis`.
   FailureOr<Value> sliceAlong(Value value, int64_t axis, int64_t begin,
                               int64_t end);
+  /// `value` broadcast (numpy rules) to `shape`: an add of a zero fill, a
+  /// where for booleans; no op when it has that shape.
+  FailureOr<Value> broadcastTo(Value value, llvm::ArrayRef<int64_t> shape);
   /// Casts `value` to `element` (no op when it has that element type).
   Value cast(Value value, Type element);
   /// A constant of `value`.

@@ -53,7 +53,7 @@ static FailureOr<Value> padBlock(NodeContext &node, Value x, int64_t axis,
   auto blockType = RankedTensorType::get(shape, type.getElementType());
   if (!value)
     return node.fill(blockType, constant);
-  return valueOf(node.create<AddOp>({node.fill(blockType, 0), value}));
+  return node.broadcastTo(value, shape);
 }
 
 static LogicalResult mapPad(NodeContext &node) {

@@ -117,18 +117,8 @@ static LogicalResult mapTile(NodeContext &node) {
     broadcast.append({r, d});
     result.push_back(r * d);
   }
-  Type element = x->second.getElementType();
-  Value v = node.reshape(x->first, interleaved);
-  auto type = RankedTensorType::get(broadcast, element);
-  FailureOr<Value> wide;
-  if (element.isInteger(1)) {
-    FailureOr<WhereOp> w =
-        node.create<WhereOp>({v, node.fill(type, 1), node.fill(type, 0)});
-    wide = failed(w) ? FailureOr<Value>(failure()) : w->getResult();
-  } else {
-    FailureOr<AddOp> a = node.create<AddOp>({v, node.fill(type, 0)});
-    wide = failed(a) ? FailureOr<Value>(failure()) : a->getResult();
-  }
+  FailureOr<Value> wide =
+      node.broadcastTo(node.reshape(x->first, interleaved), broadcast);
   if (failed(wide))
     return failure();
   node.setOutput(0, node.reshape(*wide, result));

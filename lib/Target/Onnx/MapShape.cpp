@@ -395,26 +395,10 @@ static LogicalResult mapExpand(NodeContext &node) {
       broadcastShape(node, x->second.getShape(), *spec);
   if (failed(shape))
     return failure();
-  Type element = x->second.getElementType();
-  if (*shape == x->second.getShape()) {
-    node.setOutput(0, x->first);
-    return success();
-  }
-  auto type = RankedTensorType::get(*shape, element);
-  FailureOr<Operation *> op;
-  if (element.isInteger(1)) {
-    FailureOr<WhereOp> w = node.create<WhereOp>(
-        {x->first, node.fill(type, 1), node.fill(type, 0)});
-    op = failed(w) ? FailureOr<Operation *>(failure())
-                   : FailureOr<Operation *>(w->getOperation());
-  } else {
-    FailureOr<AddOp> a = node.create<AddOp>({x->first, node.fill(type, 0)});
-    op = failed(a) ? FailureOr<Operation *>(failure())
-                   : FailureOr<Operation *>(a->getOperation());
-  }
-  if (failed(op))
+  FailureOr<Value> y = node.broadcastTo(x->first, *shape);
+  if (failed(y))
     return failure();
-  node.setOutput(0, (*op)->getResult(0));
+  node.setOutput(0, *y);
   return success();
 }
 
