@@ -15,6 +15,8 @@
 #ifndef OFRT_ACTORLAYOUT_H
 #define OFRT_ACTORLAYOUT_H
 
+#include "ofrt/ReduceOp.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <variant>
@@ -58,6 +60,8 @@ struct CollectiveLayout {
   std::vector<int64_t> group; ///< Global ranks, in group order.
   int64_t axis = 0;           ///< reduce_scatter, all_gather.
   int64_t inAxis = 0, outAxis = 0; ///< all_to_all.
+  /// all_reduce, reduce_scatter: the operand's P, P(max) or P(min).
+  ReduceOp reduce = ReduceOp::Sum;
 };
 
 /// One send or receive of a transfer.

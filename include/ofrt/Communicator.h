@@ -22,6 +22,7 @@
 #ifndef OFRT_COMMUNICATOR_H
 #define OFRT_COMMUNICATOR_H
 
+#include "ofrt/ReduceOp.h"
 #include "ofrt/Tensor.h"
 
 #include "absl/status/status.h"
@@ -34,8 +35,9 @@
 namespace ofrt {
 
 /// A group of `size()` ranks. Public calls check their arguments (counts,
-/// ranks, shapes, element types) and then call the backend. Reductions sum
-/// and support f32, f64, i32 and i64; data movement takes any element type.
+/// ranks, shapes, element types) and then call the backend. Reductions sum,
+/// or take the maximum or minimum, of f32, f64, i32 and i64; data movement
+/// takes any element type.
 class Communicator {
 public:
   virtual ~Communicator();
@@ -49,14 +51,15 @@ public:
   // Raw buffers: `count` elements of `dtype`.
   //===--------------------------------------------------------------------===//
 
-  /// output = sum over ranks of input (input may equal output).
+  /// output = sum (max, min) over ranks of input (input may equal output).
   absl::Status allReduce(DType dtype, const void *input, void *output,
-                         int64_t count);
+                         int64_t count, ReduceOp op = ReduceOp::Sum);
   /// input holds `count` elements on every rank, seen as count / rowSize rows
   /// split balanced over the ranks; output receives this rank's chunk of the
-  /// sum. `rowSize` must divide `count`.
+  /// sum (max, min). `rowSize` must divide `count`.
   absl::Status reduceScatter(DType dtype, const void *input, void *output,
-                             int64_t count, int64_t rowSize = 1);
+                             int64_t count, int64_t rowSize = 1,
+                             ReduceOp op = ReduceOp::Sum);
   /// input holds this rank's balanced chunk of `count` elements (rows of
   /// `rowSize`); output receives all `count`, chunks in rank order.
   absl::Status allGather(DType dtype, const void *input, void *output,
@@ -87,9 +90,11 @@ public:
   //===--------------------------------------------------------------------===//
 
   /// input and output have the same description.
-  absl::Status allReduce(const TensorView &input, const TensorView &output);
+  absl::Status allReduce(const TensorView &input, const TensorView &output,
+                         ReduceOp op = ReduceOp::Sum);
   /// output is this rank's S(0) piece of input's shape.
-  absl::Status reduceScatter(const TensorView &input, const TensorView &output);
+  absl::Status reduceScatter(const TensorView &input, const TensorView &output,
+                             ReduceOp op = ReduceOp::Sum);
   /// input is this rank's S(0) piece of output's shape.
   absl::Status allGather(const TensorView &input, const TensorView &output);
   /// Same description; axis 0 is a multiple of size().
@@ -110,10 +115,11 @@ protected:
   // Backends implement these on checked arguments. `chunks` are element
   // counts per rank, summing to the whole buffer.
   virtual absl::Status doAllReduce(DType dtype, const void *input, void *output,
-                                   int64_t count) = 0;
+                                   int64_t count, ReduceOp op) = 0;
   virtual absl::Status doReduceScatter(DType dtype, const void *input,
                                        void *output,
-                                       const std::vector<int64_t> &chunks) = 0;
+                                       const std::vector<int64_t> &chunks,
+                                       ReduceOp op) = 0;
   virtual absl::Status doAllGather(DType dtype, const void *input, void *output,
                                    const std::vector<int64_t> &chunks) = 0;
   virtual absl::Status doAllToAll(DType dtype, const void *input, void *output,

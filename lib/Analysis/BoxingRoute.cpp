@@ -74,17 +74,23 @@ static std::string findEmptyPiece(const std::vector<int64_t> &shape,
 }
 
 /// The step kind that turns `from` into `to` on one mesh axis, or nullopt
-/// when they are equal.
+/// when they are equal or no one step does it: between partials of two
+/// reductions, and from a split to P(max) or P(min) (the other ranks' parts
+/// would need the identity of max or min; the route goes through B).
 static std::optional<BoxingKind> stepKind(Sbp from, Sbp to) {
   if (from == to)
     return std::nullopt;
   switch (from.kind) {
   case Kind::Partial:
+    if (to.kind == Kind::Partial)
+      return std::nullopt;
     return to.kind == Kind::Broadcast ? BoxingKind::allReduce
                                          : BoxingKind::reduceScatter;
   case Kind::Split:
     if (to.kind == Kind::Broadcast)
       return BoxingKind::allGather;
+    if (to.kind == Kind::Partial && to.reduction != ofsupport::Reduction::Sum)
+      return std::nullopt;
     return to.kind == Kind::Split ? BoxingKind::allToAll
                                      : BoxingKind::toPartial;
   case Kind::Broadcast:
@@ -92,6 +98,20 @@ static std::optional<BoxingKind> stepKind(Sbp from, Sbp to) {
                                      : BoxingKind::toPartial;
   }
   llvm_unreachable("unknown SBP kind");
+}
+
+/// Whether `ndSbp` mixes partial reductions (P with P(max), ...), which no
+/// layout may (the order of nested reductions would matter).
+static bool mixesReductions(const std::vector<Sbp> &ndSbp) {
+  const Sbp *first = nullptr;
+  for (const Sbp &sbp : ndSbp) {
+    if (sbp.kind != Kind::Partial)
+      continue;
+    if (first && first->reduction != sbp.reduction)
+      return true;
+    first = &sbp;
+  }
+  return false;
 }
 
 /// Whether changing mesh axis `axis` of `ndSbp` to `to` keeps every split
@@ -257,7 +277,7 @@ searchRoute(const std::vector<int64_t> &shape, const TensorLayout &from,
           continue;
         TensorLayout next = layout;
         next.ndSbp[axis] = value;
-        if (!findEmptyPiece(shape, next).empty())
+        if (!findEmptyPiece(shape, next).empty() || mixesReductions(next.ndSbp))
           continue;
         int64_t nextNode = space.encode(next.ndSbp);
         int64_t nextCost =
@@ -292,7 +312,7 @@ static SbpAttr toSbpAttr(MLIRContext *ctx, Sbp sbp) {
   case Kind::Broadcast:
     return SbpAttr::getBroadcast(ctx);
   case Kind::Partial:
-    return SbpAttr::getPartial(ctx);
+    return SbpAttr::getPartial(ctx, fromSupportReduction(sbp.reduction));
   }
   llvm_unreachable("unknown SBP kind");
 }
@@ -338,6 +358,26 @@ mlir::oneflow::planBoxing(RankedTensorType type, GlobalAttr from,
     return steps;
 
   if (from.getPlacement() != to.getPlacement()) {
+    // A transfer sums partial sources on the way; P(max) and P(min) axes
+    // are reduced to B on the source placement first.
+    GlobalAttr sent = from;
+    TensorLayout reduced = source;
+    for (Sbp &sbp : reduced.ndSbp)
+      if (sbp.kind == Kind::Partial &&
+          sbp.reduction != ofsupport::Reduction::Sum)
+        sbp = Sbp::broadcast();
+    if (reduced.ndSbp != source.ndSbp) {
+      FailureOr<std::vector<AxisStep>> route =
+          searchRoute(shape, source, reduced);
+      if (failed(route))
+        return fail("no sequence of valid one-axis steps reduces the source");
+      for (const AxisStep &step : *route) {
+        GlobalAttr next = makeGlobal(from.getPlacement(), step.to);
+        steps.push_back(
+            {step.kind, static_cast<int64_t>(step.axis), sent, next});
+        sent = next;
+      }
+    }
     // A transfer to the destination without its P axes, then to_partial on
     // each of them.
     std::vector<Sbp> ndSbp = dest.ndSbp;
@@ -345,11 +385,11 @@ mlir::oneflow::planBoxing(RankedTensorType type, GlobalAttr from,
       if (sbp.kind == Kind::Partial)
         sbp = Sbp::broadcast();
     GlobalAttr current = makeGlobal(to.getPlacement(), ndSbp);
-    steps.push_back({BoxingKind::transfer, -1, from, current});
+    steps.push_back({BoxingKind::transfer, -1, sent, current});
     for (size_t axis = 0; axis < ndSbp.size(); ++axis) {
       if (dest.ndSbp[axis].kind != Kind::Partial)
         continue;
-      ndSbp[axis] = Sbp::partial();
+      ndSbp[axis] = dest.ndSbp[axis];
       GlobalAttr next = makeGlobal(to.getPlacement(), ndSbp);
       steps.push_back({BoxingKind::toPartial, static_cast<int64_t>(axis),
                        current, next});

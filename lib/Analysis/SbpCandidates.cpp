@@ -60,20 +60,27 @@ mlir::oneflow::getNdSbpCandidates(SbpInterface op, ArrayRef<int64_t> mesh) {
   SmallVector<size_t> digits(mesh.size(), 0);
   SmallVector<SbpAttr> sbps;
   while (true) {
+    // Mesh axes partial with different reductions make no layout.
     NdSbpSignature candidate;
-    for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i) {
+    bool valid = true;
+    for (unsigned i = 0, e = op->getNumOperands(); valid && i < e; ++i) {
       sbps.clear();
       for (auto [axis, digit] : llvm::enumerate(digits))
         sbps.push_back(perAxis[axis][digit].operands[i]);
-      candidate.operands.push_back(NdSbpAttr::get(context, sbps));
+      valid = !mixesPartialReductions(sbps);
+      if (valid)
+        candidate.operands.push_back(NdSbpAttr::get(context, sbps));
     }
-    for (unsigned i = 0, e = op->getNumResults(); i < e; ++i) {
+    for (unsigned i = 0, e = op->getNumResults(); valid && i < e; ++i) {
       sbps.clear();
       for (auto [axis, digit] : llvm::enumerate(digits))
         sbps.push_back(perAxis[axis][digit].results[i]);
-      candidate.results.push_back(NdSbpAttr::get(context, sbps));
+      valid = !mixesPartialReductions(sbps);
+      if (valid)
+        candidate.results.push_back(NdSbpAttr::get(context, sbps));
     }
-    candidates.push_back(std::move(candidate));
+    if (valid)
+      candidates.push_back(std::move(candidate));
     int64_t axis = static_cast<int64_t>(mesh.size()) - 1;
     for (; axis >= 0; --axis) {
       if (++digits[axis] < perAxis[axis].size())

@@ -17,7 +17,21 @@ std::string Sbp::str() const {
   case SbpKind::Broadcast:
     return "B";
   case SbpKind::Partial:
-    return "P";
+    return reduction == Reduction::Sum
+               ? "P"
+               : std::string("P(") + reductionName(reduction) + ")";
+  }
+  return "?";
+}
+
+const char *ofsupport::reductionName(Reduction reduction) {
+  switch (reduction) {
+  case Reduction::Sum:
+    return "sum";
+  case Reduction::Max:
+    return "max";
+  case Reduction::Min:
+    return "min";
   }
   return "?";
 }

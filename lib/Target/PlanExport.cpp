@@ -249,6 +249,12 @@ public:
       return b.getValue();
     return isa_and_nonnull<UnitAttr>(value);
   }
+  std::string text(StringRef name) {
+    taken.insert(name.str());
+    if (auto value = dyn_cast_or_null<StringAttr>(get(name)))
+      return value.str();
+    return "";
+  }
   bool has(StringRef name) const { return attrs && attrs.get(name); }
   bool wasTaken(StringRef name) const { return taken.count(name.str()); }
 
@@ -329,6 +335,10 @@ static LogicalResult fillLayout(ActorOp actor, LayoutReader &reader,
     collective.set_axis(reader.integer("axis"));
     collective.set_in_axis(reader.integer("in_axis"));
     collective.set_out_axis(reader.integer("out_axis"));
+    std::string reduction = reader.text("reduction");
+    collective.set_reduction(reduction == "max"   ? proto::REDUCTION_MAX
+                             : reduction == "min" ? proto::REDUCTION_MIN
+                                                  : proto::REDUCTION_SUM);
     return success();
   }
   if (op == "oneflow.local_slice" || op == "oneflow.to_partial") {
@@ -357,7 +367,10 @@ static LogicalResult fillLayout(ActorOp actor, LayoutReader &reader,
     proto::Piece &piece = *out.mutable_piece();
     fillPiece(reader, piece);
     piece.set_zero(reader.flag("zero"));
-  } else if (op == "oneflow.gather" || op == "oneflow.gather_grad") {
+  } else if (llvm::is_contained({"oneflow.gather", "oneflow.gather_grad",
+                                 "oneflow.gather_elements",
+                                 "oneflow.gather_elements_grad"},
+                                op)) {
     out.mutable_index_range()->set_begin(reader.integer("index_begin"));
     out.mutable_index_range()->set_limit(reader.integer("index_limit"));
   } else if (op == "oneflow.reduce_mean") {

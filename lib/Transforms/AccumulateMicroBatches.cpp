@@ -38,6 +38,13 @@ static SbpAttr microSbp(Type type) {
 /// Checks one op of a micro-batched program; rewrites nothing.
 static LogicalResult checkOp(Operation *op) {
   auto stepAxis = op->getAttrOfType<IntegerAttr>("mesh_axis");
+  if (stepAxis && stepAxis.getInt() == 0 && isa<AllReduceOp>(op) &&
+      !microSbp(op->getOperand(0).getType()).isPartialSum())
+    return op->emitOpError()
+           << "takes the "
+           << toSupportSbp(microSbp(op->getOperand(0).getType())).str()
+           << " of a value over the micro-batches of a step (mesh axis 0); "
+              "only sums accumulate over micro-batches";
   if (stepAxis && stepAxis.getInt() == 0 &&
       isa<ReduceScatterOp, AllGatherOp, AllToAllOp, ToPartialOp>(op))
     return op->emitOpError()

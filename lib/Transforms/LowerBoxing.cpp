@@ -63,7 +63,7 @@ struct LowerBoxingPass
       // over ranks, not over time).
       if (microBatched && from && to &&
           from.getPlacement() != to.getPlacement() &&
-          from.getNdSbp()[0].isPartial()) {
+          from.getNdSbp()[0].isPartialSum()) {
         SmallVector<SbpAttr> summed(from.getNdSbp().getSbps());
         summed[0] = SbpAttr::getBroadcast(&getContext());
         GlobalAttr next =

@@ -102,6 +102,11 @@ static LogicalResult checkProgram(func::FuncOp funcOp) {
       return op.emitOpError()
              << "is a layout change the runtime cannot run; run "
                 "oneflow-lower-boxing first";
+    if (std::optional<int64_t> axis = getSplitSoftmaxAxis(&op))
+      return op.emitOpError()
+             << "normalizes over axis " << *axis
+             << ", which its layout splits; no kernel runs it per piece, run "
+                "oneflow-expand-split-softmax first";
     // An op that writes an operand in place (an optimizer update) must
     // write the variable's own buffer, not a copy that boxing made.
     if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))

@@ -23,6 +23,7 @@ void mlir::oneflow::buildOneFlowDefaultPipeline(
   funcPm.addPass(createFuseConvBnActPass());
   funcPm.addPass(createConvBlockedLayoutsPass());
   funcPm.addPass(createSbpPropagationPass());
+  funcPm.addPass(createExpandSplitSoftmaxPass());
   funcPm.addPass(createInsertBoxingPass());
   funcPm.addPass(createLowerBoxingPass());
   funcPm.addPass(createFuseAllReducePass());
@@ -38,8 +39,9 @@ void mlir::oneflow::registerOneFlowPipelines() {
       "oneflow-default-pipeline",
       "From a program of oneflow ops to rank plans with planned memory: "
       "infer shapes, fuse conv2d with inference batch_norm, add and relu "
-      "(blocked layouts between fused convolutions), propagate SBP, insert "
-      "and lower boxing, bucket small all-reduces, sum over micro-batches, "
+      "(blocked layouts between fused convolutions), propagate SBP, expand "
+      "softmax over split classes, insert and lower boxing, bucket small "
+      "all-reduces, sum over micro-batches, "
       "mark constant matmul weights, lower to actors, plan memory",
       buildOneFlowDefaultPipeline);
   PassPipelineRegistration<OneFlowTrainingPipelineOptions>(

@@ -283,9 +283,9 @@ static Attribute localElements(DenseElementsAttr value, Type type,
   return DenseElementsAttr::get(local, out);
 }
 
-/// Whether `rank` holds zeros of a P layout: its coordinate on some P axis
-/// is not 0. With `broadcastToo`, also when it is a replica (B axis
-/// coordinate not 0).
+/// Whether `rank` holds zeros of a P layout (its coordinate on some P axis
+/// is not 0; P(max) and P(min) pieces are all copies of the value), or,
+/// for `kind` B, whether it is a replica (B axis coordinate not 0).
 static bool isSecondary(GlobalAttr global, int64_t rank, SbpKind kind) {
   PlacementAttr placement = global.getPlacement();
   std::vector<int64_t> mesh(placement.getMesh().begin(),
@@ -293,15 +293,16 @@ static bool isSecondary(GlobalAttr global, int64_t rank, SbpKind kind) {
   std::vector<int64_t> coord =
       ofsupport::meshCoordinate(mesh, placement.getParallelId(rank));
   for (auto [axis, sbp] : llvm::enumerate(global.getNdSbp()))
-    if (sbp.getKind() == kind && coord[axis] != 0)
+    if (sbp.getKind() == kind && coord[axis] != 0 &&
+        (kind != SbpKind::partial || sbp.isPartialSum()))
       return true;
   return false;
 }
 
+/// Whether some axis of `global` is a partial sum.
 static bool hasPartial(GlobalAttr global) {
-  return llvm::any_of(global.getNdSbp(), [](SbpAttr sbp) {
-    return sbp.getKind() == SbpKind::partial;
-  });
+  return llvm::any_of(global.getNdSbp(),
+                      [](SbpAttr sbp) { return sbp.isPartialSum(); });
 }
 
 //===----------------------------------------------------------------------===//
@@ -345,9 +346,13 @@ static void addLayoutOpAttrs(Operation *op, const RankPosition &where,
   SmallVector<int64_t> delta(inBegin.size());
   if (isa<AllReduceOp>(op)) {
     attrs.set("group", intsAttr(op, axisRanks));
+    attrs.set("reduction",
+              b.getStringAttr(stringifyPartialReduction(from.getReduction())));
   } else if (isa<ReduceScatterOp>(op)) {
     attrs.set("group", intsAttr(op, axisRanks));
     attrs.set("axis", b.getI64IntegerAttr(to.getAxis()));
+    attrs.set("reduction",
+              b.getStringAttr(stringifyPartialReduction(from.getReduction())));
   } else if (isa<AllGatherOp>(op)) {
     attrs.set("group", intsAttr(op, axisRanks));
     attrs.set("axis", b.getI64IntegerAttr(from.getAxis()));
@@ -363,8 +368,10 @@ static void addLayoutOpAttrs(Operation *op, const RankPosition &where,
     for (size_t i = 0; i < delta.size(); ++i)
       delta[i] = inBegin[i] - outBegin[i];
     attrs.set("begin", intsAttr(op, delta));
-    bool keep =
-        from.getKind() != SbpKind::broadcast || axisRanks.front() == rank;
+    // From B, the group's first rank keeps the value and the others hold
+    // zeros; a max or min of copies is the value, so every rank keeps it.
+    bool keep = from.getKind() != SbpKind::broadcast || !to.isPartialSum() ||
+                axisRanks.front() == rank;
     attrs.set("keep", b.getBoolAttr(keep));
   }
 }
@@ -400,12 +407,13 @@ static void addPieceAttrs(Operation *op, const RankPosition &where,
 }
 
 /// A piece of a table split along the gathered axis holds some rows only
-/// (gather's operand, gather_grad's result).
+/// (the operand of gather and gather_elements, the result of their
+/// gradients).
 static void addTableRowAttrs(Operation *op, const RankPosition &where,
                              NamedAttrList &attrs) {
   Builder b(op->getContext());
-  Type type = isa<GatherOp>(op) ? op->getOperand(0).getType()
-                                : op->getResult(0).getType();
+  Type type = isa<GatherOp, GatherElementsOp>(op) ? op->getOperand(0).getType()
+                                                  : op->getResult(0).getType();
   if (!getGlobalEncoding(type))
     return;
   std::vector<int64_t> shape = shapeOf(type);
@@ -459,7 +467,8 @@ void mlir::oneflow::detail::attachRankLoweringModels(MLIRContext &context) {
                    AllToAllOp, LocalSliceOp, ToPartialOp>(context);
   attachRankModels<addPieceAttrs, OutputOp, InputOp, VariableOp, ConstantOp,
                    FillOp, DropoutOp>(context);
-  attachRankModels<addTableRowAttrs, GatherOp, GatherGradOp>(context);
+  attachRankModels<addTableRowAttrs, GatherOp, GatherGradOp, GatherElementsOp,
+                   GatherElementsGradOp>(context);
   attachRankModels<addDivisorAttrs, ReduceMeanOp>(context);
 }
 

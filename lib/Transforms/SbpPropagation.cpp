@@ -140,7 +140,7 @@ double SbpPropagationPass::cachedBoxingCost(RankedTensorType type,
   if (microBatched) {
     SbpAttr before = from.getNdSbp()[0], after = to.getNdSbp()[0];
     bool possible = (before == after && !before.isPartial()) ||
-                    (before.isPartial() && after.isBroadcast()) ||
+                    (before.isPartialSum() && after.isBroadcast()) ||
                     (before.isBroadcast() && after.isSplit());
     if (from.getPlacement() == to.getPlacement())
       possible |= before == after;
@@ -163,7 +163,7 @@ double SbpPropagationPass::partialPenalty(RankedTensorType type,
     if (!need[axis].isPartial())
       continue;
     if (from.getPlacement() == to.getPlacement() &&
-        from.getNdSbp()[axis].isPartial())
+        from.getNdSbp()[axis] == need[axis])
       continue;
     SmallVector<SbpAttr> reduced(need.getSbps());
     reduced[axis] = SbpAttr::getBroadcast(type.getContext());
@@ -228,15 +228,16 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
 
   // An output keeps what it is given, except that a partial scalar (a
   // loss) is summed: every rank then holds the value, for logging and
-  // progress, at the cost of one tiny all-reduce.
+  // progress, at the cost of one tiny all-reduce. P(max) and P(min), which
+  // an output cannot assemble, are all-reduced too.
   if (isa<OutputOp>(op)) {
     SmallVector<Attribute> layouts(producers.begin(), producers.end());
     GlobalAttr global = producers[0];
     auto type = cast<RankedTensorType>(op->getOperand(0).getType());
-    if (global && type.getRank() == 0 &&
-        llvm::any_of(global.getNdSbp(), [](SbpAttr sbp) {
-          return sbp.getKind() == SbpKind::partial;
-        }))
+    if (global && (!hasOnlyPartialSums(global) ||
+                   (type.getRank() == 0 &&
+                    llvm::any_of(global.getNdSbp(),
+                                 [](SbpAttr sbp) { return sbp.isPartial(); }))))
       layouts[0] = GlobalAttr::get(
           context, global.getPlacement(),
           NdSbpAttr::get(context,
@@ -374,7 +375,7 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
       bool sumsOperand = false;
       for (unsigned i = 0, e = producers.size(); i < e; ++i)
         sumsOperand |= microBatched && producers[i] &&
-                       producers[i].getNdSbp()[0].isPartial() &&
+                       producers[i].getNdSbp()[0].isPartialSum() &&
                        required(candidate, i).getNdSbp()[0].isBroadcast();
       if ((readsLate || sumsOperand) && perMicroBatch(candidate))
         cost += kImpossible;
@@ -401,7 +402,7 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
   if (microBatched && !perMicroBatch(*chosen)) {
     bool sums = llvm::any_of(llvm::enumerate(producers), [&](auto pair) {
       auto [i, producer] = pair;
-      return producer && producer.getNdSbp()[0].isPartial();
+      return producer && producer.getNdSbp()[0].isPartialSum();
     });
     if (readsLate || sums)
       for (Value result : op->getResults())

@@ -248,3 +248,31 @@ func.func @mesh_to_stage(%x: tensor<6x4xf32, #oneflow.global<#mesh, [S(1), P]>>)
   %0 = oneflow.boxing %x : tensor<6x4xf32, #oneflow.global<#mesh, [S(1), P]>> -> tensor<6x4xf32, #oneflow.global<#stage, [P]>>
   return
 }
+
+// -----
+
+// P(max) and P(min) reduce with their own reduction; between two
+// reductions, and from a split to P(max), the route goes through B; a
+// P(max) source is all-reduced before it moves to another placement.
+
+#cpu2 = #oneflow.placement<cpu, ranks = [0, 1]>
+#stage = #oneflow.placement<cpu, ranks = [2, 3]>
+
+// CHECK-LABEL: func.func @max_and_min
+// CHECK-NEXT: oneflow.all_reduce %{{.*}} {mesh_axis = 0 : i64} : tensor<12x8xf32, #oneflow.global<#cpu2, [P(max)]>> -> tensor<12x8xf32, #oneflow.global<#cpu2, [B]>>
+// CHECK-NEXT: oneflow.reduce_scatter %{{.*}} {mesh_axis = 0 : i64} : tensor<12x8xf32, #oneflow.global<#cpu2, [P(min)]>> -> tensor<12x8xf32, #oneflow.global<#cpu2, [S(1)]>>
+// CHECK-NEXT: %[[B:.*]] = oneflow.all_reduce %{{.*}} {mesh_axis = 0 : i64} : tensor<12x8xf32, #oneflow.global<#cpu2, [P(max)]>> -> tensor<12x8xf32, #oneflow.global<#cpu2, [B]>>
+// CHECK-NEXT: oneflow.to_partial %[[B]] {mesh_axis = 0 : i64} : tensor<12x8xf32, #oneflow.global<#cpu2, [B]>> -> tensor<12x8xf32, #oneflow.global<#cpu2, [P]>>
+// CHECK-NEXT: %[[G:.*]] = oneflow.all_gather %{{.*}} {mesh_axis = 0 : i64} : tensor<12x8xf32, #oneflow.global<#cpu2, [S(0)]>> -> tensor<12x8xf32, #oneflow.global<#cpu2, [B]>>
+// CHECK-NEXT: oneflow.to_partial %[[G]] {mesh_axis = 0 : i64} : tensor<12x8xf32, #oneflow.global<#cpu2, [B]>> -> tensor<12x8xf32, #oneflow.global<#cpu2, [P(max)]>>
+// CHECK-NEXT: %[[R:.*]] = oneflow.all_reduce %{{.*}} {mesh_axis = 0 : i64} : tensor<12x8xf32, #oneflow.global<#cpu2, [P(max)]>> -> tensor<12x8xf32, #oneflow.global<#cpu2, [B]>>
+// CHECK-NEXT: oneflow.transfer %[[R]] : tensor<12x8xf32, #oneflow.global<#cpu2, [B]>> -> tensor<12x8xf32, #oneflow.global<{{#cpu2_[0-9]+}}, [S(0)]>>
+// CHECK-NEXT: return
+func.func @max_and_min(%m: tensor<12x8xf32, #oneflow.global<#cpu2, [P(max)]>>, %n: tensor<12x8xf32, #oneflow.global<#cpu2, [P(min)]>>, %s0: tensor<12x8xf32, #oneflow.global<#cpu2, [S(0)]>>) {
+  %m_b = oneflow.boxing %m : tensor<12x8xf32, #oneflow.global<#cpu2, [P(max)]>> -> tensor<12x8xf32, #oneflow.global<#cpu2, [B]>>
+  %n_s1 = oneflow.boxing %n : tensor<12x8xf32, #oneflow.global<#cpu2, [P(min)]>> -> tensor<12x8xf32, #oneflow.global<#cpu2, [S(1)]>>
+  %m_p = oneflow.boxing %m : tensor<12x8xf32, #oneflow.global<#cpu2, [P(max)]>> -> tensor<12x8xf32, #oneflow.global<#cpu2, [P]>>
+  %s0_m = oneflow.boxing %s0 : tensor<12x8xf32, #oneflow.global<#cpu2, [S(0)]>> -> tensor<12x8xf32, #oneflow.global<#cpu2, [P(max)]>>
+  %m_stage = oneflow.boxing %m : tensor<12x8xf32, #oneflow.global<#cpu2, [P(max)]>> -> tensor<12x8xf32, #oneflow.global<#stage, [S(0)]>>
+  return
+}

@@ -69,23 +69,25 @@ ofcheck::getNdSignatures(Operation *op, PlacementAttr placement) {
   SmallVector<size_t> index(perAxis.size(), 0);
   while (true) {
     NdSignature nd;
+    bool ok = true;
+    // Mesh axes partial with two reductions make no layout.
     auto gather = [&](bool operands, unsigned i) {
       SmallVector<SbpAttr> sbps;
       for (auto [axis, list] : llvm::enumerate(perAxis))
         sbps.push_back(operands ? list[index[axis]].operands[i]
                                 : list[index[axis]].results[i]);
-      return NdSbpAttr::get(ctx, sbps);
+      ok &= !mixesPartialReductions(sbps);
+      return ok ? NdSbpAttr::get(ctx, sbps) : NdSbpAttr();
     };
-    bool ok = true;
-    for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+    for (unsigned i = 0; ok && i < op->getNumOperands(); ++i) {
       nd.operands.push_back(gather(true, i));
-      ok &= fits(shapeOf(op->getOperand(i).getType()),
-                 GlobalAttr::get(ctx, placement, nd.operands.back()));
+      ok = ok && fits(shapeOf(op->getOperand(i).getType()),
+                      GlobalAttr::get(ctx, placement, nd.operands.back()));
     }
-    for (unsigned i = 0; i < op->getNumResults(); ++i) {
+    for (unsigned i = 0; ok && i < op->getNumResults(); ++i) {
       nd.results.push_back(gather(false, i));
-      ok &= fits(shapeOf(op->getResult(i).getType()),
-                 GlobalAttr::get(ctx, placement, nd.results.back()));
+      ok = ok && fits(shapeOf(op->getResult(i).getType()),
+                      GlobalAttr::get(ctx, placement, nd.results.back()));
     }
     if (ok)
       result.push_back(std::move(nd));
@@ -148,23 +150,33 @@ void ofcheck::pinSignature(ModuleOp module, PlacementAttr placement,
   }
 }
 
+bool ofcheck::hasMaxOrMin(GlobalAttr global) {
+  return !hasOnlyPartialSums(global);
+}
+
 SmallVector<GlobalAttr> ofcheck::enumerateLayouts(PlacementAttr placement,
-                                                  ArrayRef<int64_t> shape) {
+                                                  ArrayRef<int64_t> shape,
+                                                  bool reductions) {
   MLIRContext *ctx = placement.getContext();
   SmallVector<SbpAttr> choices;
   for (int64_t axis = 0; axis < static_cast<int64_t>(shape.size()); ++axis)
     choices.push_back(SbpAttr::getSplit(ctx, axis));
   choices.push_back(SbpAttr::getBroadcast(ctx));
   choices.push_back(SbpAttr::getPartial(ctx));
+  if (reductions) {
+    choices.push_back(SbpAttr::getPartial(ctx, PartialReduction::max));
+    choices.push_back(SbpAttr::getPartial(ctx, PartialReduction::min));
+  }
   SmallVector<GlobalAttr> layouts;
   SmallVector<size_t> index(placement.getMeshRank(), 0);
   while (true) {
     SmallVector<SbpAttr> sbps;
     for (size_t i : index)
       sbps.push_back(choices[i]);
-    GlobalAttr global =
-        GlobalAttr::get(ctx, placement, NdSbpAttr::get(ctx, sbps));
-    if (fits(shape, global))
+    GlobalAttr global;
+    if (!mixesPartialReductions(sbps))
+      global = GlobalAttr::get(ctx, placement, NdSbpAttr::get(ctx, sbps));
+    if (global && fits(shape, global))
       layouts.push_back(global);
     size_t axis = index.size();
     while (axis > 0 && ++index[axis - 1] == choices.size())
@@ -258,6 +270,14 @@ OwningOpRef<ModuleOp> ofcheck::buildBoxingProgram(MLIRContext *context,
   auto func = func::FuncOp::create(b, loc, "boxing", b.getFunctionType({}, {}));
   b.setInsertionPointToEnd(func.addEntryBlock());
   Value x = InputOp::create(b, loc, withEncoding(type, from), "x");
+  if (to && hasMaxOrMin(to)) {
+    x = BoxingOp::create(b, loc, withEncoding(type, to), x);
+    SmallVector<SbpAttr> whole;
+    for (SbpAttr sbp : to.getNdSbp())
+      whole.push_back(sbp.isPartial() ? SbpAttr::getBroadcast(context) : sbp);
+    to = GlobalAttr::get(context, to.getPlacement(),
+                         NdSbpAttr::get(context, whole));
+  }
   auto output = OutputOp::create(b, loc, "y", x);
   output->setAttr(mlir::oneflow::kOperandLayoutsAttrName, b.getArrayAttr({to}));
   func::ReturnOp::create(b, loc);

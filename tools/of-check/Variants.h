@@ -58,16 +58,22 @@ std::string randomizeSourceLayouts(mlir::ModuleOp module,
 llvm::SmallVector<mlir::Operation *> getCheckedOps(mlir::ModuleOp module);
 
 /// A program that reads input "x" of `type` laid out as `from` and writes
-/// output "y" laid out as `to` (recorded for oneflow-insert-boxing).
+/// output "y" laid out as `to` (recorded for oneflow-insert-boxing). An
+/// output cannot be P(max) or P(min): such a `to` is an explicit boxing,
+/// whose result the output all-reduces.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildBoxingProgram(mlir::MLIRContext *context, mlir::RankedTensorType type,
                    mlir::oneflow::GlobalAttr from, mlir::oneflow::GlobalAttr to);
 
 /// Every layout of one mesh with SBPs from {S(0), ..., S(rank-1), B, P}
-/// per axis whose pieces of `shape` are non-empty.
+/// (and P(max), P(min) with `reductions`, never two reductions in one
+/// layout) per axis whose pieces of `shape` are non-empty.
 llvm::SmallVector<mlir::oneflow::GlobalAttr>
 enumerateLayouts(mlir::oneflow::PlacementAttr placement,
-                 llvm::ArrayRef<int64_t> shape);
+                 llvm::ArrayRef<int64_t> shape, bool reductions = false);
+
+/// Whether some axis of `global` is P(max) or P(min).
+bool hasMaxOrMin(mlir::oneflow::GlobalAttr global);
 
 /// Whether `global` leaves every rank a non-empty piece of `shape`.
 bool fits(llvm::ArrayRef<int64_t> shape, mlir::oneflow::GlobalAttr global);

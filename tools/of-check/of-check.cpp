@@ -59,6 +59,9 @@ ABSL_FLAG(int, trials, 5, "Random layouts to try (--mode random)");
 ABSL_FLAG(uint64_t, seed, 0, "Seed of the inputs and of random layouts");
 ABSL_FLAG(std::string, shape, "5,6", "Tensor shape (--mode boxing)");
 ABSL_FLAG(bool, cross, false, "Also box between placements (--mode boxing)");
+ABSL_FLAG(bool, partial_reductions, false,
+          "Check the pairs that involve P(max) or P(min) instead (--mode "
+          "boxing)");
 ABSL_FLAG(int64_t, steps, 2, "Steps of each run");
 ABSL_FLAG(std::string, collectives, "inproc",
           "The collective library the ranks (threads of this process) use: "
@@ -288,19 +291,25 @@ void checkBoxing(MLIRContext *ctx, ArrayRef<int64_t> shape,
     }
     serial = std::move(*outputs);
   }
+  bool reductions = absl::GetFlag(FLAGS_partial_reductions);
   auto checkPair = [&](GlobalAttr from, GlobalAttr to) {
+    if (reductions && !ofcheck::hasMaxOrMin(from) && !ofcheck::hasMaxOrMin(to))
+      return;
     tally.check(layoutString(from) + " -> " + layoutString(to),
                 ofcheck::buildBoxingProgram(ctx, type, from, to), serial);
   };
+  auto layouts = [&](PlacementAttr placement) {
+    return ofcheck::enumerateLayouts(placement, shape, reductions);
+  };
   for (PlacementAttr placement : same)
-    for (GlobalAttr from : ofcheck::enumerateLayouts(placement, shape))
-      for (GlobalAttr to : ofcheck::enumerateLayouts(placement, shape))
+    for (GlobalAttr from : layouts(placement))
+      for (GlobalAttr to : layouts(placement))
         checkPair(from, to);
   for (PlacementAttr src : cross)
     for (PlacementAttr dst : cross)
       if (src != dst)
-        for (GlobalAttr from : ofcheck::enumerateLayouts(src, shape))
-          for (GlobalAttr to : ofcheck::enumerateLayouts(dst, shape))
+        for (GlobalAttr from : layouts(src))
+          for (GlobalAttr to : layouts(dst))
             checkPair(from, to);
 }
 

@@ -18,6 +18,7 @@
 #include "OneFlowDialect/Analysis/BoxingRoute.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
 #include "OneFlowDialect/Interfaces/ExternalModels.h"
+#include "OneFlowDialect/Interfaces/SbpRules.h"
 
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Builders.h"
@@ -56,12 +57,17 @@ protected:
     return PlacementAttr::get(&context, DeviceKind::cpu, ranks, mesh);
   }
 
-  /// Every nd-SBP over {S(0), S(1), B, P} for `meshRank` axes.
-  std::vector<SmallVector<SbpAttr>> allNdSbps(size_t meshRank) {
-    SmallVector<SbpAttr> one = {SbpAttr::getSplit(&context, 0),
-                                SbpAttr::getSplit(&context, 1),
-                                SbpAttr::getBroadcast(&context),
-                                SbpAttr::getPartial(&context)};
+  /// Every nd-SBP over {S(0), S(1), B, P} (and P(max), P(min) with
+  /// `reductions`, one reduction per layout) for `meshRank` axes.
+  std::vector<SmallVector<SbpAttr>> allNdSbps(size_t meshRank,
+                                              bool reductions) {
+    SmallVector<SbpAttr> one = {
+        SbpAttr::getSplit(&context, 0), SbpAttr::getSplit(&context, 1),
+        SbpAttr::getBroadcast(&context), SbpAttr::getPartial(&context)};
+    if (reductions) {
+      one.push_back(SbpAttr::getPartial(&context, PartialReduction::max));
+      one.push_back(SbpAttr::getPartial(&context, PartialReduction::min));
+    }
     std::vector<SmallVector<SbpAttr>> all = {{}};
     for (size_t axis = 0; axis < meshRank; ++axis) {
       std::vector<SmallVector<SbpAttr>> longer;
@@ -72,12 +78,17 @@ protected:
         }
       all = std::move(longer);
     }
+    llvm::erase_if(all, [](const SmallVector<SbpAttr> &sbps) {
+      return mixesPartialReductions(sbps);
+    });
     return all;
   }
 
-  std::vector<GlobalAttr> allLayouts(PlacementAttr place) {
+  std::vector<GlobalAttr> allLayouts(PlacementAttr place,
+                                     bool reductions = false) {
     std::vector<GlobalAttr> layouts;
-    for (const SmallVector<SbpAttr> &sbps : allNdSbps(place.getMeshRank()))
+    for (const SmallVector<SbpAttr> &sbps :
+         allNdSbps(place.getMeshRank(), reductions))
       layouts.push_back(
           GlobalAttr::get(&context, place, NdSbpAttr::get(&context, sbps)));
     return layouts;
@@ -89,6 +100,9 @@ protected:
   SbpAttr s(int64_t axis) { return SbpAttr::getSplit(&context, axis); }
   SbpAttr b() { return SbpAttr::getBroadcast(&context); }
   SbpAttr p() { return SbpAttr::getPartial(&context); }
+  SbpAttr pmax() {
+    return SbpAttr::getPartial(&context, PartialReduction::max);
+  }
 
   RankedTensorType tensor(ArrayRef<int64_t> shape) {
     return RankedTensorType::get(shape, Float32Type::get(&context));
@@ -298,6 +312,76 @@ TEST_F(BoxingRouteTests, EveryPairAcrossPlacements) {
   EXPECT_EQ(steps[1].meshAxis, 1);
 }
 
+/// Layouts with P(max) and P(min) start from parts where one rank holds
+/// each value and the others hold random values below (above) it.
+TEST_F(BoxingRouteTests, EveryPairWithMaxOrMinOnOneAxisMeshes) {
+  SmallVector<SmallVector<int64_t>> shapes = {{12, 8}, {7, 5}};
+  for (int64_t p : {2, 3, 4}) {
+    SmallVector<int64_t> ranks;
+    for (int64_t r = 0; r < p; ++r)
+      ranks.push_back(r);
+    std::vector<GlobalAttr> layouts =
+        allLayouts(placement(ranks, {p}), /*reductions=*/true);
+    Tally tally;
+    for (const SmallVector<int64_t> &shape : shapes) {
+      for (GlobalAttr from : layouts) {
+        for (GlobalAttr to : layouts) {
+          SmallVector<BoxingStep> steps = plan(shape, from, to, tally);
+          SbpAttr x = from.getNdSbp()[0], y = to.getNdSbp()[0];
+          // Between two reductions, and from a split to a max or min: B
+          // in the middle.
+          bool viaB = x != y && y.isPartial() && !y.isPartialSum() &&
+                      (x.isPartial() || x.isSplit());
+          viaB |= x.isPartial() && y.isPartial() && x != y;
+          EXPECT_EQ(steps.size(), from == to ? 0u
+                                  : viaB     ? 2u
+                                             : 1u)
+              << stringifySbp(x) << " -> " << stringifySbp(y);
+          if (viaB && steps.size() == 2)
+            EXPECT_TRUE(steps[0].to.getNdSbp()[0].isBroadcast());
+        }
+      }
+    }
+    report("mesh [" + std::to_string(p) + "] with P(max), P(min)", tally);
+    EXPECT_EQ(tally.pairs, 2 * 36);
+    EXPECT_EQ(tally.refused, 0);
+  }
+}
+
+TEST_F(BoxingRouteTests, EveryPairWithMaxOrMinOnATwoByTwoMesh) {
+  std::vector<GlobalAttr> layouts =
+      allLayouts(placement({0, 1, 2, 3}, {2, 2}), /*reductions=*/true);
+  // 36 nd-SBPs less the 6 that mix two reductions.
+  ASSERT_EQ(layouts.size(), 30u);
+  Tally tally = planAll(layouts, layouts, {{8, 12}, {7, 5}});
+  report("mesh [2, 2] with P(max), P(min)", tally);
+  EXPECT_EQ(tally.pairs, 2 * 900);
+  EXPECT_EQ(tally.refused, 0);
+}
+
+TEST_F(BoxingRouteTests, MaxAndMinAcrossPlacements) {
+  PlacementAttr two = placement({0, 1}, {2});
+  PlacementAttr stage = placement({2, 3}, {2});
+  PlacementAttr square = placement({0, 1, 2, 3}, {2, 2});
+  Tally tally;
+  for (auto [from, to] :
+       {std::make_pair(two, stage), std::make_pair(square, stage),
+        std::make_pair(stage, square)})
+    tally.pairs +=
+        planAll(allLayouts(from, true), allLayouts(to, true), {{6, 4}}).pairs;
+  EXPECT_EQ(tally.pairs, 6 * 6 + 30 * 6 + 6 * 30);
+  // A P(max) source is all-reduced on its placement before the transfer
+  // (which sums partial sources).
+  SmallVector<BoxingStep> steps = plan({6, 4}, layout(square, {s(0), pmax()}),
+                                       layout(stage, {pmax()}), tally);
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[0].kind, BoxingKind::allReduce);
+  EXPECT_EQ(steps[0].to, layout(square, {s(0), b()}));
+  EXPECT_EQ(steps[1].kind, BoxingKind::transfer);
+  EXPECT_EQ(steps[2].kind, BoxingKind::toPartial);
+  EXPECT_EQ(steps[2].to, layout(stage, {pmax()}));
+}
+
 /// The ops that lower-boxing would build from every route pass their
 /// verifiers: the planner and the ops' rules agree.
 TEST_F(BoxingRouteTests, EveryStepIsAValidOp) {
@@ -315,8 +399,10 @@ TEST_F(BoxingRouteTests, EveryStepIsAValidOp) {
   Location loc = UnknownLoc::get(&context);
   int64_t ops = 0;
   for (auto [source, dest] : placements) {
-    for (GlobalAttr from : allLayouts(source)) {
-      for (GlobalAttr to : allLayouts(dest)) {
+    // With P(max) and P(min) but on the 2x2x2 mesh (138 layouts there).
+    bool reductions = source.getMeshRank() < 3;
+    for (GlobalAttr from : allLayouts(source, reductions)) {
+      for (GlobalAttr to : allLayouts(dest, reductions)) {
         std::string why;
         auto steps = planBoxing(tensor({8, 8}), from, to, why);
         ASSERT_TRUE(succeeded(steps)) << why;

@@ -12,6 +12,7 @@ using namespace boxingsim;
 using mlir::oneflow::BoxingKind;
 using mlir::oneflow::BoxingStep;
 using ofsupport::Range;
+using ofsupport::Reduction;
 using ofsupport::Sbp;
 using ofsupport::SbpKind;
 using ofsupport::TensorLayout;
@@ -177,6 +178,27 @@ static int64_t partialIndex(const TensorLayout &layout, int64_t id) {
   return index;
 }
 
+/// The reduction of the layout's partial axes (one per layout).
+static Reduction reductionOf(const TensorLayout &layout) {
+  for (const Sbp &sbp : layout.ndSbp)
+    if (sbp.kind == SbpKind::Partial)
+      return sbp.reduction;
+  return Reduction::Sum;
+}
+
+/// a combined with b by `reduction`.
+static int64_t combine(Reduction reduction, int64_t a, int64_t b) {
+  switch (reduction) {
+  case Reduction::Sum:
+    return a + b;
+  case Reduction::Max:
+    return std::max(a, b);
+  case Reduction::Min:
+    return std::min(a, b);
+  }
+  return a;
+}
+
 Pieces boxingsim::distribute(const std::vector<int64_t> &shape,
                              const std::vector<int64_t> &logical,
                              const TensorLayout &layout, std::mt19937 &rng) {
@@ -186,7 +208,18 @@ Pieces boxingsim::distribute(const std::vector<int64_t> &shape,
       summands *= layout.mesh[axis];
   std::uniform_int_distribution<int64_t> noise(-50, 50);
   std::vector<std::vector<int64_t>> parts(summands, logical);
-  for (int64_t k = 0; k + 1 < summands; ++k) {
+  Reduction reduction = reductionOf(layout);
+  for (size_t i = 0; reduction != Reduction::Sum && i < logical.size(); ++i) {
+    // One part (at random) holds the value, the others lie below it (a
+    // max) or above it (a min).
+    int64_t holder =
+        std::uniform_int_distribution<int64_t>(0, summands - 1)(rng);
+    for (int64_t k = 0; k < summands; ++k) {
+      int64_t gap = k == holder ? 0 : 1 + std::abs(noise(rng));
+      parts[k][i] += reduction == Reduction::Max ? -gap : gap;
+    }
+  }
+  for (int64_t k = 0; reduction == Reduction::Sum && k + 1 < summands; ++k) {
     for (size_t i = 0; i < logical.size(); ++i) {
       int64_t share = noise(rng);
       parts[k][i] = share;
@@ -201,13 +234,15 @@ Pieces boxingsim::distribute(const std::vector<int64_t> &shape,
   return pieces;
 }
 
-/// The logical tensor that `pieces` hold under `layout`: the sum of the
-/// pieces of the ranks at coordinate 0 on every B axis.
+/// The logical tensor that `pieces` hold under `layout`: the sum (maximum,
+/// minimum) of the pieces of the ranks at coordinate 0 on every B axis.
 static std::vector<int64_t> gather(const std::vector<int64_t> &shape,
                                    const TensorLayout &layout,
                                    const Pieces &pieces) {
   Region whole = wholeRegion(shape);
+  Reduction reduction = reductionOf(layout);
   std::vector<int64_t> logical(volume(whole), 0);
+  std::vector<char> seen(logical.size(), 0);
   for (int64_t id = 0; id < numRanks(layout.mesh); ++id) {
     std::vector<int64_t> coord = ofsupport::meshCoordinate(layout.mesh, id);
     bool primary = true;
@@ -216,10 +251,13 @@ static std::vector<int64_t> gather(const std::vector<int64_t> &shape,
         primary = false;
     if (!primary)
       continue;
-    forEach(pieces[id].region,
-            [&](const std::vector<int64_t> &index, int64_t position) {
-              logical[positionIn(whole, index)] += pieces[id].values[position];
-            });
+    forEach(pieces[id].region, [&](const std::vector<int64_t> &index,
+                                   int64_t position) {
+      int64_t at = positionIn(whole, index);
+      int64_t value = pieces[id].values[position];
+      logical[at] = seen[at] ? combine(reduction, logical[at], value) : value;
+      seen[at] = 1;
+    });
   }
   return logical;
 }
@@ -235,6 +273,9 @@ static std::string applyTransfer(const std::vector<int64_t> &shape,
   for (Sbp sbp : to.ndSbp)
     if (sbp.kind == SbpKind::Partial)
       return "a transfer cannot produce P";
+  if (reductionOf(from) != Reduction::Sum)
+    return "a transfer sums its partial source; it cannot read " +
+           from.ndSbp[0].str() + " or other max and min partials";
   Piece whole{wholeRegion(shape), gather(shape, from, pieces)};
   Pieces next;
   for (int64_t id = 0; id < numRanks(to.mesh); ++id)
@@ -246,6 +287,8 @@ static std::string applyTransfer(const std::vector<int64_t> &shape,
 /// The kind of step that turns `x` into `y` per the contract's table.
 static std::optional<BoxingKind> kindOf(Sbp x, Sbp y) {
   bool xs = x.kind == SbpKind::Split, ys = y.kind == SbpKind::Split;
+  if (xs && y.kind == SbpKind::Partial && y.reduction != Reduction::Sum)
+    return std::nullopt; // The other parts would need max's identity.
   if (x.kind == SbpKind::Partial && y.kind == SbpKind::Broadcast)
     return BoxingKind::allReduce;
   if (x.kind == SbpKind::Partial && ys)
@@ -291,7 +334,8 @@ std::string boxingsim::apply(const std::vector<int64_t> &shape,
       whole = pieces[group.front()];
       for (size_t c = 1; c < group.size(); ++c)
         for (size_t i = 0; i < whole.values.size(); ++i)
-          whole.values[i] += pieces[group[c]].values[i];
+          whole.values[i] =
+              combine(x.reduction, whole.values[i], pieces[group[c]].values[i]);
       for (int64_t c = 0; c < n; ++c)
         pieces[group[c]] =
             step.kind == BoxingKind::allReduce
@@ -318,7 +362,8 @@ std::string boxingsim::apply(const std::vector<int64_t> &shape,
       if (x.kind == SbpKind::Broadcast) {
         if (!(error = sameRegion(pieces, group, true)).empty())
           return error;
-        for (int64_t c = 1; c < n; ++c)
+        // Copies are a max or min of themselves; a sum keeps one.
+        for (int64_t c = 1; y.reduction == Reduction::Sum && c < n; ++c)
           std::fill(pieces[group[c]].values.begin(),
                     pieces[group[c]].values.end(), 0);
         break;

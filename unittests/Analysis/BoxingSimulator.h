@@ -42,7 +42,9 @@ using Pieces = std::vector<Piece>;
 std::vector<int64_t> iota(const std::vector<int64_t> &shape);
 
 /// The pieces of `logical` under `layout`. The logical tensor is split at
-/// random into one summand per combination of coordinates on P mesh axes.
+/// random into one summand per combination of coordinates on P mesh axes
+/// (for P(max), P(min): one part holds each value, the others random
+/// values below, above, it).
 Pieces distribute(const std::vector<int64_t> &shape,
                   const std::vector<int64_t> &logical,
                   const ofsupport::TensorLayout &layout, std::mt19937 &rng);
@@ -55,7 +57,8 @@ std::string apply(const std::vector<int64_t> &shape,
 
 /// Checks that `pieces` hold `logical` under `layout`: each rank's region
 /// is its localSlice, replicas along B axes agree, and the pieces summed
-/// over P axes give the logical values. Returns an empty string or why not.
+/// (maxed, mined) over P axes give the logical values. Returns an empty string
+/// or why not.
 std::string check(const std::vector<int64_t> &shape,
                   const std::vector<int64_t> &logical,
                   const ofsupport::TensorLayout &layout, const Pieces &pieces);

@@ -29,13 +29,14 @@ namespace mlir::oneflow {
 /// What one boxing step does; each but `transfer` changes the SBP of one
 /// mesh axis on one placement.
 enum class BoxingKind {
-  allReduce,     ///< P -> B
-  reduceScatter, ///< P -> S(i)
+  allReduce,     ///< P -> B (any reduction)
+  reduceScatter, ///< P -> S(i) (any reduction)
   allGather,     ///< S(i) -> B
   allToAll,      ///< S(i) -> S(j)
   localSlice,    ///< B -> S(i)
-  toPartial,     ///< B -> P, S(i) -> P
-  transfer,      ///< any layout -> a layout without P on another placement
+  toPartial,     ///< B -> P (any reduction), S(i) -> P (sum only)
+  transfer,      ///< a layout without P(max)/P(min) -> one without P, on
+                 ///< another placement
 };
 
 /// The name of the step's op without "oneflow.": "all_reduce", ...
@@ -56,7 +57,9 @@ struct BoxingStep {
 /// every step is valid (no later mesh axis splits the tensor axis the step
 /// splits or gathers), through intermediate layouts when no direct order
 /// exists; among such routes the one moving the fewest elements wins, then
-/// the one with fewer steps. Between placements: a transfer to `to` with P
+/// the one with fewer steps. A partial changes its reduction through B, and
+/// a split becomes P(max) or P(min) through B. Between placements: P(max)
+/// and P(min) axes of `from` all-reduced to B, a transfer to `to` with P
 /// replaced by B, then one to_partial per P axis.
 ///
 /// Fails, with `why` naming both layouts, on a dynamic shape or when a

@@ -69,6 +69,30 @@ inline constexpr llvm::StringLiteral kOperandLayoutsAttrName =
 /// and the runtime use.
 ofsupport::Sbp toSupportSbp(SbpAttr sbp);
 ofsupport::TensorLayout toSupportLayout(GlobalAttr global);
+ofsupport::Reduction toSupportReduction(PartialReduction reduction);
+PartialReduction fromSupportReduction(ofsupport::Reduction reduction);
+
+/// Whether `sbps` has partial axes with different reductions, which no
+/// nd-SBP may (NdSbpAttr's verifier says why).
+inline bool mixesPartialReductions(llvm::ArrayRef<SbpAttr> sbps) {
+  std::optional<PartialReduction> seen;
+  for (SbpAttr sbp : sbps) {
+    if (!sbp.isPartial())
+      continue;
+    if (seen && *seen != sbp.getReduction())
+      return true;
+    seen = sbp.getReduction();
+  }
+  return false;
+}
+
+/// Whether every partial axis of `global` is a partial sum (true when none
+/// is partial).
+inline bool hasOnlyPartialSums(GlobalAttr global) {
+  return llvm::all_of(global.getNdSbp().getSbps(), [](SbpAttr sbp) {
+    return !sbp.isPartial() || sbp.isPartialSum();
+  });
+}
 
 } // namespace mlir::oneflow
 

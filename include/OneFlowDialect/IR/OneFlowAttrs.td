@@ -19,13 +19,22 @@ def OneFlow_SbpAttr : OneFlow_Attr<"Sbp", "sbp"> {
       (10 over 4 parts gives 3, 3, 2, 2);
     * `B`: every device of the axis holds the whole tensor;
     * `P`: every device holds a tensor of the full shape, and the logical
-      tensor is their element-wise sum.
+      tensor is their element-wise sum;
+    * `P(max)`, `P(min)`: partial with another reduction, the element-wise
+      maximum or minimum of the pieces (a reduce_max over a split axis).
+      `P(sum)` parses as `P`.
 
     ```mlir
-    #oneflow.sbp<S(1)>   #oneflow.sbp<B>   #oneflow.sbp<P>
+    #oneflow.sbp<S(1)>   #oneflow.sbp<B>   #oneflow.sbp<P>   #oneflow.sbp<P(max)>
     ```
   }];
-  let parameters = (ins "SbpKind":$kind, "int64_t":$axis);
+  let parameters = (ins "SbpKind":$kind, "int64_t":$axis,
+                        "PartialReduction":$reduction);
+  let builders = [
+    AttrBuilder<(ins "SbpKind":$kind, "int64_t":$axis), [{
+      return $_get($_ctxt, kind, axis, PartialReduction::sum);
+    }]>
+  ];
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -35,16 +44,23 @@ def OneFlow_SbpAttr : OneFlow_Attr<"Sbp", "sbp"> {
     static SbpAttr getBroadcast(::mlir::MLIRContext *ctx) {
       return get(ctx, SbpKind::broadcast, 0);
     }
-    static SbpAttr getPartial(::mlir::MLIRContext *ctx) {
-      return get(ctx, SbpKind::partial, 0);
+    static SbpAttr getPartial(::mlir::MLIRContext *ctx,
+        PartialReduction reduction = PartialReduction::sum) {
+      return get(ctx, SbpKind::partial, 0, reduction);
     }
     bool isSplit() const { return getKind() == SbpKind::split; }
     bool isBroadcast() const { return getKind() == SbpKind::broadcast; }
+    /// Partial with any reduction.
     bool isPartial() const { return getKind() == SbpKind::partial; }
+    /// Partial sum (`P`).
+    bool isPartialSum() const {
+      return isPartial() && getReduction() == PartialReduction::sum;
+    }
 
-    /// Parses `S(i)`, `B` or `P` (the body without the `#oneflow.sbp<>`).
+    /// Parses `S(i)`, `B`, `P` or `P(max)`... (the body without the
+    /// `#oneflow.sbp<>`).
     static SbpAttr parseBody(::mlir::AsmParser &parser);
-    /// Prints `S(i)`, `B` or `P`.
+    /// Prints `S(i)`, `B`, `P`, `P(max)` or `P(min)`.
     void printBody(::mlir::AsmPrinter &printer) const;
   }];
 }

@@ -51,6 +51,16 @@ def OneFlow_SbpKind : I32EnumAttr<"SbpKind", "kind of an SBP", [
   let genSpecializedAttr = 0;
 }
 
+def OneFlow_PartialReduction
+    : I32EnumAttr<"PartialReduction", "how the pieces of a partial tensor combine", [
+    I32EnumAttrCase<"sum", 0>,
+    I32EnumAttrCase<"max", 1>,
+    I32EnumAttrCase<"min", 2>
+  ]> {
+  let cppNamespace = "::mlir::oneflow";
+  let genSpecializedAttr = 0;
+}
+
 def OneFlow_DeviceKind : I32EnumAttr<"DeviceKind", "device kind of a placement", [
     I32EnumAttrCase<"cpu", 0>,
     I32EnumAttrCase<"cuda", 1>

@@ -48,8 +48,8 @@ def OneFlow_SubOp : OneFlow_BinaryOp<"sub", "element-wise difference", 0, "PP">;
 def OneFlow_MulOp : OneFlow_BinaryOp<"mul", "element-wise product", 0, "PB,BP">;
 def OneFlow_DivOp : OneFlow_BinaryOp<"div", "element-wise quotient", 0, "PB">;
 def OneFlow_PowOp : OneFlow_BinaryOp<"pow", "element-wise power", 0>;
-def OneFlow_MaximumOp : OneFlow_BinaryOp<"maximum", "element-wise maximum", 0>;
-def OneFlow_MinimumOp : OneFlow_BinaryOp<"minimum", "element-wise minimum", 0>;
+def OneFlow_MaximumOp : OneFlow_BinaryOp<"maximum", "element-wise maximum", 0, "MM">;
+def OneFlow_MinimumOp : OneFlow_BinaryOp<"minimum", "element-wise minimum", 0, "NN">;
 def OneFlow_EqualOp : OneFlow_BinaryOp<"equal", "element-wise ==", 1>;
 def OneFlow_NotEqualOp : OneFlow_BinaryOp<"not_equal", "element-wise !=", 1>;
 def OneFlow_LessOp : OneFlow_BinaryOp<"less", "element-wise <", 1>;
@@ -67,9 +67,10 @@ def OneFlow_LogicalXorOp : OneFlow_BinaryOp<"logical_xor",
 // Unary ops
 //===----------------------------------------------------------------------===//
 
-// A `linear` op also maps P to P.
+// `partials` are its partial rules (see `OneFlow_ElementwiseSbp`): "P" for a
+// linear op.
 class OneFlow_UnaryOp<string mnemonic, string desc, bit floatOnly = 1,
-                      bit linear = 0>
+                      string partials = "">
     : OneFlow_InferredOp<mnemonic, [Pure, OneFlow_HasSbp]> {
   let summary = desc;
   let description = [{
@@ -87,7 +88,7 @@ class OneFlow_UnaryOp<string mnemonic, string desc, bit floatOnly = 1,
       types.push_back(::mlir::oneflow::stripEncoding(adaptor.getX().getType()));
       return ::mlir::success();
     }
-  }] # OneFlow_ElementwiseSbp<!if(linear, "P", "")>.definition;
+  }] # OneFlow_ElementwiseSbp<partials>.definition;
 }
 
 def OneFlow_ReluOp : OneFlow_UnaryOp<"relu", "max(x, 0)", 0>;
@@ -98,7 +99,8 @@ def OneFlow_ExpOp : OneFlow_UnaryOp<"exp", "natural exponential">;
 def OneFlow_LogOp : OneFlow_UnaryOp<"log", "natural logarithm">;
 def OneFlow_SqrtOp : OneFlow_UnaryOp<"sqrt", "square root">;
 def OneFlow_RsqrtOp : OneFlow_UnaryOp<"rsqrt", "reciprocal square root">;
-def OneFlow_NegOp : OneFlow_UnaryOp<"neg", "negation", 0, 1>;
+// -max(a, b) = min(-a, -b): P(max) and P(min) trade places.
+def OneFlow_NegOp : OneFlow_UnaryOp<"neg", "negation", 0, "P,M->N,N->M">;
 def OneFlow_AbsOp : OneFlow_UnaryOp<"abs", "absolute value", 0>;
 def OneFlow_ErfOp : OneFlow_UnaryOp<"erf", "Gauss error function">;
 def OneFlow_ReciprocalOp : OneFlow_UnaryOp<"reciprocal", "1 / x">;

@@ -55,7 +55,8 @@ defvar OneFlow_HasSbp = DeclareOpInterfaceMethods<OneFlow_SbpInterface>;
 
 // `getSbpSignatures` of an op that is element-wise with numpy broadcasting
 // (every axis of the result parallel), with the partial rules `partials`
-// (see `SbpDims::addPartials`: "PP" for add, "PB,BP" for mul).
+// (see `SbpDims::addPartials`: "PP" for add, "PB,BP" for mul, "MM" for
+// maximum).
 class OneFlow_ElementwiseSbp<string partials = ""> {
   code definition = [{
     void $cppClass::getSbpSignatures(int64_t meshAxisSize,

@@ -42,10 +42,12 @@ enum class SbpDimKind {
   /// Split everywhere it appears: `S(axis)` on every operand and result
   /// with an axis indexing it, `B` on the others.
   parallel,
-  /// Summed over: `S(axis)` on the tensors with an axis indexing it, `B`
-  /// on the other operands and `P` on the other results. Only for ops that
+  /// Reduced over: `S(axis)` on the tensors with an axis indexing it, `B`
+  /// on the other operands and `P` on the other results (`P(max)` or
+  /// `P(min)` for a dimension added with that reduction). Only for ops that
   /// are linear in the operands indexing it (matmul's k, reduce_sum's
-  /// reduced axes, the class axis of a cross-entropy's loss).
+  /// reduced axes, the class axis of a cross-entropy's loss), or take their
+  /// maximum (minimum) over it (reduce_max's reduced axes).
   reduction,
   /// Never split.
   broadcastOnly,
@@ -68,8 +70,10 @@ public:
   /// unknown) result size are unmapped. Fits element-wise ops and sources.
   static SbpDims elementwise(Operation *op);
 
-  /// Adds a dimension and returns its id.
-  int64_t addDim(SbpDimKind kind);
+  /// Adds a dimension and returns its id; `reduction` is the partial a
+  /// `reduction` dimension leaves on the results that do not index it.
+  int64_t addDim(SbpDimKind kind,
+                 PartialReduction reduction = PartialReduction::sum);
   /// Changes the kind of dimension `dim`.
   void setKind(int64_t dim, SbpDimKind kind) { kinds[dim] = kind; }
   /// Maps axis `axis` of operand `index` to dimension `dim`.
@@ -81,9 +85,11 @@ public:
   /// Maps every axis of result `index`, in order.
   void mapResult(unsigned index, ArrayRef<int64_t> dims);
 
-  /// Adds partial-sum rules, comma-separated; each has one letter per
-  /// operand, `P` or `B`, and makes every result `P`: `"PP"` for add,
-  /// `"PB,BP"` for mul, `"P"` for a linear unary op.
+  /// Adds partial rules, comma-separated; each has one letter per operand,
+  /// `B`, `P` (a sum), `M` (P(max)) or `N` (P(min)), and makes every result
+  /// the operands' partial, or the one letter after `->`: `"PP"` for add,
+  /// `"PB,BP"` for mul, `"P"` for a linear unary op, `"M"` for reduce_max,
+  /// `"M->N,N->M"` for neg.
   void addPartials(StringRef rules);
 
   /// Appends the signatures: one per splittable dimension in the order the
@@ -96,8 +102,10 @@ public:
 private:
   Operation *op;
   SmallVector<SbpDimKind> kinds;
+  SmallVector<PartialReduction> reductions;
   SmallVector<SmallVector<int64_t>> operandDims, resultDims;
-  SmallVector<std::string> partials;
+  /// Each rule: one letter per operand, then the results' letter.
+  SmallVector<std::pair<std::string, char>> partials;
 };
 
 /// The (input axis, output axis) pairs along which a reshape from `in` to
@@ -108,7 +116,7 @@ SmallVector<std::pair<int64_t, int64_t>>
 getReshapeSplitAxes(ArrayRef<int64_t> in, ArrayRef<int64_t> out,
                     int64_t meshAxisSize);
 
-/// Prints `S(i)`, `B` or `P`.
+/// Prints `S(i)`, `B`, `P`, `P(max)` or `P(min)`.
 std::string stringifySbp(SbpAttr sbp);
 
 /// Prints `S(0), B -> S(0)`.

@@ -27,22 +27,34 @@ namespace ofsupport {
 
 enum class SbpKind { Split, Broadcast, Partial };
 
+/// How the pieces of a partial tensor make the logical value: their
+/// element-wise sum, maximum or minimum.
+enum class Reduction { Sum, Max, Min };
+
 /// The SBP of one mesh axis: split along a tensor axis, broadcast, or
-/// partial sum.
+/// partial (a sum unless said otherwise).
 struct Sbp {
   SbpKind kind = SbpKind::Broadcast;
   int64_t axis = 0; ///< The split tensor axis; 0 unless kind is Split.
+  /// The partial's reduction; Sum unless kind is Partial.
+  Reduction reduction = Reduction::Sum;
 
   static Sbp split(int64_t axis) { return {SbpKind::Split, axis}; }
   static Sbp broadcast() { return {SbpKind::Broadcast, 0}; }
-  static Sbp partial() { return {SbpKind::Partial, 0}; }
+  static Sbp partial(Reduction reduction = Reduction::Sum) {
+    return {SbpKind::Partial, 0, reduction};
+  }
   bool operator==(const Sbp &other) const {
-    return kind == other.kind && axis == other.axis;
+    return kind == other.kind && axis == other.axis &&
+           reduction == other.reduction;
   }
   bool operator!=(const Sbp &other) const { return !(*this == other); }
-  /// "S(i)", "B" or "P".
+  /// "S(i)", "B", "P", "P(max)" or "P(min)".
   std::string str() const;
 };
+
+/// "sum", "max" or "min".
+const char *reductionName(Reduction reduction);
 
 /// A device mesh and one SBP per mesh axis.
 struct TensorLayout {

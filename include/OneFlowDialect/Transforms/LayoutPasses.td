@@ -336,6 +336,35 @@ def AutoParallelPass
 // Boxing
 //===----------------------------------------------------------------------===//
 
+def ExpandSplitSoftmaxPass
+    : Pass<"oneflow-expand-split-softmax", "::mlir::func::FuncOp"> {
+  let summary = "Expand softmax, log_softmax and sparse_softmax_cross_entropy "
+                "over a split class axis into max and sum reductions "
+                "(Megatron's vocabulary-parallel cross-entropy)";
+  let description = [{
+    After `oneflow-sbp-propagation` (or `oneflow-auto-parallel`), an op of
+    the softmax family whose layout splits the normalized axis on some mesh
+    axes (logits from a column-parallel LM head) has no kernel that could
+    run it per piece. It is replaced by `reduce_max` (a `P(max)` result),
+    `sub`, `exp`, `reduce_sum` (a `P` result) and `div` (or `log` and `sub`),
+    whose operand layouts make `oneflow-insert-boxing` add one all-reduce
+    max and one all-reduce sum of a row per sample; a cross-entropy's loss
+    is `log(sum) - z[label]`, the label's entry picked by `gather_elements`
+    from the piece that holds it, a partial sum. Ops whose normalized axis
+    is whole are left alone. An op whose loss layout does not fit is an
+    error at the op.
+
+    ```mlir
+    %p, %l = oneflow.sparse_softmax_cross_entropy %logits, %labels
+        : (tensor<8x16xf32, #oneflow.global<#cpu4, [S(1)]>>, ...)
+        -> (tensor<8x16xf32, #oneflow.global<#cpu4, [S(1)]>>,
+            tensor<8xf32, #oneflow.global<#cpu4, [P]>>)
+    // becomes reduce_max -> [P(max)], sub, exp, reduce_sum -> [P], div;
+    // reshape, gather_elements -> [P], log, sub, reshape
+    ```
+  }];
+}
+
 def InsertBoxingPass : Pass<"oneflow-insert-boxing", "::mlir::func::FuncOp"> {
   let summary = "Insert oneflow.boxing where an operand's layout differs from "
                 "the one its consumer needs";

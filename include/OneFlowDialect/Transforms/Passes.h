@@ -195,6 +195,11 @@ struct OneFlowTrainingPipelineOptions
 void buildOneFlowTrainingPipeline(
     OpPassManager &pm, const OneFlowTrainingPipelineOptions &options);
 
+/// The axis a softmax, log_softmax or sparse_softmax_cross_entropy
+/// normalizes over when its layout splits it (what
+/// oneflow-expand-split-softmax expands), else nullopt.
+std::optional<int64_t> getSplitSoftmaxAxis(Operation *op);
+
 //===----------------------------------------------------------------------===//
 // Registration
 //===----------------------------------------------------------------------===//

@@ -122,9 +122,21 @@ LogicalResult LocalSliceOp::verify() {
 }
 
 LogicalResult ToPartialOp::verify() {
-  return verifyStep(
-      *this, getMeshAxis(), [](SbpAttr sbp) { return !sbp.isPartial(); },
-      isPartial, "B -> P or S(i) -> P");
+  if (failed(verifyStep(
+          *this, getMeshAxis(), [](SbpAttr sbp) { return !sbp.isPartial(); },
+          isPartial, "B -> P or S(i) -> P")))
+    return failure();
+  // The other ranks' parts of a split would need the identity of max or
+  // min; a split reaches P(max) or P(min) through B.
+  int64_t axis = getMeshAxis();
+  SbpAttr from = getGlobalEncoding(getX().getType()).getNdSbp()[axis];
+  SbpAttr to = getGlobalEncoding(getResult().getType()).getNdSbp()[axis];
+  if (from.isSplit() && !to.isPartialSum())
+    return emitOpError() << "turns S(" << from.getAxis() << ") into "
+                         << toSupportSbp(to).str() << " on mesh axis " << axis
+                         << "; only P (a sum) comes from a split, "
+                            "P(max) and P(min) from B";
+  return success();
 }
 
 LogicalResult AccumulateOp::verify() {
@@ -139,6 +151,10 @@ LogicalResult AccumulateOp::verify() {
                          << "its function)";
   if (failed(verifyStep(*this, 0, isPartial, isBroadcast, "P -> B")))
     return failure();
+  SbpAttr from = getGlobalEncoding(getX().getType()).getNdSbp()[0];
+  if (!from.isPartialSum())
+    return emitOpError() << "sums over micro-batches but its operand is "
+                         << toSupportSbp(from).str() << " on mesh axis 0";
   int64_t axisSize =
       getGlobalEncoding(getX().getType()).getPlacement().getMesh().front();
   if (axisSize != micro)
@@ -156,5 +172,10 @@ LogicalResult TransferOp::verify() {
       return emitOpError() << "cannot produce P (mesh axis " << axis
                            << " of the result); transfer to B, then "
                               "oneflow.to_partial";
+  for (auto [axis, sbp] : llvm::enumerate(from.getNdSbp()))
+    if (sbp.isPartial() && !sbp.isPartialSum())
+      return emitOpError() << "sums partial sources but mesh axis " << axis
+                           << " of its operand is " << toSupportSbp(sbp).str()
+                           << "; all-reduce it to B first";
   return success();
 }

@@ -136,14 +136,12 @@ LogicalResult DropoutOp::inferReturnTypes(MLIRContext *ctx,
 // SBP signatures
 //===----------------------------------------------------------------------===//
 
-/// Every axis is parallel but the normalized one, which is never split.
+/// Every axis is parallel, the normalized one too: oneflow-expand-split-
+/// softmax runs a split normalized axis as max and sum reductions with an
+/// all-reduce each (Megatron's vocabulary-parallel softmax).
 static void deriveSoftmaxSbp(Operation *op, int64_t axis, int64_t meshAxisSize,
                              SmallVectorImpl<SbpSignature> &signatures) {
   SbpDims dims = SbpDims::elementwise(op);
-  int64_t rank = cast<RankedTensorType>(op->getResult(0).getType()).getRank();
-  axis = normalizeAxis(axis, rank);
-  if (axis >= 0 && axis < rank)
-    dims.setKind(axis, SbpDimKind::broadcastOnly);
   dims.derive(meshAxisSize, signatures);
 }
 
@@ -159,9 +157,10 @@ void LogSoftmaxOp::getSbpSignatures(int64_t meshAxisSize,
 
 void SparseSoftmaxCrossEntropyOp::getSbpSignatures(
     int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
-  // Sample axes are parallel. The class axis is never split: the softmax
-  // over it needs the whole row (OneFlow's model-split variant runs
-  // collectives inside its kernel; this kernel is local).
+  // Sample axes are parallel. A split class axis gives split probabilities
+  // and a partial loss, with the labels whole (OneFlow's model-split
+  // variant); oneflow-expand-split-softmax runs it as max and sum
+  // reductions and a pick of each label's logit from the piece holding it.
   SbpDims dims(*this);
   int64_t rank = cast<RankedTensorType>(getLogits().getType()).getRank();
   for (int64_t axis = 0; axis + 1 < rank; ++axis) {
@@ -171,6 +170,9 @@ void SparseSoftmaxCrossEntropyOp::getSbpSignatures(
     dims.mapResultAxis(0, axis, dim);
     dims.mapResultAxis(1, axis, dim);
   }
+  int64_t classes = dims.addDim(SbpDimKind::reduction);
+  dims.mapOperandAxis(0, rank - 1, classes);
+  dims.mapResultAxis(0, rank - 1, classes);
   dims.derive(meshAxisSize, signatures);
 }
 

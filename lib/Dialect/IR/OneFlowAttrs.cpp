@@ -83,9 +83,33 @@ ofsupport::Sbp mlir::oneflow::toSupportSbp(SbpAttr sbp) {
   case SbpKind::broadcast:
     return ofsupport::Sbp::broadcast();
   case SbpKind::partial:
-    return ofsupport::Sbp::partial();
+    return ofsupport::Sbp::partial(toSupportReduction(sbp.getReduction()));
   }
   llvm_unreachable("unknown SBP kind");
+}
+
+ofsupport::Reduction mlir::oneflow::toSupportReduction(PartialReduction r) {
+  switch (r) {
+  case PartialReduction::sum:
+    return ofsupport::Reduction::Sum;
+  case PartialReduction::max:
+    return ofsupport::Reduction::Max;
+  case PartialReduction::min:
+    return ofsupport::Reduction::Min;
+  }
+  llvm_unreachable("unknown partial reduction");
+}
+
+PartialReduction mlir::oneflow::fromSupportReduction(ofsupport::Reduction r) {
+  switch (r) {
+  case ofsupport::Reduction::Sum:
+    return PartialReduction::sum;
+  case ofsupport::Reduction::Max:
+    return PartialReduction::max;
+  case ofsupport::Reduction::Min:
+    return PartialReduction::min;
+  }
+  llvm_unreachable("unknown partial reduction");
 }
 
 ofsupport::TensorLayout mlir::oneflow::toSupportLayout(GlobalAttr global) {
@@ -101,11 +125,14 @@ ofsupport::TensorLayout mlir::oneflow::toSupportLayout(GlobalAttr global) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult SbpAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                              SbpKind kind, int64_t axis) {
+                              SbpKind kind, int64_t axis,
+                              PartialReduction reduction) {
   if (kind == SbpKind::split && axis < 0)
     return emitError() << "split axis must be non-negative, got " << axis;
   if (kind != SbpKind::split && axis != 0)
     return emitError() << "only a split SBP has an axis";
+  if (kind != SbpKind::partial && reduction != PartialReduction::sum)
+    return emitError() << "only a partial SBP has a reduction";
   return success();
 }
 
@@ -118,8 +145,24 @@ SbpAttr SbpAttr::parseBody(AsmParser &parser) {
   MLIRContext *ctx = parser.getContext();
   if (keyword == "B")
     return getBroadcast(ctx);
-  if (keyword == "P")
-    return getPartial(ctx);
+  if (keyword == "P") {
+    if (failed(parser.parseOptionalLParen()))
+      return getPartial(ctx);
+    StringRef name;
+    SMLoc nameLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&name))
+      return {};
+    std::optional<PartialReduction> reduction = symbolizePartialReduction(name);
+    if (!reduction) {
+      parser.emitError(nameLoc) << "expected a partial reduction (sum, max "
+                                   "or min), got '"
+                                << name << "'";
+      return {};
+    }
+    if (parser.parseRParen())
+      return {};
+    return getPartial(ctx, *reduction);
+  }
   if (keyword == "S") {
     int64_t axis;
     if (parser.parseLParen() || parser.parseInteger(axis) ||
@@ -127,7 +170,8 @@ SbpAttr SbpAttr::parseBody(AsmParser &parser) {
       return {};
     return getChecked(emitError, ctx, SbpKind::split, axis);
   }
-  emitError() << "expected an SBP (S(axis), B or P), got '" << keyword << "'";
+  emitError() << "expected an SBP (S(axis), B, P or P(max|min)), got '"
+              << keyword << "'";
   return {};
 }
 
@@ -141,6 +185,8 @@ void SbpAttr::printBody(AsmPrinter &printer) const {
     return;
   case SbpKind::partial:
     printer << "P";
+    if (getReduction() != PartialReduction::sum)
+      printer << "(" << stringifyPartialReduction(getReduction()) << ")";
     return;
   }
 }
@@ -168,6 +214,12 @@ LogicalResult NdSbpAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 ArrayRef<SbpAttr> sbps) {
   if (sbps.empty())
     return emitError() << "nd-SBP needs one SBP per mesh axis, got none";
+  // Nested partials with different reductions would not commute (a max of
+  // sums is not a sum of maxes), so one layout uses one reduction.
+  if (mixesPartialReductions(sbps))
+    return emitError() << "nd-SBP mixes partial reductions (P, P(max), "
+                          "P(min)); the order of nested reductions would "
+                          "matter";
   return success();
 }
 

@@ -144,6 +144,16 @@ LogicalResult InputOp::verify() {
 LogicalResult OutputOp::verify() {
   if (getName().empty())
     return emitOpError() << "needs a non-empty name";
+  // Ranks' pieces of an output are added up: the layout it asks for (or,
+  // once boxing is in, has) may be partial only as a sum.
+  GlobalAttr layout = getGlobalEncoding(getValue().getType());
+  if (auto asked = (*this)->getAttrOfType<ArrayAttr>(kOperandLayoutsAttrName))
+    if (asked.size() == 1)
+      layout = dyn_cast<GlobalAttr>(asked[0]);
+  if (layout && !hasOnlyPartialSums(layout))
+    return emitOpError() << "cannot output a " << layout.getNdSbp()
+                         << " value; all-reduce its P(max) or P(min) axes to "
+                            "B first";
   return verifyUniqueName(*this);
 }
 

@@ -362,7 +362,11 @@ void GatherOp::getSbpSignatures(int64_t meshAxisSize,
 /// the positions along `axis` are parallel for gather_elements (x whole)
 /// and summed over for its gradient (a partial result); another axis is
 /// parallel where both have its size (elsewhere the indices' positions
-/// would not be x's). `bigOperand`/`bigResult` say where `big` sits.
+/// would not be x's). And `big` may be split along `axis` alone, each piece
+/// holding some positions (as a row-split table does for gather): the
+/// result is partial (out-of-piece positions give zeros), and the
+/// gradient's pieces take what falls in them (Megatron's vocabulary-parallel
+/// pick of the label's logit).
 static void deriveGatherElementsSbp(Operation *op, int64_t axisAttr, bool grad,
                                     int64_t meshAxisSize,
                                     SmallVectorImpl<SbpSignature> &signatures) {
@@ -390,6 +394,12 @@ static void deriveGatherElementsSbp(Operation *op, int64_t axisAttr, bool grad,
         dims.mapOperandAxis(0, j, dim);
     }
   }
+  int64_t pieces =
+      dims.addDim(grad ? SbpDimKind::parallel : SbpDimKind::reduction);
+  if (grad)
+    dims.mapResultAxis(0, axis, pieces);
+  else
+    dims.mapOperandAxis(0, axis, pieces);
   dims.addPartials("PB");
   dims.derive(meshAxisSize, signatures);
 }
@@ -406,11 +416,16 @@ void GatherElementsGradOp::getSbpSignatures(
                           signatures);
 }
 
-/// Kept axes are parallel (shifted in the result without keepdims). Reduced
-/// axes are reductions, and P passes through, when the op is `linear`;
-/// otherwise they are never split.
+/// How a reduction treats its reduced axes: a sum or mean is linear (split
+/// gives P, P passes through), a max gives and passes P(max), an index of
+/// an extreme element never splits them.
+enum class ReduceSbpKind { linear, max, index };
+
+/// Kept axes are parallel (shifted in the result without keepdims); reduced
+/// axes as `kind` says.
 static void deriveReduceSbp(Operation *op, ArrayRef<int64_t> axes,
-                            bool keepdims, bool linear, int64_t meshAxisSize,
+                            bool keepdims, ReduceSbpKind kind,
+                            int64_t meshAxisSize,
                             SmallVectorImpl<SbpSignature> &signatures) {
   SbpDims dims(op);
   int64_t rank = cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
@@ -420,37 +435,40 @@ static void deriveReduceSbp(Operation *op, ArrayRef<int64_t> axes,
       reduced.set(normalizeAxis(axis, rank));
   int64_t resultAxis = 0;
   for (int64_t axis = 0; axis < rank; ++axis) {
-    SbpDimKind kind = !reduced.test(axis) ? SbpDimKind::parallel
-                      : linear            ? SbpDimKind::reduction
-                                          : SbpDimKind::broadcastOnly;
-    int64_t dim = dims.addDim(kind);
+    SbpDimKind dimKind = !reduced.test(axis) ? SbpDimKind::parallel
+                         : kind == ReduceSbpKind::index
+                             ? SbpDimKind::broadcastOnly
+                             : SbpDimKind::reduction;
+    int64_t dim = dims.addDim(dimKind, kind == ReduceSbpKind::max
+                                           ? PartialReduction::max
+                                           : PartialReduction::sum);
     dims.mapOperandAxis(0, axis, dim);
     if (!reduced.test(axis))
       dims.mapResultAxis(0, resultAxis, dim);
     if (!reduced.test(axis) || keepdims)
       ++resultAxis;
   }
-  if (linear)
-    dims.addPartials("P");
+  if (kind != ReduceSbpKind::index)
+    dims.addPartials(kind == ReduceSbpKind::linear ? "P" : "M");
   dims.derive(meshAxisSize, signatures);
 }
 
 void ReduceSumOp::getSbpSignatures(int64_t meshAxisSize,
                                    SmallVectorImpl<SbpSignature> &signatures) {
-  deriveReduceSbp(*this, getAxes(), getKeepdims(), /*linear=*/true,
+  deriveReduceSbp(*this, getAxes(), getKeepdims(), ReduceSbpKind::linear,
                   meshAxisSize, signatures);
 }
 
 void ReduceMeanOp::getSbpSignatures(int64_t meshAxisSize,
                                     SmallVectorImpl<SbpSignature> &signatures) {
   // Linear too: the partial means divide by the logical count.
-  deriveReduceSbp(*this, getAxes(), getKeepdims(), /*linear=*/true,
+  deriveReduceSbp(*this, getAxes(), getKeepdims(), ReduceSbpKind::linear,
                   meshAxisSize, signatures);
 }
 
 void ReduceMaxOp::getSbpSignatures(int64_t meshAxisSize,
                                    SmallVectorImpl<SbpSignature> &signatures) {
-  deriveReduceSbp(*this, getAxes(), getKeepdims(), /*linear=*/false,
+  deriveReduceSbp(*this, getAxes(), getKeepdims(), ReduceSbpKind::max,
                   meshAxisSize, signatures);
 }
 
@@ -466,12 +484,12 @@ void TopKOp::getSbpSignatures(int64_t meshAxisSize,
 
 void ArgMaxOp::getSbpSignatures(int64_t meshAxisSize,
                                 SmallVectorImpl<SbpSignature> &signatures) {
-  deriveReduceSbp(*this, {getAxis()}, getKeepdims(), /*linear=*/false,
+  deriveReduceSbp(*this, {getAxis()}, getKeepdims(), ReduceSbpKind::index,
                   meshAxisSize, signatures);
 }
 
 void ArgMinOp::getSbpSignatures(int64_t meshAxisSize,
                                 SmallVectorImpl<SbpSignature> &signatures) {
-  deriveReduceSbp(*this, {getAxis()}, getKeepdims(), /*linear=*/false,
+  deriveReduceSbp(*this, {getAxis()}, getKeepdims(), ReduceSbpKind::index,
                   meshAxisSize, signatures);
 }

@@ -58,8 +58,9 @@ SbpDims SbpDims::elementwise(Operation *op) {
   return dims;
 }
 
-int64_t SbpDims::addDim(SbpDimKind kind) {
+int64_t SbpDims::addDim(SbpDimKind kind, PartialReduction reduction) {
   kinds.push_back(kind);
+  reductions.push_back(reduction);
   return kinds.size() - 1;
 }
 
@@ -89,10 +90,32 @@ void SbpDims::addPartials(StringRef rules) {
   SmallVector<StringRef> parts;
   rules.split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
   for (StringRef rule : parts) {
-    rule = rule.trim();
-    assert(rule.size() == operandDims.size() && "one letter per operand");
-    assert(rule.find_first_not_of("PB") == StringRef::npos && "P or B");
-    partials.push_back(rule.str());
+    auto [operands, result] = rule.split("->");
+    operands = operands.trim();
+    result = result.trim();
+    assert(operands.size() == operandDims.size() && "one letter per operand");
+    assert(operands.find_first_not_of("BPMN") == StringRef::npos &&
+           "B, P, M or N");
+    size_t partial = operands.find_first_not_of('B');
+    assert((result.size() == 1 || partial != StringRef::npos) &&
+           "a partial operand or a result letter");
+    char letter = result.empty() ? operands[partial] : result[0];
+    assert(StringRef("PMN").contains(letter) && "a partial result");
+    partials.push_back({operands.str(), letter});
+  }
+}
+
+/// The SBP a letter of a partial rule stands for.
+static SbpAttr sbpOfLetter(MLIRContext *ctx, char letter) {
+  switch (letter) {
+  case 'P':
+    return SbpAttr::getPartial(ctx);
+  case 'M':
+    return SbpAttr::getPartial(ctx, PartialReduction::max);
+  case 'N':
+    return SbpAttr::getPartial(ctx, PartialReduction::min);
+  default:
+    return SbpAttr::getBroadcast(ctx);
   }
 }
 
@@ -114,7 +137,7 @@ static void addUnique(const SbpSignature &signature,
 void SbpDims::derive(int64_t meshAxisSize,
                      SmallVectorImpl<SbpSignature> &signatures) const {
   MLIRContext *ctx = op->getContext();
-  SbpAttr b = SbpAttr::getBroadcast(ctx), p = SbpAttr::getPartial(ctx);
+  SbpAttr b = SbpAttr::getBroadcast(ctx);
 
   // The SBP of a tensor whose axes index `axisDims` when `dim` is split, or
   // null when that axis is too small to split.
@@ -141,7 +164,9 @@ void SbpDims::derive(int64_t meshAxisSize,
       fits &= static_cast<bool>(sbp);
       signature.operands.push_back(sbp);
     }
-    SbpAttr missing = kind == SbpDimKind::parallel ? b : p;
+    SbpAttr missing = kind == SbpDimKind::parallel
+                          ? b
+                          : SbpAttr::getPartial(ctx, reductions[dim]);
     for (auto [type, axisDims] : llvm::zip(op->getResultTypes(), resultDims)) {
       SbpAttr sbp = sbpFor(type, axisDims, dim, missing);
       fits &= static_cast<bool>(sbp);
@@ -151,11 +176,11 @@ void SbpDims::derive(int64_t meshAxisSize,
       addUnique(signature, signatures);
   }
 
-  for (const std::string &rule : partials) {
+  for (const auto &[operands, result] : partials) {
     SbpSignature signature;
-    for (char letter : rule)
-      signature.operands.push_back(letter == 'P' ? p : b);
-    signature.results.assign(op->getNumResults(), p);
+    for (char letter : operands)
+      signature.operands.push_back(sbpOfLetter(ctx, letter));
+    signature.results.assign(op->getNumResults(), sbpOfLetter(ctx, result));
     addUnique(signature, signatures);
   }
 }
@@ -193,7 +218,7 @@ std::string mlir::oneflow::stringifySbp(SbpAttr sbp) {
   case SbpKind::broadcast:
     return "B";
   case SbpKind::partial:
-    return "P";
+    return toSupportSbp(sbp).str();
   }
   llvm_unreachable("unknown SBP kind");
 }

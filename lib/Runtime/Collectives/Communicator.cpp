@@ -53,7 +53,7 @@ absl::Status checkCount(const std::string &who, const char *op, DType dtype,
     return absl::InvalidArgumentError(who + ": " + op + " of " +
                                       std::to_string(count) + " elements");
   if (reduces && !isReducible(dtype))
-    return absl::UnimplementedError(who + ": " + op + " cannot sum " +
+    return absl::UnimplementedError(who + ": " + op + " cannot reduce " +
                                     dtypeName(dtype) +
                                     " (f32, f64, i32, i64 only)");
   return absl::OkStatus();
@@ -95,20 +95,20 @@ absl::Status Communicator::record(absl::Status status) {
 }
 
 absl::Status Communicator::allReduce(DType dtype, const void *input,
-                                     void *output, int64_t count) {
+                                     void *output, int64_t count, ReduceOp op) {
   OFRT_RETURN_IF_ERROR(checkCount(who(), "all_reduce", dtype, count, true));
   OFRT_RETURN_IF_ERROR(unlessBroken("all_reduce", dtype, count));
-  return record(doAllReduce(dtype, input, output, count));
+  return record(doAllReduce(dtype, input, output, count, op));
 }
 
 absl::Status Communicator::reduceScatter(DType dtype, const void *input,
                                          void *output, int64_t count,
-                                         int64_t rowSize) {
+                                         int64_t rowSize, ReduceOp op) {
   OFRT_RETURN_IF_ERROR(checkCount(who(), "reduce_scatter", dtype, count, true));
   OFRT_RETURN_IF_ERROR(checkRows(who(), "reduce_scatter", count, rowSize));
   OFRT_RETURN_IF_ERROR(unlessBroken("reduce_scatter", dtype, count));
   return record(doReduceScatter(dtype, input, output,
-                                balancedChunks(count, rowSize, size())));
+                                balancedChunks(count, rowSize, size()), op));
 }
 
 absl::Status Communicator::allGather(DType dtype, const void *input,
@@ -210,15 +210,16 @@ int64_t rowSize(const TensorDesc &desc) {
 } // namespace
 
 absl::Status Communicator::allReduce(const TensorView &input,
-                                     const TensorView &output) {
+                                     const TensorView &output, ReduceOp op) {
   if (input.desc != output.desc)
     return mismatch(who(), "all_reduce", output.desc, input.desc);
   return allReduce(input.desc.dtype, input.data, output.data,
-                   input.desc.numel());
+                   input.desc.numel(), op);
 }
 
 absl::Status Communicator::reduceScatter(const TensorView &input,
-                                         const TensorView &output) {
+                                         const TensorView &output,
+                                         ReduceOp op) {
   absl::StatusOr<TensorDesc> expected =
       piece(who(), "reduce_scatter", input.desc, size(), rank());
   if (!expected.ok())
@@ -226,7 +227,7 @@ absl::Status Communicator::reduceScatter(const TensorView &input,
   if (output.desc != *expected)
     return mismatch(who(), "reduce_scatter", output.desc, *expected);
   return reduceScatter(input.desc.dtype, input.data, output.data,
-                       input.desc.numel(), rowSize(input.desc));
+                       input.desc.numel(), rowSize(input.desc), op);
 }
 
 absl::Status Communicator::allGather(const TensorView &input,

@@ -134,8 +134,11 @@ static ActorLayout convertLayout(const proto::Actor &actor) {
                       actor.sink().partial(), actor.sink().primary()};
   case proto::Actor::kCollective: {
     const proto::Collective &c = actor.collective();
+    ReduceOp reduce = c.reduction() == proto::REDUCTION_MAX   ? ReduceOp::Max
+                      : c.reduction() == proto::REDUCTION_MIN ? ReduceOp::Min
+                                                              : ReduceOp::Sum;
     return CollectiveLayout{ints(c.group()), c.axis(), c.in_axis(),
-                            c.out_axis()};
+                            c.out_axis(), reduce};
   }
   case proto::Actor::kTransfer: {
     const proto::Transfer &t = actor.transfer();

@@ -43,3 +43,14 @@ func.func @not_a_sum(%x: tensor<4xf32, #oneflow.global<#m2, [S(0)]>>)
   %0 = oneflow.accumulate %x {mesh_axis = 0} : tensor<4xf32, #oneflow.global<#m2, [S(0)]>> -> tensor<4xf32, #oneflow.global<#m2, [B]>>
   return
 }
+
+// -----
+
+#m2 = #oneflow.placement<cpu, ranks = [0, 1]>
+
+func.func @max_over_micro_batches(%x: tensor<4xf32, #oneflow.global<#m2, [P(max)]>>)
+    attributes {oneflow.micro_batches = 2 : i64} {
+  // expected-error @+1 {{sums over micro-batches but its operand is P(max) on mesh axis 0}}
+  %0 = oneflow.accumulate %x {mesh_axis = 0} : tensor<4xf32, #oneflow.global<#m2, [P(max)]>> -> tensor<4xf32, #oneflow.global<#m2, [B]>>
+  return
+}

@@ -5,8 +5,19 @@ func.func @negative_split() attributes {a = #oneflow.sbp<S(-1)>} { return }
 
 // -----
 
-// expected-error@+1 {{expected an SBP (S(axis), B or P), got 'X'}}
+// expected-error@+1 {{expected an SBP (S(axis), B, P or P(max|min)), got 'X'}}
 func.func @negative_unknown_sbp() attributes {a = #oneflow.sbp<X>} { return }
+
+// -----
+
+// expected-error@+1 {{expected a partial reduction (sum, max or min), got 'avg'}}
+func.func @negative_unknown_reduction() attributes {a = #oneflow.sbp<P(avg)>} { return }
+
+// -----
+
+// Nested partials with two reductions: a max of sums is not a sum of maxes.
+// expected-error@+1 {{nd-SBP mixes partial reductions (P, P(max), P(min)); the order of nested reductions would matter}}
+func.func @negative_mixed_reductions() attributes {a = #oneflow.nd_sbp<[P, P(max)]>} { return }
 
 // -----
 

@@ -18,6 +18,18 @@ func.func @sbp() attributes {
   return
 }
 
+// Partial with another reduction prints its name; P(sum) is P.
+// CHECK-LABEL: func.func @partial_reductions
+// CHECK-SAME: max = #oneflow.sbp<P(max)>
+// CHECK-SAME: min = #oneflow.sbp<P(min)>
+// CHECK-SAME: nd = #oneflow.nd_sbp<[P(max), S(0), P(max)]>
+// CHECK-SAME: sum = #oneflow.sbp<P>
+func.func @partial_reductions() attributes {
+    max = #oneflow.sbp<P(max)>, min = #oneflow.sbp<P(min)>,
+    sum = #oneflow.sbp<P(sum)>, nd = #oneflow.nd_sbp<[P(max), S(0), P(max)]>} {
+  return
+}
+
 // A one-axis mesh over all ranks is the default and is not printed; ranks
 // keep their order (the position in the list is the parallel id).
 // CHECK-LABEL: func.func @placements

@@ -173,3 +173,34 @@ func.func @transfer_without_layout(%x: tensor<8xf32>) {
   %0 = oneflow.transfer %x : tensor<8xf32> -> tensor<8xf32, #oneflow.global<#cpu4, [B]>>
   return
 }
+
+// -----
+
+#cpu4 = #oneflow.placement<cpu, ranks = [0, 1, 2, 3]>
+#cpu2 = #oneflow.placement<cpu, ranks = [0, 1]>
+
+func.func @transfer_from_max(%x: tensor<8xf32, #oneflow.global<#cpu4, [P(max)]>>) {
+  // expected-error@+1 {{'oneflow.transfer' op sums partial sources but mesh axis 0 of its operand is P(max); all-reduce it to B first}}
+  %0 = oneflow.transfer %x : tensor<8xf32, #oneflow.global<#cpu4, [P(max)]>> -> tensor<8xf32, #oneflow.global<#cpu2, [B]>>
+  return
+}
+
+// -----
+
+#cpu4 = #oneflow.placement<cpu, ranks = [0, 1, 2, 3]>
+
+func.func @split_to_max(%x: tensor<8xf32, #oneflow.global<#cpu4, [S(0)]>>) {
+  // expected-error@+1 {{'oneflow.to_partial' op turns S(0) into P(max) on mesh axis 0; only P (a sum) comes from a split, P(max) and P(min) from B}}
+  %0 = oneflow.to_partial %x {mesh_axis = 0} : tensor<8xf32, #oneflow.global<#cpu4, [S(0)]>> -> tensor<8xf32, #oneflow.global<#cpu4, [P(max)]>>
+  return
+}
+
+// -----
+
+#cpu4 = #oneflow.placement<cpu, ranks = [0, 1, 2, 3]>
+
+func.func @output_max(%x: tensor<8xf32, #oneflow.global<#cpu4, [P(max)]>>) {
+  // expected-error@+1 {{'oneflow.output' op cannot output a #oneflow.nd_sbp<[P(max)]> value; all-reduce its P(max) or P(min) axes to B first}}
+  oneflow.output "y", %x : tensor<8xf32, #oneflow.global<#cpu4, [P(max)]>>
+  return
+}

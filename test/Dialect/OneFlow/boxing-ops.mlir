@@ -29,6 +29,19 @@ func.func @one_axis(%p: tensor<8x6xf32, #oneflow.global<#cpu4, [P]>>) {
   return
 }
 
+// The reducing steps take the operand's reduction; P(max) and P(min) come
+// from B.
+// CHECK-LABEL: func.func @max_and_min
+func.func @max_and_min(%m: tensor<8x6xf32, #oneflow.global<#cpu4, [P(max)]>>) {
+  // CHECK: oneflow.all_reduce %{{.*}} {mesh_axis = 0 : i64} : tensor<8x6xf32, #oneflow.global<#cpu4, [P(max)]>> -> tensor<8x6xf32, #oneflow.global<#cpu4, [B]>>
+  %b = oneflow.all_reduce %m {mesh_axis = 0} : tensor<8x6xf32, #oneflow.global<#cpu4, [P(max)]>> -> tensor<8x6xf32, #oneflow.global<#cpu4, [B]>>
+  // CHECK: oneflow.reduce_scatter %{{.*}} {mesh_axis = 0 : i64} : tensor<8x6xf32, #oneflow.global<#cpu4, [P(max)]>> -> tensor<8x6xf32, #oneflow.global<#cpu4, [S(1)]>>
+  %s = oneflow.reduce_scatter %m {mesh_axis = 0} : tensor<8x6xf32, #oneflow.global<#cpu4, [P(max)]>> -> tensor<8x6xf32, #oneflow.global<#cpu4, [S(1)]>>
+  // CHECK: oneflow.to_partial %{{.*}} {mesh_axis = 0 : i64} : tensor<8x6xf32, #oneflow.global<#cpu4, [B]>> -> tensor<8x6xf32, #oneflow.global<#cpu4, [P(min)]>>
+  %n = oneflow.to_partial %b {mesh_axis = 0} : tensor<8x6xf32, #oneflow.global<#cpu4, [B]>> -> tensor<8x6xf32, #oneflow.global<#cpu4, [P(min)]>>
+  return
+}
+
 // CHECK-LABEL: func.func @mesh_and_transfer
 func.func @mesh_and_transfer(%x: tensor<8x6xf32, #oneflow.global<#mesh, [S(0), P]>>) {
   // A step on the first mesh axis may split a tensor axis no later axis splits.

@@ -125,6 +125,40 @@ protected:
     });
   }
 
+  /// all_reduce (or reduce_scatter of `count` rows of 1) taking the
+  /// maximum or minimum, on inputs where the rank holding the extreme
+  /// changes from one element to the next.
+  template <typename T>
+  void reduceExtremes(int size, int64_t count, ReduceOp op, bool scatter) {
+    onRanks(size, [&](Communicator &comm) {
+      auto value = [&](int rank, int64_t i) {
+        return static_cast<T>(((rank + i) % size) * 100 - i % 7);
+      };
+      std::vector<T> input(count);
+      for (int64_t i = 0; i < count; ++i)
+        input[i] = value(comm.rank(), i);
+      auto [begin, length] = chunkOf(count, size, comm.rank());
+      if (!scatter)
+        begin = 0, length = count;
+      std::vector<T> output(length);
+      absl::Status status =
+          scatter ? comm.reduceScatter(TypeOf<T>::value, input.data(),
+                                       output.data(), count, 1, op)
+                  : comm.allReduce(TypeOf<T>::value, input.data(),
+                                   output.data(), count, op);
+      std::function<T(int64_t)> want = [&, begin = begin](int64_t i) {
+        return value(op == ReduceOp::Max ? size - 1 - (begin + i) % size
+                                         : (size - (begin + i) % size) % size,
+                     begin + i);
+      };
+      EXPECT_EQ(firstDifference(output, want), -1)
+          << ofsupport::reductionName(op)
+          << (scatter ? " reduce_scatter" : " all_reduce") << ", rank "
+          << comm.rank() << ", " << count << " elements";
+      return status;
+    });
+  }
+
   template <typename T> void allGather(int size, int64_t rows, int64_t rowSize) {
     onRanks(size, [&](Communicator &comm) {
       auto [begin, length] = chunkOf(rows, size, comm.rank());
@@ -162,6 +196,17 @@ TEST_P(Conformance, AllReduceSumsEveryDTypeOnOneToFourRanks) {
     allReduce<float>(size, 70001);
     allReduce<int64_t>(size, 40001);
   }
+}
+
+TEST_P(Conformance, AllReduceAndReduceScatterTakeMaxAndMin) {
+  for (int size = 1; size <= 4; ++size)
+    for (ReduceOp op : {ReduceOp::Max, ReduceOp::Min})
+      for (bool scatter : {false, true}) {
+        reduceExtremes<float>(size, 10, op, scatter);
+        reduceExtremes<int64_t>(size, 7, op, scatter);
+        reduceExtremes<double>(size, 3, op, scatter);
+        reduceExtremes<int32_t>(size, 70001, op, scatter); // not staged
+      }
 }
 
 TEST_P(Conformance, AllReduceOfManyMegabytes) {
@@ -372,7 +417,7 @@ TEST_P(Conformance, BadArgumentsAreErrorsNamingTheRank) {
         comm.allReduce(DType::F16, half.data(), half.data(), 4);
     EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented);
     EXPECT_EQ(status.message(),
-              "rank 0 of 1: all_reduce cannot sum f16 (f32, f64, i32, i64 "
+              "rank 0 of 1: all_reduce cannot reduce f16 (f32, f64, i32, i64 "
               "only)");
     std::vector<float> data(12);
     TensorView whole{data.data(), {DType::F32, {4, 3}}};

@@ -33,6 +33,7 @@
 #include <gloo/alltoallv.h>
 #include <gloo/broadcast.h>
 #include <gloo/common/error.h>
+#include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/store.h>
 #include <gloo/transport/tcp/device.h>
@@ -70,13 +71,18 @@ template <typename Fn> void withElementOfSize(size_t bytes, Fn &&fn) {
 /// ring.
 constexpr int64_t kBcubeMaxBytes = 256 * 1024;
 
-template <typename T>
-void sum(void *output, const void *lhs, const void *rhs, size_t count) {
-  T *out = static_cast<T *>(output);
-  const T *a = static_cast<const T *>(lhs);
-  const T *b = static_cast<const T *>(rhs);
-  for (size_t i = 0; i < count; ++i)
-    out[i] = a[i] + b[i];
+/// Gloo's element-wise reduction for `op` (gloo/math.h).
+template <typename T> gloo::AllreduceOptions::Func reduceFunction(ReduceOp op) {
+  using Func = void (*)(void *, const void *, const void *, size_t);
+  switch (op) {
+  case ReduceOp::Max:
+    return static_cast<Func>(&gloo::max<T>);
+  case ReduceOp::Min:
+    return static_cast<Func>(&gloo::min<T>);
+  case ReduceOp::Sum:
+    break;
+  }
+  return static_cast<Func>(&gloo::sum<T>);
 }
 
 /// Where member `position` of the group joined under `key` publishes the
@@ -104,7 +110,7 @@ public:
 
 protected:
   absl::Status doAllReduce(DType dtype, const void *input, void *output,
-                           int64_t count) override {
+                           int64_t count, ReduceOp op) override {
     return guard(describe("all_reduce", dtype, count), [&] {
       withReducible(dtype, [&](auto zero) {
         using T = decltype(zero);
@@ -112,7 +118,7 @@ protected:
         if (input != output)
           options.setInput(static_cast<T *>(const_cast<void *>(input)), count);
         options.setOutput(static_cast<T *>(output), count);
-        options.setReduceFunction(&sum<T>);
+        options.setReduceFunction(reduceFunction<T>(op));
         options.setTag(nextTag++);
         // Small all-reduces are latency-bound: Gloo's ring splits even a
         // few bytes into 2p segments exchanged one after another, bcube
@@ -127,7 +133,8 @@ protected:
   }
 
   absl::Status doReduceScatter(DType dtype, const void *input, void *output,
-                               const std::vector<int64_t> &chunks) override {
+                               const std::vector<int64_t> &chunks,
+                               ReduceOp op) override {
     int64_t mine = chunks[rank()];
     return guard(describe("reduce_scatter", dtype, mine), [&] {
       withReducible(dtype, [&](auto zero) {
@@ -140,12 +147,10 @@ protected:
         options.setTag(nextTag++);
         gloo::alltoallv(options);
         T *out = static_cast<T *>(output);
-        for (int64_t k = 0; k < mine; ++k) {
-          T total = pieces[k];
-          for (int i = 1; i < size(); ++i)
-            total += pieces[i * mine + k];
-          out[k] = total;
-        }
+        std::copy_n(pieces.data(), mine, out);
+        auto combine = reduceFunction<T>(op);
+        for (int i = 1; i < size(); ++i)
+          combine(out, out, pieces.data() + i * mine, mine);
       });
     });
   }

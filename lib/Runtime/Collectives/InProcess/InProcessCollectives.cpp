@@ -89,11 +89,12 @@ private:
 // Element-wise sums and copies
 //===----------------------------------------------------------------------===//
 
-/// Elements summed per block: 16 KiB of f32, which stays in L1.
+/// Elements reduced per block: 16 KiB of f32, which stays in L1.
 constexpr int64_t kBlockBytes = 16 * 1024;
-/// out[i] = sum over k of inputs[k][i], in order of k (n >= 1 inputs).
-template <typename T>
-void sumInto(T *out, const std::vector<const T *> &inputs, int64_t count) {
+/// out[i] = combine over k of inputs[k][i], in order of k (n >= 1 inputs).
+template <typename T, typename Combine>
+void combineInto(T *out, const std::vector<const T *> &inputs, int64_t count,
+                 Combine combine) {
   const T *first = inputs[0];
   if (inputs.size() == 1) {
     std::copy_n(first, count, out);
@@ -101,11 +102,27 @@ void sumInto(T *out, const std::vector<const T *> &inputs, int64_t count) {
   }
   const T *second = inputs[1];
   for (int64_t i = 0; i < count; ++i)
-    out[i] = first[i] + second[i];
+    out[i] = combine(first[i], second[i]);
   for (size_t k = 2; k < inputs.size(); ++k) {
     const T *in = inputs[k];
     for (int64_t i = 0; i < count; ++i)
-      out[i] += in[i];
+      out[i] = combine(out[i], in[i]);
+  }
+}
+
+/// out[i] = the sum, maximum or minimum over k of inputs[k][i].
+template <typename T>
+void reduceInto(T *out, const std::vector<const T *> &inputs, int64_t count,
+                ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Sum:
+    return combineInto(out, inputs, count, [](T a, T b) { return a + b; });
+  case ReduceOp::Max:
+    return combineInto(out, inputs, count,
+                       [](T a, T b) { return std::max(a, b); });
+  case ReduceOp::Min:
+    return combineInto(out, inputs, count,
+                       [](T a, T b) { return std::min(a, b); });
   }
 }
 
@@ -136,7 +153,7 @@ public:
 
 protected:
   absl::Status doAllReduce(DType dtype, const void *input, void *output,
-                           int64_t count) override {
+                           int64_t count, ReduceOp op) override {
     std::string what = describe("all_reduce", dtype, count);
     int64_t bytes = count * dtypeSize(dtype);
     int n = size();
@@ -152,7 +169,7 @@ protected:
         std::vector<const T *> inputs;
         for (int q = 0; q < n; ++q)
           inputs.push_back(reinterpret_cast<const T *>(staged(q)));
-        sumInto(static_cast<T *>(output), inputs, count);
+        reduceInto(static_cast<T *>(output), inputs, count, op);
       });
       return absl::OkStatus();
     }
@@ -169,7 +186,7 @@ protected:
         int64_t length = std::min(block, mine.begin + mine.size - at);
         for (int q = 0; q < n; ++q)
           inputs[q] = static_cast<const T *>(group->slot(q).input) + at;
-        sumInto(sums.data(), inputs, length);
+        reduceInto(sums.data(), inputs, length, op);
         // Non-temporal stores measured slower here (bench-allreduce-busbw).
         for (int q = 0; q < n; ++q)
           std::memcpy(static_cast<T *>(group->slot(q).output) + at,
@@ -180,7 +197,8 @@ protected:
   }
 
   absl::Status doReduceScatter(DType dtype, const void *input, void *output,
-                               const std::vector<int64_t> &chunks) override {
+                               const std::vector<int64_t> &chunks,
+                               ReduceOp op) override {
     std::string what = describe("reduce_scatter", dtype, chunks[me]);
     std::vector<int64_t> offsets = offsetsOf(chunks);
     int64_t bytes = offsets.back() * dtypeSize(dtype);
@@ -199,7 +217,7 @@ protected:
             (staged ? reinterpret_cast<const T *>(this->staged(q))
                     : static_cast<const T *>(group->slot(q).input)) +
             offsets[me]);
-      sumInto(static_cast<T *>(output), inputs, chunks[me]);
+      reduceInto(static_cast<T *>(output), inputs, chunks[me], op);
     });
     return staged ? absl::OkStatus() : barrier(what);
   }

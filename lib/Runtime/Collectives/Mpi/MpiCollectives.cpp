@@ -97,6 +97,19 @@ private:
   }
 };
 
+/// MPI's operation for `op`.
+MPI_Op mpiOp(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Max:
+    return MPI_MAX;
+  case ReduceOp::Min:
+    return MPI_MIN;
+  case ReduceOp::Sum:
+    break;
+  }
+  return MPI_SUM;
+}
+
 /// The MPI type of a reducible `dtype`.
 MPI_Datatype reducibleType(DType dtype) {
   switch (dtype) {
@@ -209,23 +222,24 @@ public:
 
 protected:
   absl::Status doAllReduce(DType dtype, const void *input, void *output,
-                           int64_t n) override {
+                           int64_t n, ReduceOp op) override {
     std::string what = describe("all_reduce", dtype, n);
     OFRT_RETURN_IF_ERROR(fits(what, {n}));
     return collective(what, [&] {
       return MPI_Allreduce(input == output ? MPI_IN_PLACE : input, output, n,
-                           reducibleType(dtype), MPI_SUM, comm);
+                           reducibleType(dtype), mpiOp(op), comm);
     });
   }
 
   absl::Status doReduceScatter(DType dtype, const void *input, void *output,
-                               const std::vector<int64_t> &chunks) override {
+                               const std::vector<int64_t> &chunks,
+                               ReduceOp op) override {
     std::string what = describe("reduce_scatter", dtype, chunks[me]);
     OFRT_RETURN_IF_ERROR(fits(what, chunks));
     std::vector<int> counts(chunks.begin(), chunks.end());
     return collective(what, [&] {
       return MPI_Reduce_scatter(input, output, counts.data(),
-                                reducibleType(dtype), MPI_SUM, comm);
+                                reducibleType(dtype), mpiOp(op), comm);
     });
   }
 

@@ -69,21 +69,26 @@ protected:
 
 class AllReduceKernel : public CollectiveKernel {
 public:
-  using CollectiveKernel::CollectiveKernel;
+  AllReduceKernel(const OpDesc &op, Communicator *comm, int globalRank,
+                  ReduceOp reduce)
+      : CollectiveKernel(op, comm, globalRank), reduce(reduce) {}
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) override {
     return tag(comm->allReduce(in[0].desc.dtype, in[0].data, out[0].data,
-                               in[0].desc.numel()));
+                               in[0].desc.numel(), reduce));
   }
+
+private:
+  ReduceOp reduce;
 };
 
 /// reduce_scatter and all_gather along `axis` of the group-level `full`.
 class SplitKernel : public CollectiveKernel {
 public:
   SplitKernel(const OpDesc &op, Communicator *comm, int globalRank,
-              bool scatter, Shape full, int64_t axis)
+              bool scatter, Shape full, int64_t axis, ReduceOp reduce)
       : CollectiveKernel(op, comm, globalRank), scatter(scatter),
-        full(std::move(full)), axis(axis) {
+        full(std::move(full)), axis(axis), reduce(reduce) {
     dtype = op.inputs[0].dtype;
     count = TensorDesc{dtype, this->full}.numel();
     rowSize = this->full[axis] ? count / this->full[axis] : 1;
@@ -97,7 +102,7 @@ public:
       return absl::OkStatus();
     if (packed.empty())
       return tag(scatter ? comm->reduceScatter(dtype, in[0].data, out[0].data,
-                                               count, rowSize)
+                                               count, rowSize, reduce)
                          : comm->allGather(dtype, in[0].data, out[0].data,
                                            count, rowSize));
     const TensorView &whole = scatter ? in[0] : out[0];
@@ -108,10 +113,10 @@ public:
         copyBox(whole, origin, chunk, Shape(full.size(), 0), chunk.desc.shape);
       });
     absl::Status status =
-        scatter ? comm->reduceScatter(dtype, packed.data(), out[0].data, count,
-                                      rowSize)
-                : comm->allGather(dtype, in[0].data, packed.data(), count,
-                                  rowSize);
+        scatter
+            ? comm->reduceScatter(dtype, packed.data(), out[0].data, count,
+                                  rowSize, reduce)
+            : comm->allGather(dtype, in[0].data, packed.data(), count, rowSize);
     if (!status.ok() || scatter)
       return tag(status);
     forEachChunk(parts, [&](const TensorView &chunk, const Shape &origin) {
@@ -136,6 +141,7 @@ private:
   bool scatter;
   Shape full;
   int64_t axis;
+  ReduceOp reduce;
   DType dtype;
   int64_t count, rowSize;
   std::vector<uint8_t> packed;
@@ -270,7 +276,8 @@ KernelOr createAllReduce(const OpDesc &op, CommunicatorPool &pool) {
   absl::StatusOr<Communicator *> comm = joinGroup(op, pool, *group);
   if (!comm.ok())
     return comm.status();
-  return std::make_unique<AllReduceKernel>(op, *comm, pool.rank());
+  return std::make_unique<AllReduceKernel>(
+      op, *comm, pool.rank(), op.layoutAs<CollectiveLayout>()->reduce);
 }
 
 /// reduce_scatter (scatter) or all_gather: the whole tensor is the input or
@@ -301,7 +308,8 @@ KernelOr createSplit(const OpDesc &op, CommunicatorPool &pool, bool scatter) {
   if (!comm.ok())
     return comm.status();
   return std::make_unique<SplitKernel>(op, *comm, pool.rank(), scatter,
-                                       whole.shape, axis);
+                                       whole.shape, axis,
+                                       op.layoutAs<CollectiveLayout>()->reduce);
 }
 
 KernelOr createAllToAll(const OpDesc &op, CommunicatorPool &pool) {

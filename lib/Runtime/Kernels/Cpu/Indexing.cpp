@@ -39,6 +39,24 @@ absl::Status checkIndices(const std::string &where, const I *indices,
   return absl::OkStatus();
 }
 
+/// Reads which of `limit` rows along the indexed axis this piece holds:
+/// [begin, begin + held). Multi-rank plans give a piece of a table split
+/// along that axis an IndexRange; without one, `begin` and `limit` keep the
+/// values they come with.
+absl::Status readIndexRange(const OpDesc &op, int64_t held, int64_t &begin,
+                            int64_t &limit) {
+  if (const IndexRange *range = op.layoutAs<IndexRange>()) {
+    begin = range->begin;
+    limit = range->limit;
+  }
+  if (begin < 0 || limit < begin + held)
+    return opError(op, "rows [" + std::to_string(begin) + ", " +
+                           std::to_string(begin + held) +
+                           ") of the table are outside its " +
+                           std::to_string(limit) + " rows");
+  return absl::OkStatus();
+}
+
 class GatherKernel : public CpuKernel {
 public:
   GatherKernel(const OpDesc &op, int64_t outer, int64_t dim, int64_t inner,
@@ -97,18 +115,8 @@ KernelOr createGather(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkResult(op, 0, {x.dtype, outShape}));
   int64_t outer = numel(Shape(x.shape.begin(), x.shape.begin() + axis));
   int64_t inner = numel(Shape(x.shape.begin() + axis + 1, x.shape.end()));
-  // A piece of a table split along `axis` (multi-rank plans) says which
-  // rows it holds.
   int64_t begin = 0, limit = x.shape[axis];
-  if (const IndexRange *range = op.layoutAs<IndexRange>()) {
-    begin = range->begin;
-    limit = range->limit;
-  }
-  if (begin < 0 || limit < begin + x.shape[axis])
-    return opError(op, "rows [" + std::to_string(begin) + ", " +
-                           std::to_string(begin + x.shape[axis]) +
-                           ") of the table are outside its " +
-                           std::to_string(limit) + " rows");
+  OFRT_RETURN_IF_ERROR(readIndexRange(op, x.shape[axis], begin, limit));
   return std::make_unique<GatherKernel>(op, outer, x.shape[axis], inner, begin,
                                         limit);
 }
@@ -183,15 +191,7 @@ KernelOr createGatherGrad(const OpDesc &op) {
                            " for the result " + dx.str());
   int64_t begin = 0, limit = dx.shape[axis];
   OFRT_RETURN_IF_ERROR(readAttr(op, "dim_size", limit, {limit}));
-  if (const IndexRange *range = op.layoutAs<IndexRange>()) {
-    begin = range->begin;
-    limit = range->limit;
-  }
-  if (begin < 0 || limit < begin + dx.shape[axis])
-    return opError(op, "rows [" + std::to_string(begin) + ", " +
-                           std::to_string(begin + dx.shape[axis]) +
-                           ") of the table are outside its " +
-                           std::to_string(limit) + " rows");
+  OFRT_RETURN_IF_ERROR(readIndexRange(op, dx.shape[axis], begin, limit));
   int64_t outer = numel(Shape(dx.shape.begin(), dx.shape.begin() + axis));
   int64_t inner = numel(Shape(dx.shape.begin() + axis + 1, dx.shape.end()));
   return std::make_unique<GatherGradKernel>(op, outer, dx.shape[axis], inner,
@@ -200,18 +200,21 @@ KernelOr createGatherGrad(const OpDesc &op) {
 
 /// gather_elements (`grad` false) and gather_elements_grad: walks the
 /// indices with x's (or dx's) offsets of the other axes; the index gives the
-/// position along `axis`.
+/// position along `axis`. A piece of x (dx) split along `axis` holds
+/// positions [begin, begin + its size) of `limit`: others give zeros (add
+/// nothing), and the pieces of the result are partial sums.
 class GatherElementsKernel : public CpuKernel {
 public:
-  GatherElementsKernel(const OpDesc &op, bool grad, int64_t axis)
-      : CpuKernel(op), grad(grad), walk(op.inputs[1].shape),
-        elemSize(dtypeSize(op.outputs[0].dtype)),
+  GatherElementsKernel(const OpDesc &op, bool grad, int64_t axis, int64_t begin,
+                       int64_t limit)
+      : CpuKernel(op), grad(grad), walk(op.inputs[1].shape), begin(begin),
+        limit(limit), elemSize(dtypeSize(op.outputs[0].dtype)),
         wide(op.inputs[1].dtype == DType::I64),
         isDouble(op.outputs[0].dtype == DType::F64) {
     const Shape &big = grad ? op.outputs[0].shape : op.inputs[0].shape;
     bigStrides = rowMajorStrides(big);
     axisStride = bigStrides[axis];
-    limit = big[axis];
+    held = big[axis];
     bigStrides[axis] = 0;
     bigCount = numel(big);
   }
@@ -234,18 +237,24 @@ private:
                     : scatterAdd(x.as<float>(), indices, y.as<float>());
   }
 
+  /// Calls f(n, offset in x or dx) for each index n, with offset -1 where
+  /// another piece holds the position.
   template <typename F, typename I> void visit(const I *indices, F &&f) {
     int64_t n = 0;
     forEachIndex<1>(walk, {bigStrides}, [&](const std::array<int64_t, 1> &o) {
-      int64_t index = indices[n] < 0 ? indices[n] + limit : indices[n];
-      f(n++, o[0] + index * axisStride);
+      int64_t index =
+          (indices[n] < 0 ? indices[n] + limit : indices[n]) - begin;
+      f(n++, index < 0 || index >= held ? -1 : o[0] + index * axisStride);
     });
   }
 
   template <typename I>
   absl::Status gather(const uint8_t *x, const I *indices, uint8_t *y) {
     visit(indices, [&](int64_t n, int64_t at) {
-      std::memcpy(y + n * elemSize, x + at * elemSize, elemSize);
+      if (at < 0)
+        std::memset(y + n * elemSize, 0, elemSize);
+      else
+        std::memcpy(y + n * elemSize, x + at * elemSize, elemSize);
     });
     return absl::OkStatus();
   }
@@ -253,13 +262,18 @@ private:
   template <typename T, typename I>
   absl::Status scatterAdd(const T *dy, const I *indices, T *dx) {
     std::fill_n(dx, bigCount, T(0));
-    visit(indices, [&](int64_t n, int64_t at) { dx[at] += dy[n]; });
+    visit(indices, [&](int64_t n, int64_t at) {
+      if (at >= 0)
+        dx[at] += dy[n];
+    });
     return absl::OkStatus();
   }
 
   bool grad;
   Shape walk, bigStrides;
-  int64_t axisStride = 0, limit = 0, bigCount = 0;
+  /// x (dx) holds positions [begin, begin + held) of `limit` along the axis.
+  int64_t begin = 0, limit = 0, held = 0;
+  int64_t axisStride = 0, bigCount = 0;
   size_t elemSize;
   bool wide, isDouble;
 };
@@ -291,7 +305,9 @@ KernelOr createGatherElements(const OpDesc &op, bool grad) {
     if (j != axis && indices.shape[j] > big.shape[j])
       return opError(op, "indices " + indices.str() + " are larger than " +
                              big.str() + " on axis " + std::to_string(j));
-  return std::make_unique<GatherElementsKernel>(op, grad, axis);
+  int64_t begin = 0, limit = big.shape[axis];
+  OFRT_RETURN_IF_ERROR(readIndexRange(op, big.shape[axis], begin, limit));
+  return std::make_unique<GatherElementsKernel>(op, grad, axis, begin, limit);
 }
 
 /// top_k over lines of `length` elements `inner` apart.
