@@ -344,15 +344,19 @@ static void addLayoutOpAttrs(Operation *op, const RankPosition &where,
   std::vector<int64_t> inBegin = beginsOf(sliceOf(inType, rank));
   std::vector<int64_t> outBegin = beginsOf(sliceOf(outType, rank));
   SmallVector<int64_t> delta(inBegin.size());
+  // A reduction other than the sum (the default) is named.
+  auto setReduction = [&] {
+    if (!from.isPartialSum())
+      attrs.set("reduction", b.getStringAttr(stringifyPartialReduction(
+                                 from.getReduction())));
+  };
   if (isa<AllReduceOp>(op)) {
     attrs.set("group", intsAttr(op, axisRanks));
-    attrs.set("reduction",
-              b.getStringAttr(stringifyPartialReduction(from.getReduction())));
+    setReduction();
   } else if (isa<ReduceScatterOp>(op)) {
     attrs.set("group", intsAttr(op, axisRanks));
     attrs.set("axis", b.getI64IntegerAttr(to.getAxis()));
-    attrs.set("reduction",
-              b.getStringAttr(stringifyPartialReduction(from.getReduction())));
+    setReduction();
   } else if (isa<AllGatherOp>(op)) {
     attrs.set("group", intsAttr(op, axisRanks));
     attrs.set("axis", b.getI64IntegerAttr(from.getAxis()));

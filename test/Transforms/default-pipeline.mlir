@@ -9,6 +9,7 @@
 // PIPELINE-NEXT:     oneflow-fuse-conv-bn-act,
 // PIPELINE-NEXT:     oneflow-conv-blocked-layouts,
 // PIPELINE-NEXT:     oneflow-sbp-propagation{cluster=},
+// PIPELINE-NEXT:     oneflow-expand-split-softmax,
 // PIPELINE-NEXT:     oneflow-insert-boxing,
 // PIPELINE-NEXT:     oneflow-lower-boxing,
 // PIPELINE-NEXT:     oneflow-fuse-all-reduce{bucket-bytes=4194304},

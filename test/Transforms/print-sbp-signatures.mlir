@@ -24,7 +24,8 @@ func.func @batch_matmul(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf32>, %w: 
 }
 
 // Broadcasting binary ops (2.2): a size-1 or missing axis is B; add/sub
-// P, P -> P; mul P, B and B, P; div P, B only; maximum and comparisons no P.
+// P, P -> P; mul P, B and B, P; div P, B only; maximum P(max), P(max)
+// (minimum P(min), P(min)); comparisons no P.
 // where, masked_fill and cast are element-wise without P.
 func.func @binary(%x: tensor<8x1xf32>, %y: tensor<8x6xf32>, %v: tensor<6xf32>, %c: tensor<8x6xi1>) {
   // expected-remark@+1 {{sbp: S(0), S(0) -> S(0) | B, S(1) -> S(1) | P, P -> P}}
@@ -35,7 +36,7 @@ func.func @binary(%x: tensor<8x1xf32>, %y: tensor<8x6xf32>, %v: tensor<6xf32>, %
   %2 = oneflow.mul %y, %y : (tensor<8x6xf32>, tensor<8x6xf32>) -> tensor<8x6xf32>
   // expected-remark@+1 {{sbp: S(0), S(0) -> S(0) | S(1), B -> S(1) | P, B -> P}}
   %3 = oneflow.div %y, %x : (tensor<8x6xf32>, tensor<8x1xf32>) -> tensor<8x6xf32>
-  // expected-remark@+1 {{sbp: S(0), S(0) -> S(0) | S(1), S(1) -> S(1)}}
+  // expected-remark@+1 {{sbp: S(0), S(0) -> S(0) | S(1), S(1) -> S(1) | P(max), P(max) -> P(max)}}
   %4 = oneflow.maximum %y, %y : (tensor<8x6xf32>, tensor<8x6xf32>) -> tensor<8x6xf32>
   // expected-remark@+1 {{sbp: S(0), B -> S(0) | S(1), S(0) -> S(1)}}
   %5 = oneflow.less %y, %v : (tensor<8x6xf32>, tensor<6xf32>) -> tensor<8x6xi1>
@@ -48,14 +49,15 @@ func.func @binary(%x: tensor<8x1xf32>, %y: tensor<8x6xf32>, %v: tensor<6xf32>, %
   return
 }
 
-// Unary ops (2.3): nonlinear ones never take P; neg and scalar_mul do.
+// Unary ops (2.3): nonlinear ones never take P; neg and scalar_mul do (neg
+// turns P(max) into P(min) and back).
 // scalar_add does not.
 func.func @unary(%y: tensor<8x6xf32>) {
   // expected-remark@+1 {{sbp: S(0) -> S(0) | S(1) -> S(1)}}
   %0 = oneflow.relu %y : (tensor<8x6xf32>) -> tensor<8x6xf32>
   // expected-remark@+1 {{sbp: S(0) -> S(0) | S(1) -> S(1)}}
   %1 = oneflow.gelu %y : (tensor<8x6xf32>) -> tensor<8x6xf32>
-  // expected-remark@+1 {{sbp: S(0) -> S(0) | S(1) -> S(1) | P -> P}}
+  // expected-remark@+1 {{sbp: S(0) -> S(0) | S(1) -> S(1) | P -> P | P(max) -> P(min) | P(min) -> P(max)}}
   %2 = oneflow.neg %y : (tensor<8x6xf32>) -> tensor<8x6xf32>
   // expected-remark@+1 {{sbp: S(0) -> S(0) | S(1) -> S(1)}}
   %3 = oneflow.scalar_add %y, 1.0 : (tensor<8x6xf32>) -> tensor<8x6xf32>
@@ -66,17 +68,18 @@ func.func @unary(%y: tensor<8x6xf32>) {
   return
 }
 
-// Softmax never splits its axis, nor does sparse_softmax_cross_entropy its
-// class axis (its kernel is local; of-check found the model split wrong);
-// layer_norm splits axes before
+// Softmax splits its axis too, and sparse_softmax_cross_entropy its class
+// axis (labels whole, the loss partial): oneflow-expand-split-softmax runs
+// them as max and sum reductions with all-reduces; layer_norm splits axes
+// before
 // begin_norm_axis with gamma, beta B; training batch_norm splits only its
 // channels (its batch statistics cover the whole batch).
 func.func @nn(%x: tensor<8x10xf32>, %l: tensor<8xi64>, %h: tensor<2x16x64xf32>, %g: tensor<64xf32>, %img: tensor<8x16x4x4xf32>, %c: tensor<16xf32>) {
-  // expected-remark@+1 {{sbp: S(0) -> S(0)}}
+  // expected-remark@+1 {{sbp: S(0) -> S(0) | S(1) -> S(1)}}
   %0 = oneflow.softmax %x : (tensor<8x10xf32>) -> tensor<8x10xf32>
-  // expected-remark@+1 {{sbp: S(1) -> S(1)}}
+  // expected-remark@+1 {{sbp: S(0) -> S(0) | S(1) -> S(1)}}
   %1 = oneflow.log_softmax %x {axis = 0 : i64} : (tensor<8x10xf32>) -> tensor<8x10xf32>
-  // expected-remark@+1 {{sbp: S(0), S(0) -> S(0), S(0)}}
+  // expected-remark@+1 {{sbp: S(0), S(0) -> S(0), S(0) | S(1), B -> S(1), P}}
   %2, %3 = oneflow.sparse_softmax_cross_entropy %x, %l : (tensor<8x10xf32>, tensor<8xi64>) -> (tensor<8x10xf32>, tensor<8xf32>)
   // expected-remark@+1 {{sbp: S(0), B, B -> S(0), S(0), S(0) | S(1), B, B -> S(1), S(1), S(1)}}
   %4, %5, %6 = oneflow.layer_norm %h, %g, %g {begin_norm_axis = 2 : i64, begin_params_axis = 2 : i64} : (tensor<2x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<2x16x64xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
@@ -103,8 +106,8 @@ func.func @conv(%x: tensor<8x3x8x8xf32>, %w: tensor<16x3x3x3xf32>, %b: tensor<16
   return
 }
 
-// reduce_sum: a reduced split axis gives P, P -> P; reduce_max: kept axes
-// only.
+// reduce_sum: a reduced split axis gives P, P -> P; reduce_max likewise
+// with P(max).
 func.func @reduce(%y: tensor<8x6xf32>) {
   // expected-remark@+1 {{sbp: S(0) -> S(0) | S(1) -> P | P -> P}}
   %0 = oneflow.reduce_sum %y {axes = array<i64: 1>} : (tensor<8x6xf32>) -> tensor<8xf32>
@@ -112,7 +115,7 @@ func.func @reduce(%y: tensor<8x6xf32>) {
   %1 = oneflow.reduce_sum %y {axes = array<i64: 0>, keepdims} : (tensor<8x6xf32>) -> tensor<1x6xf32>
   // expected-remark@+1 {{sbp: S(0) -> P | S(1) -> P | P -> P}}
   %2 = oneflow.reduce_mean %y {axes = array<i64: 0, 1>} : (tensor<8x6xf32>) -> tensor<f32>
-  // expected-remark@+1 {{sbp: S(0) -> S(0)}}
+  // expected-remark@+1 {{sbp: S(0) -> S(0) | S(1) -> P(max) | P(max) -> P(max)}}
   %3 = oneflow.reduce_max %y {axes = array<i64: 1>} : (tensor<8x6xf32>) -> tensor<8xf32>
   // expected-remark@+1 {{sbp: P -> P}}
   %4 = oneflow.reduce_sum %2 {axes = array<i64>} : (tensor<f32>) -> tensor<f32>
@@ -140,10 +143,11 @@ func.func @shape(%x: tensor<2x3x4xf32>, %y: tensor<8x6xf32>, %t: tensor<1000x64x
   // expected-remark@+1 {{sbp: B, S(0) -> S(0) | B, S(1) -> S(1) | S(0), B -> P | S(1), B -> S(2) | P, B -> P}}
   %7 = oneflow.gather %t, %ids {axis = 0 : i64} : (tensor<1000x64xf32>, tensor<8x16xi64>) -> tensor<8x16x64xf32>
   // gather_elements: the gathered axis splits the indices and the result
-  // (x whole); another splits all three where they have its size.
-  // expected-remark@+1 {{sbp: B, S(1) -> S(1) | P, B -> P}}
+  // (x whole); another splits all three where they have its size; x split
+  // along the gathered axis alone gives P (each piece picks what it holds).
+  // expected-remark@+1 {{sbp: B, S(1) -> S(1) | S(1), B -> P | P, B -> P}}
   %8 = oneflow.gather_elements %t, %ids {axis = 1 : i64} : (tensor<1000x64xf32>, tensor<8x16xi64>) -> tensor<8x16xf32>
-  // expected-remark@+1 {{sbp: S(0), S(0) -> S(0) | B, S(1) -> S(1) | P, B -> P}}
+  // expected-remark@+1 {{sbp: S(0), S(0) -> S(0) | B, S(1) -> S(1) | S(1), B -> P | P, B -> P}}
   %9 = oneflow.gather_elements %y, %ids {axis = 1 : i64} : (tensor<8x6xf32>, tensor<8x16xi64>) -> tensor<8x16xf32>
   // top_k: every axis but its own.
   // expected-remark@+1 {{sbp: S(0) -> S(0), S(0)}}

@@ -327,7 +327,8 @@ int main(int argc, char **argv) {
        "[--mode given|signatures|random|gradients] [--autodiff]\n"
        "       of-check --mode boxing --devices cpu:N [--shape A,B] [--cross]",
        {{"What to check",
-         {"mode", "autodiff", "loss", "trials", "shape", "cross", "seed"}},
+         {"mode", "autodiff", "loss", "trials", "shape", "cross",
+          "partial_reductions", "seed"}},
         {"Ranks", {"devices", "mesh", "collectives", "steps"}},
         {"Tolerances", {"rtol", "atol", "eps", "grad_rtol", "grad_atol"}},
         {"Output", {"verbose"}}}},

@@ -48,7 +48,8 @@ class MLIRContext;
 #define ONEFLOW_RANK_LOWERING_OPS                                              \
   TransferOp, AllReduceOp, ReduceScatterOp, AllGatherOp, AllToAllOp,           \
       LocalSliceOp, ToPartialOp, OutputOp, InputOp, VariableOp, ConstantOp,    \
-      FillOp, DropoutOp, GatherOp, GatherGradOp, ReduceMeanOp
+      FillOp, DropoutOp, GatherOp, GatherGradOp, GatherElementsOp,             \
+      GatherElementsGradOp, ReduceMeanOp
 
 namespace mlir::oneflow {
 
