@@ -29,7 +29,7 @@ def OneFlow_Dialect : Dialect {
     broadcast `B`, or partial sum `P` (OneFlow's SBP).
   }];
   let useDefaultAttributePrinterParser = 1;
-  let hasConstantMaterializer = 0;
+  let hasConstantMaterializer = 1;
   // func.func holds programs; its ops are needed by every pass we run.
   let dependentDialects = ["::mlir::func::FuncDialect"];
   let extraClassDeclaration = [{

@@ -19,6 +19,7 @@ def OneFlow_ReshapeOp : OneFlow_Op<"reshape", [Pure, OneFlow_HasSbp]> {
   let arguments = (ins OneFlow_Tensor:$x);
   let results = (outs OneFlow_Tensor:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
   let hasVerifier = 1;
 }
 
@@ -34,6 +35,7 @@ def OneFlow_TransposeOp
   let arguments = (ins OneFlow_Tensor:$x, DenseI64ArrayAttr:$perm);
   let results = (outs OneFlow_Tensor:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def OneFlow_FlattenOp : OneFlow_InferredOp<"flatten", [Pure, OneFlow_HasSbp]> {
@@ -62,6 +64,7 @@ def OneFlow_ConcatOp : OneFlow_InferredOp<"concat", [Pure, OneFlow_HasSbp]> {
   let arguments = (ins Variadic<OneFlow_Tensor>:$inputs, I64Attr:$axis);
   let results = (outs OneFlow_Tensor:$result);
   let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
+  let hasFolder = 1;
 }
 
 def OneFlow_SliceOp : OneFlow_InferredOp<"slice", [Pure, OneFlow_HasSbp]> {
@@ -79,6 +82,7 @@ def OneFlow_SliceOp : OneFlow_InferredOp<"slice", [Pure, OneFlow_HasSbp]> {
                        DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$steps);
   let results = (outs OneFlow_Tensor:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def OneFlow_GatherOp : OneFlow_InferredOp<"gather", [Pure, OneFlow_HasSbp]> {
@@ -97,6 +101,7 @@ def OneFlow_GatherOp : OneFlow_InferredOp<"gather", [Pure, OneFlow_HasSbp]> {
                        DefaultValuedAttr<I64Attr, "0">:$axis);
   let results = (outs OneFlow_Tensor:$result);
   let assemblyFormat = "$x `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def OneFlow_GatherElementsOp

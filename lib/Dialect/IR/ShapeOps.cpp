@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OneFlowDialect/IR/ConstantFolding.h"
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Interfaces/SbpRules.h"
 
@@ -146,13 +147,7 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
       shape.push_back(ShapedType::kDynamic);
       continue;
     }
-    auto clamp = [&](int64_t v) {
-      if (v < 0)
-        v += dim;
-      return std::min(std::max<int64_t>(v, 0), dim);
-    };
-    int64_t begin = clamp(starts[i]), end = clamp(ends[i]);
-    shape.push_back(end > begin ? (end - begin + steps[i] - 1) / steps[i] : 0);
+    shape.push_back(pythonSliceRange(dim, starts[i], ends[i], steps[i]).second);
   }
   types.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();

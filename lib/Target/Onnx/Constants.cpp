@@ -281,6 +281,21 @@ DenseElementsAttr ConstTensor::toAttr(MLIRContext *context) const {
   return DenseElementsAttr::get(type, values);
 }
 
+ConstTensor ConstTensor::fromAttr(DenseElementsAttr attr, int32_t dtype) {
+  ConstTensor t;
+  t.dtype = dtype;
+  llvm::append_range(t.shape, attr.getType().getShape());
+  if (isa<FloatType>(attr.getElementType())) {
+    for (const APFloat &v : attr.getValues<APFloat>())
+      t.floats.push_back(v.convertToDouble());
+  } else {
+    bool boolean = attr.getElementType().isInteger(1);
+    for (const APInt &v : attr.getValues<APInt>())
+      t.ints.push_back(boolean ? v.getZExtValue() : v.getSExtValue());
+  }
+  return t;
+}
+
 FailureOr<DenseElementsAttr> mlir::oneflow::onnx_import::initializerAttr(
     const onnx::TensorProto &proto, MLIRContext *context, std::string &why) {
   int32_t dtype = proto.data_type();

@@ -14,15 +14,15 @@
 
 #include "Importer.h"
 
+#include "OneFlowDialect/IR/ConstantFolding.h"
+
 #include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
 
 using namespace mlir;
 using namespace mlir::oneflow::onnx_import;
-
-/// Folded results above this many elements are left to the op mapping.
-static constexpr int64_t kMaxFoldedElements = 1 << 16;
+using mlir::oneflow::kMaxFoldedElements;
 
 namespace {
 using Fold = FailureOr<bool> (*)(NodeContext &,
@@ -51,6 +51,22 @@ static int64_t mapIndex(int64_t flat, llvm::ArrayRef<int64_t> out,
     index += coord * strides[d];
   }
   return index;
+}
+
+/// `t` as an attribute, for the dialect's constant folds
+/// (OneFlowDialect/IR/ConstantFolding.h).
+static DenseElementsAttr attrOf(NodeContext &node, const ConstTensor &t) {
+  return t.toAttr(node.getContext());
+}
+
+/// Records the dialect fold's `result` (of `like`'s element type) as output
+/// 0; a result it did not fold (too large) is left to the op mapping.
+static FailureOr<bool> setFolded(NodeContext &node, const ConstTensor &like,
+                                 DenseElementsAttr result) {
+  if (!result)
+    return false;
+  node.setConst(0, ConstTensor::fromAttr(result, like.dtype));
+  return true;
 }
 
 static FailureOr<bool> foldConstant(NodeContext &node,
@@ -227,20 +243,8 @@ static FailureOr<bool> foldTranspose(NodeContext &node,
       return node.error() << "perm is not a permutation of the axes";
     seen[p] = true;
   }
-  llvm::SmallVector<int64_t> shape, strides(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * x.shape[d + 1];
-  for (int64_t p : perm)
-    shape.push_back(x.shape[p]);
-  node.setConst(0, gathered(x, shape, [&](int64_t i) {
-                  int64_t source = 0;
-                  for (int64_t d = rank - 1; d >= 0; --d) {
-                    source += (i % shape[d]) * strides[perm[d]];
-                    i /= shape[d];
-                  }
-                  return source;
-                }));
-  return true;
+  return setFolded(node, x,
+                   mlir::oneflow::foldTranspose(attrOf(node, x), perm));
 }
 
 static FailureOr<bool> foldConcat(NodeContext &node,
@@ -250,8 +254,7 @@ static FailureOr<bool> foldConcat(NodeContext &node,
       normalizeAxis(node, node.getInt("axis", 0), rank, "axis");
   if (failed(axis))
     return failure();
-  llvm::SmallVector<int64_t> shape(in[0]->shape);
-  shape[*axis] = 0;
+  llvm::SmallVector<DenseElementsAttr> parts;
   for (const ConstTensor *t : in) {
     if (static_cast<int64_t>(t->shape.size()) != rank ||
         t->dtype != in[0]->dtype)
@@ -259,21 +262,9 @@ static FailureOr<bool> foldConcat(NodeContext &node,
     for (int64_t d = 0; d < rank; ++d)
       if (d != *axis && t->shape[d] != in[0]->shape[d])
         return node.error() << "inputs differ in dimension " << d;
-    shape[*axis] += t->shape[*axis];
+    parts.push_back(attrOf(node, *t));
   }
-  int64_t outer =
-      elementCount(llvm::ArrayRef<int64_t>(shape).take_front(*axis));
-  int64_t inner =
-      elementCount(llvm::ArrayRef<int64_t>(shape).drop_front(*axis + 1));
-  ConstTensor t;
-  t.dtype = in[0]->dtype;
-  t.shape = shape;
-  for (int64_t o = 0; o < outer; ++o)
-    for (const ConstTensor *part : in)
-      for (int64_t i = 0, n = part->shape[*axis] * inner; i < n; ++i)
-        t.append(*part, o * n + i);
-  node.setConst(0, std::move(t));
-  return true;
+  return setFolded(node, *in[0], mlir::oneflow::foldConcat(parts, *axis));
 }
 
 static FailureOr<bool> foldGather(NodeContext &node,
@@ -285,28 +276,13 @@ static FailureOr<bool> foldGather(NodeContext &node,
   if (failed(axis))
     return failure();
   int64_t dim = data.shape[*axis];
-  llvm::SmallVector<int64_t> shape(data.shape.begin(),
-                                   data.shape.begin() + *axis);
-  shape.append(indices.shape.begin(), indices.shape.end());
-  shape.append(data.shape.begin() + *axis + 1, data.shape.end());
-  int64_t inner =
-      elementCount(llvm::ArrayRef<int64_t>(data.shape).drop_front(*axis + 1));
-  int64_t count = indices.numElements();
-  for (int64_t i = 0; i < count; ++i) {
-    int64_t k = indices.ints[i];
+  for (int64_t k : indices.ints)
     if (k < -dim || k >= dim)
       return node.error() << "index " << k << " is out of range for axis of "
                           << dim;
-  }
-  node.setConst(0, gathered(data, shape, [&](int64_t flat) {
-                  int64_t in = flat % inner;
-                  int64_t j = (flat / inner) % count;
-                  int64_t o = flat / (inner * count);
-                  int64_t k = indices.ints[j] < 0 ? indices.ints[j] + dim
-                                                  : indices.ints[j];
-                  return (o * dim + k) * inner + in;
-                }));
-  return true;
+  return setFolded(node, data,
+                   mlir::oneflow::foldGather(attrOf(node, data),
+                                             attrOf(node, indices), *axis));
 }
 
 static FailureOr<bool> foldSlice(NodeContext &node,
@@ -314,35 +290,25 @@ static FailureOr<bool> foldSlice(NodeContext &node,
   FailureOr<llvm::SmallVector<SliceAxis>> axes = sliceAxes(node, in[0]->shape);
   if (failed(axes))
     return failure();
-  llvm::SmallVector<int64_t> shape;
-  for (const SliceAxis &a : *axes)
-    shape.push_back(a.size);
-  llvm::SmallVector<int64_t> strides =
-      broadcastStrides(in[0]->shape, in[0]->shape);
-  node.setConst(0, gathered(*in[0], shape, [&](int64_t flat) {
-                  int64_t index = 0;
-                  for (int64_t d = shape.size() - 1; d >= 0; --d) {
-                    int64_t coord = flat % shape[d];
-                    flat /= shape[d];
-                    index += ((*axes)[d].start + coord * (*axes)[d].step) *
-                             strides[d];
-                  }
-                  return index;
-                }));
-  return true;
+  llvm::SmallVector<int64_t> start, step, size;
+  for (const SliceAxis &a : *axes) {
+    start.push_back(a.start);
+    step.push_back(a.step);
+    size.push_back(a.size);
+  }
+  return setFolded(
+      node, *in[0],
+      mlir::oneflow::foldSlice(attrOf(node, *in[0]), start, step, size));
 }
 
 static FailureOr<bool> foldExpand(NodeContext &node,
                                   llvm::ArrayRef<const ConstTensor *> in) {
   FailureOr<llvm::SmallVector<int64_t>> shape =
       broadcastShape(node, in[0]->shape, in[1]->ints);
-  if (failed(shape) || elementCount(*shape) > kMaxFoldedElements)
-    return failed(shape) ? FailureOr<bool>(failure()) : false;
-  llvm::SmallVector<int64_t> strides = broadcastStrides(in[0]->shape, *shape);
-  node.setConst(0, gathered(*in[0], *shape, [&](int64_t flat) {
-                  return mapIndex(flat, *shape, strides);
-                }));
-  return true;
+  if (failed(shape))
+    return failure();
+  return setFolded(node, *in[0],
+                   mlir::oneflow::foldBroadcast(attrOf(node, *in[0]), *shape));
 }
 
 FailureOr<ConstTensor>

@@ -103,6 +103,8 @@ struct ConstTensor {
                                           std::string &why);
   RankedTensorType getType(MLIRContext *context) const;
   DenseElementsAttr toAttr(MLIRContext *context) const;
+  /// The values of `attr` (what toAttr makes) as a tensor of ONNX `dtype`.
+  static ConstTensor fromAttr(DenseElementsAttr attr, int32_t dtype);
 };
 
 /// The values of an initializer as an elements attribute (without going
