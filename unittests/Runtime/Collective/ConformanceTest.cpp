@@ -199,14 +199,17 @@ TEST_P(Conformance, AllReduceSumsEveryDTypeOnOneToFourRanks) {
 }
 
 TEST_P(Conformance, AllReduceAndReduceScatterTakeMaxAndMin) {
-  for (int size = 1; size <= 4; ++size)
+  for (int size : {1, 3, 4})
     for (ReduceOp op : {ReduceOp::Max, ReduceOp::Min})
       for (bool scatter : {false, true}) {
         reduceExtremes<float>(size, 10, op, scatter);
         reduceExtremes<int64_t>(size, 7, op, scatter);
-        reduceExtremes<double>(size, 3, op, scatter);
-        reduceExtremes<int32_t>(size, 70001, op, scatter); // not staged
       }
+  // Other element types, and a size the in-process library does not stage.
+  for (ReduceOp op : {ReduceOp::Max, ReduceOp::Min}) {
+    reduceExtremes<double>(2, 3, op, /*scatter=*/false);
+    reduceExtremes<int32_t>(4, 70001, op, /*scatter=*/true);
+  }
 }
 
 TEST_P(Conformance, AllReduceOfManyMegabytes) {
