@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/Analysis/CostModel.h"
+#include "OneFlowDialect/IR/OneFlowTypeUtils.h"
 #include "OneFlowDialect/Interfaces/CostInterface.h"
 
 #include "llvm/Support/JSON.h"
@@ -390,4 +391,35 @@ double mlir::oneflow::computeCost(Operation *op, int64_t pieces,
   double seconds = std::max(cost.getComputeFlops() / cluster.flops,
                             cost.getMemoryBytes() / cluster.memoryBandwidth);
   return cluster.opOverhead + seconds / std::max<int64_t>(1, pieces);
+}
+
+double mlir::oneflow::hiddenCommunicationCost(Operation *op,
+                                              ArrayRef<NdSbpAttr> results,
+                                              PlacementAttr placement,
+                                              const ClusterDesc &cluster) {
+  std::optional<int64_t> axis = getNormalizedAxis(op);
+  if (!axis || results.empty())
+    return 0;
+  MLIRContext *context = op->getContext();
+  SmallVector<SbpAttr> maxes, sums, whole;
+  bool split = false;
+  for (SbpAttr sbp : results.front()) {
+    bool here = sbp.isSplit() && sbp.getAxis() == *axis;
+    split |= here;
+    maxes.push_back(here ? SbpAttr::getPartial(context, PartialReduction::max)
+                         : sbp);
+    sums.push_back(here ? SbpAttr::getPartial(context) : sbp);
+    whole.push_back(here ? SbpAttr::getBroadcast(context) : sbp);
+  }
+  if (!split)
+    return 0;
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[*axis] = 1;
+  auto reduced = RankedTensorType::get(shape, type.getElementType());
+  auto layout = [&](ArrayRef<SbpAttr> sbps) {
+    return GlobalAttr::get(context, placement, NdSbpAttr::get(context, sbps));
+  };
+  return boxingCost(reduced, layout(maxes), layout(whole), cluster) +
+         boxingCost(reduced, layout(sums), layout(whole), cluster);
 }

@@ -183,7 +183,10 @@ ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
     bool free = isa<InputOp, VariableOp>(op);
     for (const NdSbpSignature &choice : node.choices)
       node.compute.push_back(
-          free ? 0 : computeCost(&op, choice.countPieces(mesh), cluster));
+          free ? 0
+               : computeCost(&op, choice.countPieces(mesh), cluster) +
+                     hiddenCommunicationCost(&op, choice.results, placement,
+                                             cluster));
     nodeOf[&op] = problem->nodes.size();
     problem->nodes.push_back(std::move(node));
     problem->addOutputCosts(problem->nodes.size() - 1);

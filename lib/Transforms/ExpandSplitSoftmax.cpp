@@ -48,23 +48,11 @@ using namespace mlir;
 using namespace mlir::oneflow;
 
 std::optional<int64_t> mlir::oneflow::getSplitSoftmaxAxis(Operation *op) {
-  int64_t axis;
-  if (auto softmax = dyn_cast<SoftmaxOp>(op))
-    axis = softmax.getAxis();
-  else if (auto logSoftmax = dyn_cast<LogSoftmaxOp>(op))
-    axis = logSoftmax.getAxis();
-  else if (isa<SparseSoftmaxCrossEntropyOp>(op))
-    axis = -1;
-  else
-    return std::nullopt;
-  auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  GlobalAttr global = getGlobalEncoding(type);
-  if (!global)
-    return std::nullopt;
-  if (axis < 0)
-    axis += type.getRank();
-  if (llvm::none_of(global.getNdSbp(), [&](SbpAttr sbp) {
-        return sbp.isSplit() && sbp.getAxis() == axis;
+  std::optional<int64_t> axis = getNormalizedAxis(op);
+  GlobalAttr global =
+      axis ? getGlobalEncoding(op->getResult(0).getType()) : GlobalAttr();
+  if (!global || llvm::none_of(global.getNdSbp(), [&](SbpAttr sbp) {
+        return sbp.isSplit() && sbp.getAxis() == *axis;
       }))
     return std::nullopt;
   return axis;
@@ -127,12 +115,16 @@ private:
              << "has no layout for its labels in '" << kOperandLayoutsAttrName
              << "'; run oneflow-sbp-propagation first";
     GlobalAttr lossLayout = getGlobalEncoding(lossType);
-    if (!lossLayout || lossLayout.getNdSbp() != sums.getNdSbp())
-      return op->emitOpError()
-             << "has its loss laid out as " << lossType
-             << ", but its class axis split on some mesh axes makes the loss "
-                "partial there ("
-             << sums.getNdSbp() << ")";
+    if (!lossLayout || lossLayout.getNdSbp() != sums.getNdSbp()) {
+      InFlightDiagnostic diag = op->emitOpError() << "has its loss laid out ";
+      if (lossLayout)
+        diag << lossLayout.getNdSbp();
+      else
+        diag << "without a layout";
+      return diag << ", but its class axis split on some mesh axes makes the "
+                     "loss partial there ("
+                  << sums.getNdSbp() << ")";
+    }
     // labels (...) -> (..., 1), with the same nd-SBP (splits of the sample
     // axes, B where the classes are split).
     SmallVector<int64_t> column(labelType.getShape());

@@ -369,7 +369,9 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
     double best = std::numeric_limits<double>::infinity();
     unsigned bestBoxed = 0;
     for (const NdSbpSignature &candidate : candidates) {
-      double cost = computeCost(op, candidate.countPieces(mesh), clusterDesc);
+      double cost = computeCost(op, candidate.countPieces(mesh), clusterDesc) +
+                    hiddenCommunicationCost(op, candidate.results, placement,
+                                            clusterDesc);
       // A sum over the step's micro-batches (P -> B on mesh axis 0) is
       // late too.
       bool sumsOperand = false;

@@ -316,4 +316,40 @@ TEST_F(CostModelTest, ComputeCostFromTheCostInterface) {
   EXPECT_DOUBLE_EQ(computeCost(ops[0], 4, cluster), matmulSeconds / 4);
 }
 
+// A cross-entropy over split classes pays the all-reduce max and sum of one
+// value per sample (oneflow-expand-split-softmax); split samples pay
+// nothing hidden, and neither do other ops.
+TEST_F(CostModelTest, SplitSoftmaxPaysItsAllReduces) {
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      R"mlir(
+      func.func @f(%x: tensor<8x100xf32>, %l: tensor<8xi64>) {
+        %p, %loss = oneflow.sparse_softmax_cross_entropy %x, %l : (tensor<8x100xf32>, tensor<8xi64>) -> (tensor<8x100xf32>, tensor<8xf32>)
+        %r = oneflow.relu %x : (tensor<8x100xf32>) -> tensor<8x100xf32>
+        return
+      })mlir",
+      &context);
+  ASSERT_TRUE(module);
+  SmallVector<Operation *> ops;
+  module->walk([&](Operation *op) {
+    if (isa<CostInterface>(op))
+      ops.push_back(op);
+  });
+  ASSERT_EQ(ops.size(), 2u);
+  PlacementAttr p4 = placement({0, 1, 2, 3}, {4});
+  auto nd = [&](SbpAttr sbp) { return NdSbpAttr::get(&context, {sbp}); };
+  double classes =
+      hiddenCommunicationCost(ops[0], {nd(s(1)), nd(p())}, p4, cluster);
+  GlobalAttr sum = global(p4, {p()});
+  GlobalAttr max =
+      global(p4, {SbpAttr::getPartial(&context, PartialReduction::max)});
+  double allReduce = boxingCost(f32({8, 1}), sum, global(p4, {b()}), cluster);
+  EXPECT_GT(allReduce, 0);
+  EXPECT_DOUBLE_EQ(boxingCost(f32({8, 1}), max, global(p4, {b()}), cluster),
+                   allReduce);
+  EXPECT_DOUBLE_EQ(classes, 2 * allReduce);
+  EXPECT_EQ(hiddenCommunicationCost(ops[0], {nd(s(0)), nd(s(0))}, p4, cluster),
+            0);
+  EXPECT_EQ(hiddenCommunicationCost(ops[1], {nd(s(1))}, p4, cluster), 0);
+}
+
 } // namespace

@@ -118,6 +118,14 @@ double boxingCost(RankedTensorType type, GlobalAttr from, GlobalAttr to,
 /// an op without one).
 double computeCost(Operation *op, int64_t pieces, const ClusterDesc &cluster);
 
+/// Seconds of the collectives `op` runs inside itself with result layouts
+/// `results` on `placement`: a softmax, log_softmax or cross-entropy over a
+/// split axis (oneflow-expand-split-softmax) all-reduces a max and a sum of
+/// the tensor reduced along that axis; 0 for every other op and layout.
+double hiddenCommunicationCost(Operation *op, ArrayRef<NdSbpAttr> results,
+                               PlacementAttr placement,
+                               const ClusterDesc &cluster);
+
 } // namespace mlir::oneflow
 
 #endif // ONEFLOWDIALECT_ANALYSIS_COSTMODEL_H

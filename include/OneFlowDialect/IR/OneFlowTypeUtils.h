@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
+#include "mlir/IR/Operation.h"
 #include "mlir/IR/TypeRange.h"
 
 #include <optional>
@@ -46,6 +47,10 @@ LogicalResult checkAxis(std::optional<Location> loc, llvm::StringRef opName,
 inline int64_t normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
+
+/// The axis a softmax, log_softmax or sparse_softmax_cross_entropy (its
+/// class axis) normalizes over, counted from 0; nullopt for other ops.
+std::optional<int64_t> getNormalizedAxis(Operation *op);
 
 /// Numpy broadcasting of `shapes`; dynamic dimensions broadcast to dynamic.
 /// Fails (with an error naming both shapes) when two static dims differ and

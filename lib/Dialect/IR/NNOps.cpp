@@ -132,6 +132,20 @@ LogicalResult DropoutOp::inferReturnTypes(MLIRContext *ctx,
   return success();
 }
 
+std::optional<int64_t> mlir::oneflow::getNormalizedAxis(Operation *op) {
+  int64_t axis;
+  if (auto softmax = dyn_cast<SoftmaxOp>(op))
+    axis = softmax.getAxis();
+  else if (auto logSoftmax = dyn_cast<LogSoftmaxOp>(op))
+    axis = logSoftmax.getAxis();
+  else if (isa<SparseSoftmaxCrossEntropyOp>(op))
+    axis = -1;
+  else
+    return std::nullopt;
+  return normalizeAxis(
+      axis, cast<RankedTensorType>(op->getResult(0).getType()).getRank());
+}
+
 //===----------------------------------------------------------------------===//
 // SBP signatures
 //===----------------------------------------------------------------------===//
