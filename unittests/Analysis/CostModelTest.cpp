@@ -167,8 +167,22 @@ protected:
     return RankedTensorType::get(shape, Float32Type::get(&context));
   }
 
+  /// Parses `source` into `module` and returns its ops with a cost rule, in
+  /// order.
+  SmallVector<Operation *> costedOps(StringRef source) {
+    module = parseSourceString<ModuleOp>(source, &context);
+    SmallVector<Operation *> ops;
+    if (module)
+      module->walk([&](Operation *op) {
+        if (isa<CostInterface>(op))
+          ops.push_back(op);
+      });
+    return ops;
+  }
+
   MLIRContext context;
   ClusterDesc cluster;
+  OwningOpRef<ModuleOp> module;
 };
 
 TEST_F(CostModelTest, AllReduceFollowsTheRingFormula) {
@@ -284,7 +298,7 @@ TEST_F(CostModelTest, ImpossibleBoxingCostsInfinity) {
 }
 
 TEST_F(CostModelTest, ComputeCostFromTheCostInterface) {
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+  SmallVector<Operation *> ops = costedOps(
       R"mlir(
       func.func @f(%x: tensor<8x4xf32>, %w: tensor<4x6xf32>,
                    %img: tensor<2x3x8x8xf32>, %k: tensor<5x3x3x3xf32>) {
@@ -292,14 +306,7 @@ TEST_F(CostModelTest, ComputeCostFromTheCostInterface) {
         %r = oneflow.relu %y : (tensor<8x6xf32>) -> tensor<8x6xf32>
         %c = oneflow.conv2d %img, %k : (tensor<2x3x8x8xf32>, tensor<5x3x3x3xf32>) -> tensor<2x5x6x6xf32>
         return
-      })mlir",
-      &context);
-  ASSERT_TRUE(module);
-  SmallVector<Operation *> ops;
-  module->walk([&](Operation *op) {
-    if (isa<CostInterface>(op))
-      ops.push_back(op);
-  });
+      })mlir");
   ASSERT_EQ(ops.size(), 3u);
   auto matmul = cast<CostInterface>(ops[0]);
   auto relu = cast<CostInterface>(ops[1]);
@@ -320,20 +327,13 @@ TEST_F(CostModelTest, ComputeCostFromTheCostInterface) {
 // value per sample (oneflow-expand-split-softmax); split samples pay
 // nothing hidden, and neither do other ops.
 TEST_F(CostModelTest, SplitSoftmaxPaysItsAllReduces) {
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+  SmallVector<Operation *> ops = costedOps(
       R"mlir(
       func.func @f(%x: tensor<8x100xf32>, %l: tensor<8xi64>) {
         %p, %loss = oneflow.sparse_softmax_cross_entropy %x, %l : (tensor<8x100xf32>, tensor<8xi64>) -> (tensor<8x100xf32>, tensor<8xf32>)
         %r = oneflow.relu %x : (tensor<8x100xf32>) -> tensor<8x100xf32>
         return
-      })mlir",
-      &context);
-  ASSERT_TRUE(module);
-  SmallVector<Operation *> ops;
-  module->walk([&](Operation *op) {
-    if (isa<CostInterface>(op))
-      ops.push_back(op);
-  });
+      })mlir");
   ASSERT_EQ(ops.size(), 2u);
   PlacementAttr p4 = placement({0, 1, 2, 3}, {4});
   auto nd = [&](SbpAttr sbp) { return NdSbpAttr::get(&context, {sbp}); };
