@@ -100,20 +100,6 @@ static std::optional<BoxingKind> stepKind(Sbp from, Sbp to) {
   llvm_unreachable("unknown SBP kind");
 }
 
-/// Whether `ndSbp` mixes partial reductions (P with P(max), ...), which no
-/// layout may (the order of nested reductions would matter).
-static bool mixesReductions(const std::vector<Sbp> &ndSbp) {
-  const Sbp *first = nullptr;
-  for (const Sbp &sbp : ndSbp) {
-    if (sbp.kind != Kind::Partial)
-      continue;
-    if (first && first->reduction != sbp.reduction)
-      return true;
-    first = &sbp;
-  }
-  return false;
-}
-
 /// Whether changing mesh axis `axis` of `ndSbp` to `to` keeps every split
 /// it touches outside the later mesh axes' splits.
 static bool respectsNesting(const std::vector<Sbp> &ndSbp, size_t axis,
@@ -277,7 +263,8 @@ searchRoute(const std::vector<int64_t> &shape, const TensorLayout &from,
           continue;
         TensorLayout next = layout;
         next.ndSbp[axis] = value;
-        if (!findEmptyPiece(shape, next).empty() || mixesReductions(next.ndSbp))
+        if (!findEmptyPiece(shape, next).empty() ||
+            ofsupport::mixesReductions(next.ndSbp))
           continue;
         int64_t nextNode = space.encode(next.ndSbp);
         int64_t nextCost =

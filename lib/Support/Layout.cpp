@@ -36,6 +36,18 @@ const char *ofsupport::reductionName(Reduction reduction) {
   return "?";
 }
 
+bool ofsupport::mixesReductions(const std::vector<Sbp> &ndSbp) {
+  const Sbp *first = nullptr;
+  for (const Sbp &sbp : ndSbp) {
+    if (sbp.kind != SbpKind::Partial)
+      continue;
+    if (first && first->reduction != sbp.reduction)
+      return true;
+    first = &sbp;
+  }
+  return false;
+}
+
 Range ofsupport::balancedPart(int64_t length, int64_t parts, int64_t index) {
   assert(length >= 0 && parts >= 1 && index >= 0 && index < parts);
   int64_t base = length / parts;

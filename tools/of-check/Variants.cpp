@@ -6,6 +6,7 @@
 
 #include "Variants.h"
 
+#include "OneFlowDialect/Analysis/SbpCandidates.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Interfaces/SbpRules.h"
@@ -53,50 +54,13 @@ ofcheck::getNdSignatures(Operation *op, PlacementAttr placement) {
   auto sbpOp = dyn_cast<SbpInterface>(op);
   if (!sbpOp)
     return {};
-  MLIRContext *ctx = op->getContext();
-  SbpAttr broadcast = SbpAttr::getBroadcast(ctx);
-  // The 1-D candidates of each mesh axis, all-broadcast first.
-  SmallVector<SmallVector<SbpSignature>> perAxis;
-  for (int64_t size : placement.getMesh()) {
-    SmallVector<SbpSignature> list(1);
-    list[0].operands.assign(op->getNumOperands(), broadcast);
-    list[0].results.assign(op->getNumResults(), broadcast);
-    sbpOp.getSbpSignatures(size, list);
-    perAxis.push_back(std::move(list));
-  }
-  // Their product, in odometer order over the axes.
+  // Propagation's candidates, those that fit the shapes.
   SmallVector<NdSignature> result;
-  SmallVector<size_t> index(perAxis.size(), 0);
-  while (true) {
-    NdSignature nd;
-    bool ok = true;
-    // Mesh axes partial with two reductions make no layout.
-    auto gather = [&](bool operands, unsigned i) {
-      SmallVector<SbpAttr> sbps;
-      for (auto [axis, list] : llvm::enumerate(perAxis))
-        sbps.push_back(operands ? list[index[axis]].operands[i]
-                                : list[index[axis]].results[i]);
-      ok &= !mixesPartialReductions(sbps);
-      return ok ? NdSbpAttr::get(ctx, sbps) : NdSbpAttr();
-    };
-    for (unsigned i = 0; ok && i < op->getNumOperands(); ++i) {
-      nd.operands.push_back(gather(true, i));
-      ok = ok && fits(shapeOf(op->getOperand(i).getType()),
-                      GlobalAttr::get(ctx, placement, nd.operands.back()));
-    }
-    for (unsigned i = 0; ok && i < op->getNumResults(); ++i) {
-      nd.results.push_back(gather(false, i));
-      ok = ok && fits(shapeOf(op->getResult(i).getType()),
-                      GlobalAttr::get(ctx, placement, nd.results.back()));
-    }
-    if (ok)
-      result.push_back(std::move(nd));
-    size_t axis = perAxis.size();
-    while (axis > 0 && ++index[axis - 1] == perAxis[axis - 1].size())
-      index[--axis] = 0;
-    if (axis == 0)
-      break;
-  }
+  for (NdSbpSignature &candidate :
+       getNdSbpCandidates(sbpOp, placement.getMesh()))
+    if (fitsShapes(op, candidate, placement.getMesh()))
+      result.push_back(
+          {std::move(candidate.operands), std::move(candidate.results)});
   return result;
 }
 

@@ -31,9 +31,10 @@ struct NdSignature {
   std::string str() const;
 };
 
-/// The op's candidate nd signatures on `placement`'s mesh: the Cartesian
-/// product of its 1-D signatures (all-broadcast included) over the mesh
-/// axes, keeping those whose splits leave every rank a non-empty piece.
+/// The op's candidate nd signatures on `placement`'s mesh, as propagation
+/// and the search see them (getNdSbpCandidates: the product of its 1-D
+/// signatures, all-broadcast included, never two partial reductions in one
+/// layout), keeping those whose splits leave every rank a non-empty piece.
 llvm::SmallVector<NdSignature>
 getNdSignatures(mlir::Operation *op, mlir::oneflow::PlacementAttr placement);
 

@@ -75,15 +75,10 @@ PartialReduction fromSupportReduction(ofsupport::Reduction reduction);
 /// Whether `sbps` has partial axes with different reductions, which no
 /// nd-SBP may (NdSbpAttr's verifier says why).
 inline bool mixesPartialReductions(llvm::ArrayRef<SbpAttr> sbps) {
-  std::optional<PartialReduction> seen;
-  for (SbpAttr sbp : sbps) {
-    if (!sbp.isPartial())
-      continue;
-    if (seen && *seen != sbp.getReduction())
-      return true;
-    seen = sbp.getReduction();
-  }
-  return false;
+  std::vector<ofsupport::Sbp> support;
+  for (SbpAttr sbp : sbps)
+    support.push_back(toSupportSbp(sbp));
+  return ofsupport::mixesReductions(support);
 }
 
 /// Whether every partial axis of `global` is a partial sum (true when none

@@ -56,6 +56,10 @@ struct Sbp {
 /// "sum", "max" or "min".
 const char *reductionName(Reduction reduction);
 
+/// Whether `ndSbp` has partial axes with different reductions, which no
+/// layout may have (a max of sums is not a sum of maxes).
+bool mixesReductions(const std::vector<Sbp> &ndSbp);
+
 /// A device mesh and one SBP per mesh axis.
 struct TensorLayout {
   std::vector<int64_t> mesh;
