@@ -22,6 +22,8 @@ using namespace mlir::oneflow;
 #define GET_ATTRDEF_CLASSES
 #include "OneFlowDialect/IR/OneFlowAttrs.cpp.inc"
 
+// Defined here, in OneFlowAttributes, where the storage classes are
+// complete; OneFlowDialect::initialize (OneFlowIR) calls it.
 void OneFlowDialect::registerAttributes() {
   addAttributes<
 #define GET_ATTRDEF_LIST

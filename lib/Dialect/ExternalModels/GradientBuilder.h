@@ -54,7 +54,8 @@ public:
 
   /// A tensor of `type`'s shape and element type filled with `value`.
   Value fill(RankedTensorType type, double value) {
-    return FillOp::create(b, loc, stripEncoding(type), b.getF64FloatAttr(value));
+    return FillOp::create(b, loc, stripEncoding(type),
+                          b.getF64FloatAttr(value));
   }
   /// A scalar of `elementType`.
   Value scalar(Type elementType, double value) {
@@ -92,8 +93,7 @@ struct GradientModel
                               SmallVectorImpl<Value> &operandGrads) const {
     GradientBuilder g(b, op->getLoc());
     size_t before = operandGrads.size();
-    if (failed(buildGradientRule(cast<OpTy>(op), g, resultGrads,
-                                 operandGrads)))
+    if (failed(buildGradientRule(cast<OpTy>(op), g, resultGrads, operandGrads)))
       return failure();
     operandGrads.resize(before + op->getNumOperands());
     return success();

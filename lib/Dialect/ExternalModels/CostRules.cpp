@@ -13,8 +13,8 @@
 
 #include "GradientBuilder.h"
 
-#include "OneFlowDialect/Interfaces/CostInterface.h"
 #include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Interfaces/CostInterface.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -41,8 +41,7 @@ static double bytesOf(Type type) {
 }
 
 /// The size of the contracted axis of a matrix product's `a` operand.
-template <typename OpTy>
-static double contractionSize(OpTy op) {
+template <typename OpTy> static double contractionSize(OpTy op) {
   auto a = cast<RankedTensorType>(op.getA().getType());
   int64_t k = a.getDimSize(a.getRank() - (op.getTransposeA() ? 2 : 1));
   return ShapedType::isDynamic(k) ? 1 : k;

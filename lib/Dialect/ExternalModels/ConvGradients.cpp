@@ -110,8 +110,8 @@ static LogicalResult buildGradientRule(GlobalAvgPool2DOp op, GradientBuilder &g,
   if (ShapedType::isDynamic(h) || ShapedType::isDynamic(w))
     return op.emitOpError("needs a static height and width to take its "
                           "gradient");
-  dxs.push_back(g.scalarMul(g.broadcastTo(dys[0], x),
-                            1.0 / static_cast<double>(h * w)));
+  dxs.push_back(
+      g.scalarMul(g.broadcastTo(dys[0], x), 1.0 / static_cast<double>(h * w)));
   return success();
 }
 
@@ -151,8 +151,7 @@ static LogicalResult inferenceBatchNormGradient(BatchNormOp op,
   dxs.push_back(sumOthers(dy));
   dxs.push_back(g.neg(sumOthers(dxhat)));
   dxs.push_back(g.scalarMul(
-      g.mul(sumOthers(g.mul(dy, centered)), g.mul(op.getGamma(), inv3)),
-      -0.5));
+      g.mul(sumOthers(g.mul(dy, centered)), g.mul(op.getGamma(), inv3)), -0.5));
   return success();
 }
 
@@ -171,8 +170,8 @@ static LogicalResult buildGradientRule(BatchNormOp op, GradientBuilder &g,
       b.getF64FloatAttr(op.getEpsilon().convertToDouble()),
       b.getI64IntegerAttr(op.getStatisticsGroups()));
   // The moving statistics do not enter a training batch_norm's y.
-  dxs.append({grad.getDx(), grad.getDgamma(), grad.getDbeta(), Value(),
-              Value()});
+  dxs.append(
+      {grad.getDx(), grad.getDgamma(), grad.getDbeta(), Value(), Value()});
   return success();
 }
 

@@ -43,10 +43,10 @@ static LogicalResult buildGradientRule(SubOp op, GradientBuilder &g,
 static LogicalResult buildGradientRule(MulOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {
-  dxs.push_back(g.unbroadcast(g.mul(dys[0], op.getRhs()),
-                              g.typeOf(op.getLhs())));
-  dxs.push_back(g.unbroadcast(g.mul(dys[0], op.getLhs()),
-                              g.typeOf(op.getRhs())));
+  dxs.push_back(
+      g.unbroadcast(g.mul(dys[0], op.getRhs()), g.typeOf(op.getLhs())));
+  dxs.push_back(
+      g.unbroadcast(g.mul(dys[0], op.getLhs()), g.typeOf(op.getRhs())));
   return success();
 }
 
@@ -74,8 +74,8 @@ static LogicalResult buildGradientRule(PowOp op, GradientBuilder &g,
   Type element = g.typeOf(a).getElementType();
   Value positive = GreaterOp::create(b, loc, a, g.scalar(element, 0.0));
   Value logA = LogOp::create(b, loc, a);
-  Value slope = g.where(positive, g.mul(op.getResult(), logA),
-                        g.scalar(element, 0.0));
+  Value slope =
+      g.where(positive, g.mul(op.getResult(), logA), g.scalar(element, 0.0));
   dxs.push_back(g.unbroadcast(g.mul(dz, slope), g.typeOf(bv)));
   return success();
 }
@@ -83,8 +83,8 @@ static LogicalResult buildGradientRule(PowOp op, GradientBuilder &g,
 /// Gradients of maximum (`isMax`) or minimum: dz goes to the operand that
 /// was picked, and half of it to each on a tie (as PyTorch).
 template <typename OpTy>
-static void extremumGradient(OpTy op, GradientBuilder &g, Value dz,
-                             bool isMax, SmallVectorImpl<Value> &dxs) {
+static void extremumGradient(OpTy op, GradientBuilder &g, Value dz, bool isMax,
+                             SmallVectorImpl<Value> &dxs) {
   OpBuilder &b = g.builder();
   Location loc = g.getLoc();
   Value lhs = op.getLhs(), rhs = op.getRhs();
@@ -313,22 +313,26 @@ static LogicalResult buildZeroGradient(OpTy op, GradientBuilder &g,
 }
 
 static LogicalResult buildGradientRule(FloorOp op, GradientBuilder &g,
-                                       ValueRange, SmallVectorImpl<Value> &dxs) {
+                                       ValueRange,
+                                       SmallVectorImpl<Value> &dxs) {
   return buildZeroGradient(op, g, dxs);
 }
 
 static LogicalResult buildGradientRule(CeilOp op, GradientBuilder &g,
-                                       ValueRange, SmallVectorImpl<Value> &dxs) {
+                                       ValueRange,
+                                       SmallVectorImpl<Value> &dxs) {
   return buildZeroGradient(op, g, dxs);
 }
 
 static LogicalResult buildGradientRule(RoundOp op, GradientBuilder &g,
-                                       ValueRange, SmallVectorImpl<Value> &dxs) {
+                                       ValueRange,
+                                       SmallVectorImpl<Value> &dxs) {
   return buildZeroGradient(op, g, dxs);
 }
 
 static LogicalResult buildGradientRule(SignOp op, GradientBuilder &g,
-                                       ValueRange, SmallVectorImpl<Value> &dxs) {
+                                       ValueRange,
+                                       SmallVectorImpl<Value> &dxs) {
   return buildZeroGradient(op, g, dxs);
 }
 
@@ -376,10 +380,9 @@ static LogicalResult buildGradientRule(EluOp op, GradientBuilder &g,
 static LogicalResult buildGradientRule(SeluOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {
-  buildExponentialLinearGradient(op.getX(), op.getResult(),
-                                 op.getGamma().convertToDouble(),
-                                 op.getAlpha().convertToDouble(), g, dys[0],
-                                 dxs);
+  buildExponentialLinearGradient(
+      op.getX(), op.getResult(), op.getGamma().convertToDouble(),
+      op.getAlpha().convertToDouble(), g, dys[0], dxs);
   return success();
 }
 
@@ -430,11 +433,11 @@ static LogicalResult buildGradientRule(ScalarPowOp op, GradientBuilder &g,
     dxs.push_back(dz);
     return success();
   }
-  Value lower = p == 2.0 ? op.getX()
-                         : ScalarPowOp::create(g.builder(), g.getLoc(),
-                                               op.getX(),
-                                               g.builder().getF64FloatAttr(p - 1))
-                               .getResult();
+  Value lower = p == 2.0
+                    ? op.getX()
+                    : ScalarPowOp::create(g.builder(), g.getLoc(), op.getX(),
+                                          g.builder().getF64FloatAttr(p - 1))
+                          .getResult();
   dxs.push_back(g.scalarMul(g.mul(dz, lower), p));
   return success();
 }
@@ -505,8 +508,8 @@ static LogicalResult buildGradientRule(MaskedFillOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {
   Value zero = g.scalar(g.typeOf(dys[0]).getElementType(), 0.0);
-  dxs.push_back(g.unbroadcast(g.where(op.getMask(), zero, dys[0]),
-                              g.typeOf(op.getX())));
+  dxs.push_back(
+      g.unbroadcast(g.where(op.getMask(), zero, dys[0]), g.typeOf(op.getX())));
   dxs.push_back(Value());
   return success();
 }

@@ -28,10 +28,10 @@ Value GradientBuilder::reduceSum(Value x, ArrayRef<int64_t> axes,
 Value GradientBuilder::broadcastTo(Value x, RankedTensorType type) {
   if (typeOf(x).getShape() == type.getShape())
     return x;
-  return add(fill(RankedTensorType::get(type.getShape(),
-                                        typeOf(x).getElementType()),
-                  0.0),
-             x);
+  return add(
+      fill(RankedTensorType::get(type.getShape(), typeOf(x).getElementType()),
+           0.0),
+      x);
 }
 
 Value GradientBuilder::unbroadcast(Value grad, RankedTensorType type) {

@@ -21,7 +21,8 @@ namespace {
 
 /// `x` with size-1 axes inserted at the reduced `axes` (the keepdims shape
 /// of a reduction of `in`).
-SmallVector<int64_t> keepdimsShape(ArrayRef<int64_t> in, ArrayRef<int64_t> axes) {
+SmallVector<int64_t> keepdimsShape(ArrayRef<int64_t> in,
+                                   ArrayRef<int64_t> axes) {
   SmallVector<int64_t> shape(in);
   int64_t rank = in.size();
   for (int64_t axis : axes)
@@ -58,7 +59,8 @@ Value sliceAlong(GradientBuilder &g, Value x, int64_t axis, int64_t begin,
   ArrayRef<int64_t> shape = g.typeOf(x).getShape();
   if (begin == 0 && end == shape[axis])
     return x;
-  SmallVector<int64_t> starts(shape.size(), 0), ends(shape), steps(shape.size(), 1);
+  SmallVector<int64_t> starts(shape.size(), 0), ends(shape),
+      steps(shape.size(), 1);
   starts[axis] = begin;
   ends[axis] = end;
   OpBuilder &b = g.builder();
@@ -118,8 +120,7 @@ static LogicalResult buildGradientRule(ReduceMaxOp op, GradientBuilder &g,
   Type element = x.getElementType();
   Value isMax = EqualOp::create(g.builder(), g.getLoc(), op.getX(),
                                 g.reshape(op.getResult(), keep));
-  Value mask =
-      g.where(isMax, g.scalar(element, 1.0), g.scalar(element, 0.0));
+  Value mask = g.where(isMax, g.scalar(element, 1.0), g.scalar(element, 0.0));
   Value ties = g.reduceSum(mask, axes, /*keepdims=*/true);
   dxs.push_back(g.mul(mask, g.div(g.reshape(dys[0], keep), ties)));
   return success();
@@ -188,8 +189,8 @@ static LogicalResult buildGradientRule(SliceOp op, GradientBuilder &g,
       SmallVector<int64_t> shape(g.typeOf(grad).getShape());
       shape.insert(shape.begin() + axis + 1, 1);
       Value split = g.reshape(grad, shape);
-      Value spread = concat(g, {split, zerosAlong(g, split, axis + 1, step - 1)},
-                            axis + 1);
+      Value spread = concat(
+          g, {split, zerosAlong(g, split, axis + 1, step - 1)}, axis + 1);
       shape.erase(shape.begin() + axis + 1);
       shape[axis] = count * step;
       length = std::min(count * step, dim - start);

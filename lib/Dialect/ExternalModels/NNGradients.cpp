@@ -121,8 +121,8 @@ static LogicalResult buildGradientRule(SparseSoftmaxCrossEntropyOp op,
                                     DenseElementsAttr::get(indexType, indices));
     SmallVector<int64_t> column(labels.getShape());
     column.push_back(1);
-    Value onehot = EqualOp::create(b, g.getLoc(),
-                                   g.reshape(op.getLabels(), column), iota);
+    Value onehot =
+        EqualOp::create(b, g.getLoc(), g.reshape(op.getLabels(), column), iota);
     Value diff = g.where(onehot, g.scalarAdd(prob, -1.0), prob);
     SmallVector<int64_t> lossColumn(g.typeOf(dys[1]).getShape());
     lossColumn.push_back(1);
@@ -151,7 +151,8 @@ static LogicalResult buildGradientRule(LayerNormOp op, GradientBuilder &g,
   SmallVector<int64_t> keep(x.getShape().take_front(normAxis));
   keep.append(rank - normAxis, 1);
   SmallVector<int64_t> normAxes = llvm::to_vector(llvm::seq(normAxis, rank));
-  SmallVector<int64_t> batchAxes = llvm::to_vector(llvm::seq<int64_t>(0, paramsAxis));
+  SmallVector<int64_t> batchAxes =
+      llvm::to_vector(llvm::seq<int64_t>(0, paramsAxis));
 
   Value dy = dys[0];
   Value mean = g.reshape(op.getMean(), keep);
@@ -161,13 +162,13 @@ static LogicalResult buildGradientRule(LayerNormOp op, GradientBuilder &g,
   // the normalized axes.
   OpBuilder &b = g.builder();
   auto meanOver = [&](Value v) -> Value {
-    return ReduceMeanOp::create(b, g.getLoc(), v,
-                                b.getDenseI64ArrayAttr(normAxes),
-                                b.getUnitAttr());
+    return ReduceMeanOp::create(
+        b, g.getLoc(), v, b.getDenseI64ArrayAttr(normAxes), b.getUnitAttr());
   };
   Value dxhat = g.mul(dy, op.getGamma());
   Value centered = g.sub(dxhat, meanOver(dxhat));
-  Value dx = g.mul(inv, g.sub(centered, g.mul(xhat, meanOver(g.mul(dxhat, xhat)))));
+  Value dx =
+      g.mul(inv, g.sub(centered, g.mul(xhat, meanOver(g.mul(dxhat, xhat)))));
   dxs.push_back(dx);
   dxs.push_back(g.reduceSum(g.mul(dy, xhat), batchAxes, /*keepdims=*/false));
   dxs.push_back(g.reduceSum(dy, batchAxes, /*keepdims=*/false));
