@@ -4,10 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// What reshape, transpose, concat, slice, gather and broadcasting compute on
-// constants, in one place: the ops' `fold` hooks use it, and so does the ONNX
-// importer's import-time evaluation of shape subgraphs (Transpose, Concat,
-// Gather, Slice, Expand of known values). Every function gives a null
+// What reshape, transpose, concat, slice, gather, broadcasting, casts and
+// the element-wise arithmetic, comparisons and selection compute on
+// constants, in one place: the ops' `fold` hooks use it, and so does the
+// ONNX importer's import-time evaluation of shape subgraphs (Transpose,
+// Concat, Gather, Slice, Expand, Cast, Where, Equal, Neg, Add, ... of known
+// values). Every function gives a null
 // attribute when it does not fold: a result above kMaxFoldedElements (large
 // values stay ops), or an index out of range (left to the kernel's error).
 //
@@ -17,6 +19,9 @@
 #define ONEFLOWDIALECT_IR_CONSTANTFOLDING_H
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/Types.h"
 #include "mlir/Support/LLVM.h"
 
 #include <cstdint>
@@ -50,6 +55,63 @@ DenseElementsAttr foldGather(DenseElementsAttr x, DenseElementsAttr indices,
 
 /// `x` broadcast (numpy rules, trailing axes aligned) to `shape`.
 DenseElementsAttr foldBroadcast(DenseElementsAttr x, ArrayRef<int64_t> shape);
+
+/// The element-wise computations that fold (ElementwiseFolding.cpp), named
+/// after the ops that do them.
+enum class ElementwiseFold {
+  add,
+  sub,
+  mul,
+  div,
+  pow,
+  maximum,
+  minimum, // Result: operand 0's type.
+  equal,
+  notEqual,
+  less,
+  lessEqual,
+  greater,
+  greaterEqual, // i1.
+  logicalAnd,
+  logicalOr,
+  logicalXor, // i1 operands.
+  neg,        // One operand.
+  where,      // (i1 condition, x, y): x's type.
+};
+
+/// `kind` element by element over `operands` broadcast together (numpy
+/// rules), computed as the kernels do: floats in double and rounded once to
+/// the result's type (exact for + - * /), integers in two's complement of
+/// their width, integer division truncating. Null when it does not fold:
+/// shapes that do not broadcast, operands of different element types, a
+/// result above kMaxFoldedElements, an integer division by zero or one
+/// whose quotient does not fit, a NaN into maximum or minimum.
+DenseElementsAttr foldElementwise(ElementwiseFold kind,
+                                  ArrayRef<DenseElementsAttr> operands);
+
+/// `x` converted to `elementType`: floats rounded to nearest even, floats
+/// to integers truncated toward zero, integers wrapped to the target width,
+/// anything to i1 as `!= 0`. Null for a NaN, an infinity or a value out of
+/// the integer type's range converted to an integer (left to the kernel).
+DenseElementsAttr foldCast(DenseElementsAttr x, Type elementType);
+
+/// A tensor of `type` (a float element type) holding `values` rounded to
+/// nearest even.
+DenseElementsAttr denseOfDoubles(RankedTensorType type,
+                                 ArrayRef<double> values);
+
+/// A tensor of `type` (an integer element type) holding `values` wrapped to
+/// its width (i1: `!= 0`).
+DenseElementsAttr denseOfInts(RankedTensorType type, ArrayRef<int64_t> values);
+
+/// The fold hook of the element-wise ops above (add, ..., neg, where):
+/// their constant `operands` evaluated, when the result has no layout.
+OpFoldResult foldElementwiseOp(Operation *op, ArrayRef<Attribute> operands);
+
+/// The constant value of an op's operand for a fold hook: null unless the
+/// op's result has no layout (a laid-out constant would need its pieces)
+/// and a static shape.
+DenseElementsAttr constantFoldOperand(Attribute operand, Type result);
 
 } // namespace mlir::oneflow
 

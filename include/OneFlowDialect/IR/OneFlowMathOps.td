@@ -40,7 +40,12 @@ class OneFlow_BinaryOp<string mnemonic, string desc, bit isComparison = 0,
           location, getOperationName(), adaptor.getLhs().getType(),
           adaptor.getRhs().getType(), /*isComparison=*/}] # isComparison # [{, types);
     }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return ::mlir::oneflow::foldElementwiseOp(*this, adaptor.getOperands());
+    }
   }] # OneFlow_ElementwiseSbp<partials>.definition;
+  // Constants fold (ElementwiseFolding.cpp).
+  let hasFolder = 1;
 }
 
 def OneFlow_AddOp : OneFlow_BinaryOp<"add", "element-wise sum", 0, "PP">;
@@ -100,7 +105,9 @@ def OneFlow_LogOp : OneFlow_UnaryOp<"log", "natural logarithm">;
 def OneFlow_SqrtOp : OneFlow_UnaryOp<"sqrt", "square root">;
 def OneFlow_RsqrtOp : OneFlow_UnaryOp<"rsqrt", "reciprocal square root">;
 // -max(a, b) = min(-a, -b): P(max) and P(min) trade places.
-def OneFlow_NegOp : OneFlow_UnaryOp<"neg", "negation", 0, "P,M->N,N->M">;
+def OneFlow_NegOp : OneFlow_UnaryOp<"neg", "negation", 0, "P,M->N,N->M"> {
+  let hasFolder = 1;
+}
 def OneFlow_AbsOp : OneFlow_UnaryOp<"abs", "absolute value", 0>;
 def OneFlow_ErfOp : OneFlow_UnaryOp<"erf", "Gauss error function">;
 def OneFlow_ReciprocalOp : OneFlow_UnaryOp<"reciprocal", "1 / x">;
@@ -216,6 +223,7 @@ def OneFlow_WhereOp : OneFlow_InferredOp<"where", [Pure, OneFlow_HasSbp]> {
     $condition `,` $x `,` $y attr-dict `:` functional-type(operands, results)
   }];
   let extraClassDefinition = OneFlow_ElementwiseSbp<>.definition;
+  let hasFolder = 1;
 }
 
 def OneFlow_MaskedFillOp
@@ -247,6 +255,7 @@ def OneFlow_CastOp : OneFlow_Op<"cast", [Pure, OneFlow_HasSbp]> {
   let results = (outs OneFlow_Tensor:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
   let extraClassDefinition = OneFlow_ElementwiseSbp<>.definition;
 }
 

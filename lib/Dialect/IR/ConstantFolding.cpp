@@ -172,33 +172,67 @@ DenseElementsAttr mlir::oneflow::foldBroadcast(DenseElementsAttr x,
 // Fold hooks
 //===----------------------------------------------------------------------===//
 
-/// The constant value of an operand, when the op's result has no layout (a
-/// laid-out constant would need its pieces) and a static shape.
-static DenseElementsAttr constantOperand(Attribute operand, Type result) {
+DenseElementsAttr mlir::oneflow::constantFoldOperand(Attribute operand,
+                                                     Type result) {
   auto type = dyn_cast<RankedTensorType>(result);
   if (!type || type.getEncoding() || !type.hasStaticShape())
     return {};
   return dyn_cast_or_null<DenseElementsAttr>(operand);
 }
 
+/// Whether no value of `values` has a layout: chains of layout ops fold
+/// into one op in programs for one device; laid-out programs keep the ops
+/// their layouts were chosen for.
+static bool withoutLayouts(ValueRange values) {
+  return llvm::all_of(values, [](Value v) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    return type && !type.getEncoding();
+  });
+}
+
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  // reshape(reshape(x)) is reshape(x).
+  if (auto inner = getX().getDefiningOp<ReshapeOp>();
+      inner && withoutLayouts({inner.getX(), getX(), getResult()})) {
+    getXMutable().assign(inner.getX());
+    if (getX().getType() != getType())
+      return getResult();
+  }
   if (getX().getType() == getType())
     return getX();
-  DenseElementsAttr x = constantOperand(adaptor.getX(), getType());
+  DenseElementsAttr x = constantFoldOperand(adaptor.getX(), getType());
   if (!x || x.getNumElements() > kMaxFoldedElements)
     return {};
   return x.reshape(cast<ShapedType>(getType()));
 }
 
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
-  DenseElementsAttr x = constantOperand(adaptor.getX(), getType());
-  return x ? foldTranspose(x, getPerm()) : OpFoldResult();
+  // transpose(transpose(x, p), q) is transpose(x, p o q): result axis j is
+  // axis p[q[j]] of x.
+  bool changed = false;
+  if (auto inner = getX().getDefiningOp<TransposeOp>();
+      inner && withoutLayouts({inner.getX(), getX(), getResult()})) {
+    changed = true;
+    SmallVector<int64_t> perm;
+    for (int64_t axis : getPerm())
+      perm.push_back(inner.getPerm()[axis]);
+    getXMutable().assign(inner.getX());
+    setPermAttr(DenseI64ArrayAttr::get(getContext(), perm));
+  }
+  // The identity permutation of a value without a layout is the value.
+  if (withoutLayouts({getX(), getResult()}) &&
+      llvm::equal(getPerm(), llvm::seq<int64_t>(0, getPerm().size())))
+    return getX();
+  DenseElementsAttr x = constantFoldOperand(adaptor.getX(), getType());
+  if (x)
+    return foldTranspose(x, getPerm());
+  return changed ? OpFoldResult(getResult()) : OpFoldResult();
 }
 
 OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   SmallVector<DenseElementsAttr> parts;
   for (Attribute input : adaptor.getInputs()) {
-    DenseElementsAttr part = constantOperand(input, getType());
+    DenseElementsAttr part = constantFoldOperand(input, getType());
     if (!part)
       return {};
     parts.push_back(part);
@@ -211,7 +245,7 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
-  DenseElementsAttr x = constantOperand(adaptor.getX(), getType());
+  DenseElementsAttr x = constantFoldOperand(adaptor.getX(), getType());
   if (!x)
     return {};
   SmallVector<int64_t> start, size;
@@ -225,8 +259,9 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
-  DenseElementsAttr x = constantOperand(adaptor.getX(), getType());
-  DenseElementsAttr indices = constantOperand(adaptor.getIndices(), getType());
+  DenseElementsAttr x = constantFoldOperand(adaptor.getX(), getType());
+  DenseElementsAttr indices =
+      constantFoldOperand(adaptor.getIndices(), getType());
   if (!x || !indices)
     return {};
   int64_t rank = x.getType().getRank();

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/IR/ConstantFolding.h"
 #include "OneFlowDialect/Interfaces/SbpRules.h"
 
 #include "mlir/IR/Builders.h"

@@ -11,6 +11,8 @@
 
 #include "Importer.h"
 
+#include "OneFlowDialect/IR/ConstantFolding.h"
+
 #include "llvm/Support/Endian.h"
 
 using namespace mlir;
@@ -259,26 +261,9 @@ RankedTensorType ConstTensor::getType(MLIRContext *context) const {
 
 DenseElementsAttr ConstTensor::toAttr(MLIRContext *context) const {
   RankedTensorType type = getType(context);
-  Type element = type.getElementType();
-  if (auto floatType = dyn_cast<FloatType>(element)) {
-    llvm::SmallVector<APFloat> values;
-    values.reserve(floats.size());
-    for (double v : floats) {
-      APFloat f(v);
-      bool lost;
-      f.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                &lost);
-      values.push_back(f);
-    }
-    return DenseElementsAttr::get(type, values);
-  }
-  unsigned width = element.getIntOrFloatBitWidth();
-  llvm::SmallVector<APInt> values;
-  values.reserve(ints.size());
-  for (int64_t v : ints)
-    values.push_back(APInt(width, static_cast<uint64_t>(v), /*isSigned=*/true,
-                           /*implicitTrunc=*/true));
-  return DenseElementsAttr::get(type, values);
+  if (isa<FloatType>(type.getElementType()))
+    return mlir::oneflow::denseOfDoubles(type, floats);
+  return mlir::oneflow::denseOfInts(type, ints);
 }
 
 ConstTensor ConstTensor::fromAttr(DenseElementsAttr attr, int32_t dtype) {

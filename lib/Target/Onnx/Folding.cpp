@@ -29,44 +29,26 @@ using Fold = FailureOr<bool> (*)(NodeContext &,
                                  llvm::ArrayRef<const ConstTensor *>);
 } // namespace
 
-/// Row-major strides of `shape`, with 0 for axes broadcast to `out`.
-static llvm::SmallVector<int64_t>
-broadcastStrides(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> out) {
-  llvm::SmallVector<int64_t> strides(out.size(), 0);
-  int64_t stride = 1;
-  for (int64_t i = shape.size() - 1, o = out.size() - 1; i >= 0; --i, --o) {
-    strides[o] = shape[i] == 1 ? 0 : stride;
-    stride *= shape[i];
-  }
-  return strides;
-}
-
-/// The flat index, in a tensor of `strides`, of element `flat` of `out`.
-static int64_t mapIndex(int64_t flat, llvm::ArrayRef<int64_t> out,
-                        llvm::ArrayRef<int64_t> strides) {
-  int64_t index = 0;
-  for (int64_t d = out.size() - 1; d >= 0; --d) {
-    int64_t coord = flat % out[d];
-    flat /= out[d];
-    index += coord * strides[d];
-  }
-  return index;
-}
-
 /// `t` as an attribute, for the dialect's constant folds
 /// (OneFlowDialect/IR/ConstantFolding.h).
 static DenseElementsAttr attrOf(NodeContext &node, const ConstTensor &t) {
   return t.toAttr(node.getContext());
 }
 
-/// Records the dialect fold's `result` (of `like`'s element type) as output
-/// 0; a result it did not fold (too large) is left to the op mapping.
-static FailureOr<bool> setFolded(NodeContext &node, const ConstTensor &like,
+/// Records the dialect fold's `result` (of ONNX type `dtype`) as output 0;
+/// a result it did not fold (too large, or left to the kernel's error) is
+/// left to the op mapping.
+static FailureOr<bool> setFolded(NodeContext &node, int32_t dtype,
                                  DenseElementsAttr result) {
   if (!result)
     return false;
-  node.setConst(0, ConstTensor::fromAttr(result, like.dtype));
+  node.setConst(0, ConstTensor::fromAttr(result, dtype));
   return true;
+}
+
+static FailureOr<bool> setFolded(NodeContext &node, const ConstTensor &like,
+                                 DenseElementsAttr result) {
+  return setFolded(node, like.dtype, result);
 }
 
 static FailureOr<bool> foldConstant(NodeContext &node,
@@ -148,26 +130,11 @@ static FailureOr<bool> foldCast(NodeContext &node,
   int64_t to = node.getInt("to", 0);
   if (!elementType(to, node.getContext()))
     return node.error() << "unsupported target type " << elementTypeName(to);
-  ConstTensor t = ConstTensor::zeros(to, in[0]->shape);
-  t.floats.clear();
-  t.ints.clear();
-  for (int64_t i = 0; i < in[0]->numElements(); ++i) {
-    double v = in[0]->getDouble(i);
-    if (t.isFloat())
-      t.floats.push_back(roundToType(to, v));
-    else if (to == onnx::TensorProto::BOOL)
-      t.ints.push_back(v != 0.0);
-    else if (!std::isfinite(v) || std::fabs(v) > 9.2e18)
-      return false; // Leave undefined conversions to the kernel.
-    else
-      t.ints.push_back(in[0]->isFloat() ? static_cast<int64_t>(v)
-                                        : in[0]->ints[i]);
-  }
-  if (to == onnx::TensorProto::INT32)
-    for (int64_t &v : t.ints)
-      v = static_cast<int32_t>(v);
-  node.setConst(0, std::move(t));
-  return true;
+  // Half types round to their own precision (storageType), though they are
+  // computed in f32 afterwards.
+  return setFolded(node, to,
+                   mlir::oneflow::foldCast(attrOf(node, *in[0]),
+                                           storageType(to, node.getContext())));
 }
 
 /// A result of `shape` gathered elementwise from `in` through `source`.
@@ -367,67 +334,32 @@ static FailureOr<bool> foldRange(NodeContext &node,
   return true;
 }
 
-/// Element-wise ops over broadcast operands.
-template <typename F>
+/// The dialect's element-wise fold of `in` (ConstantFolding.h), of ONNX
+/// type `dtype`. Shapes that do not broadcast are the node's error.
 static FailureOr<bool> foldElementwise(NodeContext &node,
                                        llvm::ArrayRef<const ConstTensor *> in,
-                                       int32_t dtype, F f) {
+                                       mlir::oneflow::ElementwiseFold kind,
+                                       int32_t dtype) {
   llvm::SmallVector<int64_t> shape(in[0]->shape);
+  llvm::SmallVector<DenseElementsAttr> values{attrOf(node, *in[0])};
   for (const ConstTensor *t : in.drop_front()) {
     FailureOr<llvm::SmallVector<int64_t>> s =
         broadcastShape(node, shape, t->shape);
     if (failed(s))
       return failure();
     shape = *s;
+    values.push_back(attrOf(node, *t));
   }
-  if (elementCount(shape) > kMaxFoldedElements)
-    return false;
-  llvm::SmallVector<llvm::SmallVector<int64_t>> strides;
-  for (const ConstTensor *t : in)
-    strides.push_back(broadcastStrides(t->shape, shape));
-  ConstTensor out;
-  out.dtype = dtype;
-  out.shape = shape;
-  ConstTensor scalar;
-  scalar.dtype = onnx::TensorProto::DOUBLE;
-  scalar.floats = {0.0};
-  for (int64_t i = 0, n = elementCount(shape); i < n; ++i) {
-    llvm::SmallVector<double, 3> args;
-    for (size_t k = 0; k < in.size(); ++k)
-      args.push_back(in[k]->getDouble(mapIndex(i, shape, strides[k])));
-    scalar.floats[0] = f(args);
-    if (dtype == onnx::TensorProto::FLOAT)
-      scalar.floats[0] = static_cast<float>(scalar.floats[0]);
-    out.append(scalar, 0);
-  }
-  node.setConst(0, std::move(out));
-  return true;
+  return setFolded(node, dtype, mlir::oneflow::foldElementwise(kind, values));
 }
 
-template <typename F> static Fold binary(F f) {
-  static F fn = f;
-  return [](NodeContext &node,
-            llvm::ArrayRef<const ConstTensor *> in) -> FailureOr<bool> {
-    if (in[0]->dtype != in[1]->dtype)
-      return node.error() << "operands differ in element type";
-    bool integer = !in[0]->isFloat();
-    return foldElementwise(
-        node, in, in[0]->dtype,
-        [&](llvm::ArrayRef<double> a) { return fn(a[0], a[1], integer); });
-  };
-}
-
-static FailureOr<bool> foldEqual(NodeContext &node,
-                                 llvm::ArrayRef<const ConstTensor *> in) {
-  return foldElementwise(node, in, onnx::TensorProto::BOOL,
-                         [](llvm::ArrayRef<double> a) { return a[0] == a[1]; });
-}
-
-static FailureOr<bool> foldWhere(NodeContext &node,
-                                 llvm::ArrayRef<const ConstTensor *> in) {
-  return foldElementwise(node, in, in[1]->dtype, [](llvm::ArrayRef<double> a) {
-    return a[0] != 0 ? a[1] : a[2];
-  });
+/// Arithmetic of two operands of one type.
+template <mlir::oneflow::ElementwiseFold kind>
+static FailureOr<bool> foldArithmetic(NodeContext &node,
+                                      llvm::ArrayRef<const ConstTensor *> in) {
+  if (in[0]->dtype != in[1]->dtype)
+    return node.error() << "operands differ in element type";
+  return foldElementwise(node, in, kind, in[0]->dtype);
 }
 
 /// The folds by op type.
@@ -449,19 +381,20 @@ static const llvm::StringMap<Fold> &folds() {
     m["Expand"] = foldExpand;
     m["ConstantOfShape"] = foldConstantOfShape;
     m["Range"] = foldRange;
-    m["Equal"] = foldEqual;
-    m["Where"] = foldWhere;
-    m["Neg"] = [](NodeContext &node, llvm::ArrayRef<const ConstTensor *> in) {
-      return foldElementwise(node, in, in[0]->dtype,
-                             [](llvm::ArrayRef<double> a) { return -a[0]; });
+    using K = mlir::oneflow::ElementwiseFold;
+    m["Equal"] = [](NodeContext &node, llvm::ArrayRef<const ConstTensor *> in) {
+      return foldElementwise(node, in, K::equal, onnx::TensorProto::BOOL);
     };
-    m["Add"] = binary([](double a, double b, bool) { return a + b; });
-    m["Sub"] = binary([](double a, double b, bool) { return a - b; });
-    m["Mul"] = binary([](double a, double b, bool) { return a * b; });
-    m["Div"] = binary([](double a, double b, bool integer) {
-      // Integer division truncates; by zero it is left to the kernel.
-      return integer ? (b == 0 ? 0.0 : std::trunc(a / b)) : a / b;
-    });
+    m["Where"] = [](NodeContext &node, llvm::ArrayRef<const ConstTensor *> in) {
+      return foldElementwise(node, in, K::where, in[1]->dtype);
+    };
+    m["Neg"] = [](NodeContext &node, llvm::ArrayRef<const ConstTensor *> in) {
+      return foldElementwise(node, in, K::neg, in[0]->dtype);
+    };
+    m["Add"] = foldArithmetic<K::add>;
+    m["Sub"] = foldArithmetic<K::sub>;
+    m["Mul"] = foldArithmetic<K::mul>;
+    m["Div"] = foldArithmetic<K::div>; // Integer division truncates.
     return m;
   }();
   return table;

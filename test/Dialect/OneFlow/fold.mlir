@@ -103,3 +103,42 @@ func.func @laid_out() {
   oneflow.output "y", %y : tensor<2x2xf32, #oneflow.global<#p2, [B]>>
   return
 }
+
+// -----
+
+// Chains of layout ops fold into one op: reshape(reshape(x)) is one
+// reshape, transpose(transpose(x)) one transpose of the composed
+// permutation, and a transpose back to the identity is its operand.
+// CHECK-LABEL: func.func @chains
+// CHECK-NEXT: %[[X:.*]] = oneflow.input "x"
+// CHECK-NEXT: %[[R:.*]] = oneflow.reshape %[[X]] : (tensor<2x3x4xf32>) -> tensor<24xf32>
+// CHECK-NEXT: oneflow.output "r", %[[R]]
+// CHECK-NEXT: %[[T:.*]] = oneflow.transpose %[[X]] {perm = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+// CHECK-NEXT: oneflow.output "t", %[[T]]
+// CHECK-NEXT: oneflow.output "back", %[[X]]
+func.func @chains() {
+  %x = oneflow.input "x" : tensor<2x3x4xf32>
+  %a = oneflow.reshape %x : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  %r = oneflow.reshape %a : (tensor<6x4xf32>) -> tensor<24xf32>
+  oneflow.output "r", %r : tensor<24xf32>
+  %t1 = oneflow.transpose %x {perm = array<i64: 1, 0, 2>} : (tensor<2x3x4xf32>) -> tensor<3x2x4xf32>
+  %t2 = oneflow.transpose %t1 {perm = array<i64: 2, 1, 0>} : (tensor<3x2x4xf32>) -> tensor<4x2x3xf32>
+  oneflow.output "t", %t2 : tensor<4x2x3xf32>
+  %u = oneflow.transpose %t1 {perm = array<i64: 1, 0, 2>} : (tensor<3x2x4xf32>) -> tensor<2x3x4xf32>
+  oneflow.output "back", %u : tensor<2x3x4xf32>
+  return
+}
+
+// -----
+
+// Laid-out chains stay as propagation laid them out.
+#p2 = #oneflow.placement<cpu, ranks = [0, 1]>
+// CHECK-LABEL: func.func @laid_out_chain
+// CHECK-COUNT-2: oneflow.transpose
+func.func @laid_out_chain() {
+  %x = oneflow.input "x" : tensor<2x4xf32, #oneflow.global<#p2, [S(0)]>>
+  %t1 = oneflow.transpose %x {perm = array<i64: 1, 0>} : (tensor<2x4xf32, #oneflow.global<#p2, [S(0)]>>) -> tensor<4x2xf32, #oneflow.global<#p2, [S(1)]>>
+  %t2 = oneflow.transpose %t1 {perm = array<i64: 1, 0>} : (tensor<4x2xf32, #oneflow.global<#p2, [S(1)]>>) -> tensor<2x4xf32, #oneflow.global<#p2, [S(0)]>>
+  oneflow.output "y", %t2 : tensor<2x4xf32, #oneflow.global<#p2, [S(0)]>>
+  return
+}
