@@ -38,11 +38,36 @@ using AttrValue = std::variant<int64_t, double, bool, std::string,
                                std::vector<int64_t>, std::vector<double>,
                                TensorData>;
 
+/// What the runtime makes of an op (the plan's `role`): a kernel of the
+/// registry, found by the op's name (the open set: plugins register kernels
+/// by name), or one of the runtime's own actors, never found by name.
+enum class OpRole {
+  Kernel,
+  Input,    ///< Reads a fed or generated input (a piece layout).
+  Output,   ///< Hands a result to the caller (a sink layout).
+  Variable, ///< Trained state: initialized, restored, checkpointed.
+  AllReduce,
+  ReduceScatter,
+  AllGather,
+  AllToAll,
+  Transfer,  ///< Sends and receives boxes between ranks.
+  Optimizer, ///< A kernel updating variables with a learning rate.
+};
+
+/// Whether `role` talks to other ranks (a collective or a transfer): its
+/// kernel needs a communicator, and ranks must issue it in one order.
+bool isCollective(OpRole role);
+
+/// Whether `role` is a source or sink of the step's data (input, output,
+/// variable): found by name (feeds, fetches, checkpoints), no computation.
+bool isDataEndpoint(OpRole role);
+
 /// What a kernel is created for: the op's name in the dialect (for example
-/// "oneflow.matmul"), its attributes, its place among the ranks, and the
-/// static descriptions of its operands and results.
+/// "oneflow.matmul"), its role, its attributes, its place among the ranks,
+/// and the static descriptions of its operands and results.
 struct OpDesc {
   std::string type;
+  OpRole role = OpRole::Kernel;
   std::map<std::string, AttrValue> attrs;
   std::vector<TensorDesc> inputs;
   std::vector<TensorDesc> outputs;

@@ -93,10 +93,6 @@ absl::Status validateProgram(const RankProgram &program);
 /// Byte size of one buffer of `desc` in an arena (rounded up to 64).
 int64_t alignedBytes(const TensorDesc &desc);
 
-/// Whether `opType` talks to other ranks (a collective or a transfer): its
-/// kernel needs a communicator, and ranks must issue it in one order.
-bool isCollectiveOp(const std::string &opType);
-
 } // namespace ofrt
 
 #endif // OFRT_PROGRAM_H

@@ -21,12 +21,14 @@
 #include "OneFlowDialect/Actor/ActorOps.h"
 #include "OneFlowDialect/IR/OneFlowAttrs.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
+#include "OneFlowDialect/IR/OneFlowOps.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/JSON.h"
 
 #include <set>
@@ -379,9 +381,29 @@ static LogicalResult fillLayout(ActorOp actor, LayoutReader &reader,
   return success();
 }
 
+/// What the runtime makes of an actor of `opName` (plan.proto's Role): the
+/// ops it runs itself, by their classes' names; every other op is a kernel
+/// it finds by name.
+static proto::Role roleOf(StringRef opName) {
+  return llvm::StringSwitch<proto::Role>(opName)
+      .Case(InputOp::getOperationName(), proto::ROLE_INPUT)
+      .Case(OutputOp::getOperationName(), proto::ROLE_OUTPUT)
+      .Case(VariableOp::getOperationName(), proto::ROLE_VARIABLE)
+      .Case(AllReduceOp::getOperationName(), proto::ROLE_ALL_REDUCE)
+      .Case(ReduceScatterOp::getOperationName(), proto::ROLE_REDUCE_SCATTER)
+      .Case(AllGatherOp::getOperationName(), proto::ROLE_ALL_GATHER)
+      .Case(AllToAllOp::getOperationName(), proto::ROLE_ALL_TO_ALL)
+      .Case(TransferOp::getOperationName(), proto::ROLE_TRANSFER)
+      .Cases(
+          {SgdUpdateOp::getOperationName(), AdamUpdateOp::getOperationName()},
+          proto::ROLE_OPTIMIZER)
+      .Default(proto::ROLE_KERNEL);
+}
+
 static LogicalResult convertActor(ActorOp actor, proto::Actor &out) {
   out.set_id(actor.getId());
   out.set_op(actor.getOpName().str());
+  out.set_role(roleOf(actor.getOpName()));
   out.set_name(llvm::json::fixUTF8(actor.getSymName()));
   out.set_location(llvm::json::fixUTF8(locationString(actor.getLoc())));
   out.set_stream(llvm::json::fixUTF8(actor.getStream()));

@@ -4,6 +4,7 @@
 // leaves the op's attributes and becomes each actor's typed layout: a
 // source's piece, a collective's group and axis, a transfer's sends and
 // receives, a split mean's divisor, a sink's piece, partial and primary.
+// Version 3: each actor's role (what the runtime makes of it).
 
 // CHECK: version: CURRENT
 // CHECK-LABEL: ranks {
@@ -15,12 +16,14 @@
 // CHECK-NEXT:      begin: 0
 // CHECK-NEXT:      begin: 0
 // CHECK-NEXT:    }
+// CHECK-NEXT:    role: ROLE_INPUT
 // CHECK:         op: "oneflow.all_gather"
 // CHECK-NOT:     key: "group"
 // CHECK:         collective {
 // CHECK-NEXT:      group: 0
 // CHECK-NEXT:      group: 1
 // CHECK-NEXT:    }
+// CHECK-NEXT:    role: ROLE_ALL_GATHER
 // CHECK:         op: "oneflow.transfer"
 // CHECK:         transfer {
 // CHECK-NEXT:      group: 0
@@ -37,6 +40,8 @@
 // CHECK:         divisor {
 // CHECK-NEXT:      divisor: 6
 // CHECK-NEXT:    }
+// A kernel's role is the default (not written).
+// CHECK-NOT:     role:
 // CHECK:         op: "oneflow.output"
 // CHECK:         sink {
 // CHECK-NEXT:      piece {
@@ -44,6 +49,7 @@
 // CHECK-NEXT:      partial: true
 // CHECK-NEXT:      primary: true
 // CHECK-NEXT:    }
+// CHECK-NEXT:    role: ROLE_OUTPUT
 // CHECK:         firings_per_step: 1
 // CHECK:         device {
 // CHECK-NEXT:      kind: CPU

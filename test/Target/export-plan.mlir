@@ -18,7 +18,7 @@
 // CHECK:      actors {
 // CHECK-NEXT:   op: "test.attrs"
 // CHECK-NEXT:   name: "attrs_0"
-// CHECK-NEXT:   location: "{{.*}}export-plan.mlir:[[# @LINE + 233]]:3"
+// CHECK-NEXT:   location: "{{.*}}export-plan.mlir:[[# @LINE + 235]]:3"
 // CHECK-NEXT:   stream: "compute"
 // CHECK-NEXT:   attrs {
 // CHECK-NEXT:     key: "axes"
@@ -158,7 +158,8 @@
 // CHECK-NEXT:       floats {
 // CHECK-NEXT:       }
 
-// An actor without attributes.
+// An actor without attributes. Its role says what the runtime makes of it
+// (the runtime's own actors are never found by op name).
 // CHECK:      actors {
 // CHECK-NEXT:   id: 3
 // CHECK-NEXT:   op: "oneflow.output"
@@ -167,6 +168,7 @@
 // CHECK-NEXT:   stream: "compute"
 // CHECK-NEXT:   inputs: 2
 // CHECK-NEXT:   firings_per_step: 1
+// CHECK-NEXT:   role: ROLE_OUTPUT
 // CHECK-NEXT: }
 
 // Regsts: producer, consumers (each once), offset; the memory plan.

@@ -30,7 +30,7 @@ Progress::watchedOutputs(const std::vector<ofrt::RankProgram> &ranks) {
   for (const ofrt::RankProgram &program : ranks)
     for (const ofrt::ActorSpec &actor : program.actors) {
       const ofrt::OpDesc &op = actor.op;
-      if (op.type != "oneflow.output" || op.inputs.empty() ||
+      if (op.role != ofrt::OpRole::Output || op.inputs.empty() ||
           !isWatchable(op.inputs[0]))
         continue;
       // Values a rank holds whole (not a piece or a partial sum), from the
@@ -67,7 +67,7 @@ Progress::create(const std::vector<ofrt::RankProgram> &ranks, int64_t steps,
   for (const ofrt::RankProgram &program : ranks)
     for (const ofrt::ActorSpec &actor : program.actors) {
       const ofrt::OpDesc &op = actor.op;
-      if (op.type == "oneflow.input" && !counted && !op.outputs.empty() &&
+      if (op.role == ofrt::OpRole::Input && !counted && !op.outputs.empty() &&
           op.outputs[0].rank() > 0) {
         // A rank's piece of the step's batch: count the whole batch.
         const ofrt::PieceLayout *piece = op.layoutAs<ofrt::PieceLayout>();

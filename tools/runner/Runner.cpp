@@ -122,7 +122,7 @@ void printBubbles(const std::vector<ofrt::RankProgram> &programs,
   for (const ofrt::RankProgram &program : programs)
     for (const ofrt::ActorSpec &actor : program.actors)
       pipelined |=
-          actor.op.type == "oneflow.transfer" && actor.firingsPerStep > 1;
+          actor.op.role == ofrt::OpRole::Transfer && actor.firingsPerStep > 1;
   if (!pipelined || ranks.size() != programs.size())
     return;
   int64_t steps = ranks[0].steps;
@@ -410,7 +410,7 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
     std::set<std::string> random;
     for (const ofrt::RankProgram &program : plan.ranks)
       for (const ofrt::ActorSpec &actor : program.actors)
-        if (actor.op.type == "oneflow.input") {
+        if (actor.op.role == ofrt::OpRole::Input) {
           std::string name = actor.op.get<std::string>("name", actor.op.name);
           if (!options.session.inputs.count(name))
             random.insert(name);

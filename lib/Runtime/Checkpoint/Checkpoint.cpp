@@ -59,7 +59,7 @@ ofrt::planVariables(const std::vector<RankProgram> &ranks) {
   for (size_t r = 0; r < ranks.size(); ++r) {
     for (const ActorSpec &actor : ranks[r].actors) {
       const OpDesc &op = actor.op;
-      if (op.type != "oneflow.variable" || op.outputs.empty() ||
+      if (op.role != OpRole::Variable || op.outputs.empty() ||
           actor.outputs.empty())
         continue;
       VariablePiece piece;

@@ -20,6 +20,24 @@ std::string OpDesc::where() const {
   return s;
 }
 
+bool ofrt::isCollective(OpRole role) {
+  switch (role) {
+  case OpRole::AllReduce:
+  case OpRole::ReduceScatter:
+  case OpRole::AllGather:
+  case OpRole::AllToAll:
+  case OpRole::Transfer:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool ofrt::isDataEndpoint(OpRole role) {
+  return role == OpRole::Input || role == OpRole::Output ||
+         role == OpRole::Variable;
+}
+
 void KernelRegistry::add(DeviceKind device, const std::string &opType,
                          KernelFactory factory) {
   factories[{device, opType}] = std::move(factory);

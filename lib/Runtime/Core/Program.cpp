@@ -96,8 +96,7 @@ absl::Status ofrt::validateProgram(const RankProgram &program) {
       return invalid("actor id " + std::to_string(actor.id) +
                      " is used twice");
     const std::string &type = actor.op.type;
-    if (type == "oneflow.input" || type == "oneflow.output" ||
-        type == "oneflow.variable") {
+    if (isDataEndpoint(actor.op.role)) {
       std::string name = actor.op.get<std::string>("name", actor.op.name);
       if (name.empty())
         return invalid(actorName(actor) + " has no name (" + type +
@@ -264,10 +263,4 @@ absl::Status ofrt::validateProgram(const RankProgram &program) {
       return s;
   }
   return checkAcyclic(program, actorIndex);
-}
-
-bool ofrt::isCollectiveOp(const std::string &opType) {
-  return opType == "oneflow.all_reduce" || opType == "oneflow.reduce_scatter" ||
-         opType == "oneflow.all_gather" || opType == "oneflow.all_to_all" ||
-         opType == "oneflow.transfer";
 }

@@ -28,7 +28,7 @@ LearningRateSchedule::ofPlan(const std::vector<RankProgram> &ranks) {
   for (const RankProgram &rank : ranks)
     for (const ActorSpec &actor : rank.actors) {
       const OpDesc &op = actor.op;
-      if (op.type != "oneflow.sgd_update" && op.type != "oneflow.adam_update")
+      if (op.role != OpRole::Optimizer)
         continue;
       LearningRateSchedule schedule;
       schedule.lr = op.get<double>("lr", 0.0);

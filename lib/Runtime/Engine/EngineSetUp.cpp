@@ -74,7 +74,7 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
       actor.listed.push_back(i);
       actor.free = isFree(*actor.spec);
       anyFree |= actor.free;
-      collective |= isCollectiveOp(actor.spec->op.type);
+      collective |= isCollective(actor.spec->op.role);
       if (std::find(distinct.begin(), distinct.end(), order[i]) ==
           distinct.end())
         distinct.push_back(order[i]);
@@ -103,7 +103,7 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
     for (int64_t id : stream.actors) {
       int64_t a = actorIndex[id];
       const ActorSpec &spec = *actors[a].spec;
-      if (ownTransfers && spec.op.type == "oneflow.transfer" &&
+      if (ownTransfers && spec.op.role == OpRole::Transfer &&
           spec.firingsPerStep > 1)
         alone[a].push_back(a);
       else

@@ -36,7 +36,7 @@ std::set<std::string> inputNames(const LoadedPlan &plan) {
   std::set<std::string> names;
   for (const RankProgram &program : plan.ranks)
     for (const ActorSpec &actor : program.actors)
-      if (actor.op.type == "oneflow.input")
+      if (actor.op.role == OpRole::Input)
         names.insert(actor.op.get<std::string>("name", actor.op.name));
   return names;
 }
@@ -72,7 +72,7 @@ absl::Status runProgram(const RankProgram &program, CommunicatorPool &pool,
       state.variables.push_back(std::move(value));
     }
   for (const ActorSpec &actor : program.actors) {
-    if (actor.op.type != "oneflow.output")
+    if (actor.op.role != OpRole::Output)
       continue;
     std::string name = actor.op.get<std::string>("name", actor.op.name);
     absl::StatusOr<OutputPiece> piece = readOutputPiece(actor.op, program.rank);

@@ -39,12 +39,11 @@ std::string node(int64_t rank, int64_t actor) {
 }
 
 std::string style(const ActorSpec &actor) {
-  if (actor.op.type == "oneflow.transfer")
+  if (actor.op.role == OpRole::Transfer)
     return ", style=filled, fillcolor=\"#b3d9ff\"";
-  if (isCollectiveOp(actor.op.type))
+  if (isCollective(actor.op.role))
     return ", style=filled, fillcolor=\"#ffcc80\"";
-  if (actor.op.type == "oneflow.input" || actor.op.type == "oneflow.output" ||
-      actor.op.type == "oneflow.variable")
+  if (isDataEndpoint(actor.op.role))
     return ", style=rounded";
   return "";
 }

@@ -159,6 +159,68 @@ static ActorLayout convertLayout(const proto::Actor &actor) {
   return std::monostate();
 }
 
+/// The actor's role; a layout that only another role reads is an error
+/// (an edited plan whose role and layout disagree).
+static absl::StatusOr<OpRole> convertRole(const proto::Actor &actor,
+                                          const OpDesc &op) {
+  OpRole role;
+  switch (actor.role()) {
+  case proto::ROLE_KERNEL:
+    role = OpRole::Kernel;
+    break;
+  case proto::ROLE_INPUT:
+    role = OpRole::Input;
+    break;
+  case proto::ROLE_OUTPUT:
+    role = OpRole::Output;
+    break;
+  case proto::ROLE_VARIABLE:
+    role = OpRole::Variable;
+    break;
+  case proto::ROLE_ALL_REDUCE:
+    role = OpRole::AllReduce;
+    break;
+  case proto::ROLE_REDUCE_SCATTER:
+    role = OpRole::ReduceScatter;
+    break;
+  case proto::ROLE_ALL_GATHER:
+    role = OpRole::AllGather;
+    break;
+  case proto::ROLE_ALL_TO_ALL:
+    role = OpRole::AllToAll;
+    break;
+  case proto::ROLE_TRANSFER:
+    role = OpRole::Transfer;
+    break;
+  case proto::ROLE_OPTIMIZER:
+    role = OpRole::Optimizer;
+    break;
+  default:
+    return absl::InvalidArgumentError(op.where() + " has role " +
+                                      std::to_string(actor.role()) +
+                                      ", which this runtime does not know");
+  }
+  bool fits = true;
+  switch (actor.layout_case()) {
+  case proto::Actor::kSink:
+    fits = role == OpRole::Output;
+    break;
+  case proto::Actor::kCollective:
+    fits = isCollective(role) && role != OpRole::Transfer;
+    break;
+  case proto::Actor::kTransfer:
+    fits = role == OpRole::Transfer;
+    break;
+  default:
+    break;
+  }
+  if (!fits)
+    return absl::InvalidArgumentError(op.where() + " has role " +
+                                      proto::Role_Name(actor.role()) +
+                                      " but a layout only another role reads");
+  return role;
+}
+
 static absl::StatusOr<RankProgram> convertRank(const proto::RankPlan &rank) {
   RankProgram program;
   program.rank = rank.rank();
@@ -209,6 +271,12 @@ static absl::StatusOr<RankProgram> convertRank(const proto::RankPlan &rank) {
     spec.firingsPerStep = a.firings_per_step();
     spec.firingsPerOutput = std::max<int64_t>(1, a.firings_per_output());
     spec.op.layout = convertLayout(a);
+    absl::StatusOr<OpRole> role = convertRole(a, spec.op);
+    if (!role.ok())
+      return absl::InvalidArgumentError("rank " + std::to_string(rank.rank()) +
+                                        ": " +
+                                        std::string(role.status().message()));
+    spec.op.role = *role;
     for (const auto &[name, value] : a.attrs()) {
       absl::StatusOr<AttrValue> attr = convertAttr(value);
       if (!attr.ok())

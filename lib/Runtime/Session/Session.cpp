@@ -51,9 +51,9 @@ static absl::Status checkOwnMemory(const Engine &engine) {
   const RankProgram &program = engine.program();
   for (const ActorSpec &actor : program.actors) {
     const RegstSpec *own = nullptr;
-    if (actor.op.type == "oneflow.output" && !actor.inputs.empty())
+    if (actor.op.role == OpRole::Output && !actor.inputs.empty())
       own = program.findRegst(actor.inputs[0]);
-    else if (actor.op.type == "oneflow.variable" && !actor.outputs.empty())
+    else if (actor.op.role == OpRole::Variable && !actor.outputs.empty())
       own = program.findRegst(actor.outputs[0]);
     if (!own)
       continue;
@@ -92,9 +92,9 @@ Session::create(RankProgram program, const SessionOptions &options) {
   for (const auto &[name, source] : options.inputs)
     used[name] = options.planInputs.count(name) != 0;
   for (const ActorSpec &actor : program.actors) {
-    if (actor.op.type == "oneflow.output")
+    if (actor.op.role == OpRole::Output)
       impl->outputs[actor.op.get<std::string>("name", actor.op.name)];
-    if (actor.op.type == "oneflow.input")
+    if (actor.op.role == OpRole::Input)
       used[actor.op.get<std::string>("name", actor.op.name)] = true;
   }
   for (const auto &[name, isUsed] : used)
@@ -120,7 +120,7 @@ Session::create(RankProgram program, const SessionOptions &options) {
   KernelProvider provider =
       [&](const ActorSpec &actor) -> absl::StatusOr<std::unique_ptr<Kernel>> {
     const OpDesc &op = actor.op;
-    if (op.type == "oneflow.input") {
+    if (op.role == OpRole::Input) {
       std::string name = op.get<std::string>("name", op.name);
       InputSource source;
       auto it = options.inputs.find(name);
@@ -138,7 +138,7 @@ Session::create(RankProgram program, const SessionOptions &options) {
         return kernel;
       return session::onHost(std::move(*kernel), *shared);
     }
-    if (op.type == "oneflow.output") {
+    if (op.role == OpRole::Output) {
       Impl::Sink &sink = state->sinks[actor.id];
       sink.name = op.get<std::string>("name", op.name);
       sink.regst = actor.inputs.at(0);
@@ -149,14 +149,14 @@ Session::create(RankProgram program, const SessionOptions &options) {
       return session::createOutputKernel(&sink.lastStep, options.onOutput,
                                          rank, sink.name, whole);
     }
-    if (isCollectiveOp(op.type)) {
+    if (isCollective(op.role)) {
       if (!options.communicators)
         return absl::FailedPreconditionError(
             op.where() + " talks to other ranks but the session has no "
                          "communicators (run the plan on all its ranks)");
       return createCollectiveKernel(op, *options.communicators);
     }
-    if (op.type == "oneflow.variable")
+    if (op.role == OpRole::Variable)
       return session::createVariableKernel(op, shared->kind(), options.restore,
                                            options.onVariable, rank);
     return KernelRegistry::global().create(shared->kind(), op);

@@ -139,6 +139,7 @@ RankProgram variableProgram(int64_t rank, std::vector<int64_t> local,
   ActorSpec actor;
   actor.id = 1;
   actor.op.type = "oneflow.variable";
+  actor.op.role = ofrt::OpRole::Variable;
   actor.op.name = "variable_1";
   actor.op.attrs["name"] = std::string("w");
   actor.op.layout = PieceLayout{logical, begin, zero};

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ofrt/Session.h"
+#include "../TestRoles.h"
 
 #include <gtest/gtest.h>
 
@@ -21,6 +22,7 @@ RankProgram program(int64_t variableOffset) {
     ActorSpec a;
     a.id = id;
     a.op.type = type;
+    a.op.role = oftest::roleOf(type);
     a.op.name = type.substr(8);
     a.inputs = in;
     a.outputs = out;
@@ -71,6 +73,7 @@ RankProgram inputSharingMemory() {
     ActorSpec a;
     a.id = id;
     a.op.type = type;
+    a.op.role = oftest::roleOf(type);
     a.op.name = type.substr(8);
     a.inputs = in;
     a.outputs = out;

@@ -15,6 +15,7 @@
 #ifndef ONEFLOW_UNITTESTS_RUNTIME_KERNELS_KERNELTESTUTILS_H
 #define ONEFLOW_UNITTESTS_RUNTIME_KERNELS_KERNELTESTUTILS_H
 
+#include "../TestRoles.h"
 #include "ofrt/Kernel.h"
 
 #include "gtest/gtest.h"
@@ -164,12 +165,13 @@ inline Values randomInts(int64_t n, unsigned seed, int64_t lo, int64_t hi) {
   return v;
 }
 
-/// An OpDesc of type "oneflow.<name>".
+/// An OpDesc of type "oneflow.<name>", with the role the compiler gives it.
 inline OpDesc op(const std::string &name, std::vector<TensorDesc> inputs,
                  std::vector<TensorDesc> outputs,
                  std::map<std::string, AttrValue> attrs = {}) {
   OpDesc desc;
   desc.type = "oneflow." + name;
+  desc.role = oftest::roleOf(desc.type);
   desc.inputs = std::move(inputs);
   desc.outputs = std::move(outputs);
   desc.attrs = std::move(attrs);

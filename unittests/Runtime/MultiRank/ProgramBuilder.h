@@ -14,6 +14,7 @@
 #ifndef ONEFLOW_UNITTESTS_RUNTIME_MULTIRANK_PROGRAMBUILDER_H
 #define ONEFLOW_UNITTESTS_RUNTIME_MULTIRANK_PROGRAMBUILDER_H
 
+#include "../TestRoles.h"
 #include "ofrt/CollectiveKernels.h"
 #include "ofrt/Program.h"
 
@@ -32,10 +33,11 @@ public:
     ofrt::ActorSpec actor;
     actor.id = program.actors.size();
     actor.op.type = type;
+    actor.op.role = roleOf(type);
     actor.op.name = name;
     actor.op.attrs = std::move(attrs);
     actor.op.layout = std::move(layout);
-    actor.stream = ofrt::isCollectiveOp(type) ? "collective" : "compute";
+    actor.stream = ofrt::isCollective(actor.op.role) ? "collective" : "compute";
     actor.inputs = inputs;
     for (int64_t id : inputs) {
       ofrt::RegstSpec &regst = program.regsts[id];

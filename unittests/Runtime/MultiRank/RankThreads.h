@@ -14,6 +14,7 @@
 #ifndef ONEFLOW_UNITTESTS_RUNTIME_MULTIRANK_RANKTHREADS_H
 #define ONEFLOW_UNITTESTS_RUNTIME_MULTIRANK_RANKTHREADS_H
 
+#include "../TestRoles.h"
 #include "ofrt/Backend.h"
 #include "ofrt/CommunicatorPool.h"
 #include "ofrt/Kernel.h"
@@ -155,6 +156,7 @@ inline ofrt::OpDesc makeOp(const std::string &type,
                            ofrt::ActorLayout layout = {}) {
   ofrt::OpDesc op;
   op.type = type;
+  op.role = roleOf(type);
   op.name = type.substr(8);
   op.attrs = std::move(attrs);
   op.layout = std::move(layout);

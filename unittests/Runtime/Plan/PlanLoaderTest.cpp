@@ -123,22 +123,66 @@ TEST(PlanLoader, RefusesAVersionOnePlanAskingForARecompile) {
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(loaded.status().message(),
             "plan 'v1.plantxt' has schema version 1 but this runtime reads "
-            "version 2; recompile the model");
+            "version 3; recompile the model");
   proto::Plan plan = reluPlan();
   plan.set_version(proto::VERSION_1);
   auto binary = parsePlan(plan.SerializeAsString(), false, "v1.plan");
   ASSERT_FALSE(binary.ok());
   EXPECT_EQ(binary.status().code(), absl::StatusCode::kFailedPrecondition);
+  // Version 2 knew the runtime's own actors by their op names only.
+  plan.set_version(proto::VERSION_2);
+  auto v2 = parsePlan(plan.SerializeAsString(), false, "v2.plan");
+  ASSERT_FALSE(v2.ok());
+  EXPECT_EQ(v2.status().message(),
+            "plan 'v2.plan' has schema version 2 but this runtime reads "
+            "version 3; recompile the model");
+}
+
+// The runtime takes each actor's role from the plan, never from its op's
+// name; a role it does not know, or a layout another role reads, is an
+// error naming the actor.
+TEST(PlanLoader, ReadsRolesAndRefusesOnesThatDisagreeWithTheLayout) {
+  proto::Plan plan = reluPlan();
+  proto::Actor &relu = *plan.mutable_ranks(0)->mutable_actors(1);
+  auto loaded = parsePlan(plan.SerializeAsString(), false, "roles.plan");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->ranks[0].actors[1].op.role, OpRole::Kernel);
+  // An op named like a collective is still a kernel without the role.
+  relu.set_op("oneflow.all_reduce");
+  loaded = parsePlan(plan.SerializeAsString(), false, "roles.plan");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->ranks[0].actors[1].op.role, OpRole::Kernel);
+  relu.set_role(proto::ROLE_ALL_REDUCE);
+  relu.mutable_collective()->add_group(0);
+  loaded = parsePlan(plan.SerializeAsString(), false, "roles.plan");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->ranks[0].actors[1].op.role, OpRole::AllReduce);
+  EXPECT_TRUE(isCollective(loaded->ranks[0].actors[1].op.role));
+
+  relu.set_role(proto::ROLE_OUTPUT);
+  auto mismatch = parsePlan(plan.SerializeAsString(), false, "roles.plan");
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_EQ(mismatch.status().message(),
+            "plan 'roles.plan', rank 0: oneflow.all_reduce 'r' has role "
+            "ROLE_OUTPUT but a layout only another role reads");
+  relu.set_role(static_cast<proto::Role>(42));
+  auto unknown = parsePlan(plan.SerializeAsString(), false, "roles.plan");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().message(),
+            "plan 'roles.plan', rank 0: oneflow.all_reduce 'r' has role 42, "
+            "which this runtime does not know");
 }
 
 TEST(PlanLoader, ReadsTypedLayoutsDeviceAndFiringRate) {
   proto::Plan plan = reluPlan();
   plan.mutable_ranks(0)->mutable_device()->set_ordinal(3);
   proto::Actor &relu = *plan.mutable_ranks(0)->mutable_actors(1);
+  relu.set_role(proto::ROLE_ALL_REDUCE);
   proto::Collective &collective = *relu.mutable_collective();
   collective.add_group(0);
   collective.set_axis(1);
   proto::Actor &constant = *plan.mutable_ranks(0)->mutable_actors(0);
+  constant.set_role(proto::ROLE_TRANSFER);
   proto::PointToPoint &send =
       *constant.mutable_transfer()->add_sends();
   send.set_peer(1);

@@ -351,15 +351,18 @@ KernelOr createAllToAll(const OpDesc &op, CommunicatorPool &pool) {
 
 absl::StatusOr<std::unique_ptr<Kernel>>
 ofrt::createCollectiveKernel(const OpDesc &op, CommunicatorPool &pool) {
-  if (op.type == "oneflow.all_reduce")
+  switch (op.role) {
+  case OpRole::AllReduce:
     return createAllReduce(op, pool);
-  if (op.type == "oneflow.reduce_scatter")
+  case OpRole::ReduceScatter:
     return createSplit(op, pool, /*scatter=*/true);
-  if (op.type == "oneflow.all_gather")
+  case OpRole::AllGather:
     return createSplit(op, pool, /*scatter=*/false);
-  if (op.type == "oneflow.all_to_all")
+  case OpRole::AllToAll:
     return createAllToAll(op, pool);
-  if (op.type == "oneflow.transfer")
+  case OpRole::Transfer:
     return createTransferKernel(op, pool);
-  return opError(op, "is not a collective op");
+  default:
+    return opError(op, "is not a collective op");
+  }
 }

@@ -172,8 +172,7 @@ private:
 bool cpu::runsOnOneThread(const OpDesc &op) {
   // Sources and sinks compute nothing; their callbacks (of-run's progress,
   // checkpoints) see the stream's count.
-  if (op.type == "oneflow.input" || op.type == "oneflow.output" ||
-      op.type == "oneflow.variable")
+  if (isDataEndpoint(op.role))
     return false;
   size_t bytes = 0;
   for (const TensorDesc &desc : op.inputs)

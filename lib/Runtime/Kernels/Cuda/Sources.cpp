@@ -79,7 +79,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> createSource(const OpDesc &op) {
       (*cpuKernel)
           ->compute(host, {}, {TensorView{value.data(), op.outputs[0]}}));
   return std::unique_ptr<Kernel>(
-      new SourceKernel(op, std::move(value), op.type == "oneflow.variable"));
+      new SourceKernel(op, std::move(value), op.role == OpRole::Variable));
 }
 
 } // namespace
