@@ -163,43 +163,23 @@ static ActorLayout convertLayout(const proto::Actor &actor) {
 /// (an edited plan whose role and layout disagree).
 static absl::StatusOr<OpRole> convertRole(const proto::Actor &actor,
                                           const OpDesc &op) {
-  OpRole role;
-  switch (actor.role()) {
-  case proto::ROLE_KERNEL:
-    role = OpRole::Kernel;
-    break;
-  case proto::ROLE_INPUT:
-    role = OpRole::Input;
-    break;
-  case proto::ROLE_OUTPUT:
-    role = OpRole::Output;
-    break;
-  case proto::ROLE_VARIABLE:
-    role = OpRole::Variable;
-    break;
-  case proto::ROLE_ALL_REDUCE:
-    role = OpRole::AllReduce;
-    break;
-  case proto::ROLE_REDUCE_SCATTER:
-    role = OpRole::ReduceScatter;
-    break;
-  case proto::ROLE_ALL_GATHER:
-    role = OpRole::AllGather;
-    break;
-  case proto::ROLE_ALL_TO_ALL:
-    role = OpRole::AllToAll;
-    break;
-  case proto::ROLE_TRANSFER:
-    role = OpRole::Transfer;
-    break;
-  case proto::ROLE_OPTIMIZER:
-    role = OpRole::Optimizer;
-    break;
-  default:
+  static const std::map<proto::Role, OpRole> roles = {
+      {proto::ROLE_KERNEL, OpRole::Kernel},
+      {proto::ROLE_INPUT, OpRole::Input},
+      {proto::ROLE_OUTPUT, OpRole::Output},
+      {proto::ROLE_VARIABLE, OpRole::Variable},
+      {proto::ROLE_ALL_REDUCE, OpRole::AllReduce},
+      {proto::ROLE_REDUCE_SCATTER, OpRole::ReduceScatter},
+      {proto::ROLE_ALL_GATHER, OpRole::AllGather},
+      {proto::ROLE_ALL_TO_ALL, OpRole::AllToAll},
+      {proto::ROLE_TRANSFER, OpRole::Transfer},
+      {proto::ROLE_OPTIMIZER, OpRole::Optimizer}};
+  auto known = roles.find(actor.role());
+  if (known == roles.end())
     return absl::InvalidArgumentError(op.where() + " has role " +
                                       std::to_string(actor.role()) +
                                       ", which this runtime does not know");
-  }
+  OpRole role = known->second;
   bool fits = true;
   switch (actor.layout_case()) {
   case proto::Actor::kSink:
