@@ -164,7 +164,7 @@ ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
       });
     }
     // So do operand layouts pinned by hand or by propagation.
-    if (auto pinned = op.getAttrOfType<ArrayAttr>(kOperandLayoutsAttrName)) {
+    if (auto pinned = operandLayoutsAttr(op.getContext()).getAttr(&op)) {
       for (auto [i, attr] : llvm::enumerate(pinned)) {
         auto layout = dyn_cast<GlobalAttr>(attr);
         if (!layout || i >= op.getNumOperands())

@@ -309,7 +309,7 @@ static int64_t regstRank(Value value) {
 static LogicalResult fillLayout(ActorOp actor, LayoutReader &reader,
                                 proto::Actor &out) {
   StringRef op = actor.getOpName();
-  if (op == "oneflow.transfer") {
+  if (op == TransferOp::getOperationName()) {
     proto::Transfer &transfer = *out.mutable_transfer();
     for (int64_t rank : reader.ints("group"))
       transfer.add_group(rank);
@@ -326,9 +326,10 @@ static LogicalResult fillLayout(ActorOp actor, LayoutReader &reader,
       return failure();
     return success();
   }
-  if (llvm::is_contained({"oneflow.all_reduce", "oneflow.reduce_scatter",
-                          "oneflow.all_gather", "oneflow.all_to_all"},
-                         op)) {
+  if (llvm::is_contained(
+          {AllReduceOp::getOperationName(), ReduceScatterOp::getOperationName(),
+           AllGatherOp::getOperationName(), AllToAllOp::getOperationName()},
+          op)) {
     if (!reader.has("group"))
       return success(); // One rank: the op is local.
     proto::Collective &collective = *out.mutable_collective();
@@ -343,7 +344,8 @@ static LogicalResult fillLayout(ActorOp actor, LayoutReader &reader,
                                                   : proto::REDUCTION_SUM);
     return success();
   }
-  if (op == "oneflow.local_slice" || op == "oneflow.to_partial") {
+  if (op == LocalSliceOp::getOperationName() ||
+      op == ToPartialOp::getOperationName()) {
     if (!reader.has("begin"))
       return success();
     proto::LocalBoxing &box = *out.mutable_local_boxing();
@@ -351,31 +353,33 @@ static LogicalResult fillLayout(ActorOp actor, LayoutReader &reader,
       box.add_begin(begin);
     for (int64_t stride : reader.ints("micro_stride"))
       box.add_micro_stride(stride);
-    box.set_keep(op == "oneflow.local_slice" || reader.flag("keep"));
+    box.set_keep(op == LocalSliceOp::getOperationName() || reader.flag("keep"));
     return success();
   }
   if (!reader.has("logical_shape") && !reader.has("index_begin") &&
       !reader.has("divisor"))
     return success();
-  if (op == "oneflow.output") {
+  if (op == OutputOp::getOperationName()) {
     proto::Sink &sink = *out.mutable_sink();
     fillPiece(reader, *sink.mutable_piece());
     sink.set_partial(reader.flag("partial"));
     sink.set_primary(reader.flag("primary"));
-  } else if (llvm::is_contained({"oneflow.input", "oneflow.variable",
-                                 "oneflow.constant", "oneflow.fill",
-                                 "oneflow.dropout"},
-                                op)) {
+  } else if (llvm::is_contained(
+                 {InputOp::getOperationName(), VariableOp::getOperationName(),
+                  ConstantOp::getOperationName(), FillOp::getOperationName(),
+                  DropoutOp::getOperationName()},
+                 op)) {
     proto::Piece &piece = *out.mutable_piece();
     fillPiece(reader, piece);
     piece.set_zero(reader.flag("zero"));
-  } else if (llvm::is_contained({"oneflow.gather", "oneflow.gather_grad",
-                                 "oneflow.gather_elements",
-                                 "oneflow.gather_elements_grad"},
+  } else if (llvm::is_contained({GatherOp::getOperationName(),
+                                 GatherGradOp::getOperationName(),
+                                 GatherElementsOp::getOperationName(),
+                                 GatherElementsGradOp::getOperationName()},
                                 op)) {
     out.mutable_index_range()->set_begin(reader.integer("index_begin"));
     out.mutable_index_range()->set_limit(reader.integer("index_limit"));
-  } else if (op == "oneflow.reduce_mean") {
+  } else if (op == ReduceMeanOp::getOperationName()) {
     out.mutable_divisor()->set_divisor(reader.integer("divisor", 1));
   }
   return success();

@@ -335,7 +335,8 @@ void AutoParallelPass::runOnOperation() {
     SmallVector<Attribute> layouts;
     for (unsigned i = 0, e = node.op->getNumOperands(); i < e; ++i)
       layouts.push_back(problem.operandLayout(n, i, choice));
-    node.op->setAttr(kOperandLayoutsAttrName, ArrayAttr::get(context, layouts));
+    operandLayoutsAttr(context).setAttr(node.op,
+                                        ArrayAttr::get(context, layouts));
   }
   SmallVector<Type> results(
       func.getBody().back().getTerminator()->getOperandTypes());

@@ -107,7 +107,7 @@ private:
     Value labels = ce.getLabels();
     auto labelType = cast<RankedTensorType>(labels.getType());
     auto lossType = cast<RankedTensorType>(ce.getLoss().getType());
-    auto asked = op->getAttrOfType<ArrayAttr>(kOperandLayoutsAttrName);
+    auto asked = operandLayoutsAttr(op->getContext()).getAttr(op);
     GlobalAttr labelLayout =
         asked && asked.size() == 2 ? dyn_cast<GlobalAttr>(asked[1]) : nullptr;
     if (!labelLayout)
@@ -147,7 +147,7 @@ private:
   /// Records the layouts `made`'s operands need; returns its result.
   Value pin(Operation *made, ArrayRef<GlobalAttr> layouts) {
     SmallVector<Attribute> attrs(layouts.begin(), layouts.end());
-    made->setAttr(kOperandLayoutsAttrName, b.getArrayAttr(attrs));
+    operandLayoutsAttr(b.getContext()).setAttr(made, b.getArrayAttr(attrs));
     return made->getResult(0);
   }
 

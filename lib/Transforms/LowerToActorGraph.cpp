@@ -98,7 +98,7 @@ static LogicalResult checkProgram(func::FuncOp funcOp) {
       return op.emitOpError()
              << "is not a oneflow op and has no SBP rules (SbpInterface); only "
                 "those lower to actors";
-    if (op.getName().getStringRef() == "oneflow.boxing")
+    if (isa<BoxingOp>(op))
       return op.emitOpError()
              << "is a layout change the runtime cannot run; run "
                 "oneflow-lower-boxing first";
@@ -141,10 +141,8 @@ static std::string actorName(Operation *op, int64_t id) {
 static StringRef streamOf(Operation *op) {
   if (isa<InputOp>(op))
     return kIoStream;
-  StringRef name = op->getName().getStringRef();
-  if (name == "oneflow.all_reduce" || name == "oneflow.reduce_scatter" ||
-      name == "oneflow.all_gather" || name == "oneflow.all_to_all" ||
-      name == "oneflow.transfer")
+  if (isa<AllReduceOp, ReduceScatterOp, AllGatherOp, AllToAllOp, TransferOp>(
+          op))
     return kCollectiveStream;
   return kComputeStream;
 }
@@ -399,7 +397,7 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount,
     StringRef stream = streamOf(op);
     SmallVector<int64_t> group;
     llvm::MapVector<int64_t, TransferRecords> transfers;
-    if (op->getName().getStringRef() == "oneflow.transfer") {
+    if (isa<TransferOp>(op)) {
       computeTransfer(op, group, transfers, micro > 1 ? worldSize : 0);
       if (micro > 1 &&
           (failed(foldTransfer(op, worldSize, micro, firings.lookup(op) > 1,

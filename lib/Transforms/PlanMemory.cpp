@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/Actor/ActorOps.h"
+#include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Transforms/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -96,10 +97,10 @@ static Interval lifetime(RegstOp regst,
   SmallVector<ActorOp> consumers = regst.getConsumers();
   // Kept across firings: several buffers, a variable's value, what outputs
   // read after the run, a sum over micro-batches.
-  if (count > 1 || producer.getOpName() == "oneflow.variable" ||
+  if (count > 1 || producer.getOpName() == VariableOp::getOperationName() ||
       producer.getFiringsPerValue() > 1 ||
       llvm::any_of(consumers, [](ActorOp consumer) {
-        return consumer.getOpName() == "oneflow.output";
+        return consumer.getOpName() == OutputOp::getOperationName();
       }))
     return interval;
   const Slot &def = slots.find(producer)->second;

@@ -59,9 +59,7 @@ RankedTensorType mlir::oneflow::getLocalType(Type type, int64_t rank) {
   return RankedTensorType::get(local, tensor.getElementType());
 }
 
-static bool isTransfer(Operation *op) {
-  return op->getName().getStringRef() == "oneflow.transfer";
-}
+static bool isTransfer(Operation *op) { return isa<TransferOp>(op); }
 
 FailureOr<SmallVector<int64_t>> mlir::oneflow::getOpRanks(Operation *op) {
   SmallVector<int64_t> ranks;

@@ -243,7 +243,7 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
           NdSbpAttr::get(context,
                          SmallVector<SbpAttr>(global.getNdSbp().size(),
                                               SbpAttr::getBroadcast(context))));
-    op->setAttr(kOperandLayoutsAttrName, ArrayAttr::get(context, layouts));
+    operandLayoutsAttr(context).setAttr(op, ArrayAttr::get(context, layouts));
     return success();
   }
 
@@ -413,7 +413,7 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
   SmallVector<Attribute> layouts;
   for (unsigned i = 0, e = producers.size(); i < e; ++i)
     layouts.push_back(required(*chosen, i));
-  op->setAttr(kOperandLayoutsAttrName, ArrayAttr::get(context, layouts));
+  operandLayoutsAttr(context).setAttr(op, ArrayAttr::get(context, layouts));
   return success();
 }
 

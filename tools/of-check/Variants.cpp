@@ -109,8 +109,8 @@ void ofcheck::pinSignature(ModuleOp module, PlacementAttr placement,
                                                  signature.operands[i])
                                : broadcast);
     if (!layouts.empty())
-      op->setAttr(mlir::oneflow::kOperandLayoutsAttrName,
-                  ArrayAttr::get(ctx, layouts));
+      mlir::oneflow::operandLayoutsAttr(ctx).setAttr(
+          op, ArrayAttr::get(ctx, layouts));
   }
 }
 
@@ -243,7 +243,8 @@ OwningOpRef<ModuleOp> ofcheck::buildBoxingProgram(MLIRContext *context,
                          NdSbpAttr::get(context, whole));
   }
   auto output = OutputOp::create(b, loc, "y", x);
-  output->setAttr(mlir::oneflow::kOperandLayoutsAttrName, b.getArrayAttr({to}));
+  mlir::oneflow::operandLayoutsAttr(b.getContext())
+      .setAttr(output, b.getArrayAttr({to}));
   func::ReturnOp::create(b, loc);
   return module;
 }

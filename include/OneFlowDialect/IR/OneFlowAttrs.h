@@ -58,12 +58,6 @@ int64_t getStages(Operation *func);
 /// On an op of a laid-out program: the placement its results go on when
 /// no result states one (oneflow-apply-strategy with stages).
 inline constexpr llvm::StringLiteral kPlacementAttrName = "oneflow.placement";
-/// The layouts an op's chosen signature needs of its operands (an ArrayAttr
-/// of #oneflow.global, one per operand), recorded by
-/// oneflow-sbp-propagation or oneflow-auto-parallel and realized by
-/// oneflow-insert-boxing (docs/multi-rank-plans.md).
-inline constexpr llvm::StringLiteral kOperandLayoutsAttrName =
-    "oneflow.operand_layouts";
 
 /// The MLIR-free description of a layout that the balanced-split helpers
 /// and the runtime use.

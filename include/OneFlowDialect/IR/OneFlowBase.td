@@ -36,6 +36,11 @@ def OneFlow_Dialect : Dialect {
     void registerAttributes();
     void registerOps();
   }];
+  // The layouts an op's chosen signature needs of its operands (one
+  // #oneflow.global per operand), recorded by oneflow-sbp-propagation or
+  // oneflow-auto-parallel and realized by oneflow-insert-boxing
+  // (docs/multi-rank-plans.md): `oneflow.operand_layouts`.
+  let discardableAttrs = (ins "::mlir::ArrayAttr":$operand_layouts);
 }
 
 //===----------------------------------------------------------------------===//

@@ -148,7 +148,7 @@ LogicalResult OutputOp::verify() {
   // Ranks' pieces of an output are added up: the layout it asks for (or,
   // once boxing is in, has) may be partial only as a sum.
   GlobalAttr layout = getGlobalEncoding(getValue().getType());
-  if (auto asked = (*this)->getAttrOfType<ArrayAttr>(kOperandLayoutsAttrName))
+  if (auto asked = operandLayoutsAttr(getContext()).getAttr(*this))
     if (asked.size() == 1)
       layout = dyn_cast<GlobalAttr>(asked[0]);
   if (layout && !hasOnlyPartialSums(layout))
