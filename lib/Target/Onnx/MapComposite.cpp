@@ -27,11 +27,17 @@
 // |                       | gradient there is NaN)                          |
 // | Mod                   | x - y * floor(x / y), or trunc (fmod 1); integer |
 // |                       | operands in f64, cast back                      |
+// | IsNaN                 | not_equal(x, x)                                 |
+// | IsInf                 | equal(abs(x), inf), or equal(x, +inf / -inf)    |
+// |                       | with one sign detected                          |
+// | EyeLike               | a constant of x's shape (static), ones on the   |
+// |                       | k-th diagonal                                   |
 //
 //===----------------------------------------------------------------------===//
 
 #include "Importer.h"
 
+#include "OneFlowDialect/IR/ConstantFolding.h"
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/IR/OneFlowTypeUtils.h"
 
@@ -341,6 +347,75 @@ static LogicalResult mapMod(NodeContext &node) {
   return success();
 }
 
+/// Input 0, which must be a float tensor for the IEEE predicates.
+static FailureOr<Value> floatInput(NodeContext &node) {
+  FailureOr<Value> x = unaryInput(node);
+  if (succeeded(x) && !isa<FloatType>(NodeContext::typeOf(*x).getElementType()))
+    return node.error() << "x must be a float tensor, not "
+                        << stripEncoding(NodeContext::typeOf(*x));
+  return x;
+}
+
+static LogicalResult mapIsNaN(NodeContext &node) {
+  FailureOr<Value> x = floatInput(node);
+  if (failed(x))
+    return failure();
+  // Only NaN differs from itself.
+  return finish(node, valueOf(node.create<NotEqualOp>({*x, *x})));
+}
+
+static LogicalResult mapIsInf(NodeContext &node) {
+  FailureOr<Value> x = floatInput(node);
+  if (failed(x))
+    return failure();
+  bool positive = node.getInt("detect_positive", 1) != 0;
+  bool negative = node.getInt("detect_negative", 1) != 0;
+  auto scalarType =
+      RankedTensorType::get({}, NodeContext::typeOf(*x).getElementType());
+  double inf = std::numeric_limits<double>::infinity();
+  FailureOr<Value> v = *x;
+  double target = positive ? inf : -inf;
+  if (positive && negative)
+    v = valueOf(node.create<AbsOp>(*x));
+  else if (!positive && !negative)
+    target = std::numeric_limits<double>::quiet_NaN(); // Equal to nothing.
+  if (failed(v))
+    return failure();
+  return finish(
+      node, valueOf(node.create<EqualOp>({*v, node.fill(scalarType, target)})));
+}
+
+static LogicalResult mapEyeLike(NodeContext &node) {
+  FailureOr<Value> x = unaryInput(node);
+  if (failed(x))
+    return failure();
+  RankedTensorType type = stripEncoding(NodeContext::typeOf(*x));
+  if (type.getRank() != 2)
+    return node.error() << "x must be 2-D, not " << type;
+  Type element = type.getElementType();
+  if (const onnx::AttributeProto *dtype = node.attr("dtype")) {
+    element = elementType(dtype->i(), node.getContext());
+    if (!element)
+      return node.error() << "unsupported dtype "
+                          << elementTypeName(dtype->i());
+  }
+  int64_t k = node.getInt("k", 0);
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  SmallVector<int64_t> ones(rows * cols, 0);
+  for (int64_t i = 0; i < rows; ++i)
+    if (i + k >= 0 && i + k < cols)
+      ones[i * cols + i + k] = 1;
+  auto result = RankedTensorType::get(type.getShape(), element);
+  DenseElementsAttr value =
+      isa<FloatType>(element)
+          ? denseOfDoubles(result,
+                           SmallVector<double>(ones.begin(), ones.end()))
+          : denseOfInts(result, ones);
+  node.setOutput(0, node.createTyped<ConstantOp>(result, {},
+                                                 {node.named("value", value)}));
+  return success();
+}
+
 void mlir::oneflow::onnx_import::addCompositeLowerings(
     llvm::StringMap<Lowering> &table) {
   table["Sum"] = mapVariadic<AddOp>;
@@ -371,4 +446,7 @@ void mlir::oneflow::onnx_import::addCompositeLowerings(
   table["Hardmax"] = mapHardmax;
   table["Mod"] = mapMod;
   table["ReduceProd"] = mapReduceProd;
+  table["IsNaN"] = mapIsNaN;
+  table["IsInf"] = mapIsInf;
+  table["EyeLike"] = mapEyeLike;
 }

@@ -13,6 +13,8 @@
 // | LRN                   | x / (bias + alpha / size * S)^beta, S the sum  |
 // |                       | of x^2 over a window of `size` channels (zero- |
 // |                       | padded channel axis, `size` slices added)      |
+// | MeanVariance-         | (x - mean) / (sqrt(var) + 1e-9) over `axes`    |
+// | Normalization         | (default 0, 2, 3), population var              |
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,19 +59,12 @@ static LogicalResult mapGlobalMaxPool(NodeContext &node) {
   return success();
 }
 
-static LogicalResult mapInstanceNormalization(NodeContext &node) {
-  if (failed(node.checkArity(3, 3, 1)))
-    return failure();
-  auto in = spatialInput(node);
-  FailureOr<Value> scale = node.input(1), bias = node.input(2);
-  if (failed(in) || failed(scale) || failed(bias))
-    return failure();
-  Value x = in->first;
-  RankedTensorType type = stripEncoding(NodeContext::typeOf(x));
+/// x - mean(x) and the population variance of x over `axes` (kept).
+static FailureOr<std::pair<Value, Value>>
+centeredAndVariance(NodeContext &node, Value x, llvm::ArrayRef<int64_t> axes) {
   llvm::SmallVector<NamedAttribute> attrs{
-      node.named("axes", node.b.getDenseI64ArrayAttr(in->second)),
+      node.named("axes", node.b.getDenseI64ArrayAttr(axes)),
       node.named("keepdims", node.b.getUnitAttr())};
-  double eps = node.getFloat("epsilon", 1e-5);
   FailureOr<Value> mean = valueOf(node.create<ReduceMeanOp>(x, attrs));
   FailureOr<Value> centered =
       succeeded(mean) ? valueOf(node.create<SubOp>({x, *mean})) : mean;
@@ -79,15 +74,66 @@ static LogicalResult mapInstanceNormalization(NodeContext &node) {
   FailureOr<Value> var =
       succeeded(square) ? valueOf(node.create<ReduceMeanOp>(*square, attrs))
                         : square;
-  FailureOr<Value> shifted =
-      succeeded(var)
+  if (failed(var))
+    return failure();
+  return std::make_pair(*centered, *var);
+}
+
+static LogicalResult mapMeanVarianceNormalization(NodeContext &node) {
+  if (failed(node.checkArity(1, 1, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0);
+  if (failed(x))
+    return failure();
+  int64_t rank = NodeContext::typeOf(*x).getRank();
+  llvm::SmallVector<int64_t> given = {0, 2, 3}, axes;
+  if (FailureOr<llvm::SmallVector<int64_t>> a = node.getInts("axes");
+      succeeded(a))
+    given = *a;
+  for (int64_t axis : given) {
+    FailureOr<int64_t> normalized = normalizeAxis(node, axis, rank, "axes");
+    if (failed(normalized))
+      return failure();
+    axes.push_back(*normalized);
+  }
+  auto stats = centeredAndVariance(node, *x, axes);
+  if (failed(stats))
+    return failure();
+  // The spec's function: the standard deviation plus 1e-9 divides.
+  FailureOr<Value> std = valueOf(node.create<SqrtOp>(stats->second));
+  FailureOr<Value> denom =
+      succeeded(std)
           ? valueOf(node.create<ScalarAddOp>(
-                *var, {node.named("scalar", node.b.getF64FloatAttr(eps))}))
-          : var;
+                *std, {node.named("scalar", node.b.getF64FloatAttr(1e-9))}))
+          : std;
+  FailureOr<Value> y = succeeded(denom)
+                           ? valueOf(node.create<DivOp>({stats->first, *denom}))
+                           : denom;
+  if (failed(y))
+    return failure();
+  node.setOutput(0, *y);
+  return success();
+}
+
+static LogicalResult mapInstanceNormalization(NodeContext &node) {
+  if (failed(node.checkArity(3, 3, 1)))
+    return failure();
+  auto in = spatialInput(node);
+  FailureOr<Value> scale = node.input(1), bias = node.input(2);
+  if (failed(in) || failed(scale) || failed(bias))
+    return failure();
+  Value x = in->first;
+  RankedTensorType type = stripEncoding(NodeContext::typeOf(x));
+  double eps = node.getFloat("epsilon", 1e-5);
+  auto stats = centeredAndVariance(node, x, in->second);
+  if (failed(stats))
+    return failure();
+  FailureOr<Value> shifted = valueOf(node.create<ScalarAddOp>(
+      stats->second, {node.named("scalar", node.b.getF64FloatAttr(eps))}));
   FailureOr<Value> inv =
       succeeded(shifted) ? valueOf(node.create<RsqrtOp>(*shifted)) : shifted;
   FailureOr<Value> normed =
-      succeeded(inv) ? valueOf(node.create<MulOp>({*centered, *inv})) : inv;
+      succeeded(inv) ? valueOf(node.create<MulOp>({stats->first, *inv})) : inv;
   if (failed(normed))
     return failure();
   // Scale and bias per channel: [C] as [C, 1, ...].
@@ -175,4 +221,5 @@ void mlir::oneflow::onnx_import::addStatisticsLowerings(
   table["GlobalMaxPool"] = mapGlobalMaxPool;
   table["InstanceNormalization"] = mapInstanceNormalization;
   table["LRN"] = mapLRN;
+  table["MeanVarianceNormalization"] = mapMeanVarianceNormalization;
 }

@@ -249,6 +249,14 @@ def broken_models():
     yield "mod-float", model(
         [helper.make_node("Mod", ["x", "x"], ["y"], name="mod")],
         [vi("x", F, [2])], [vi("y", F, [2])])
+    yield "mvn-axes", model(
+        [helper.make_node("MeanVarianceNormalization", ["x"], ["y"],
+                          name="mvn")],
+        [vi("x", F, [2, 3])], [vi("y", F, [2, 3])])
+    yield "eyelike-dtype", model(
+        [helper.make_node("EyeLike", ["x"], ["y"], name="eye",
+                          dtype=onnx.TensorProto.UINT16)],
+        [vi("x", F, [2, 2])], [vi("y", onnx.TensorProto.UINT16, [2, 2])])
     yield "unsupported-op", model(
         [helper.make_node("Det", ["x"], ["y"], name="det")],
         [vi("x", F, [3, 3])], [vi("y", F, [])])
