@@ -21,7 +21,9 @@
 namespace ofrt {
 
 /// Element types. Bool is one byte per element (0 or 1).
-enum class DType { F32, F64, F16, BF16, I8, I32, I64, Bool };
+/// U8 is for values at a program's edges (image data read from or written
+/// to .npy); the compiler casts it to a computing type there.
+enum class DType { F32, F64, F16, BF16, I8, I32, I64, Bool, U8 };
 
 /// Bytes per element.
 size_t dtypeSize(DType dtype);

@@ -74,6 +74,8 @@ static std::optional<proto::DType> toDType(Type type) {
     return proto::I32;
   if (type.isSignlessInteger(64))
     return proto::I64;
+  if (type.isUnsignedInteger(8))
+    return proto::U8;
   return std::nullopt;
 }
 

@@ -250,9 +250,10 @@ def OneFlow_CastOp : OneFlow_Op<"cast", [Pure, OneFlow_HasSbp]> {
     ```mlir
     %y = oneflow.cast %x : (tensor<8xi64>) -> tensor<8xf32>
     ```
+    Casts also convert ui8 values at a program's edges (integers wrap).
   }];
-  let arguments = (ins OneFlow_Tensor:$x);
-  let results = (outs OneFlow_Tensor:$result);
+  let arguments = (ins OneFlow_EdgeTensor:$x);
+  let results = (outs OneFlow_EdgeTensor:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
   let hasFolder = 1;

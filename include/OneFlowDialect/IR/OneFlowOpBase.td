@@ -25,6 +25,9 @@ def OneFlow_FloatTensor : RankedTensorOf<[AnyFloat]>;
 def OneFlow_IntTensor : RankedTensorOf<[AnySignlessInteger]>;
 def OneFlow_IndexTensor : RankedTensorOf<[I32, I64]>;
 def OneFlow_BoolTensor : RankedTensorOf<[I1]>;
+// What a program's edges may also hold: ui8 (image data), which inputs read,
+// outputs write and casts convert; nothing computes on it.
+def OneFlow_EdgeTensor : RankedTensorOf<[AnyFloat, AnySignlessInteger, UI8]>;
 
 //===----------------------------------------------------------------------===//
 // Shape inference

@@ -40,7 +40,7 @@ def OneFlow_InputOp : OneFlow_Op<"input", [OneFlow_HasSbp]> {
     ```
   }];
   let arguments = (ins StrAttr:$name);
-  let results = (outs OneFlow_Tensor:$result);
+  let results = (outs OneFlow_EdgeTensor:$result);
   let assemblyFormat = "$name attr-dict `:` type($result)";
   let hasVerifier = 1;
   // A source can produce any layout but P.
@@ -90,7 +90,7 @@ def OneFlow_OutputOp : OneFlow_Op<"output", [OneFlow_HasSbp]> {
     oneflow.output "loss", %loss : tensor<f32>
     ```
   }];
-  let arguments = (ins StrAttr:$name, OneFlow_Tensor:$value);
+  let arguments = (ins StrAttr:$name, OneFlow_EdgeTensor:$value);
   let assemblyFormat = "$name `,` $value attr-dict `:` type($value)";
   let hasVerifier = 1;
   // Any layout can be fetched.

@@ -41,10 +41,11 @@ static SmallVector<Scalar> scalarsOf(DenseElementsAttr x) {
       out.push_back({v.convertToDouble(), 0});
     return out;
   }
-  bool boolean = x.getElementType().isInteger(1);
+  bool unsignedValues =
+      x.getElementType().isInteger(1) || x.getElementType().isUnsignedInteger();
   for (const APInt &v : x.getValues<APInt>())
-    out.push_back({0, boolean ? static_cast<int64_t>(v.getZExtValue())
-                              : v.getSExtValue()});
+    out.push_back({0, unsignedValues ? static_cast<int64_t>(v.getZExtValue())
+                                     : v.getSExtValue()});
   return out;
 }
 
@@ -225,7 +226,8 @@ DenseElementsAttr mlir::oneflow::foldCast(DenseElementsAttr x,
     if (fromFloat) // Exact in double, then rounded once.
       return elementsOf(type, scalarsOf(x));
     // From integers: rounded once, also above 2^53.
-    bool boolean = x.getElementType().isInteger(1);
+    bool boolean = x.getElementType().isInteger(1) ||
+                   x.getElementType().isUnsignedInteger();
     SmallVector<APFloat> out;
     for (const APInt &v : x.getValues<APInt>()) {
       APFloat f(floatType.getFloatSemantics());

@@ -29,7 +29,7 @@ struct DescrName {
 constexpr DescrName kDescrs[] = {
     {"<f4", DType::F32},  {"<f8", DType::F64}, {"<f2", DType::F16},
     {"<i4", DType::I32},  {"<i8", DType::I64}, {"|i1", DType::I8},
-    {"|b1", DType::Bool},
+    {"|b1", DType::Bool}, {"|u1", DType::U8},
 };
 
 absl::Status headerError(const std::string &path, const std::string &why) {

@@ -24,6 +24,7 @@ size_t ofrt::dtypeSize(DType dtype) {
     return 2;
   case DType::I8:
   case DType::Bool:
+  case DType::U8:
     return 1;
   }
   return 0;
@@ -47,6 +48,8 @@ const char *ofrt::dtypeName(DType dtype) {
     return "i64";
   case DType::Bool:
     return "i1";
+  case DType::U8:
+    return "ui8";
   }
   return "?";
 }
@@ -111,6 +114,7 @@ double ofrt::loadElement(DType dtype, const void *data, int64_t index) {
   case DType::I64:
     return static_cast<const int64_t *>(data)[index];
   case DType::Bool:
+  case DType::U8:
     return static_cast<const uint8_t *>(data)[index];
   default:
     return std::nan("");

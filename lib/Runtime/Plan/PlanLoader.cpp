@@ -44,6 +44,8 @@ static absl::StatusOr<DType> convertDType(proto::DType dtype) {
     return DType::I64;
   case proto::BOOL:
     return DType::Bool;
+  case proto::U8:
+    return DType::U8;
   default:
     return absl::InvalidArgumentError("unknown element type " +
                                       std::to_string(dtype));

@@ -41,6 +41,9 @@ static void storeElement(DType dtype, void *data, int64_t index, double value) {
   case DType::I8:
     static_cast<int8_t *>(data)[index] = static_cast<int8_t>(value);
     return;
+  case DType::U8:
+    static_cast<uint8_t *>(data)[index] = static_cast<uint8_t>(value);
+    return;
   case DType::I32:
     static_cast<int32_t *>(data)[index] = static_cast<int32_t>(value);
     return;

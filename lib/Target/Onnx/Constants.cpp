@@ -34,6 +34,8 @@ Type mlir::oneflow::onnx_import::elementType(int32_t onnxType,
     return b.getI1Type();
   case onnx::TensorProto::INT8:
     return b.getIntegerType(8);
+  case onnx::TensorProto::UINT8:
+    return b.getI32Type(); // Computed in i32.
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
     return b.getF32Type(); // Computed in f32.
@@ -48,6 +50,8 @@ Type mlir::oneflow::onnx_import::storageType(int32_t onnxType,
     return Float16Type::get(context);
   if (onnxType == onnx::TensorProto::BFLOAT16)
     return BFloat16Type::get(context);
+  if (onnxType == onnx::TensorProto::UINT8)
+    return IntegerType::get(context, 8, IntegerType::Unsigned);
   return elementType(onnxType, context);
 }
 
@@ -145,6 +149,9 @@ static void readRaw(ConstTensor &t, llvm::StringRef raw, int64_t i) {
   case onnx::TensorProto::INT8:
     t.ints.push_back(static_cast<int8_t>(p[i]));
     return;
+  case onnx::TensorProto::UINT8:
+    t.ints.push_back(static_cast<uint8_t>(p[i]));
+    return;
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
     t.floats.push_back(halfValue(t.dtype, endian::read16le(p + 2 * i)));
@@ -159,6 +166,7 @@ static int64_t elementBytes(int32_t dtype) {
     return 8;
   case onnx::TensorProto::BOOL:
   case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
     return 1;
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
@@ -195,6 +203,7 @@ FailureOr<ConstTensor> ConstTensor::fromProto(const onnx::TensorProto &proto,
   case onnx::TensorProto::INT32:
   case onnx::TensorProto::BOOL:
   case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
     break;
@@ -239,7 +248,7 @@ FailureOr<ConstTensor> ConstTensor::fromProto(const onnx::TensorProto &proto,
     for (int32_t bits : proto.int32_data())
       t.floats.push_back(halfValue(t.dtype, static_cast<uint16_t>(bits)));
     break;
-  default: // INT32, INT8 and BOOL live in int32_data.
+  default: // INT32, INT8, UINT8 and BOOL live in int32_data.
     have = proto.int32_data_size();
     t.ints.assign(proto.int32_data().begin(), proto.int32_data().end());
     if (t.dtype == onnx::TensorProto::BOOL)
@@ -274,9 +283,10 @@ ConstTensor ConstTensor::fromAttr(DenseElementsAttr attr, int32_t dtype) {
     for (const APFloat &v : attr.getValues<APFloat>())
       t.floats.push_back(v.convertToDouble());
   } else {
-    bool boolean = attr.getElementType().isInteger(1);
+    bool unsignedValues = attr.getElementType().isInteger(1) ||
+                          attr.getElementType().isUnsignedInteger();
     for (const APInt &v : attr.getValues<APInt>())
-      t.ints.push_back(boolean ? v.getZExtValue() : v.getSExtValue());
+      t.ints.push_back(unsignedValues ? v.getZExtValue() : v.getSExtValue());
   }
   return t;
 }

@@ -422,14 +422,14 @@ LogicalResult Importer::importInputs(const onnx::GraphProto &graph) {
         NameLoc::get(builder.getStringAttr(info.name()), fileLocation);
     Value input = InputOp::create(
         builder, loc, withLayout(*type, /*split=*/true), info.name());
-    // Half-precision inputs are computed in f32.
-    if (isa<Float16Type, BFloat16Type>(type->getElementType()))
-      input =
-          CastOp::create(builder, loc,
-                         withLayout(RankedTensorType::get(type->getShape(),
-                                                          builder.getF32Type()),
-                                    /*split=*/true),
-                         input);
+    // Half-precision inputs are computed in f32, ui8 ones in i32.
+    Type compute = elementType(info.type().tensor_type().elem_type(), context);
+    if (type->getElementType() != compute)
+      input = CastOp::create(
+          builder, loc,
+          withLayout(RankedTensorType::get(type->getShape(), compute),
+                     /*split=*/true),
+          input);
     values[info.name()].value = input;
   }
   return success();
@@ -487,9 +487,10 @@ LogicalResult Importer::importOutputs(const onnx::GraphProto &graph) {
     if (failed(value))
       return failure();
     RankedTensorType have = NodeContext::typeOf(*value);
-    // Half-precision outputs were computed in f32.
-    if (isa<Float16Type, BFloat16Type>(type->getElementType()) &&
-        have.getElementType().isF32()) {
+    // Half-precision outputs were computed in f32, ui8 ones in i32.
+    if (type->getElementType() != have.getElementType() &&
+        have.getElementType() ==
+            elementType(info.type().tensor_type().elem_type(), context)) {
       value = CastOp::create(builder, loc,
                              RankedTensorType::get(have.getShape(),
                                                    type->getElementType(),

@@ -34,6 +34,7 @@ std::optional<dt> cpu::dnnlType(DType dtype) {
   case DType::I32:
     return dt::s32;
   case DType::Bool:
+  case DType::U8:
     return dt::u8;
   default:
     return std::nullopt;

@@ -98,8 +98,8 @@ void broadcastCopy(const void *src, const Shape &srcShape, void *dst,
 
 /// A type for element-type dispatch.
 template <typename T> struct TypeTag { using type = T; };
-/// Calls f(TypeTag<T>()) for the plain-code types F32, F64, I8, I32, I64
-/// and Bool (as uint8_t) and returns true; false for other types.
+/// Calls f(TypeTag<T>()) for the plain-code types F32, F64, I8, I32, I64,
+/// Bool and U8 (both as uint8_t) and returns true; false for other types.
 template <typename F> bool visitPlainType(DType dtype, F &&f) {
   switch (dtype) {
   case DType::F32:
@@ -118,6 +118,7 @@ template <typename F> bool visitPlainType(DType dtype, F &&f) {
     f(TypeTag<int64_t>());
     return true;
   case DType::Bool:
+  case DType::U8:
     f(TypeTag<uint8_t>());
     return true;
   default:

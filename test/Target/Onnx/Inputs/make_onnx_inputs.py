@@ -122,6 +122,17 @@ def valid_models():
         [vi("y", TensorProto.FLOAT16, [2])],
         [init("b", np.array([0.5, 1.0 / 3], np.float16))])
 
+    # UINT8 image data is read as ui8 and computed in i32 (cast at the
+    # graph's edges): scaled = img / 255 in f32, and a ui8 output wraps.
+    yield "uint8", model(
+        [helper.make_node("Cast", ["img"], ["f"], to=TensorProto.FLOAT),
+         helper.make_node("Mul", ["f", "scale"], ["scaled"]),
+         helper.make_node("Add", ["img", "shift"], ["shifted"])],
+        [vi("img", TensorProto.UINT8, [2, 3])],
+        [vi("scaled", F, [2, 3]), vi("shifted", TensorProto.UINT8, [2, 3])],
+        [init("scale", np.array(1.0 / 255, np.float32)),
+         init("shift", np.array(100, np.uint8))], opset=14)
+
     # PyTorch's shape arithmetic: y = reshape(x, [shape(x)[0], -1]).
     yield "fold-shape", model(
         [helper.make_node("Shape", ["x"], ["s"]),
