@@ -9,6 +9,8 @@
 #include "onnx/checker.h"
 #include "onnx/onnx_pb.h"
 
+#include "llvm/ADT/APFloat.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -25,6 +27,25 @@ namespace {
 bool endsWith(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// `value` (f32) as the little-endian bits of ONNX's FLOAT16 or BFLOAT16
+/// (`dtype`), each element rounded to nearest even.
+std::string halfBytes(const ofrt::TensorData &value, int32_t dtype) {
+  const llvm::fltSemantics &semantics = dtype == onnx::TensorProto::FLOAT16
+                                            ? llvm::APFloat::IEEEhalf()
+                                            : llvm::APFloat::BFloat();
+  std::string bytes;
+  const float *in = reinterpret_cast<const float *>(value.bytes.data());
+  for (int64_t i = 0, n = value.desc.numel(); i < n; ++i) {
+    llvm::APFloat f(in[i]);
+    bool lost;
+    f.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &lost);
+    uint64_t bits = f.bitcastToAPInt().getZExtValue();
+    bytes.push_back(static_cast<char>(bits & 0xff));
+    bytes.push_back(static_cast<char>(bits >> 8));
+  }
+  return bytes;
 }
 
 absl::Status writeError(const std::string &what, const std::string &path) {
@@ -113,8 +134,11 @@ ofrun::exportOnnx(const std::string &source, const std::string &path,
   size_t replaced = 0;
   for (onnx::TensorProto &init : *model.mutable_graph()->mutable_initializer()) {
     auto it = values.find(init.name());
+    // Half initializers were trained in f32 and go back in their own type.
+    bool half = init.data_type() == onnx::TensorProto::FLOAT16 ||
+                init.data_type() == onnx::TensorProto::BFLOAT16;
     if (it == values.end() ||
-        init.data_type() != onnx::TensorProto::FLOAT)
+        (init.data_type() != onnx::TensorProto::FLOAT && !half))
       continue;
     const ofrt::TensorData &value = it->second;
     std::vector<int64_t> dims(init.dims().begin(), init.dims().end());
@@ -122,16 +146,22 @@ ofrun::exportOnnx(const std::string &source, const std::string &path,
       return absl::InvalidArgumentError(
           "--export-onnx: variable '" + init.name() + "' is " +
           value.desc.str() + " but initializer '" + init.name() + "' of '" +
-          source + "' is " + shapeString(dims) + " float");
+          source + "' is " + shapeString(dims) + " " +
+          onnx::TensorProto::DataType_Name(
+              static_cast<onnx::TensorProto::DataType>(init.data_type())));
     init.clear_float_data();
+    init.clear_int32_data(); // Where half types keep their bits.
     init.clear_external_data();
     init.set_data_location(onnx::TensorProto::DEFAULT);
-    init.set_raw_data(std::string(value.bytes.begin(), value.bytes.end()));
+    init.set_raw_data(
+        half ? halfBytes(value, init.data_type())
+             : std::string(value.bytes.begin(), value.bytes.end()));
     ++replaced;
   }
   if (replaced == 0)
     return absl::InvalidArgumentError(
-        "--export-onnx: no variable of the run names a float initializer of '" +
+        "--export-onnx: no variable of the run names a float (or half) "
+        "initializer of '" +
         source + "'; nothing to export");
   try {
     onnx::checker::check_model(model);

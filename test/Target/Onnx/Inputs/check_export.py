@@ -43,7 +43,7 @@ if mode == "--changed":
     before = initializers(original)
     if sorted(before) != sorted(got):
         sys.exit("the initializers are not the original's")
-    changed = [k for k in got if got[k].dtype == np.float32 and
+    changed = [k for k in got if got[k].dtype in (np.float32, np.float16) and
                not np.array_equal(got[k], before[k])]
     if not changed:
         sys.exit("no initializer changed")
@@ -63,8 +63,9 @@ elif mode == "--checkpoint":
     count = 0
     for name, entry in manifest["tensors"].items():
         if name in got:
+            # f16 initializers hold the f32 checkpoint rounded to f16.
             saved = np.load(os.path.join(args[0], entry["file"]))
-            if not np.array_equal(saved, got[name]):
+            if not np.array_equal(saved.astype(got[name].dtype), got[name]):
                 sys.exit("initializer %s differs from the checkpoint" % name)
             count += 1
     print("%d initializers equal the checkpoint's" % count)

@@ -122,6 +122,14 @@ def valid_models():
         [vi("y", TensorProto.FLOAT16, [2])],
         [init("b", np.array([0.5, 1.0 / 3], np.float16))])
 
+    # A FLOAT16 weight (trained in f32, exported back as FLOAT16).
+    yield "half-weights", model(
+        [helper.make_node("Cast", ["w"], ["wf"], to=TensorProto.FLOAT),
+         helper.make_node("MatMul", ["x", "wf"], ["y"])],
+        [vi("x", F, [4, 3])], [vi("y", F, [4, 2])],
+        [init("w", np.array([[0.5, -1], [0.25, 2], [1, 1.0 / 3]],
+                            np.float16))])
+
     # UINT8 image data is read as ui8 and computed in i32 (cast at the
     # graph's edges): scaled = img / 255 in f32, and a ui8 output wraps.
     yield "uint8", model(
