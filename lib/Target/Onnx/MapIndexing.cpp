@@ -328,15 +328,42 @@ static LogicalResult mapGatherND(NodeContext &node) {
   FailureOr<Value> x = node.input(0), indices = node.input(1);
   if (failed(x) || failed(indices))
     return failure();
-  if (node.getInt("batch_dims", 0) != 0)
-    return node.error() << "batch_dims other than 0 are not supported";
   llvm::ArrayRef<int64_t> shape = NodeContext::typeOf(*x).getShape();
-  int64_t k = NodeContext::typeOf(*indices).getShape().back();
-  FailureOr<Value> offsets = tupleOffsets(node, *indices, shape);
+  llvm::ArrayRef<int64_t> indexShape = NodeContext::typeOf(*indices).getShape();
+  int64_t k = indexShape.back();
+  // The first batch_dims axes of data and indices pair up: each batch's
+  // tuples index its own slice of the data.
+  int64_t batchDims = node.getInt("batch_dims", 0);
+  if (batchDims < 0 || batchDims >= static_cast<int64_t>(indexShape.size()) ||
+      batchDims >= static_cast<int64_t>(shape.size()) ||
+      shape.take_front(batchDims) != indexShape.take_front(batchDims))
+    return node.error() << "batch_dims " << batchDims
+                        << " must be below both ranks, with equal leading "
+                           "dimensions of data and indices";
+  FailureOr<Value> offsets =
+      tupleOffsets(node, *indices, shape.drop_front(batchDims));
   if (failed(offsets))
     return failure();
+  if (batchDims > 0) {
+    // Batch b's rows start at b times the rows one batch indexes.
+    int64_t perBatch = 1, batches = 1;
+    for (int64_t d = batchDims; d < batchDims + k; ++d)
+      perBatch *= shape[d];
+    ConstTensor base;
+    base.dtype = onnx::TensorProto::INT64;
+    base.shape.assign(indexShape.size() - 1, 1);
+    for (int64_t d = 0; d < batchDims; ++d) {
+      base.shape[d] = shape[d];
+      batches *= shape[d];
+    }
+    for (int64_t b = 0; b < batches; ++b)
+      base.ints.push_back(b * perBatch);
+    offsets = valueOf(node.create<AddOp>({*offsets, node.constant(base)}));
+    if (failed(offsets))
+      return failure();
+  }
   FailureOr<Value> y = valueOf(node.create<GatherOp>(
-      {node.reshape(*x, flattenFront(shape, k)), *offsets},
+      {node.reshape(*x, flattenFront(shape, batchDims + k)), *offsets},
       {node.named("axis", node.b.getI64IntegerAttr(0))}));
   if (failed(y))
     return failure();

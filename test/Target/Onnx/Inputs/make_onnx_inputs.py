@@ -268,6 +268,10 @@ def broken_models():
     yield "mod-float", model(
         [helper.make_node("Mod", ["x", "x"], ["y"], name="mod")],
         [vi("x", F, [2])], [vi("y", F, [2])])
+    yield "gathernd-batch", model(
+        [helper.make_node("GatherND", ["x", "i"], ["y"], name="gnd",
+                          batch_dims=1)],
+        [vi("x", F, [2, 3]), vi("i", I64, [3, 1])], [vi("y", F, [3])])
     yield "mvn-axes", model(
         [helper.make_node("MeanVarianceNormalization", ["x"], ["y"],
                           name="mvn")],
