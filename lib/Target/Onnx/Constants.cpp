@@ -64,18 +64,6 @@ static const llvm::fltSemantics *halfSemantics(int32_t onnxType) {
   return nullptr;
 }
 
-double mlir::oneflow::onnx_import::roundToType(int32_t onnxType, double value) {
-  if (onnxType == onnx::TensorProto::FLOAT)
-    return static_cast<float>(value);
-  const llvm::fltSemantics *half = halfSemantics(onnxType);
-  if (!half)
-    return value;
-  APFloat f(value);
-  bool lost;
-  f.convert(*half, APFloat::rmNearestTiesToEven, &lost);
-  return f.convertToDouble();
-}
-
 /// The value of the 16 bits of a half type.
 static double halfValue(int32_t onnxType, uint16_t bits) {
   return APFloat(*halfSemantics(onnxType), APInt(16, bits)).convertToDouble();

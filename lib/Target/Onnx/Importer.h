@@ -65,8 +65,6 @@ Type elementType(int32_t onnxType, MLIRContext *context);
 /// bf16 for the half types (cast to and from f32 at the graph's edges),
 /// elementType otherwise.
 Type storageType(int32_t onnxType, MLIRContext *context);
-/// `value` rounded to `onnxType` (f32, f16, bf16; others unchanged).
-double roundToType(int32_t onnxType, double value);
 
 /// The ONNX name of an element type ("FLOAT16", ...).
 std::string elementTypeName(int32_t onnxType);
