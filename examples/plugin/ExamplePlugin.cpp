@@ -103,7 +103,7 @@ struct SwishGradient
 };
 
 /// About five operations per element (exp, add, divide, multiply) and the
-/// bytes of its operand and result.
+/// bytes of its operand and result; no workspace.
 struct SwishCost
     : public mlir::oneflow::CostInterface::ExternalModel<SwishCost, SwishOp> {
   static double elements(mlir::Operation *op) {
@@ -116,6 +116,8 @@ struct SwishCost
     auto type = mlir::cast<mlir::RankedTensorType>(op->getResult(0).getType());
     return 2 * elements(op) * type.getElementTypeBitWidth() / 8;
   }
+  /// The kernel reads x and writes y, nothing else.
+  double getWorkspaceBytes(mlir::Operation *) const { return 0; }
 };
 } // namespace
 

@@ -158,6 +158,7 @@ void Descent::account(unsigned node, unsigned choice, double sign) {
   if (!options.memoryLimitBytes)
     return;
   const ProblemNode &n = problem.getNodes()[node];
+  persistent += sign * n.workspace[choice];
   for (unsigned r = 0; r < numResults[node]; ++r) {
     double size = sign * bytes(node, choice, r);
     if (problem.isPersistent(node))

@@ -188,6 +188,11 @@ static void buildProgram(ParallelProblem &problem, const SearchOptions &options,
   SmallVector<double> fixedChange(problem.getNumPositions() + 1, 0.0);
   std::map<unsigned, int> rows;
   for (auto [n, node] : llvm::enumerate(nodes)) {
+    // Kernel workspaces are kept all along, as variables are.
+    if (!free[n])
+      persistentFixed += problem.workspaceBytes(n, assignment[n]);
+    else if (llvm::any_of(node.workspace, [](double b) { return b > 0; }))
+      anyPersistentFree = true;
     for (unsigned r = 0, re = node.op->getNumResults(); r < re; ++r) {
       if (problem.isPersistent(n)) {
         if (free[n])
@@ -227,6 +232,10 @@ static void buildProgram(ParallelProblem &problem, const SearchOptions &options,
   for (auto [n, node] : llvm::enumerate(nodes)) {
     if (!free[n])
       continue;
+    for (auto it = rows.begin(); it != rows.end(); ++it)
+      for (unsigned c = 0, ce = node.choices.size(); c < ce; ++c)
+        if (node.workspace[c] > 0)
+          program.add(it->second, columns[n][c], node.workspace[c] * kMiB);
     for (unsigned r = 0, re = node.op->getNumResults(); r < re; ++r) {
       auto begin = problem.isPersistent(n) ? rows.begin()
                                            : rows.lower_bound(node.position);

@@ -119,6 +119,7 @@ ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
       node.choices.push_back({{from.getNdSbp()}, {to.getNdSbp()}});
       node.compute.push_back(problem->cachedBoxing(
           cast<RankedTensorType>(boxing->getResult(0).getType()), from, to));
+      node.workspace.push_back(0);
       nodeOf[&op] = problem->nodes.size();
       problem->nodes.push_back(std::move(node));
       continue;
@@ -129,7 +130,7 @@ ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
                          "program without layout changes");
       return fail(&op, "has no SBP rule (SbpInterface)");
     }
-    if (!isa<CostInterface>(op) && !isa<VariableOp, InputOp>(op))
+    if (!isa<CostInterface>(op))
       return fail(&op, "has no cost rule (CostInterface)");
     for (Type type :
          llvm::concat<Type>(op.getOperandTypes(), op.getResultTypes()))
@@ -147,14 +148,24 @@ ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
         node.choices.push_back(std::move(signature));
       }
     } else {
-      for (NdSbpSignature &candidate : getNdSbpCandidates(sbpOp, mesh))
-        if (fitsShapes(&op, candidate, mesh))
-          node.choices.push_back(std::move(candidate));
+      // What propagation would allow (stated and pinned layouts, shapes);
+      // in-place operands are edges that cannot box.
+      std::string why;
+      FailureOr<PlacementAttr> placed = getOpPlacement(&op, placement, why);
+      if (failed(placed))
+        return fail(&op, why);
+      if (*placed != placement)
+        return fail(&op, "runs on another placement than the search's");
+      FailureOr<SmallVector<NdSbpSignature>> legal =
+          getLegalSignatures(sbpOp, placement, {}, why);
+      if (failed(legal))
+        return fail(&op, why);
+      node.choices = std::move(*legal);
     }
-    // A layout the program states stays: only choices that give it.
+    // A source's stated layout stays: only choices that give it.
     for (OpResult result : op.getResults()) {
       GlobalAttr stated = getGlobalEncoding(result.getType());
-      if (!stated)
+      if (!stated || op.getNumOperands() != 0)
         continue;
       if (stated.getPlacement() != placement)
         return fail(&op, "states a layout on another placement than the "
@@ -163,30 +174,20 @@ ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
         return choice.results[result.getResultNumber()] != stated.getNdSbp();
       });
     }
-    // So do operand layouts pinned by hand or by propagation.
-    if (auto pinned = operandLayoutsAttr(op.getContext()).getAttr(&op)) {
-      for (auto [i, attr] : llvm::enumerate(pinned)) {
-        auto layout = dyn_cast<GlobalAttr>(attr);
-        if (!layout || i >= op.getNumOperands())
-          continue;
-        if (layout.getPlacement() != placement)
-          return fail(&op, "needs an operand on another placement than the "
-                           "search's");
-        llvm::erase_if(node.choices, [&](const NdSbpSignature &choice) {
-          return choice.operands[i] != layout.getNdSbp();
-        });
-      }
-    }
     if (node.choices.empty())
-      return fail(&op, "has no signature that fits its shapes and stated "
-                       "layouts on this mesh");
+      return fail(&op, "has no layout that fits its shape and the one it "
+                       "states on this mesh");
     bool free = isa<InputOp, VariableOp>(op);
-    for (const NdSbpSignature &choice : node.choices)
+    double workspace = cast<CostInterface>(op).getWorkspaceBytes();
+    for (const NdSbpSignature &choice : node.choices) {
+      int64_t pieces = choice.countPieces(mesh);
       node.compute.push_back(
           free ? 0
-               : computeCost(&op, choice.countPieces(mesh), cluster) +
+               : computeCost(&op, pieces, cluster) +
                      hiddenCommunicationCost(&op, choice.results, placement,
                                              cluster));
+      node.workspace.push_back(workspace / std::max<int64_t>(1, pieces));
+    }
     nodeOf[&op] = problem->nodes.size();
     problem->nodes.push_back(std::move(node));
     problem->addOutputCosts(problem->nodes.size() - 1);
@@ -307,6 +308,7 @@ StrategyCost ParallelProblem::evaluate(ArrayRef<unsigned> assignment) {
   for (auto [n, node] : llvm::enumerate(nodes)) {
     (node.isLayoutChange ? cost.commSeconds : cost.computeSeconds) +=
         node.compute[assignment[n]];
+    cost.memoryBytes += node.workspace[assignment[n]];
     for (unsigned r = 0, e = node.op->getNumResults(); r < e; ++r) {
       double bytes = resultBytes(n, r, assignment[n]);
       if (isPersistent(n)) {
@@ -333,6 +335,7 @@ double ParallelProblem::minimumMemory() const {
   SmallVector<double> change(numPositions + 1, 0.0);
   double persistent = 0;
   for (auto [n, node] : llvm::enumerate(nodes)) {
+    persistent += *llvm::min_element(node.workspace);
     for (unsigned r = 0, e = node.op->getNumResults(); r < e; ++r) {
       double least = kInfinity;
       for (unsigned c = 0, ce = node.choices.size(); c < ce; ++c)

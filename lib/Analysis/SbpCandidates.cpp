@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/Analysis/SbpCandidates.h"
+#include "OneFlowDialect/IR/OneFlowDialect.h"
 #include "OneFlowDialect/Interfaces/SbpRules.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -132,6 +133,133 @@ bool mlir::oneflow::fitsShapes(Operation *op, const NdSbpSignature &candidate,
     if (!fitsShape(cast<RankedTensorType>(value.getType()), ndSbp, mesh))
       return false;
   return true;
+}
+
+FailureOr<PlacementAttr> mlir::oneflow::getOpPlacement(Operation *op,
+                                                       PlacementAttr fallback,
+                                                       std::string &error) {
+  PlacementAttr placement;
+  for (OpResult result : op->getResults()) {
+    GlobalAttr stated = getGlobalEncoding(result.getType());
+    if (!stated)
+      continue;
+    if (!placement) {
+      placement = stated.getPlacement();
+      continue;
+    }
+    if (stated.getPlacement() != placement) {
+      llvm::raw_string_ostream os(error);
+      os << "stated layouts of '" << op->getName() << "' clash: result 0 is on "
+         << placement << " but result " << result.getResultNumber() << " on "
+         << stated.getPlacement();
+      return failure();
+    }
+  }
+  if (!placement)
+    placement = op->getAttrOfType<PlacementAttr>(kPlacementAttrName);
+  return placement ? placement : fallback;
+}
+
+/// The results' nd-SBPs of `candidate`, as `[S(0), B]` or `([P], [B])`.
+static std::string stringifyResults(ArrayRef<NdSbpAttr> results) {
+  std::string text = llvm::join(llvm::map_range(results, stringifyNdSbp), ", ");
+  return results.size() == 1 ? text : "(" + text + ")";
+}
+
+FailureOr<SmallVector<NdSbpSignature>>
+mlir::oneflow::getLegalSignatures(SbpInterface op, PlacementAttr placement,
+                                  ArrayRef<GlobalAttr> operandLayouts,
+                                  std::string &error) {
+  MLIRContext *context = op->getContext();
+  ArrayRef<int64_t> mesh = placement.getMesh();
+  llvm::raw_string_ostream os(error);
+  SmallVector<NdSbpSignature> all = getNdSbpCandidates(op, mesh);
+
+  // The layouts the results state.
+  SmallVector<NdSbpAttr> stated;
+  for (Value result : op->getResults()) {
+    GlobalAttr layout = getGlobalEncoding(result.getType());
+    stated.push_back(layout ? layout.getNdSbp() : NdSbpAttr());
+  }
+  auto gives = [&](const NdSbpSignature &candidate) {
+    return llvm::all_of(llvm::zip(stated, candidate.results), [](auto pair) {
+      auto [want, have] = pair;
+      return !want || want == have;
+    });
+  };
+  SmallVector<NdSbpSignature> legal;
+  llvm::copy_if(all, std::back_inserter(legal), gives);
+  auto statedText = [&] {
+    SmallVector<std::string> parts;
+    for (NdSbpAttr want : stated)
+      parts.push_back(want ? stringifyNdSbp(want) : "_");
+    std::string text = llvm::join(parts, ", ");
+    return parts.size() == 1 ? text : "(" + text + ")";
+  };
+  if (legal.empty()) {
+    SmallVector<std::string> possible;
+    for (const NdSbpSignature &candidate : all) {
+      std::string text = stringifyResults(candidate.results);
+      if (!llvm::is_contained(possible, text))
+        possible.push_back(text);
+    }
+    os << "no signature of " << op->getName() << " gives " << statedText()
+       << " on mesh ["
+       << llvm::join(llvm::map_range(
+                         mesh, [](int64_t n) { return std::to_string(n); }),
+                     ", ")
+       << "]; it can give: " << llvm::join(possible, " | ");
+    return failure();
+  }
+
+  // The operand layouts pinned on the op.
+  if (ArrayAttr pinned = operandLayoutsAttr(context).getAttr(op)) {
+    for (auto [i, attr] : llvm::enumerate(pinned)) {
+      auto layout = dyn_cast<GlobalAttr>(attr);
+      if (!layout || i >= op->getNumOperands())
+        continue;
+      if (layout.getPlacement() != placement) {
+        os << "'" << op->getName() << "' has operand " << i << " pinned on "
+           << layout.getPlacement() << ", not on its placement " << placement;
+        return failure();
+      }
+      llvm::erase_if(legal, [&, i = i](const NdSbpSignature &candidate) {
+        return candidate.operands[i] != layout.getNdSbp();
+      });
+    }
+    if (legal.empty()) {
+      os << "no signature of " << op->getName() << " that gives "
+         << statedText() << " takes the operand layouts pinned on it";
+      return failure();
+    }
+  }
+
+  llvm::erase_if(legal, [&](const NdSbpSignature &candidate) {
+    return !fitsShapes(op, candidate, mesh);
+  });
+  if (legal.empty()) {
+    os << "no signature of " << op->getName() << " that gives " << statedText()
+       << " fits the shapes: every one leaves some device an empty piece";
+    return failure();
+  }
+
+  // An operand the op writes in place (an optimizer's variable and states)
+  // keeps its layout: boxing it would make the op write into a copy.
+  SmallVector<unsigned> inPlace = getInPlaceOperands(op);
+  if (!inPlace.empty() && !operandLayouts.empty()) {
+    llvm::erase_if(legal, [&](const NdSbpSignature &candidate) {
+      return llvm::any_of(inPlace, [&](unsigned i) {
+        return operandLayouts[i] !=
+               GlobalAttr::get(context, placement, candidate.operands[i]);
+      });
+    });
+    if (legal.empty()) {
+      os << "no signature of " << op->getName()
+         << " keeps the layouts of the operands it writes in place";
+      return failure();
+    }
+  }
+  return legal;
 }
 
 std::string mlir::oneflow::stringifyNdSbp(NdSbpAttr ndSbp) {

@@ -68,7 +68,7 @@ void mlir::oneflow::printOpCosts(ParallelProblem &problem,
     for (unsigned e : problem.getInEdges(n))
       comm += problem.edgeCost(e, assignment[problem.getEdges()[e].producer],
                                chosen);
-    double bytes = 0;
+    double bytes = problem.workspaceBytes(n, chosen);
     for (unsigned r = 0, re = node.op->getNumResults(); r < re; ++r)
       bytes += problem.resultBytes(n, r, chosen);
     double here = localCost(problem, assignment, n, chosen);

@@ -12,9 +12,14 @@
 // one of them, the segment's ops that lead to them run again (clones that
 // keep every attribute, so dropout draws the same mask), and the backward
 // ops read the clones. Values read by later segments (the segments'
-// outputs), sources and variables stay as they are.
+// outputs), sources and variables stay as they are. A strategy file's
+// "recompute" rules make segments by layer instead: the ops that read the
+// variables a rule matches, and those that follow from them until another
+// rule's variables, are one segment.
 //
 //===----------------------------------------------------------------------===//
+
+#include "Strategy.h"
 
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Transforms/Passes.h"
@@ -88,22 +93,40 @@ struct ActivationCheckpointingPass
     }
     if (ops.empty())
       return;
-    int64_t size =
-        segmentOps > 0
-            ? static_cast<int64_t>(segmentOps)
-            : std::max<int64_t>(1, static_cast<int64_t>(std::ceil(std::sqrt(
-                                       static_cast<double>(ops.size())))));
+    std::string error;
+    std::optional<SmallVector<std::string>> rules =
+        parseRecomputeRules(strategy, error);
+    if (!rules) {
+      func.emitError() << error;
+      return signalPassFailure();
+    }
     DenseMap<Operation *, int64_t> segmentOf;
-    for (auto [index, op] : llvm::enumerate(ops))
-      segmentOf[op] = static_cast<int64_t>(index) / size;
+    SmallVector<SmallVector<Operation *>> segments;
+    if (!rules->empty()) {
+      if (failed(
+              segmentByLayers(body, forward, ops, *rules, segmentOf, segments)))
+        return signalPassFailure();
+    } else {
+      int64_t size =
+          segmentOps > 0
+              ? static_cast<int64_t>(segmentOps)
+              : std::max<int64_t>(1, static_cast<int64_t>(std::ceil(std::sqrt(
+                                         static_cast<double>(ops.size())))));
+      for (auto [index, op] : llvm::enumerate(ops)) {
+        segmentOf[op] = static_cast<int64_t>(index) / size;
+        if (static_cast<int64_t>(index) % size == 0)
+          segments.emplace_back();
+        segments.back().push_back(op);
+      }
+    }
     auto isBackward = [&](Operation *user) {
       return !forward.contains(user) && !isa<OutputOp>(user);
     };
 
     OpBuilder builder(func.getContext());
-    for (int64_t begin = 0, e = ops.size(); begin < e; begin += size) {
-      ArrayRef<Operation *> segment =
-          ArrayRef<Operation *>(ops).slice(begin, std::min(size, e - begin));
+    for (ArrayRef<Operation *> segment : segments) {
+      if (segment.empty())
+        continue;
       int64_t s = segmentOf[segment.front()];
       // Values only this segment reads in the forward pass, but the
       // backward pass reads too.
@@ -156,6 +179,53 @@ struct ActivationCheckpointingPass
           return isBackward(use.getOwner());
         });
     }
+  }
+
+private:
+  /// Segments by the strategy file's rules: variables the loss reads take
+  /// the index of the first rule that matches their name; each forward op
+  /// the latest index of its operands (none: kept). Fails, naming the
+  /// rule, when a rule matches no such variable.
+  LogicalResult
+  segmentByLayers(Block &body, const llvm::SetVector<Operation *> &forward,
+                  ArrayRef<Operation *> ops, ArrayRef<std::string> rules,
+                  DenseMap<Operation *, int64_t> &segmentOf,
+                  SmallVector<SmallVector<Operation *>> &segments) {
+    DenseMap<Operation *, int64_t> mark;
+    SmallVector<bool> used(rules.size(), false);
+    for (Operation &op : body) {
+      auto variable = dyn_cast<VariableOp>(op);
+      if (!variable || !forward.contains(&op))
+        continue;
+      for (auto [i, rule] : llvm::enumerate(rules))
+        if (StageRule{rule, 0}.matches(variable.getName())) {
+          mark[&op] = i;
+          used[i] = true;
+          break;
+        }
+    }
+    for (auto [i, rule] : llvm::enumerate(rules))
+      if (!used[i]) {
+        body.getParentOp()->emitError()
+            << "strategy file '" << strategy << "' key \"recompute[" << i
+            << "].match\": '" << rule
+            << "' matches no variable that the output '" << loss << "' reads";
+        return failure();
+      }
+    segments.resize(rules.size());
+    for (Operation *op : ops) {
+      int64_t latest = -1;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          if (auto it = mark.find(def); it != mark.end())
+            latest = std::max(latest, it->second);
+      if (latest < 0)
+        continue;
+      mark[op] = latest;
+      segmentOf[op] = latest;
+      segments[latest].push_back(op);
+    }
+    return success();
   }
 };
 } // namespace

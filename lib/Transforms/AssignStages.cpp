@@ -7,9 +7,13 @@
 // Marks every op of a one-device forward program with the pipeline stage it
 // runs in (oneflow.stage). The ops that compute, in program order, are cut
 // into `stages` contiguous runs of about equal predicted compute time (the
-// cost model's, on one device): an op goes to the stage its cost's midpoint
-// falls in. Layers are not recognized as such; cuts fall between ops, and
-// values that cross a cut move to the next stage's devices. Ops already
+// cost model's, on one device) for the forward and the backward pass: each
+// op weighs its own cost and that of the gradient ops oneflow-autodiff
+// builds for it (found by differentiating a scratch copy of the function,
+// whose ops carry their index where the stage goes, since autodiff gives
+// gradient ops their op's stage). An op goes to the stage its weight's
+// midpoint falls in. Layers are not recognized as such; cuts fall between ops,
+// and values that cross a cut move to the next stage's devices. Ops already
 // marked keep their stage (a hand-written cut, or a strategy file's
 // "stages" rules, which mark variables by name), and then unmarked ops take
 // the latest stage of their operands. Sources take the earliest stage of
@@ -25,6 +29,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Debug.h"
 
 #include <cmath>
@@ -127,15 +134,61 @@ private:
     }
   }
 
+  /// Per op of `work`: the predicted time of the op and of its gradient
+  /// ops; the op's alone when the function cannot be differentiated from
+  /// the output `loss`.
+  SmallVector<double> weigh(func::FuncOp func, ArrayRef<Operation *> work,
+                            const ClusterDesc &cluster) {
+    SmallVector<double> costs;
+    for (Operation *op : work)
+      costs.push_back(std::max(0.0, computeCost(op, 1, cluster)));
+    MLIRContext *context = func.getContext();
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(func.getLoc());
+    OpBuilder builder(context);
+    builder.setInsertionPointToEnd(scratch->getBody());
+    auto copy = cast<func::FuncOp>(builder.clone(*func));
+    // The copy's ops in the same order: mark the work by index.
+    DenseMap<Operation *, int64_t> index;
+    for (auto [i, op] : llvm::enumerate(work))
+      index[op] = i;
+    DenseSet<Operation *> forward;
+    for (auto [original, cloned] :
+         llvm::zip(func.getBody().front(), copy.getBody().front()))
+      if (auto it = index.find(&original); it != index.end()) {
+        setStage(&cloned, it->second);
+        forward.insert(&cloned);
+      }
+    PassManager pm(context, ModuleOp::getOperationName());
+    AutodiffPassOptions options;
+    options.loss = loss;
+    pm.nest<func::FuncOp>().addPass(createAutodiffPass(options));
+    // A program autodiff refuses (no such loss, say) is cut by its forward
+    // cost; the training pipeline reports the refusal itself later.
+    LogicalResult differentiated = failure();
+    {
+      ScopedDiagnosticHandler silence(context,
+                                      [](Diagnostic &) { return success(); });
+      differentiated = pm.run(*scratch);
+    }
+    if (failed(differentiated))
+      return costs;
+    // Every other op with a mark is a gradient op of the marked op.
+    for (Operation &op : copy.getBody().front()) {
+      std::optional<int64_t> i = getStage(&op);
+      if (i && *i >= 0 && *i < static_cast<int64_t>(work.size()) &&
+          !forward.contains(&op))
+        costs[*i] += std::max(0.0, computeCost(&op, 1, cluster));
+    }
+    return costs;
+  }
+
   /// Cuts `work` into runs of about equal predicted time.
   LogicalResult cut(func::FuncOp func, ArrayRef<Operation *> work) {
     ClusterDesc cluster = ClusterDesc::getDefault();
-    SmallVector<double> costs;
+    SmallVector<double> costs = weigh(func, work, cluster);
     double total = 0;
-    for (Operation *op : work) {
-      costs.push_back(std::max(0.0, computeCost(op, 1, cluster)));
-      total += costs.back();
-    }
+    for (double cost : costs)
+      total += cost;
     // Without predicted costs every op counts the same.
     if (!(total > 0)) {
       costs.assign(work.size(), 1.0);

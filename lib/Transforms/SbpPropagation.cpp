@@ -7,6 +7,7 @@
 #include "OneFlowDialect/Analysis/CostModel.h"
 #include "OneFlowDialect/Analysis/SbpCandidates.h"
 #include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Interfaces/CostInterface.h"
 #include "OneFlowDialect/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,8 +28,6 @@ namespace mlir::oneflow {
 
 using namespace mlir;
 using namespace mlir::oneflow;
-
-static std::string formatInt(int64_t value) { return std::to_string(value); }
 
 /// The cost of a layout change that cannot happen (across micro-batches):
 /// above any real cost, finite so that candidates still compare.
@@ -87,13 +86,6 @@ static NdSbpAttr batchSplit(RankedTensorType type, ArrayRef<int64_t> mesh) {
 static NdSbpAttr allBroadcast(MLIRContext *context, size_t meshRank) {
   return NdSbpAttr::get(context, SmallVector<SbpAttr>(
                                      meshRank, SbpAttr::getBroadcast(context)));
-}
-
-/// The results' nd-SBPs of `candidate`, as `[S(0), B]` or `([P], [B])`.
-static std::string stringifyResults(const NdSbpSignature &candidate) {
-  std::string text = llvm::join(
-      llvm::map_range(candidate.results, stringifyNdSbp), ", ");
-  return candidate.results.size() == 1 ? text : "(" + text + ")";
 }
 
 namespace {
@@ -212,6 +204,11 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
   if (!sbpOp)
     return op->emitError() << "op '" << op->getName()
                            << "' has no SBP rule (SbpInterface)";
+  // Signatures are chosen by cost: an op that cannot say what it costs
+  // would be priced as free.
+  if (!isa<CostInterface>(op))
+    return op->emitError() << "op '" << op->getName()
+                           << "' has no cost rule (CostInterface)";
   if (op->getNumOperands() == 0)
     return placeSource(op, defaultPlacement);
 
@@ -247,90 +244,23 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
     return success();
   }
 
-  // The placement: the first stated result's, else the op's own
-  // (a pipeline stage's), else the first operand's.
-  PlacementAttr placement;
-  for (OpResult result : op->getResults()) {
-    GlobalAttr stated = getGlobalEncoding(result.getType());
-    if (!stated)
-      continue;
-    if (!placement) {
-      placement = stated.getPlacement();
-      continue;
-    }
-    if (stated.getPlacement() != placement)
-      return op->emitError()
-             << "stated layouts of '" << op->getName()
-             << "' clash: result 0 is on " << placement << " but result "
-             << result.getResultNumber() << " on " << stated.getPlacement();
-  }
-  if (!placement)
-    placement = op->getAttrOfType<PlacementAttr>(kPlacementAttrName);
-  if (!placement)
-    placement = producers.front().getPlacement();
+  // Where it runs and what it may choose there (the analysis library's
+  // legality, shared with oneflow-auto-parallel).
+  std::string error;
+  FailureOr<PlacementAttr> placed =
+      getOpPlacement(op, producers.front().getPlacement(), error);
+  if (failed(placed))
+    return op->emitError() << error;
+  PlacementAttr placement = *placed;
   ArrayRef<int64_t> mesh = placement.getMesh();
-
-  // Candidates that give the stated result layouts, then those that fit.
-  SmallVector<NdSbpSignature> all = getNdSbpCandidates(sbpOp, mesh);
-  SmallVector<NdSbpSignature> stated;
-  for (NdSbpSignature &candidate : all) {
-    bool gives = true;
-    for (auto [result, ndSbp] :
-         llvm::zip(op->getResults(), candidate.results)) {
-      GlobalAttr layout = getGlobalEncoding(result.getType());
-      gives &= !layout || layout.getNdSbp() == ndSbp;
-    }
-    if (gives)
-      stated.push_back(candidate);
-  }
-  auto statedText = [&] {
-    SmallVector<std::string> parts;
-    for (Value result : op->getResults()) {
-      GlobalAttr layout = getGlobalEncoding(result.getType());
-      parts.push_back(layout ? stringifyNdSbp(layout.getNdSbp()) : "_");
-    }
-    std::string text = llvm::join(parts, ", ");
-    return parts.size() == 1 ? text : "(" + text + ")";
-  };
-  if (stated.empty()) {
-    SmallVector<std::string> gives;
-    for (const NdSbpSignature &candidate : all) {
-      std::string text = stringifyResults(candidate);
-      if (!llvm::is_contained(gives, text))
-        gives.push_back(text);
-    }
-    return op->emitError() << "no signature of " << op->getName() << " gives "
-                           << statedText() << " on mesh ["
-                           << llvm::join(llvm::map_range(mesh, formatInt), ", ")
-                           << "]; it can give: " << llvm::join(gives, " | ");
-  }
-  SmallVector<NdSbpSignature> candidates;
-  for (NdSbpSignature &candidate : stated)
-    if (fitsShapes(op, candidate, mesh))
-      candidates.push_back(candidate);
-  if (candidates.empty())
-    return op->emitError() << "no signature of " << op->getName()
-                           << " that gives " << statedText()
-                           << " fits the shapes: every one leaves some device "
-                              "an empty piece";
-
+  FailureOr<SmallVector<NdSbpSignature>> legal =
+      getLegalSignatures(sbpOp, placement, producers, error);
+  if (failed(legal))
+    return op->emitError() << error;
+  SmallVector<NdSbpSignature> &candidates = *legal;
   auto required = [&](const NdSbpSignature &candidate, unsigned i) {
     return GlobalAttr::get(context, placement, candidate.operands[i]);
   };
-  // An operand the op writes in place (an optimizer's variable and states)
-  // keeps its layout: boxing it would make the op write into a copy.
-  SmallVector<unsigned> inPlace = getInPlaceOperands(op);
-  if (!inPlace.empty()) {
-    llvm::erase_if(candidates, [&](const NdSbpSignature &candidate) {
-      return llvm::any_of(inPlace, [&](unsigned i) {
-        return producers[i] != required(candidate, i);
-      });
-    });
-    if (candidates.empty())
-      return op->emitError()
-             << "no signature of " << op->getName()
-             << " keeps the layouts of the operands it writes in place";
-  }
   // OneFlow's rule: the first candidate whose operands all match...
   const NdSbpSignature *chosen = nullptr;
   for (const NdSbpSignature &candidate : candidates) {

@@ -137,13 +137,13 @@ static bool parseFile(MLIRContext *context, llvm::StringRef text,
     return false;
   }
   static const char *const known[] = {
-      "mesh",          "inputs",           "variables",
-      "default_input", "default_variable", "stages"};
+      "mesh",   "inputs",   "variables", "default_input", "default_variable",
+      "stages", "recompute"};
   for (const auto &member : *root)
     if (!llvm::is_contained(known, member.first)) {
       error = "has unknown key \"" + member.first.str() +
               "\" (expected mesh, inputs, variables, default_input, "
-              "default_variable, stages)";
+              "default_variable, stages, recompute)";
       return false;
     }
   const llvm::json::Array *mesh = root->getArray("mesh");
@@ -179,29 +179,34 @@ static bool parseFile(MLIRContext *context, llvm::StringRef text,
   return true;
 }
 
-/// Parses the "stages" rules of the file's JSON object.
-static bool parseStages(const llvm::json::Object &root,
-                        SmallVector<StageRule> &rules, std::string &error) {
-  const llvm::json::Value *value = root.get("stages");
+/// Parses the rules under `key` of the file's JSON object: a list of
+/// {"match": glob} objects, each with a "stage" number when `withStage`.
+static bool parseMatchRules(const llvm::json::Object &root, llvm::StringRef key,
+                            bool withStage, SmallVector<StageRule> &rules,
+                            std::string &error) {
+  const llvm::json::Value *value = root.get(key);
   if (!value)
     return true;
+  std::string shape = withStage
+                          ? "{\"match\": a name or glob, \"stage\": a stage "
+                            "number from 0}"
+                          : "{\"match\": a name or glob}";
   const llvm::json::Array *list = value->getAsArray();
   if (!list) {
-    error = "\"stages\" must be a list of {\"match\", \"stage\"}";
+    error = "\"" + key.str() + "\" must be a list of " + shape;
     return false;
   }
   for (auto [i, entry] : llvm::enumerate(*list)) {
-    std::string at = "stages[" + std::to_string(i) + "]";
+    std::string at = key.str() + "[" + std::to_string(i) + "]";
     const llvm::json::Object *rule = entry.getAsObject();
     std::optional<llvm::StringRef> match =
         rule ? rule->getString("match") : std::nullopt;
-    std::optional<int64_t> stage =
-        rule ? rule->getInteger("stage") : std::nullopt;
-    if (!rule || rule->size() != 2 || !match || match->empty() || !stage ||
-        *stage < 0) {
-      error = "\"" + at +
-              "\" must be {\"match\": a name or glob, \"stage\": a stage "
-              "number from 0}";
+    std::optional<int64_t> stage = rule && withStage
+                                       ? rule->getInteger("stage")
+                                       : std::optional<int64_t>(0);
+    if (!rule || rule->size() != (withStage ? 2u : 1u) || !match ||
+        match->empty() || !stage || *stage < 0) {
+      error = "\"" + at + "\" must be " + shape;
       return false;
     }
     llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(*match);
@@ -215,8 +220,22 @@ static bool parseStages(const llvm::json::Object &root,
   return true;
 }
 
-std::optional<SmallVector<StageRule>>
-mlir::oneflow::parseStageRules(llvm::StringRef path, std::string &error) {
+static bool parseStages(const llvm::json::Object &root,
+                        SmallVector<StageRule> &rules, std::string &error) {
+  return parseMatchRules(root, "stages", /*withStage=*/true, rules, error);
+}
+
+static bool parseRecompute(const llvm::json::Object &root,
+                           SmallVector<StageRule> &rules, std::string &error) {
+  return parseMatchRules(root, "recompute", /*withStage=*/false, rules, error);
+}
+
+/// Reads the strategy file `path` and parses one key of it with `parse`;
+/// built-in strategy names and no path give no rules.
+static std::optional<SmallVector<StageRule>>
+parseFileKey(llvm::StringRef path, std::string &error,
+             bool (*parse)(const llvm::json::Object &, SmallVector<StageRule> &,
+                           std::string &)) {
   SmallVector<StageRule> rules;
   if (path == "dp" || path == "zero" || path == "tp" || path == "hybrid" ||
       path.empty())
@@ -234,11 +253,28 @@ mlir::oneflow::parseStageRules(llvm::StringRef path, std::string &error) {
   if (!json)
     llvm::consumeError(json.takeError());
   // A file that is not a JSON object is reported by parseStrategy.
-  if (root && !parseStages(*root, rules, error)) {
+  if (root && !parse(*root, rules, error)) {
     error = "strategy file '" + path.str() + "' key " + error;
     return std::nullopt;
   }
   return rules;
+}
+
+std::optional<SmallVector<StageRule>>
+mlir::oneflow::parseStageRules(llvm::StringRef path, std::string &error) {
+  return parseFileKey(path, error, parseStages);
+}
+
+std::optional<SmallVector<std::string>>
+mlir::oneflow::parseRecomputeRules(llvm::StringRef path, std::string &error) {
+  std::optional<SmallVector<StageRule>> rules =
+      parseFileKey(path, error, parseRecompute);
+  if (!rules)
+    return std::nullopt;
+  SmallVector<std::string> matches;
+  for (const StageRule &rule : *rules)
+    matches.push_back(rule.match);
+  return matches;
 }
 
 std::optional<Strategy> mlir::oneflow::parseStrategy(MLIRContext *context,

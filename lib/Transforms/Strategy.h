@@ -88,6 +88,13 @@ struct StageRule {
 std::optional<SmallVector<StageRule>> parseStageRules(llvm::StringRef path,
                                                       std::string &error);
 
+/// The "recompute" rules of the strategy file `path`: globs of variable
+/// names, one recomputed segment each (oneflow-activation-checkpointing);
+/// none for a built-in strategy name or a file without the key. On failure
+/// returns nullopt with `error` naming the file and key at fault.
+std::optional<SmallVector<std::string>>
+parseRecomputeRules(llvm::StringRef path, std::string &error);
+
 /// Parses `spec` (a built-in name or a JSON file's path) for `devices`
 /// ranks. On failure returns nullopt with `error` saying why, naming the
 /// file and key at fault.

@@ -24,6 +24,7 @@ void mlir::oneflow::buildOneFlowTrainingPasses(OpPassManager &pm,
     AssignStagesPassOptions assign;
     assign.stages = config.stages;
     assign.strategy = config.strategy;
+    assign.loss = config.loss;
     funcPm.addPass(createAssignStagesPass(assign));
   }
   if (config.batchNormStatistics == BatchNormStatistics::local) {
@@ -40,6 +41,7 @@ void mlir::oneflow::buildOneFlowTrainingPasses(OpPassManager &pm,
   if (config.recompute) {
     ActivationCheckpointingPassOptions checkpointing;
     checkpointing.loss = config.loss;
+    checkpointing.strategy = config.strategy;
     funcPm.addPass(createActivationCheckpointingPass(checkpointing));
   }
   funcPm.addPass(createOptimizerPass(config.optimizer));

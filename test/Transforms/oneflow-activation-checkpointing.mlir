@@ -3,6 +3,22 @@
 // RUN: not of-opt %s -pass-pipeline='builtin.module(func.func(oneflow-activation-checkpointing{segment-ops=-1}))' 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // NO-LOSS: error: oneflow-activation-checkpointing: @step has no output named 'nope'
 // NEGATIVE: error: oneflow-activation-checkpointing: segment-ops is -1; it must be at least 0 (0: automatic)
+//
+// Segments by layers (examples/gpt/recompute.json: one rule per block):
+// the five layer norms of the two blocks and the final norm run again in
+// the backward pass, the embedding gathers before every matched variable
+// do not.
+// RUN: of-opt %S/../../examples/gpt/gpt.mlir -pass-pipeline='builtin.module(func.func(oneflow-infer-shapes,oneflow-autodiff,oneflow-activation-checkpointing{strategy=%S/../../examples/gpt/recompute.json}))' > %t.layers.mlir
+// RUN: grep -c 'oneflow.layer_norm ' %t.layers.mlir | FileCheck %s --check-prefix=NORMS
+// RUN: grep -c 'oneflow.gather ' %t.layers.mlir | FileCheck %s --check-prefix=GATHERS
+// NORMS: 10
+// GATHERS: 2
+// RUN: echo '{"mesh": [1], "recompute": [{"match": "h0.*"}, {"match": "h7.*"}]}' > %t.nomatch.json
+// RUN: not of-opt %S/../../examples/gpt/gpt.mlir -pass-pipeline='builtin.module(func.func(oneflow-infer-shapes,oneflow-autodiff,oneflow-activation-checkpointing{strategy=%t.nomatch.json}))' 2>&1 | FileCheck %s --check-prefix=NO-MATCH
+// NO-MATCH: error: strategy file '{{.*}}nomatch.json' key "recompute[1].match": 'h7.*' matches no variable that the output 'loss' reads
+// RUN: echo '{"mesh": [1], "recompute": [{"match": "h0.*", "stage": 1}]}' > %t.bad.json
+// RUN: not of-opt %S/../../examples/gpt/gpt.mlir -pass-pipeline='builtin.module(func.func(oneflow-infer-shapes,oneflow-autodiff,oneflow-activation-checkpointing{strategy=%t.bad.json}))' 2>&1 | FileCheck %s --check-prefix=BAD-KEY
+// BAD-KEY: error: strategy file '{{.*}}bad.json' key "recompute[0]" must be {"match": a name or glob}
 
 // Segments of two forward ops: [matmul, relu], [matmul, relu], [mean].
 // The relus' results are read by the next segment: kept. The matmuls'

@@ -95,7 +95,7 @@ func.func @negative_json() {
 //--- key.json
 {"mesh": [2], "layers": []}
 //--- key.mlir
-// expected-error-re@+1 {{strategy file '{{.*}}key.json' has unknown key "layers" (expected mesh, inputs, variables, default_input, default_variable, stages)}}
+// expected-error-re@+1 {{strategy file '{{.*}}key.json' has unknown key "layers" (expected mesh, inputs, variables, default_input, default_variable, stages, recompute)}}
 func.func @negative_key() {
   return
 }

@@ -87,3 +87,48 @@ func.func @one_op() {
   oneflow.output "y", %a : tensor<4xf32>
   return
 }
+
+// -----
+
+// The cut weighs the backward pass. Matmuls of 1.25, 1 and 1 units: the
+// first reads an input, so its gradient is one matmul (dw), the others'
+// two (dx, dw). Forward only, the middle one's midpoint lies past half of
+// the total (1.75 of 3.25) and it goes to stage 1; forward and backward
+// (2.5, 3 and 3) it lies before (4 of 8.5): stage 0.
+// CHECK-LABEL: func.func @backward_weighs
+// CHECK:      oneflow.matmul {{.*}}oneflow.stage = 0 : i64
+// CHECK-NEXT: oneflow.matmul {{.*}}oneflow.stage = 0 : i64
+// CHECK-NEXT: oneflow.matmul {{.*}}oneflow.stage = 1 : i64
+func.func @backward_weighs() {
+  %x = oneflow.input "x" : tensor<256x320xf32>
+  %w0 = oneflow.variable "w0" {init = #oneflow.init<zeros>} : tensor<320x256xf32>
+  %w1 = oneflow.variable "w1" {init = #oneflow.init<zeros>} : tensor<256x256xf32>
+  %w2 = oneflow.variable "w2" {init = #oneflow.init<zeros>} : tensor<256x256xf32>
+  %h0 = oneflow.matmul %x, %w0 : (tensor<256x320xf32>, tensor<320x256xf32>) -> tensor<256x256xf32>
+  %h1 = oneflow.matmul %h0, %w1 : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  %h2 = oneflow.matmul %h1, %w2 : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  %l = oneflow.reduce_sum %h2 {axes = array<i64: 0, 1>} : (tensor<256x256xf32>) -> tensor<f32>
+  oneflow.output "loss", %l : tensor<f32>
+  return
+}
+
+// -----
+
+// Without an output named loss (an inference program, or another loss
+// name than the pass's) the cut weighs the forward pass alone.
+// CHECK-LABEL: func.func @forward_only
+// CHECK:      oneflow.matmul {{.*}}oneflow.stage = 0 : i64
+// CHECK-NEXT: oneflow.matmul {{.*}}oneflow.stage = 1 : i64
+// CHECK-NEXT: oneflow.matmul {{.*}}oneflow.stage = 1 : i64
+func.func @forward_only() {
+  %x = oneflow.input "x" : tensor<256x320xf32>
+  %w0 = oneflow.variable "w0" {init = #oneflow.init<zeros>} : tensor<320x256xf32>
+  %w1 = oneflow.variable "w1" {init = #oneflow.init<zeros>} : tensor<256x256xf32>
+  %w2 = oneflow.variable "w2" {init = #oneflow.init<zeros>} : tensor<256x256xf32>
+  %h0 = oneflow.matmul %x, %w0 : (tensor<256x320xf32>, tensor<320x256xf32>) -> tensor<256x256xf32>
+  %h1 = oneflow.matmul %h0, %w1 : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  %h2 = oneflow.matmul %h1, %w2 : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  %l = oneflow.reduce_sum %h2 {axes = array<i64: 0, 1>} : (tensor<256x256xf32>) -> tensor<f32>
+  oneflow.output "y", %l : tensor<f32>
+  return
+}

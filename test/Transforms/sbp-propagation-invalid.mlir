@@ -61,3 +61,30 @@ func.func @negative_source_does_not_fit() {
   %w = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<2x4xf32, #oneflow.global<#p4, [S(0)]>>
   return
 }
+
+// -----
+
+#p4 = #oneflow.placement<cpu, ranks = [0, 1, 2, 3]>
+#q2 = #oneflow.placement<cpu, ranks = [4, 5]>
+
+// An operand layout pinned on another placement than the op's.
+func.func @negative_pinned_elsewhere() {
+  %x = oneflow.input "x" : tensor<8x4xf32, #oneflow.global<#p4, [S(0)]>>
+  // expected-error@+1 {{'oneflow.relu' has operand 0 pinned on #oneflow.placement<cpu, ranks = [4, 5]>, not on its placement #oneflow.placement<cpu, ranks = [0, 1, 2, 3]>}}
+  %y = oneflow.relu %x {oneflow.operand_layouts = [#oneflow.global<#q2, [B]>]} : (tensor<8x4xf32, #oneflow.global<#p4, [S(0)]>>) -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+#p4 = #oneflow.placement<cpu, ranks = [0, 1, 2, 3]>
+
+// A pinned operand layout that no signature giving the stated result takes:
+// logits split by class give a partial loss, not one split by rows.
+func.func @negative_pinned_and_stated() {
+  %x = oneflow.input "x" : tensor<8x4xf32, #oneflow.global<#p4, [S(0)]>>
+  %l = oneflow.input "labels" : tensor<8xi64, #oneflow.global<#p4, [S(0)]>>
+  // expected-error@+1 {{no signature of oneflow.sparse_softmax_cross_entropy that gives (_, [S(0)]) takes the operand layouts pinned on it}}
+  %p, %loss = oneflow.sparse_softmax_cross_entropy %x, %l {oneflow.operand_layouts = [#oneflow.global<#p4, [S(1)]>, #oneflow.global<#p4, [B]>]} : (tensor<8x4xf32, #oneflow.global<#p4, [S(0)]>>, tensor<8xi64, #oneflow.global<#p4, [S(0)]>>) -> (tensor<8x4xf32>, tensor<8xf32, #oneflow.global<#p4, [S(0)]>>)
+  return
+}

@@ -172,3 +172,19 @@ func.func @tie_keeps_variable_layout() {
   oneflow.output "y", %y : tensor<16x16xf32>
   return
 }
+
+// -----
+
+#p4 = #oneflow.placement<cpu, ranks = [0, 1, 2, 3]>
+
+// An operand layout pinned by hand (oneflow.operand_layouts) is the one
+// the op takes, although the producer's S(0) matches another signature:
+// the op runs S(1) -> S(1) and insert-boxing moves x.
+// CHECK-LABEL: func.func @pinned_operand
+// CHECK: oneflow.relu %{{.*}} {oneflow.operand_layouts = [#oneflow.global<#{{.*}}, [S(1)]>]} : {{.*}} -> tensor<8x4xf32, #oneflow.global<#{{.*}}, [S(1)]>>
+func.func @pinned_operand() {
+  %x = oneflow.input "x" : tensor<8x4xf32, #oneflow.global<#p4, [S(0)]>>
+  %y = oneflow.relu %x {oneflow.operand_layouts = [#oneflow.global<#p4, [S(1)]>]} : (tensor<8x4xf32, #oneflow.global<#p4, [S(0)]>>) -> tensor<8x4xf32>
+  oneflow.output "y", %y : tensor<8x4xf32>
+  return
+}

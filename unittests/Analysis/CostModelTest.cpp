@@ -323,6 +323,42 @@ TEST_F(CostModelTest, ComputeCostFromTheCostInterface) {
   EXPECT_DOUBLE_EQ(computeCost(ops[0], 4, cluster), matmulSeconds / 4);
 }
 
+// The workspace each op states is what its CPU kernel keeps besides operands
+// and results: a convolution's blocked copies, the broadcast copy of a
+// binary op's left operand where swapping cannot help, the transposed copy
+// of a reduction over leading axes, the cross-entropy's probabilities;
+// nothing for element-wise ops, a right-broadcast, a commutative op whose
+// right operand has the result's shape, or a reduction over trailing axes.
+TEST_F(CostModelTest, WorkspaceFromTheCostInterface) {
+  SmallVector<Operation *> ops = costedOps(
+      R"mlir(
+      func.func @f(%x: tensor<8x4xf32>, %row: tensor<4xf32>,
+                   %img: tensor<2x3x8x8xf32>, %k: tensor<5x3x3x3xf32>,
+                   %labels: tensor<8xi64>) {
+        %r = oneflow.relu %x : (tensor<8x4xf32>) -> tensor<8x4xf32>
+        %c = oneflow.conv2d %img, %k : (tensor<2x3x8x8xf32>, tensor<5x3x3x3xf32>) -> tensor<2x5x6x6xf32>
+        %a = oneflow.sub %x, %row : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
+        %b = oneflow.sub %row, %x : (tensor<4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+        %m = oneflow.add %row, %x : (tensor<4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+        %t = oneflow.reduce_sum %x {axes = array<i64: 1>} : (tensor<8x4xf32>) -> tensor<8xf32>
+        %l = oneflow.reduce_sum %x {axes = array<i64: 0>} : (tensor<8x4xf32>) -> tensor<4xf32>
+        %p, %ce = oneflow.sparse_softmax_cross_entropy %x, %labels : (tensor<8x4xf32>, tensor<8xi64>) -> (tensor<8x4xf32>, tensor<8xf32>)
+        return
+      })mlir");
+  ASSERT_EQ(ops.size(), 8u);
+  auto workspace = [&](unsigned i) {
+    return cast<CostInterface>(ops[i]).getWorkspaceBytes();
+  };
+  EXPECT_DOUBLE_EQ(workspace(0), 0);
+  EXPECT_DOUBLE_EQ(workspace(1), (2 * 3 * 64 + 5 * 27 + 2 * 5 * 36) * 4);
+  EXPECT_DOUBLE_EQ(workspace(2), 0);
+  EXPECT_DOUBLE_EQ(workspace(3), 32 * 4);
+  EXPECT_DOUBLE_EQ(workspace(4), 0);
+  EXPECT_DOUBLE_EQ(workspace(5), 0);
+  EXPECT_DOUBLE_EQ(workspace(6), 32 * 4);
+  EXPECT_DOUBLE_EQ(workspace(7), 32 * 4);
+}
+
 // A cross-entropy over split classes pays the all-reduce max and sum of one
 // value per sample (oneflow-expand-split-softmax); split samples pay
 // nothing hidden, and neither do other ops.

@@ -33,6 +33,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir::oneflow {
 
@@ -40,8 +41,8 @@ namespace mlir::oneflow {
 struct StrategyCost {
   double computeSeconds = 0;
   double commSeconds = 0;
-  /// Bytes per device: variables (parameters and optimizer states) plus
-  /// the peak of the other values live at once.
+  /// Bytes per device: variables (parameters and optimizer states) and
+  /// kernel workspaces, plus the peak of the other values live at once.
   double memoryBytes = 0;
 
   double seconds() const { return computeSeconds + commSeconds; }
@@ -68,6 +69,10 @@ struct ProblemNode {
   /// A layout change stated by hand (an oneflow.boxing): its one choice's
   /// "compute" is the boxing's communication.
   bool isLayoutChange = false;
+  /// Bytes per device of the kernel's workspace per choice
+  /// (CostInterface::getWorkspaceBytes over the devices that share the
+  /// work); kept for the whole run, like the variables.
+  std::vector<double> workspace;
   /// Index in the function's block: values live from their producer's
   /// position to their last reader's.
   unsigned position = 0;
@@ -108,6 +113,10 @@ public:
   GlobalAttr operandLayout(unsigned node, unsigned i, unsigned choice) const;
   /// Bytes one device holds of result `r` of `node` under `choice`.
   double resultBytes(unsigned node, unsigned r, unsigned choice) const;
+  /// Bytes one device keeps for `node`'s kernel under `choice`.
+  double workspaceBytes(unsigned node, unsigned choice) const {
+    return nodes[node].workspace[choice];
+  }
   /// Whether `node` is a variable (its bytes live for the whole step).
   bool isPersistent(unsigned node) const;
   /// The last position that reads result `r` of `node` (its own position

@@ -5,8 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // The ways an op can run on a device mesh: OneFlow's Cartesian product of
-// the op's 1-D signatures (plus all-broadcast) over the mesh axes, and the
-// checks that a layout leaves no device an empty piece.
+// the op's 1-D signatures (plus all-broadcast) over the mesh axes, and
+// which of them are legal (stated and pinned layouts, shapes that give
+// every device a piece, operands written in place, placements), for
+// propagation and the search alike.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +53,25 @@ SmallVector<unsigned> getInPlaceOperands(Operation *op);
 /// on `mesh` (fitsShape).
 bool fitsShapes(Operation *op, const NdSbpSignature &candidate,
                 ArrayRef<int64_t> mesh);
+
+/// Where `op` runs: the placement its stated result layouts give (they
+/// must agree), else its own `oneflow.placement` (a pipeline stage's),
+/// else `fallback`. Fails with `error` when stated results disagree.
+FailureOr<PlacementAttr> getOpPlacement(Operation *op, PlacementAttr fallback,
+                                        std::string &error);
+
+/// The signatures of `op` on `placement` that a strategy may choose, in the
+/// op's order; the one statement of legality that propagation and the
+/// search share. A legal signature gives the layouts the op's results
+/// state, takes the operand layouts pinned on it
+/// (`oneflow.operand_layouts`, which must be on `placement`), leaves every
+/// device a non-empty piece (fitsShapes) and, when `operandLayouts` (the
+/// layouts the operands have now) is not empty, keeps the layout of every
+/// operand the op writes in place (getInPlaceOperands). Fails with `error`
+/// saying which of these left no signature.
+FailureOr<SmallVector<NdSbpSignature>>
+getLegalSignatures(SbpInterface op, PlacementAttr placement,
+                   ArrayRef<GlobalAttr> operandLayouts, std::string &error);
 
 /// Prints `[S(0), B]`.
 std::string stringifyNdSbp(NdSbpAttr ndSbp);

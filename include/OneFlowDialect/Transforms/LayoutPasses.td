@@ -135,9 +135,12 @@ def AssignStagesPass : Pass<"oneflow-assign-stages", "::mlir::func::FuncOp"> {
     the forward program, before `oneflow-autodiff`, which gives each op's
     gradient ops its stage. The ops that compute are cut, in program
     order, into `stages` contiguous runs of about equal predicted compute
-    time on one device (the cost model's `CostInterface` figures; each op
-    counts the same when none has one): an op goes to the stage in which
-    the midpoint of its cost falls. Layers are not recognized as such;
+    time on one device for the forward and the backward pass (the cost
+    model's `CostInterface` figures of the op and of the gradient ops
+    `oneflow-autodiff` would build for it from the output `loss`, found by
+    differentiating a copy of the function; the op alone when there is no
+    such output; each op counts the same when none has a cost): an op goes
+    to the stage in which the midpoint of its cost falls. Layers are not recognized as such;
     cuts fall between ops. Sources take the earliest stage that reads
     them, outputs their operand's. When some ops are marked already (a
     cut written by hand), nothing is cut: the marks are checked and every
@@ -162,7 +165,11 @@ def AssignStagesPass : Pass<"oneflow-assign-stages", "::mlir::func::FuncOp"> {
            "Number of pipeline stages">,
     Option<"strategy", "strategy", "std::string", /*default=*/"\"\"",
            "A strategy file whose \"stages\" rules put variables (and the "
-           "ops that read them) on stages">
+           "ops that read them) on stages">,
+    Option<"loss", "loss", "std::string", /*default=*/"\"loss\"",
+           "The output the backward pass differentiates: each op is "
+           "weighed with its gradient ops' cost (forward only when the "
+           "program has no such output)">
   ];
 }
 

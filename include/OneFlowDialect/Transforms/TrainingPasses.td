@@ -94,7 +94,15 @@ def ActivationCheckpointingPass
     stage; dropout's seed, so it draws the same mask). What later segments
     read (each segment's outputs), sources and variables are kept.
 
-    Errors: no output named `loss`, a negative `segment-ops`.
+    Layers instead of counts: a strategy file (`strategy`) with
+    `"recompute": [{"match": "h0.*"}, {"match": "h1.*"}, ...]` makes one
+    segment per rule: the forward ops that read a variable the rule
+    matches (a glob; the first rule that matches wins), and the ops that
+    follow from them until another rule's variables, form its segment;
+    forward ops before every matched variable are kept, not recomputed.
+
+    Errors: no output named `loss`, a negative `segment-ops`, a malformed
+    `recompute` key, and a rule that matches no variable the loss reads.
 
     ```mlir
     %h = oneflow.relu %x          // forward, segment 0
@@ -110,7 +118,10 @@ def ActivationCheckpointingPass
            "The output whose forward pass is recomputed">,
     Option<"segmentOps", "segment-ops", "int64_t", /*default=*/"0",
            "Forward ops per segment (0: about the square root of their "
-           "number)">
+           "number)">,
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"\"",
+           "A strategy file whose \"recompute\" rules choose the layers "
+           "to recompute (segments by variable names instead of by count)">
   ];
 }
 

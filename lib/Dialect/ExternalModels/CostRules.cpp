@@ -7,7 +7,8 @@
 // Every op of the dialect gets CostInterface as an external model: matrix
 // products and convolutions count their multiply-adds; every other op is
 // bound by memory and counts one operation per result element. Bytes are
-// those of every operand and result. Unknown dimensions count as 1.
+// those of every operand and result; the workspace is what the op's CPU
+// kernel keeps besides them. Unknown dimensions count as 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,6 +68,75 @@ static double computeFlops(Operation *op) {
       });
 }
 
+/// Whether the reduced axes of `x`, size-1 axes aside, are not all after
+/// the kept ones: the CPU kernel transposes `x` into a buffer first.
+static bool reducesOutOfOrder(RankedTensorType x, ArrayRef<int64_t> axes) {
+  int64_t rank = x.getRank();
+  SmallVector<bool> reduced(rank, false);
+  for (int64_t axis : axes)
+    if (axis >= -rank && axis < rank)
+      reduced[axis < 0 ? axis + rank : axis] = true;
+  bool seenReduced = false;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (x.getDimSize(i) == 1)
+      continue;
+    if (!reduced[i] && seenReduced)
+      return true;
+    seenReduced |= reduced[i];
+  }
+  return false;
+}
+
+/// What the CPU kernels keep besides operands and results
+/// (lib/Runtime/Kernels/Cpu): the blocked copies oneDNN's convolutions
+/// reorder their operands into (counted in full: on processors with wide
+/// vectors oneDNN picks blocked layouts), the forward result and
+/// workspace a max-pool gradient recomputes, the broadcast copy of a
+/// binary op's left operand where oneDNN cannot broadcast it, the
+/// transposed copy of a reduction over leading axes, and the
+/// probabilities of the cross-entropy.
+static double workspaceBytes(Operation *op) {
+  auto lhsExpanded = [](Operation *binary, bool swappable) {
+    Type lhs = binary->getOperand(0).getType();
+    Type rhs = binary->getOperand(1).getType();
+    Type out = binary->getResult(0).getType();
+    if (elementsOf(lhs) == elementsOf(out))
+      return 0.0;
+    return swappable && elementsOf(rhs) == elementsOf(out) ? 0.0 : bytesOf(out);
+  };
+  return llvm::TypeSwitch<Operation *, double>(op)
+      .Case<Conv2DOp, Conv2DBnOp, Conv2DBackwardDataOp, Conv2DBackwardFilterOp>(
+          [](Operation *conv) {
+            double bytes = 0;
+            for (Type type : llvm::concat<Type>(conv->getOperandTypes(),
+                                                conv->getResultTypes()))
+              bytes += bytesOf(type);
+            return bytes;
+          })
+      .Case([](MaxPool2DGradOp grad) {
+        // The forward result (f32) and oneDNN's index workspace (one byte
+        // per result element for windows below 256 elements).
+        return elementsOf(grad.getDy().getType()) * (4 + 1);
+      })
+      .Case([](AvgPool2DGradOp grad) {
+        return grad.getCeilMode() && grad.getCountIncludePad()
+                   ? bytesOf(grad.getDy().getType())
+                   : 0.0;
+      })
+      .Case<AddOp, MulOp, MaximumOp, MinimumOp>(
+          [&](Operation *binary) { return lhsExpanded(binary, true); })
+      .Case<SubOp, DivOp, PowOp>(
+          [&](Operation *binary) { return lhsExpanded(binary, false); })
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>([](auto reduce) {
+        auto x = cast<RankedTensorType>(reduce.getX().getType());
+        return reducesOutOfOrder(x, reduce.getAxes()) ? bytesOf(x) : 0.0;
+      })
+      .Case([](SparseSoftmaxCrossEntropyOp loss) {
+        return bytesOf(loss->getOperand(0).getType());
+      })
+      .Default([](Operation *) { return 0.0; });
+}
+
 namespace {
 /// The cost rule every op of the dialect gets.
 template <typename OpTy>
@@ -81,6 +151,7 @@ struct OpCostModel
       bytes += bytesOf(type);
     return bytes;
   }
+  double getWorkspaceBytes(Operation *op) const { return workspaceBytes(op); }
 };
 } // namespace
 
