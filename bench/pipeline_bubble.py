@@ -3,10 +3,16 @@
 
 A chain of equal layers (relu(matmul)) trained with --stages S
 --micro-batches M (each stage one rank, --threads 1) so that the stages cost
-the same. Bubble: from the Chrome trace of `of-run` on the compiled plan, per
-stage, the fraction of each steady-state step (first firing to last, over all
-ranks) its compute stream is idle, against the 1F1B theory (p - 1) / (m + p
-- 1) in the same script. Memory: the bytes of the regsts written per
+the same: the input first gets a trainable offset, so the first layer
+computes its input gradient as every other layer does (without it the
+first stage has one gradient matmul fewer per micro-batch than the others,
+about 8% less work on 2 stages). Bubble: from the Chrome trace of `of-run`
+on the compiled plan, per stage, the fraction of each steady-state step its
+compute stream is idle, against the 1F1B theory (p - 1) / (m + p - 1) in
+the same script. A step lasts from the end of the previous one to its own
+end (over all ranks): steps follow each other, and the next step's inputs
+are read while this one runs, so a step's first-to-last span overlaps its
+predecessor's; that span's idle share is printed too ("span idle"). Memory: the bytes of the regsts written per
 micro-batch (activations and their gradients, times their buffers) per
 stage, with 1F1B regst counts against --pipeline-schedule gpipe (goal: about
 S / M of it). Stages whose ranks outnumber the cores share them (each rank
@@ -63,7 +69,9 @@ def activation_bytes(plan_text):
 
 
 def bubbles(trace_path, stages, skip):
-    """Per rank: the mean idle fraction of its compute stream per step."""
+    """Per rank: the mean idle fraction of its compute stream per step, of
+    the step's period (end of the previous step to its end) and of its
+    span (its first event to its last)."""
     with open(trace_path) as f:
         events = json.load(f)["traceEvents"]
     names = {}
@@ -82,9 +90,27 @@ def bubbles(trace_path, stages, skip):
         if names.get((pid, e.get("tid", 0))) == "compute":
             busy[(pid, step)] = busy.get((pid, step), 0) + e.get("dur", 0)
     steps = sorted(spans)[skip:-1]
-    return [statistics.mean(1 - busy.get((r, s), 0) /
+    period = [statistics.mean(1 - busy.get((r, s), 0) /
+                              (spans[s][1] - spans[s - 1][1]) for s in steps)
+              for r in range(stages)]
+    span = [statistics.mean(1 - busy.get((r, s), 0) /
                             (spans[s][1] - spans[s][0]) for s in steps)
             for r in range(stages)]
+    return period, span
+
+
+def chain(layers, width, batch):
+    """The stress script's plain chain with a trainable offset on its input
+    (equal stages: see the module's docstring)."""
+    text = model(None, layers, width, batch)
+    t = "tensor<%dx%dxf32>" % (batch, width)
+    v = "tensor<%dxf32>" % width
+    offset = "\n".join([
+        '  %x = oneflow.input "x" : ' + t,
+        '  %offset = oneflow.variable "offset" '
+        '{init = #oneflow.init<zeros>} : ' + v,
+        "  %h0 = oneflow.add %x, %offset : (" + t + ", " + v + ") -> " + t])
+    return text.replace('  %h0 = oneflow.input "x" : ' + t, offset)
 
 
 def main():
@@ -106,7 +132,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         source = os.path.join(tmp, "chain.mlir")
         with open(source, "w") as f:
-            f.write(model(None, args.layers, args.width, args.batch))
+            f.write(chain(args.layers, args.width, args.batch))
         for p in [int(s) for s in args.stages.split(",")]:
             memory = {}
             for schedule in ("1f1b", "gpipe"):
@@ -126,18 +152,19 @@ def main():
             run([of_run, plan, "--threads", "1", "--steps", str(args.steps),
                  "--devices", "cpu:%d" % p, "--trace", trace,
                  "--print_limit", "0"])
-            idle = bubbles(trace, p, skip=3)
+            idle, span = bubbles(trace, p, skip=3)
             theory = (p - 1) / (m + p - 1)
             load = os.getloadavg()
             print("\n%d stages (load %.2f %.2f %.2f at the end): 1F1B bubble "
                   "theory (p-1)/(m+p-1) = %.3f" % (p, *load, theory))
-            print("%-6s %10s %10s %14s %14s %8s" % (
-                "stage", "idle", "vs theory", "1f1b act B", "gpipe act B",
-                "ratio"))
+            print("%-6s %10s %10s %10s %14s %14s %8s" % (
+                "stage", "idle", "vs theory", "span idle", "1f1b act B",
+                "gpipe act B", "ratio"))
             for r in range(p):
                 a, g = memory["1f1b"][r], memory["gpipe"][r]
-                print("%-6d %10.3f %9.2fx %14d %14d %8.3f" % (
-                    r, idle[r], idle[r] / theory, a, g, a / g if g else 0))
+                print("%-6d %10.3f %9.2fx %10.3f %14d %14d %8.3f" % (
+                    r, idle[r], idle[r] / theory, span[r], a, g,
+                    a / g if g else 0))
             print("S/M = %.3f" % (p / m))
 
 

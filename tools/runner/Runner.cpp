@@ -114,8 +114,10 @@ void printTiming(const ofrt::RankProgram &program,
 }
 
 /// For a pipeline (transfers that run per micro-batch) whose ranks ran in
-/// this process: the share of each steady-state step (first firing to last
-/// on any rank) that each rank's compute stream is idle.
+/// this process: the share of each steady-state step that each rank's
+/// compute stream is idle. A step lasts from the previous step's last
+/// firing (on any rank) to its own: the next step's inputs are read while a
+/// step runs, so a step's first-to-last span overlaps its predecessor's.
 void printBubbles(const std::vector<ofrt::RankProgram> &programs,
                   const std::vector<ofrt::RunResult> &ranks) {
   bool pipelined = false;
@@ -156,7 +158,8 @@ void printBubbles(const std::vector<ofrt::RankProgram> &programs,
   for (size_t r = 0; r < ranks.size(); ++r) {
     double idle = 0;
     for (int64_t s = 1; s + 1 < steps; ++s)
-      idle += 1 - busy[r][s] / std::max(spans[s].second - spans[s].first, 1e-9);
+      idle += 1 - busy[r][s] /
+                      std::max(spans[s].second - spans[s - 1].second, 1e-9);
     std::printf(" %.3f", idle / (steps - 2));
   }
   std::printf("\n");
