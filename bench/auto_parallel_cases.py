@@ -158,8 +158,12 @@ def main():
     parser.add_argument("--require", type=int, default=None,
                         help="cases that must be within the tolerance "
                              "(default: all)")
+    parser.add_argument("--only", default="",
+                        help="program names, or NAME@MESH (e.g. "
+                             "attention-4x16x32@2,2), separated by ';'")
     args = parser.parse_args()
     programs, meshes = PROGRAMS, MESHES
+    wanted = [w for w in args.only.split(";") if w] if args.only else []
     if args.quick:
         programs = [p for p in PROGRAMS
                     if p[0] in ("mlp-64x128x10", "mlp-deep", "conv-8x3x8",
@@ -173,6 +177,9 @@ def main():
             with open(path, "w") as f:
                 f.write(program_text(name, lines))
             for mesh, devices in meshes:
+                if wanted and name not in wanted and \
+                        f"{name}@{mesh}" not in wanted:
+                    continue
                 free = search(args.bin, path, devices, mesh, args.cluster,
                               "exact", 0)
                 smallest = search(args.bin, path, devices, mesh, args.cluster,

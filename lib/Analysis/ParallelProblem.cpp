@@ -373,6 +373,16 @@ ParallelProblem::completeSeed(const Seed &seed) {
       assignment[n] = replicated - node.choices.begin();
       continue;
     }
+    if (auto it = seed.signatures.find(node.op); it != seed.signatures.end()) {
+      auto same = llvm::find_if(node.choices, [&](const NdSbpSignature &c) {
+        return c.operands == it->second.operands &&
+               c.results == it->second.results;
+      });
+      if (same != node.choices.end()) {
+        assignment[n] = same - node.choices.begin();
+        continue;
+      }
+    }
     if (node.op->getNumOperands() == 0) {
       NdSbpAttr wanted = seed.sources.lookup(node.op);
       unsigned found = node.choices.size();

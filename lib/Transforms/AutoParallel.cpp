@@ -157,6 +157,43 @@ static SmallVector<Seed> makeSeeds(func::FuncOp func, ArrayRef<int64_t> mesh) {
   return seeds;
 }
 
+/// The strategy `assignment` found on `flat`, the 1-D mesh of all the
+/// devices, laid on the 2-D `mesh` as a seed: every op's signature with
+/// each layout on both axes. A split of dimension d over all devices is the
+/// split of d on both axes (axis 0 cuts d into blocks, axis 1 each block
+/// again: device (i, j) holds block i * mesh[1] + j, as rank i * mesh[1] +
+/// j does on the 1-D mesh); B and P stay what they are. Strategies that
+/// split one tensor over every device (tensor parallelism across both
+/// axes) are far from the 2-D hand strategies, which give each axis its
+/// own role.
+static Seed flattenedSeed(const ParallelProblem &flat,
+                          ArrayRef<unsigned> assignment,
+                          ArrayRef<int64_t> mesh) {
+  Seed seed;
+  seed.name = "flat " + formatMesh(flat.getPlacement().getMesh());
+  MLIRContext *context = flat.getPlacement().getContext();
+  auto onBothAxes = [&](NdSbpAttr layout) {
+    return NdSbpAttr::get(context,
+                          SmallVector<SbpAttr>(mesh.size(), layout[0]));
+  };
+  for (auto [n, node] : llvm::enumerate(flat.getNodes())) {
+    if (node.isLayoutChange)
+      continue;
+    const NdSbpSignature &chosen = node.choices[assignment[n]];
+    NdSbpSignature mapped;
+    for (NdSbpAttr layout : chosen.operands)
+      mapped.operands.push_back(onBothAxes(layout));
+    for (NdSbpAttr layout : chosen.results)
+      mapped.results.push_back(onBothAxes(layout));
+    if (isa<InputOp, VariableOp>(node.op) &&
+        fitsShape(cast<RankedTensorType>(node.op->getResult(0).getType()),
+                  mapped.results[0], mesh))
+      seed.sources[node.op] = mapped.results[0];
+    seed.signatures[node.op] = std::move(mapped);
+  }
+  return seed;
+}
+
 namespace {
 
 /// One mesh's problem and what the search found on it.
@@ -281,6 +318,34 @@ void AutoParallelPass::runOnOperation() {
     MeshOutcome outcome;
     outcome.mesh.assign(shape.begin(), shape.end());
     SmallVector<Seed> seeds = makeSeeds(func, shape);
+    // On a 2-D mesh, also the best strategy of the 1-D mesh of all devices
+    // (searched here when it is not among the meshes), flattened.
+    if (search == "cd" && shape.size() == 2) {
+      const MeshOutcome *flat = nullptr;
+      for (const MeshOutcome &done : outcomes)
+        if (done.mesh.size() == 1 && !done.result.assignment.empty())
+          flat = &done;
+      MeshOutcome searched;
+      if (!flat) {
+        auto line = PlacementAttr::get(context, *kind, ranks, {devices});
+        std::string flatError;
+        FailureOr<std::unique_ptr<ParallelProblem>> lineProblem =
+            ParallelProblem::build(func, line, clusterDesc, flatError);
+        if (succeeded(lineProblem)) {
+          FailureOr<SearchResult> found = searchCoordinateDescent(
+              **lineProblem, makeSeeds(func, {devices}), options, flatError);
+          if (succeeded(found)) {
+            searched.mesh = {devices};
+            searched.problem = std::move(*lineProblem);
+            searched.result = std::move(*found);
+            flat = &searched;
+          }
+        }
+      }
+      if (flat)
+        seeds.push_back(
+            flattenedSeed(*flat->problem, flat->result.assignment, shape));
+    }
     for (const Seed &seed : seeds) {
       FailureOr<SmallVector<unsigned>> completed =
           (*problem)->completeSeed(seed);

@@ -56,6 +56,9 @@ struct Seed {
   DenseMap<Operation *, NdSbpAttr> sources;
   /// Every op all-broadcast instead (each device computes everything).
   bool replicated = false;
+  /// Whole signatures for some ops (a strategy found on another mesh,
+  /// mapped to this one): taken where they are legal choices here.
+  DenseMap<Operation *, NdSbpSignature> signatures;
 };
 
 /// One op of the problem and the ways it can run.
