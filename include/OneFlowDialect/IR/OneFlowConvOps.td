@@ -116,6 +116,29 @@ def OneFlow_AvgPool2DOp
                        UnitAttr:$ceil_mode, UnitAttr:$count_include_pad);
 }
 
+def OneFlow_ResampleOp : OneFlow_InferredOp<"resample", [Pure, OneFlow_HasSbp]> {
+  let summary = "linear resampling of the spatial axes (N, C, then 1 to 3)";
+  let description = [{
+    Resizes each spatial axis of `x` (those after N and C) to the length in
+    `sizes` by linear interpolation at half-pixel centres: output index i
+    of an axis resized from n to m samples the input at
+    (i + 0.5) n / m - 0.5, clamped to [0, n - 1], between its two
+    neighbours. This is oneDNN's linear resampling (the CPU kernel), ONNX
+    Resize in linear mode with half_pixel coordinates, and PyTorch's
+    `interpolate(mode="bilinear", align_corners=False)`. N and C are
+    parallel; the resized axes are never split. Its gradient is
+    `resample_grad`.
+
+    ```mlir
+    %y = oneflow.resample %x {sizes = array<i64: 16, 16>}
+        : (tensor<2x3x8x8xf32>) -> tensor<2x3x16x16xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_FloatTensor:$x, DenseI64ArrayAttr:$sizes);
+  let results = (outs OneFlow_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+}
+
 def OneFlow_GlobalAvgPool2DOp
     : OneFlow_Pool2DBase<"global_avg_pool2d", "mean over H and W, NCHW"> {
   let description = [{

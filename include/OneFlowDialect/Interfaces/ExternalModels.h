@@ -41,7 +41,7 @@ class MLIRContext;
       GatherElementsGradOp, TopKOp
 #define ONEFLOW_CONV_GRADIENT_OPS                                              \
   Conv2DOp, Conv2DBackwardDataOp, MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, \
-      BatchNormOp
+      BatchNormOp, ResampleOp, ResampleGradOp
 
 // The ops whose actors need per-rank attributes (RankLoweringInterface,
 // lib/Transforms/RankLayout.cpp).

@@ -101,6 +101,29 @@ static LogicalResult buildGradientRule(AvgPool2DOp op, GradientBuilder &g,
   return success();
 }
 
+static LogicalResult buildGradientRule(ResampleOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  dxs.push_back(
+      ResampleGradOp::create(g.builder(), g.getLoc(), op.getX(), dys[0]));
+  return success();
+}
+
+/// resample_grad is linear in dy (the transposed interpolation): the
+/// gradient of dy is the interpolation itself, to dy's sizes; x gives only
+/// a shape.
+static LogicalResult buildGradientRule(ResampleGradOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  OpBuilder &b = g.builder();
+  auto dy = cast<RankedTensorType>(op.getDy().getType());
+  dxs.push_back(Value());
+  dxs.push_back(
+      ResampleOp::create(b, g.getLoc(), dys[0],
+                         b.getDenseI64ArrayAttr(dy.getShape().drop_front(2))));
+  return success();
+}
+
 static LogicalResult buildGradientRule(GlobalAvgPool2DOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {

@@ -231,6 +231,41 @@ LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+FailureOr<RankedTensorType>
+mlir::oneflow::inferResample(std::optional<Location> loc, StringRef name,
+                             RankedTensorType x, ArrayRef<int64_t> sizes) {
+  if (x.getRank() < 3 || x.getRank() > 5)
+    return emitInferError(loc, name)
+           << "input must be N, C and 1 to 3 spatial axes (rank 3 to 5), got "
+              "rank "
+           << x.getRank();
+  if (static_cast<int64_t>(sizes.size()) != x.getRank() - 2)
+    return emitInferError(loc, name)
+           << "sizes needs " << x.getRank() - 2 << " values (one per spatial "
+           << "axis), got " << sizes.size();
+  SmallVector<int64_t> shape{x.getDimSize(0), x.getDimSize(1)};
+  for (int64_t size : sizes) {
+    if (size < 1)
+      return emitInferError(loc, name)
+             << "sizes value " << size << " is below 1";
+    shape.push_back(size);
+  }
+  return RankedTensorType::get(shape, x.getElementType());
+}
+
+LogicalResult ResampleOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  FailureOr<RankedTensorType> type = inferResample(
+      loc, getOperationName(), stripEncoding(adaptor.getX().getType()),
+      adaptor.getSizes());
+  if (failed(type))
+    return failure();
+  types.push_back(*type);
+  return success();
+}
+
 LogicalResult
 GlobalAvgPool2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                     Adaptor adaptor,
@@ -288,6 +323,11 @@ void MaxPool2DOp::getSbpSignatures(int64_t meshAxisSize,
 
 void AvgPool2DOp::getSbpSignatures(int64_t meshAxisSize,
                                    SmallVectorImpl<SbpSignature> &signatures) {
+  derivePoolSbp(*this, meshAxisSize, signatures);
+}
+
+void ResampleOp::getSbpSignatures(int64_t meshAxisSize,
+                                  SmallVectorImpl<SbpSignature> &signatures) {
   derivePoolSbp(*this, meshAxisSize, signatures);
 }
 

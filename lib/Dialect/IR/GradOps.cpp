@@ -116,6 +116,24 @@ LogicalResult AvgPool2DGradOp::inferReturnTypes(MLIRContext *,
                        adaptor.getDy().getType(), window, types);
 }
 
+LogicalResult ResampleGradOp::inferReturnTypes(MLIRContext *,
+                                               std::optional<Location> loc,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  auto x = stripEncoding(adaptor.getX().getType());
+  auto dy = stripEncoding(adaptor.getDy().getType());
+  if (dy.getRank() != x.getRank())
+    return emitInferError(loc, name)
+           << "dy " << dy << " and x " << x << " differ in rank";
+  FailureOr<RankedTensorType> y =
+      inferResample(loc, name, x, dy.getShape().drop_front(2));
+  if (failed(y) || failed(checkGradType(loc, name, dy, *y)))
+    return failure();
+  types.push_back(x);
+  return success();
+}
+
 LogicalResult BatchNormGradOp::inferReturnTypes(MLIRContext *,
                                                 std::optional<Location> loc,
                                                 Adaptor adaptor,
@@ -253,6 +271,11 @@ void MaxPool2DGradOp::getSbpSignatures(
 }
 
 void AvgPool2DGradOp::getSbpSignatures(
+    int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
+  derivePoolGradSbp(*this, meshAxisSize, signatures);
+}
+
+void ResampleGradOp::getSbpSignatures(
     int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
   derivePoolGradSbp(*this, meshAxisSize, signatures);
 }

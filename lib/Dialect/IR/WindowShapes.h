@@ -50,6 +50,12 @@ FailureOr<RankedTensorType> inferPool(std::optional<Location> loc,
                                       StringRef name, RankedTensorType x,
                                       const Window &w);
 
+/// The result of resampling `x` (N, C, then 1 to 3 spatial axes) to the
+/// spatial `sizes`.
+FailureOr<RankedTensorType> inferResample(std::optional<Location> loc,
+                                          StringRef name, RankedTensorType x,
+                                          ArrayRef<int64_t> sizes);
+
 } // namespace mlir::oneflow
 
 #endif // ONEFLOW_LIB_DIALECT_IR_WINDOWSHAPES_H

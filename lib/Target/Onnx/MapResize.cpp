@@ -20,6 +20,12 @@
 // edge repeat it, or with exclude_outside drop out and the rest are
 // renormalized. tf_crop_and_resize (a region of interest) is not mapped.
 //
+// Linear resizing of the spatial axes of an f32 N, C, spatial tensor at
+// half-pixel centres (half_pixel, or pytorch_half_pixel to lengths above
+// 1; PyTorch's bilinear with align_corners=False), by factors that are the
+// ratios of the lengths, is one `resample` instead: oneDNN's resampling
+// primitive, forward and backward.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Importer.h"
@@ -172,6 +178,27 @@ static FailureOr<Value> resizeAxis(NodeContext &node, const ResizeRule &rule,
       back, {node.named("perm", b.getDenseI64ArrayAttr(inverse))}));
 }
 
+/// Whether the resize is oneDNN's linear resampling (`resample`): f32, N
+/// and C kept, 1 to 3 spatial axes, half-pixel centres, factors equal to
+/// the ratios of the lengths.
+static bool isResample(const ResizeRule &rule, RankedTensorType type,
+                       ArrayRef<int64_t> sizes, ArrayRef<double> scales) {
+  int64_t rank = type.getRank();
+  if (rule.mode != "linear" || rule.excludeOutside || rank < 3 || rank > 5 ||
+      !type.getElementType().isF32() || !type.hasStaticShape() ||
+      sizes[0] != type.getDimSize(0) || sizes[1] != type.getDimSize(1))
+    return false;
+  bool halfPixel = rule.coordinates == "half_pixel" ||
+                   (rule.coordinates == "pytorch_half_pixel" &&
+                    llvm::all_of(sizes, [](int64_t m) { return m > 1; }));
+  if (!halfPixel)
+    return false;
+  for (int64_t d = 2; d < rank; ++d)
+    if (scales[d] != double(sizes[d]) / double(type.getDimSize(d)))
+      return false;
+  return true;
+}
+
 static LogicalResult mapResize(NodeContext &node) {
   if (failed(node.checkArity(1, 4, 1)))
     return failure();
@@ -227,11 +254,22 @@ static LogicalResult mapResize(NodeContext &node) {
   if (static_cast<int64_t>(sizes.size()) != rank)
     return node.error() << "has " << sizes.size() << " sizes or scales for "
                         << "an input of rank " << rank;
-  Value v = *x;
-  for (int64_t d = 0; d < rank; ++d) {
+  for (int64_t d = 0; d < rank; ++d)
     if (sizes[d] <= 0 || !(scales[d] > 0))
       return node.error() << "axis " << d << " resizes to " << sizes[d]
                           << " (scale " << scales[d] << ")";
+  if (isResample(rule, type, sizes, scales)) {
+    OpBuilder &b = node.b;
+    FailureOr<Value> resampled = valueOf(node.create<ResampleOp>(
+        {*x}, {node.named("sizes", b.getDenseI64ArrayAttr(
+                                       ArrayRef(sizes).drop_front(2)))}));
+    if (failed(resampled))
+      return failure();
+    node.setOutput(0, *resampled);
+    return success();
+  }
+  Value v = *x;
+  for (int64_t d = 0; d < rank; ++d) {
     if (sizes[d] == type.getDimSize(d) && scales[d] == 1.0)
       continue;
     FailureOr<Value> resized =

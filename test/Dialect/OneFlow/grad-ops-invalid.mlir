@@ -105,3 +105,21 @@ func.func @gather_elements_grad_larger(%dy: tensor<3x5xf32>, %ids: tensor<3x5xi6
   %t = oneflow.gather_elements_grad %dy, %ids {axis = 1 : i64, shape = array<i64: 2, 7>} : (tensor<3x5xf32>, tensor<3x5xi64>) -> tensor<2x7xf32>
   return
 }
+
+// -----
+
+func.func @resample_grad_dy(%x: tensor<2x3x8x8xf32>, %dy: tensor<2x4x16x16xf32>) {
+  // expected-error@+2 {{dy 'tensor<2x4x16x16xf32>' differs from the forward result 'tensor<2x3x16x16xf32>'}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %dx = oneflow.resample_grad %x, %dy : (tensor<2x3x8x8xf32>, tensor<2x4x16x16xf32>) -> tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @resample_grad_rank(%x: tensor<2x3x8x8xf32>, %dy: tensor<2x3x16xf32>) {
+  // expected-error@+2 {{dy 'tensor<2x3x16xf32>' and x 'tensor<2x3x8x8xf32>' differ in rank}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %dx = oneflow.resample_grad %x, %dy : (tensor<2x3x8x8xf32>, tensor<2x3x16xf32>) -> tensor<2x3x8x8xf32>
+  return
+}

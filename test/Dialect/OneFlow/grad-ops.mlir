@@ -14,6 +14,8 @@ func.func @grads(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %dy: tensor<2
   %m = oneflow.max_pool2d_grad %x, %dp {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x3x8x8xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32>
   // CHECK: oneflow.avg_pool2d_grad
   %a = oneflow.avg_pool2d_grad %x, %dp {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>, count_include_pad} : (tensor<2x3x8x8xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32>
+  // CHECK: oneflow.resample_grad %{{.*}}, %{{.*}} : (tensor<2x3x8x8xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32>
+  %rs = oneflow.resample_grad %x, %dp : (tensor<2x3x8x8xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32>
   // CHECK: oneflow.batch_norm_grad
   %bx, %bg, %bb = oneflow.batch_norm_grad %x, %x, %c, %c, %c : (tensor<2x3x8x8xf32>, tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>)
   // CHECK: oneflow.gather_grad

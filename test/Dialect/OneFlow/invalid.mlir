@@ -783,3 +783,30 @@ func.func @arg_max_axis(%a: tensor<4x3xf32>) {
   %0 = oneflow.arg_max %a {axis = 2 : i64} : (tensor<4x3xf32>) -> tensor<4xi64>
   return
 }
+
+// -----
+
+func.func @resample_rank(%x: tensor<3x8xf32>) {
+  // expected-error@+2 {{'oneflow.resample' op input must be N, C and 1 to 3 spatial axes (rank 3 to 5), got rank 2}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.resample %x {sizes = array<i64>} : (tensor<3x8xf32>) -> tensor<3x8xf32>
+  return
+}
+
+// -----
+
+func.func @resample_sizes(%x: tensor<2x3x8x8xf32>) {
+  // expected-error@+2 {{'oneflow.resample' op sizes needs 2 values (one per spatial axis), got 3}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.resample %x {sizes = array<i64: 4, 4, 4>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @resample_size_zero(%x: tensor<2x3x8x8xf32>) {
+  // expected-error@+2 {{'oneflow.resample' op sizes value 0 is below 1}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.resample %x {sizes = array<i64: 0, 4>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x0x4xf32>
+  return
+}

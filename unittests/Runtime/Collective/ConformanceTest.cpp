@@ -16,7 +16,10 @@
 
 #include "ConformanceHarness.h"
 
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 using namespace ofrt;
 using namespace ofrt::conformance;
@@ -558,24 +561,38 @@ TEST_P(Conformance, RanksMeetThroughAStoreDirectory) {
   if (harness->processes())
     GTEST_SKIP() << "MPI ranks meet through mpirun";
   withWatchdog([&] {
-    std::string directory = ::testing::TempDir() + "/ofrt-store-" +
-                            harness->library + "-" +
-                            std::to_string(::getpid());
+    // A directory of its own, made fresh: keys left by an earlier run (a
+    // recycled pid, or --gtest_repeat) would hand a rank another run's
+    // addresses.
+    std::string pattern =
+        ::testing::TempDir() + "/ofrt-store-" + harness->library + "-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr) << std::strerror(errno);
+    std::string directory = pattern;
     absl::StatusOr<std::shared_ptr<Store>> store = createFileStore(directory);
     ASSERT_TRUE(store.ok()) << store.status();
+    // Both communicators live until both ranks are done, as the harness
+    // keeps them: a rank that tears its Gloo pairs down while the other
+    // still reads from them (both on one device's event loop) crashed the
+    // process now and then.
+    std::vector<std::unique_ptr<Communicator>> comms(2);
     std::vector<std::future<absl::Status>> ranks;
     for (int rank = 0; rank < 2; ++rank)
       ranks.push_back(std::async(std::launch::async, [&, rank] {
         auto comm = harness->join(rank, 2, *store, {0, 1}, "dir", 5000ms);
         if (!comm.ok())
           return comm.status();
+        comms[rank] = std::move(*comm);
         int64_t value = rank + 1;
-        absl::Status status = (*comm)->allReduce(DType::I64, &value, &value, 1);
+        absl::Status status =
+            comms[rank]->allReduce(DType::I64, &value, &value, 1);
         EXPECT_EQ(value, 3);
         return status;
       }));
     for (auto &rank : ranks)
       EXPECT_TRUE(rank.get().ok());
+    comms.clear();
+    std::error_code ignored;
+    std::filesystem::remove_all(directory, ignored);
   });
 }
 

@@ -23,6 +23,8 @@ void registerConvKernels(KernelRegistry &registry);
 void registerConvGradKernels(KernelRegistry &registry);
 void registerConvBnKernels(KernelRegistry &registry);
 void registerPoolingKernels(KernelRegistry &registry);
+/// resample and resample_grad (oneDNN's linear resampling).
+void registerResampleKernels(KernelRegistry &registry);
 void registerReductionKernels(KernelRegistry &registry);
 void registerLayoutKernels(KernelRegistry &registry);
 void registerIndexingKernels(KernelRegistry &registry);

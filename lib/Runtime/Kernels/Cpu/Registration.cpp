@@ -18,6 +18,7 @@ void ofrt::registerCpuKernels(KernelRegistry &registry) {
   registerConvGradKernels(registry);
   registerConvBnKernels(registry);
   registerPoolingKernels(registry);
+  registerResampleKernels(registry);
   registerReductionKernels(registry);
   registerLayoutKernels(registry);
   registerIndexingKernels(registry);

@@ -1,0 +1,97 @@
+//===- Resample.cpp - Linear resampling and its gradient ------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// oneDNN's resampling primitive, linear, on N, C and 1 to 3 spatial axes:
+// resample (x -> y) is its forward pass, resample_grad ((x, dy) -> dx) its
+// backward pass (the transposed interpolation; x gives only the shape).
+// The factors are the ratios of the shapes, so that an output index i of an
+// axis resized from n to m samples the input at (i + 0.5) n / m - 0.5, as
+// the dialect's op states.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+#include "DnnlUtils.h"
+
+using namespace ofrt;
+using namespace ofrt::cpu;
+using dnnl::algorithm;
+
+namespace {
+
+class ResampleKernel : public CpuKernel {
+public:
+  ResampleKernel(const OpDesc &op, const Shape &x, const Shape &y, bool grad)
+      : CpuKernel(op), grad(grad), src(plainDesc(x, dt::f32)),
+        dst(plainDesc(y, dt::f32)) {
+    dnnl::resampling_forward::primitive_desc forward(
+        dnnl::resampling_forward::desc(dnnl::prop_kind::forward_training,
+                                       algorithm::resampling_linear, src, dst),
+        scratchpadAttr(), cpuEngine());
+    if (!grad) {
+      prim = dnnl::resampling_forward(forward);
+      return;
+    }
+    dnnl::resampling_backward::primitive_desc backward(
+        dnnl::resampling_backward::desc(algorithm::resampling_linear, src, dst),
+        scratchpadAttr(), cpuEngine(), forward);
+    prim = dnnl::resampling_backward(backward);
+  }
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    if (!grad)
+      return execute(where, prim,
+                     {{DNNL_ARG_SRC, wrap(src, in[0].data)},
+                      {DNNL_ARG_DST, wrap(dst, out[0].data)}});
+    return execute(where, prim,
+                   {{DNNL_ARG_DIFF_DST, wrap(dst, in[1].data)},
+                    {DNNL_ARG_DIFF_SRC, wrap(src, out[0].data)}});
+  }
+
+private:
+  bool grad;
+  MemDesc src, dst;
+  dnnl::primitive prim;
+};
+
+/// resample: x -> y of `sizes`; resample_grad: (x, dy) -> dx.
+KernelOr createResample(const OpDesc &op, bool grad) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, grad ? 2 : 1, 1));
+  const TensorDesc &x = op.inputs[0];
+  if (x.rank() < 3 || x.rank() > 5)
+    return opError(op, "input must be N, C and 1 to 3 spatial axes, got " +
+                           x.str());
+  if (x.dtype != DType::F32)
+    return opError(op, "has a CPU kernel for f32 only, got " + x.str());
+  Shape y = {x.shape[0], x.shape[1]};
+  if (grad) {
+    const TensorDesc &dy = op.inputs[1];
+    if (dy.dtype != x.dtype || dy.rank() != x.rank() ||
+        dy.shape[0] != x.shape[0] || dy.shape[1] != x.shape[1])
+      return opError(op, "dy " + dy.str() + " does not fit x " + x.str());
+    y = dy.shape;
+    OFRT_RETURN_IF_ERROR(checkResult(op, 0, x));
+  } else {
+    std::vector<int64_t> sizes;
+    OFRT_RETURN_IF_ERROR(
+        readList(op, "sizes", sizes, std::nullopt, x.rank() - 2, 1));
+    y.insert(y.end(), sizes.begin(), sizes.end());
+    OFRT_RETURN_IF_ERROR(checkResult(op, 0, {x.dtype, y}));
+  }
+  if (x.numel() == 0 || numel(y) == 0)
+    return std::make_unique<NoopKernel>(op);
+  return std::make_unique<ResampleKernel>(op, x.shape, y, grad);
+}
+
+} // namespace
+
+void cpu::registerResampleKernels(KernelRegistry &registry) {
+  addKernel(registry, "oneflow.resample",
+            [](const OpDesc &op) { return createResample(op, false); });
+  addKernel(registry, "oneflow.resample_grad",
+            [](const OpDesc &op) { return createResample(op, true); });
+}
