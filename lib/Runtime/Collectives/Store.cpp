@@ -6,7 +6,12 @@
 //
 // The stores are Gloo's (hash map, file, Redis) behind ofrt::Store; Gloo
 // reports a timeout or a lost server by throwing, which becomes a status
-// here.
+// here. In-process ranks share one store from their own threads, and only
+// Gloo's hash store locks: its file store appends every key it writes to
+// a member list (two ranks writing at once freed one list buffer twice),
+// its Redis store shares one connection. So writes and reads take a lock;
+// waits do not (a rank waits while another writes what it waits for), and
+// the file store's wait only looks at files.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +24,7 @@
 #include <gloo/rendezvous/redis_store.h>
 
 #include <filesystem>
+#include <mutex>
 
 using namespace ofrt;
 
@@ -34,6 +40,7 @@ public:
 
   absl::Status set(const std::string &key, const std::string &value) override {
     return guard("setting '" + key + "'", [&] {
+      std::lock_guard<std::mutex> lock(mutex);
       store->set(key, std::vector<char>(value.begin(), value.end()));
     });
   }
@@ -43,6 +50,7 @@ public:
     std::string value;
     absl::Status status = guard("waiting for '" + key + "'", [&] {
       store->wait({key}, timeout);
+      std::lock_guard<std::mutex> lock(mutex);
       std::vector<char> bytes = store->get(key);
       value.assign(bytes.begin(), bytes.end());
     });
@@ -79,6 +87,8 @@ private:
 
   std::unique_ptr<gloo::rendezvous::Store> store;
   std::string where;
+  /// Serializes the store's writes and reads (see the file comment).
+  std::mutex mutex;
 };
 
 class PrefixStore : public Store {
