@@ -35,6 +35,7 @@
 #include "llvm/Support/Debug.h"
 
 #include <cmath>
+#include <thread>
 
 #define DEBUG_TYPE "oneflow-assign-stages"
 
@@ -142,6 +143,10 @@ private:
     SmallVector<double> costs;
     for (Operation *op : work)
       costs.push_back(std::max(0.0, computeCost(op, 1, cluster)));
+    bool hasLoss = false;
+    func.walk([&](OutputOp output) { hasLoss |= output.getName() == loss; });
+    if (!hasLoss)
+      return costs;
     MLIRContext *context = func.getContext();
     OwningOpRef<ModuleOp> scratch = ModuleOp::create(func.getLoc());
     OpBuilder builder(context);
@@ -162,12 +167,16 @@ private:
     AutodiffPassOptions options;
     options.loss = loss;
     pm.nest<func::FuncOp>().addPass(createAutodiffPass(options));
-    // A program autodiff refuses (no such loss, say) is cut by its forward
-    // cost; the training pipeline reports the refusal itself later.
+    // A program autodiff refuses (an op without a gradient rule) is cut by
+    // its forward cost; the training pipeline's own autodiff reports the
+    // refusal. Only this thread's diagnostics are the copy's: other
+    // functions' passes may run on other threads meanwhile.
     LogicalResult differentiated = failure();
     {
-      ScopedDiagnosticHandler silence(context,
-                                      [](Diagnostic &) { return success(); });
+      std::thread::id self = std::this_thread::get_id();
+      ScopedDiagnosticHandler silence(context, [self](Diagnostic &) {
+        return success(std::this_thread::get_id() == self);
+      });
       differentiated = pm.run(*scratch);
     }
     if (failed(differentiated))

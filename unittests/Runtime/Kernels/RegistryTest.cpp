@@ -114,6 +114,8 @@ TEST(CpuKernelRegistry, HasEveryComputeOp) {
                        "conv2d_backward_filter",
                        "max_pool2d_grad",
                        "avg_pool2d_grad",
+                       "resample",
+                       "resample_grad",
                        "batch_norm_grad",
                        "gather_grad",
                        "gather_elements_grad"};
