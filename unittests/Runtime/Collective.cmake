@@ -5,6 +5,7 @@
 # from unittests/Runtime/CMakeLists.txt.
 ##===----------------------------------------------------------------===//
 add_oneflow_unittest(OneFlowCollectiveTests Collective/ConformanceTest.cpp
+  Collective/ConformanceFailureTest.cpp
   Collective/StoreTest.cpp)
 target_link_libraries(OneFlowCollectiveTests PRIVATE OneFlowBackends
   OneFlowCollectives)

@@ -154,6 +154,35 @@ inline void expectAllOk(const std::vector<absl::Status> &results) {
     EXPECT_TRUE(results[rank].ok()) << "rank " << rank << ": " << results[rank];
 }
 
+/// A test run once per library (the parameter), skipped where the library
+/// is not available.
+class LibraryTest : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    harness = std::make_unique<Harness>(GetParam());
+    std::string why = harness->unavailable();
+    if (!why.empty())
+      GTEST_SKIP() << why;
+  }
+
+  /// Runs `body` on `size` ranks and expects every rank to succeed.
+  void onRanks(int size, const RankBody &body) {
+    SCOPED_TRACE(harness->library + " on " + std::to_string(size) + " ranks");
+    withWatchdog([&] { expectAllOk(harness->run(size, body)); });
+  }
+
+  std::unique_ptr<Harness> harness;
+};
+
+/// The libraries every suite runs on.
+inline auto allLibraries() {
+  return ::testing::Values("inproc", "gloo", "mpi");
+}
+inline std::string
+libraryName(const ::testing::TestParamInfo<std::string> &info) {
+  return info.param;
+}
+
 } // namespace ofrt::conformance
 
 #endif // ONEFLOW_UNITTESTS_RUNTIME_COLLECTIVE_CONFORMANCEHARNESS_H
