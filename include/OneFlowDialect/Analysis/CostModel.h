@@ -115,7 +115,8 @@ double boxingCost(RankedTensorType type, GlobalAttr from, GlobalAttr to,
 
 /// Seconds `op` takes on one rank when the work is split into `pieces`
 /// (from its CostInterface, plus the cluster's per-kernel overhead; 0 for
-/// an op without one).
+/// an op without one, which propagation and the search refuse before they
+/// ask).
 double computeCost(Operation *op, int64_t pieces, const ClusterDesc &cluster);
 
 /// Seconds of the collectives `op` runs inside itself with result layouts
