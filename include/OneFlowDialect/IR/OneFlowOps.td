@@ -15,6 +15,7 @@ include "OneFlowDialect/IR/OneFlowConvOps.td"
 include "OneFlowDialect/IR/OneFlowShapeOps.td"
 include "OneFlowDialect/IR/OneFlowBoxingOps.td"
 include "OneFlowDialect/IR/OneFlowTrainOps.td"
+include "OneFlowDialect/IR/OneFlowRecurrentOps.td"
 include "OneFlowDialect/IR/OneFlowGradOps.td"
 
 #endif // ONEFLOWDIALECT_IR_ONEFLOWOPS_TD

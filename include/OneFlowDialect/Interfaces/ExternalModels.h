@@ -34,7 +34,7 @@ class MLIRContext;
       AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp
 #define ONEFLOW_NN_GRADIENT_OPS                                                \
   MatmulOp, BatchMatmulOp, SoftmaxOp, LogSoftmaxOp,                            \
-      SparseSoftmaxCrossEntropyOp, LayerNormOp, DropoutOp
+      SparseSoftmaxCrossEntropyOp, LayerNormOp, DropoutOp, RnnOp
 #define ONEFLOW_SHAPE_GRADIENT_OPS                                             \
   ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReshapeOp, FlattenOp, TransposeOp,   \
       ConcatOp, SliceOp, GatherOp, GatherGradOp, GatherElementsOp,             \

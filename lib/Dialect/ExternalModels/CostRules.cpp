@@ -60,6 +60,17 @@ static double computeFlops(Operation *op) {
                         std::max<int64_t>(1, weight.getShape().front());
         return 2 * elementsOf(conv.getType()) * window;
       })
+      .Case<RnnOp, RnnGradOp>([](auto rnn) {
+        // Per step, direction and sample, the gates' products with the
+        // input and the state: 2 G H (I + H). The gradient runs the forward
+        // pass again, then the two products of the backward pass.
+        double products = 2 * elementsOf(rnn.getW().getType()) +
+                          2 * elementsOf(rnn.getR().getType());
+        auto x = cast<RankedTensorType>(rnn.getX().getType());
+        double steps = elementsOf(x) / std::max<int64_t>(1, x.getShape()[2]);
+        double forward = steps * products;
+        return isa<RnnGradOp>(rnn.getOperation()) ? 3 * forward : forward;
+      })
       .Default([](Operation *other) {
         double n = 0;
         for (Type type : other->getResultTypes())
@@ -93,8 +104,10 @@ static bool reducesOutOfOrder(RankedTensorType x, ArrayRef<int64_t> axes) {
 /// vectors oneDNN picks blocked layouts), the forward result and
 /// workspace a max-pool gradient recomputes, the broadcast copy of a
 /// binary op's left operand where oneDNN cannot broadcast it, the
-/// transposed copy of a reduction over leading axes, and the
-/// probabilities of the cross-entropy.
+/// transposed copy of a reduction over leading axes, the probabilities of
+/// the cross-entropy, and the recurrent layers' weights in oneDNN's layouts
+/// (with the gradient's recomputed forward result, its gates and states in
+/// oneDNN's workspace, and the weight gradients before their reorder).
 static double workspaceBytes(Operation *op) {
   auto lhsExpanded = [](Operation *binary, bool swappable) {
     Type lhs = binary->getOperand(0).getType();
@@ -133,6 +146,19 @@ static double workspaceBytes(Operation *op) {
       })
       .Case([](SparseSoftmaxCrossEntropyOp loss) {
         return bytesOf(loss->getOperand(0).getType());
+      })
+      .Case([](RnnOp rnn) {
+        return bytesOf(rnn.getW().getType()) + bytesOf(rnn.getR().getType());
+      })
+      .Case([](RnnGradOp grad) {
+        double weights =
+            bytesOf(grad.getW().getType()) + bytesOf(grad.getR().getType());
+        // Each step's gates and states (two with LSTM's cell), as many
+        // values per gate as dy has.
+        int64_t gates =
+            cast<RankedTensorType>(grad.getW().getType()).getDimSize(1);
+        double perStep = std::max<int64_t>(1, gates) + (grad.getC0() ? 2 : 1);
+        return 3 * weights + (1 + perStep) * bytesOf(grad.getDy().getType());
       })
       .Default([](Operation *) { return 0.0; });
 }

@@ -184,6 +184,25 @@ static LogicalResult buildGradientRule(DropoutOp op, GradientBuilder &g,
   return success();
 }
 
+/// The rnn's operand gradients in one rnn_grad; results without a gradient
+/// give zeros.
+static LogicalResult buildGradientRule(RnnOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  auto gradOf = [&](unsigned i) -> Value {
+    if (dys[i])
+      return dys[i];
+    return g.fill(g.typeOf(op->getResult(i)), 0.0);
+  };
+  Value dcn = op.getCn() ? gradOf(2) : Value();
+  auto grad = RnnGradOp::create(g.builder(), g.getLoc(), op.getX(), op.getW(),
+                                op.getR(), op.getB(), op.getH0(), op.getC0(),
+                                gradOf(0), gradOf(1), dcn, op.getCellAttr(),
+                                op.getDirectionAttr());
+  llvm::append_range(dxs, grad->getResults());
+  return success();
+}
+
 } // namespace mlir::oneflow
 
 void mlir::oneflow::attachNNGradientModels(MLIRContext &context) {

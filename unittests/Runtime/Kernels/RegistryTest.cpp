@@ -116,6 +116,8 @@ TEST(CpuKernelRegistry, HasEveryComputeOp) {
                        "avg_pool2d_grad",
                        "resample",
                        "resample_grad",
+                       "rnn",
+                       "rnn_grad",
                        "batch_norm_grad",
                        "gather_grad",
                        "gather_elements_grad"};

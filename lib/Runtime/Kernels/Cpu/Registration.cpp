@@ -19,6 +19,7 @@ void ofrt::registerCpuKernels(KernelRegistry &registry) {
   registerConvBnKernels(registry);
   registerPoolingKernels(registry);
   registerResampleKernels(registry);
+  registerRecurrentKernels(registry);
   registerReductionKernels(registry);
   registerLayoutKernels(registry);
   registerIndexingKernels(registry);
