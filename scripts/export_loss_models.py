@@ -19,8 +19,8 @@
 #             are concatenated, a 1x1 transition and average pooling, a
 #             linear head; 8x3x8x8 images, 10 classes
 #   unet      a small U-Net: a strided convolution down, back up by a
-#             transposed convolution (ConvTranspose) and by bilinear
-#             interpolation (Resize), skip concatenation, per-pixel
+#             transposed convolution (ConvTranspose) and by bilinear and
+#             nearest interpolation (Resize), skip concatenation, per-pixel
 #             classes (the logits moved to NHWC); 8x3x8x8 images, 4 classes
 #   lstm      a recurrent language model: embeddings, an LSTM, a
 #             bidirectional GRU (batch first), a linear head per position;
@@ -85,8 +85,10 @@ class UNetSmall(nn.Module):
     def forward(self, x):
         e = F.relu(self.enc(x))
         b = F.relu(self.down(e))
-        u = self.up(b) + F.interpolate(self.reduce(b), scale_factor=2,
-                                       mode="bilinear", align_corners=False)
+        r = self.reduce(b)
+        u = (self.up(b) + F.interpolate(r, scale_factor=2, mode="bilinear",
+                                        align_corners=False)
+             + F.interpolate(r, scale_factor=2, mode="nearest"))
         y = self.head(F.relu(self.dec(torch.cat([e, u], 1))))
         return y.permute(0, 2, 3, 1)
 

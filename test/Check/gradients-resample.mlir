@@ -1,8 +1,9 @@
-// Gradients of resample (oneDNN's linear resampling) and of resample_grad
-// (its transpose, differentiated as a resample) against finite
-// differences, and on 2 and 4 ranks and a 2x2 mesh in every signature and
-// in random layouts against one rank: up by non-integer factors on 2
-// spatial axes, down on 1, and 3 spatial axes.
+// Gradients of resample (oneDNN's linear and nearest resampling) and of
+// resample_grad (its transpose, differentiated as a resample) against
+// finite differences, and on 2 and 4 ranks and a 2x2 mesh in every
+// signature and in random layouts against one rank: up by non-integer
+// factors on 2 spatial axes, down on 1, and 3 spatial axes; nearest up by
+// 2 and by 5/3, and its transpose.
 // RUN: of-check %s --mode gradients --devices cpu:1 --grad_atol 3e-3 --verbose | FileCheck %s
 // RUN: of-check %s --autodiff --mode signatures --devices cpu:2 | FileCheck %s --check-prefix=RANKS
 // RUN: of-check %s --autodiff --mode random --devices cpu:4 | FileCheck %s --check-prefix=RANKS
@@ -10,6 +11,7 @@
 // CHECK-DAG: PASS dloss/dx[
 // CHECK-DAG: PASS dloss/dv[
 // CHECK-DAG: PASS dloss/dz[
+// CHECK-DAG: PASS dloss/dn[
 // CHECK-NOT: FAIL
 // CHECK: of-check: {{[1-9][0-9]*}} cases, {{[0-9]+}} passed, 0 failed
 // RANKS-NOT: FAIL
@@ -32,8 +34,17 @@ func.func @resample() {
   %t = oneflow.resample_grad %z, %w : (tensor<2x2x2x3x2xf32>, tensor<2x2x3x4x3xf32>) -> tensor<2x2x2x3x2xf32>
   %s = oneflow.mul %t, %t : (tensor<2x2x2x3x2xf32>, tensor<2x2x2x3x2xf32>) -> tensor<2x2x2x3x2xf32>
   %c = oneflow.reduce_sum %s {axes = array<i64: 0, 1, 2, 3, 4>} : (tensor<2x2x2x3x2xf32>) -> tensor<f32>
+  // Nearest: 3x3 -> 6x5 (factors 2 and 5/3), weighted; then its transpose.
+  %n = oneflow.variable "n" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 4} : tensor<2x2x3x3xf32>
+  %nu = oneflow.resample %n {sizes = array<i64: 6, 5>, mode = "nearest"} : (tensor<2x2x3x3xf32>) -> tensor<2x2x6x5xf32>
+  %nr = oneflow.input "nr" : tensor<2x2x6x5xf32>
+  %np = oneflow.mul %nu, %nr : (tensor<2x2x6x5xf32>, tensor<2x2x6x5xf32>) -> tensor<2x2x6x5xf32>
+  %nt = oneflow.resample_grad %n, %np {mode = "nearest"} : (tensor<2x2x3x3xf32>, tensor<2x2x6x5xf32>) -> tensor<2x2x3x3xf32>
+  %nq = oneflow.mul %nt, %nt : (tensor<2x2x3x3xf32>, tensor<2x2x3x3xf32>) -> tensor<2x2x3x3xf32>
+  %e = oneflow.reduce_sum %nq {axes = array<i64: 0, 1, 2, 3>} : (tensor<2x2x3x3xf32>) -> tensor<f32>
   %ab = oneflow.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
-  %l = oneflow.add %ab, %c : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %ce = oneflow.add %c, %e : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %l = oneflow.add %ab, %ce : (tensor<f32>, tensor<f32>) -> tensor<f32>
   oneflow.output "loss", %l : tensor<f32>
   return
 }

@@ -117,16 +117,18 @@ def OneFlow_AvgPool2DOp
 }
 
 def OneFlow_ResampleOp : OneFlow_InferredOp<"resample", [Pure, OneFlow_HasSbp]> {
-  let summary = "linear resampling of the spatial axes (N, C, then 1 to 3)";
+  let summary = "resampling of the spatial axes (N, C, then 1 to 3)";
   let description = [{
     Resizes each spatial axis of `x` (those after N and C) to the length in
-    `sizes` by linear interpolation at half-pixel centres: output index i
-    of an axis resized from n to m samples the input at
-    (i + 0.5) n / m - 0.5, clamped to [0, n - 1], between its two
-    neighbours. This is oneDNN's linear resampling (the CPU kernel), ONNX
-    Resize in linear mode with half_pixel coordinates, and PyTorch's
-    `interpolate(mode="bilinear", align_corners=False)`. N and C are
-    parallel; the resized axes are never split. Its gradient is
+    `sizes`, sampling at half-pixel centres: output index i of an axis
+    resized from n to m samples the input at x = (i + 0.5) n / m - 0.5,
+    clamped to [0, n - 1]. `mode` "linear" (the default) interpolates
+    between x's two neighbours; "nearest" takes the input at x rounded
+    (halves away from zero). This is oneDNN's resampling (the CPU kernel);
+    linear is ONNX Resize in linear mode with half_pixel coordinates and
+    PyTorch's `interpolate(mode="bilinear", align_corners=False)`, nearest
+    by an integer factor PyTorch's `interpolate(mode="nearest")`. N and C
+    are parallel; the resized axes are never split. Its gradient is
     `resample_grad`.
 
     ```mlir
@@ -134,10 +136,12 @@ def OneFlow_ResampleOp : OneFlow_InferredOp<"resample", [Pure, OneFlow_HasSbp]> 
         : (tensor<2x3x8x8xf32>) -> tensor<2x3x16x16xf32>
     ```
   }];
-  let arguments = (ins OneFlow_FloatTensor:$x, DenseI64ArrayAttr:$sizes);
+  let arguments = (ins OneFlow_FloatTensor:$x, DenseI64ArrayAttr:$sizes,
+                       DefaultValuedStrAttr<StrAttr, "linear">:$mode);
   let results = (outs OneFlow_FloatTensor:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
 }
+
 
 def OneFlow_GlobalAvgPool2DOp
     : OneFlow_Pool2DBase<"global_avg_pool2d", "mean over H and W, NCHW"> {

@@ -116,17 +116,19 @@ def OneFlow_ResampleGradOp
   let summary = "gradient of resample";
   let description = [{
     `x` is the resample's input (only its shape is read) and `dy` the
-    gradient of its result: each element of `dy` goes back to the input
-    elements it was interpolated from, with their weights (the transposed
-    interpolation; oneDNN's resampling backward). Linear in `dy`: its own
-    gradient is a `resample` to `dy`'s sizes. N and C are parallel.
+    gradient of its result (of the same `mode`): each element of `dy` goes
+    back to the input elements it was sampled from, with their weights (the
+    transposed interpolation; oneDNN's resampling backward). Linear in
+    `dy`: its own gradient is a `resample` to `dy`'s sizes. N and C are
+    parallel.
 
     ```mlir
     %dx = oneflow.resample_grad %x, %dy
         : (tensor<2x3x8x8xf32>, tensor<2x3x16x16xf32>) -> tensor<2x3x8x8xf32>
     ```
   }];
-  let arguments = (ins OneFlow_FloatTensor:$x, OneFlow_FloatTensor:$dy);
+  let arguments = (ins OneFlow_FloatTensor:$x, OneFlow_FloatTensor:$dy,
+                       DefaultValuedStrAttr<StrAttr, "linear">:$mode);
   let results = (outs OneFlow_FloatTensor:$dx);
   let assemblyFormat = "$x `,` $dy attr-dict `:` functional-type(operands, results)";
 }

@@ -104,23 +104,23 @@ static LogicalResult buildGradientRule(AvgPool2DOp op, GradientBuilder &g,
 static LogicalResult buildGradientRule(ResampleOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {
-  dxs.push_back(
-      ResampleGradOp::create(g.builder(), g.getLoc(), op.getX(), dys[0]));
+  dxs.push_back(ResampleGradOp::create(g.builder(), g.getLoc(), op.getX(),
+                                       dys[0], op.getModeAttr()));
   return success();
 }
 
 /// resample_grad is linear in dy (the transposed interpolation): the
-/// gradient of dy is the interpolation itself, to dy's sizes; x gives only
-/// a shape.
+/// gradient of dy is the interpolation itself (same mode), to dy's sizes;
+/// x gives only a shape.
 static LogicalResult buildGradientRule(ResampleGradOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {
   OpBuilder &b = g.builder();
   auto dy = cast<RankedTensorType>(op.getDy().getType());
   dxs.push_back(Value());
-  dxs.push_back(
-      ResampleOp::create(b, g.getLoc(), dys[0],
-                         b.getDenseI64ArrayAttr(dy.getShape().drop_front(2))));
+  dxs.push_back(ResampleOp::create(
+      b, g.getLoc(), dys[0],
+      b.getDenseI64ArrayAttr(dy.getShape().drop_front(2)), op.getModeAttr()));
   return success();
 }
 

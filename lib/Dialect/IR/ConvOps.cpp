@@ -233,7 +233,11 @@ LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,
 
 FailureOr<RankedTensorType>
 mlir::oneflow::inferResample(std::optional<Location> loc, StringRef name,
-                             RankedTensorType x, ArrayRef<int64_t> sizes) {
+                             RankedTensorType x, ArrayRef<int64_t> sizes,
+                             StringRef mode) {
+  if (mode != "linear" && mode != "nearest")
+    return emitInferError(loc, name)
+           << "unknown mode '" << mode << "' (linear or nearest)";
   if (x.getRank() < 3 || x.getRank() > 5)
     return emitInferError(loc, name)
            << "input must be N, C and 1 to 3 spatial axes (rank 3 to 5), got "
@@ -259,7 +263,7 @@ LogicalResult ResampleOp::inferReturnTypes(MLIRContext *,
                                            SmallVectorImpl<Type> &types) {
   FailureOr<RankedTensorType> type = inferResample(
       loc, getOperationName(), stripEncoding(adaptor.getX().getType()),
-      adaptor.getSizes());
+      adaptor.getSizes(), adaptor.getMode());
   if (failed(type))
     return failure();
   types.push_back(*type);

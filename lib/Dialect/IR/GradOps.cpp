@@ -126,8 +126,8 @@ LogicalResult ResampleGradOp::inferReturnTypes(MLIRContext *,
   if (dy.getRank() != x.getRank())
     return emitInferError(loc, name)
            << "dy " << dy << " and x " << x << " differ in rank";
-  FailureOr<RankedTensorType> y =
-      inferResample(loc, name, x, dy.getShape().drop_front(2));
+  FailureOr<RankedTensorType> y = inferResample(
+      loc, name, x, dy.getShape().drop_front(2), adaptor.getMode());
   if (failed(y) || failed(checkGradType(loc, name, dy, *y)))
     return failure();
   types.push_back(x);

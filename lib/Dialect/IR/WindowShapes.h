@@ -51,10 +51,11 @@ FailureOr<RankedTensorType> inferPool(std::optional<Location> loc,
                                       const Window &w);
 
 /// The result of resampling `x` (N, C, then 1 to 3 spatial axes) to the
-/// spatial `sizes`.
+/// spatial `sizes` in `mode` (linear or nearest).
 FailureOr<RankedTensorType> inferResample(std::optional<Location> loc,
                                           StringRef name, RankedTensorType x,
-                                          ArrayRef<int64_t> sizes);
+                                          ArrayRef<int64_t> sizes,
+                                          StringRef mode);
 
 } // namespace mlir::oneflow
 

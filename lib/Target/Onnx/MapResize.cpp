@@ -20,11 +20,13 @@
 // edge repeat it, or with exclude_outside drop out and the rest are
 // renormalized. tf_crop_and_resize (a region of interest) is not mapped.
 //
-// Linear resizing of the spatial axes of an f32 N, C, spatial tensor at
-// half-pixel centres (half_pixel, or pytorch_half_pixel to lengths above
-// 1; PyTorch's bilinear with align_corners=False), by factors that are the
-// ratios of the lengths, is one `resample` instead: oneDNN's resampling
-// primitive, forward and backward.
+// Resizing the spatial axes of an f32 N, C, spatial tensor by factors that
+// are the ratios of the lengths is one `resample` instead (oneDNN's
+// resampling primitive, forward and backward) when oneDNN samples the same
+// points: linear at half-pixel centres (half_pixel, or pytorch_half_pixel
+// to lengths above 1; PyTorch's bilinear with align_corners=False), or
+// nearest where every output index takes the input index oneDNN's
+// rounding takes (PyTorch's nearest by integer factors).
 //
 //===----------------------------------------------------------------------===//
 
@@ -178,25 +180,46 @@ static FailureOr<Value> resizeAxis(NodeContext &node, const ResizeRule &rule,
       back, {node.named("perm", b.getDenseI64ArrayAttr(inverse))}));
 }
 
-/// Whether the resize is oneDNN's linear resampling (`resample`): f32, N
-/// and C kept, 1 to 3 spatial axes, half-pixel centres, factors equal to
-/// the ratios of the lengths.
+/// oneDNN's nearest source index of output `i` of an axis resized from `n`
+/// to `m` (its float arithmetic: (i + 0.5) n / m - 0.5, rounded with halves
+/// away from zero, clamped).
+static int64_t dnnlNearest(int64_t i, int64_t n, int64_t m) {
+  float x = (static_cast<float>(i) + 0.5f) * static_cast<float>(n) /
+                static_cast<float>(m) -
+            0.5f;
+  return std::clamp<int64_t>(static_cast<int64_t>(std::roundf(x)), 0, n - 1);
+}
+
+/// Whether the resize is oneDNN's resampling (`resample`): f32, N and C
+/// kept, 1 to 3 spatial axes, factors equal to the ratios of the lengths;
+/// linear at half-pixel centres, or nearest picking on every axis the
+/// indices oneDNN picks (PyTorch's nearest by integer factors, asymmetric
+/// and floor, does).
 static bool isResample(const ResizeRule &rule, RankedTensorType type,
                        ArrayRef<int64_t> sizes, ArrayRef<double> scales) {
   int64_t rank = type.getRank();
-  if (rule.mode != "linear" || rule.excludeOutside || rank < 3 || rank > 5 ||
+  if (rule.mode == "cubic" || rank < 3 || rank > 5 ||
       !type.getElementType().isF32() || !type.hasStaticShape() ||
       sizes[0] != type.getDimSize(0) || sizes[1] != type.getDimSize(1))
-    return false;
-  bool halfPixel = rule.coordinates == "half_pixel" ||
-                   (rule.coordinates == "pytorch_half_pixel" &&
-                    llvm::all_of(sizes, [](int64_t m) { return m > 1; }));
-  if (!halfPixel)
     return false;
   for (int64_t d = 2; d < rank; ++d)
     if (scales[d] != double(sizes[d]) / double(type.getDimSize(d)))
       return false;
-  return true;
+  if (rule.mode == "nearest") {
+    for (int64_t d = 2; d < rank; ++d) {
+      int64_t n = type.getDimSize(d);
+      for (int64_t i = 0; i < sizes[d]; ++i)
+        if (nearestIndex(rule, sourceCoordinate(rule, i, scales[d], n), n) !=
+            dnnlNearest(i, n, sizes[d]))
+          return false;
+    }
+    return true;
+  }
+  if (rule.excludeOutside)
+    return false;
+  return rule.coordinates == "half_pixel" ||
+         (rule.coordinates == "pytorch_half_pixel" &&
+          llvm::all_of(sizes, [](int64_t m) { return m > 1; }));
 }
 
 static LogicalResult mapResize(NodeContext &node) {
@@ -262,7 +285,8 @@ static LogicalResult mapResize(NodeContext &node) {
     OpBuilder &b = node.b;
     FailureOr<Value> resampled = valueOf(node.create<ResampleOp>(
         {*x}, {node.named("sizes", b.getDenseI64ArrayAttr(
-                                       ArrayRef(sizes).drop_front(2)))}));
+                                       ArrayRef(sizes).drop_front(2))),
+               node.named("mode", b.getStringAttr(rule.mode))}));
     if (failed(resampled))
       return failure();
     node.setOutput(0, *resampled);

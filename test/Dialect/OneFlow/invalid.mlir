@@ -804,6 +804,15 @@ func.func @resample_sizes(%x: tensor<2x3x8x8xf32>) {
 
 // -----
 
+func.func @resample_mode(%x: tensor<2x3x8x8xf32>) {
+  // expected-error@+2 {{'oneflow.resample' op unknown mode 'cubic' (linear or nearest)}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.resample %x {sizes = array<i64: 4, 4>, mode = "cubic"} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
+  return
+}
+
+// -----
+
 func.func @resample_size_zero(%x: tensor<2x3x8x8xf32>) {
   // expected-error@+2 {{'oneflow.resample' op sizes value 0 is below 1}}
   // expected-error@+1 {{failed to infer returned types}}

@@ -144,6 +144,8 @@ func.func @conv(%x: tensor<8x3x32x32xf32>, %w: tensor<16x3x3x3xf32>, %b: tensor<
   %3 = oneflow.avg_pool2d %y {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, ceil_mode, count_include_pad} : (tensor<8x16x16x16xf32>) -> tensor<8x16x8x8xf32>
   // CHECK: oneflow.resample %{{.*}} {sizes = array<i64: 24, 5>} : (tensor<8x16x16x16xf32>) -> tensor<8x16x24x5xf32>
   %rs = oneflow.resample %y {sizes = array<i64: 24, 5>} : (tensor<8x16x16x16xf32>) -> tensor<8x16x24x5xf32>
+  // CHECK: oneflow.resample %{{.*}} {mode = "nearest", sizes = array<i64: 32, 32>} : (tensor<8x16x16x16xf32>) -> tensor<8x16x32x32xf32>
+  %rn = oneflow.resample %y {sizes = array<i64: 32, 32>, mode = "nearest"} : (tensor<8x16x16x16xf32>) -> tensor<8x16x32x32xf32>
   // CHECK: oneflow.global_avg_pool2d %{{.*}} : (tensor<8x16x16x16xf32>) -> tensor<8x16x1x1xf32>
   %4 = oneflow.global_avg_pool2d %y : (tensor<8x16x16x16xf32>) -> tensor<8x16x1x1xf32>
   return

@@ -4,12 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// oneDNN's resampling primitive, linear, on N, C and 1 to 3 spatial axes:
+// oneDNN's resampling primitive, linear or nearest, on N, C and 1 to 3
+// spatial axes:
 // resample (x -> y) is its forward pass, resample_grad ((x, dy) -> dx) its
 // backward pass (the transposed interpolation; x gives only the shape).
 // The factors are the ratios of the shapes, so that an output index i of an
 // axis resized from n to m samples the input at (i + 0.5) n / m - 0.5, as
-// the dialect's op states.
+// the dialect's op states (nearest rounds it, halves away from zero).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,20 +25,21 @@ namespace {
 
 class ResampleKernel : public CpuKernel {
 public:
-  ResampleKernel(const OpDesc &op, const Shape &x, const Shape &y, bool grad)
+  ResampleKernel(const OpDesc &op, const Shape &x, const Shape &y, bool grad,
+                 algorithm alg)
       : CpuKernel(op), grad(grad), src(plainDesc(x, dt::f32)),
         dst(plainDesc(y, dt::f32)) {
     dnnl::resampling_forward::primitive_desc forward(
-        dnnl::resampling_forward::desc(dnnl::prop_kind::forward_training,
-                                       algorithm::resampling_linear, src, dst),
+        dnnl::resampling_forward::desc(dnnl::prop_kind::forward_training, alg,
+                                       src, dst),
         scratchpadAttr(), cpuEngine());
     if (!grad) {
       prim = dnnl::resampling_forward(forward);
       return;
     }
     dnnl::resampling_backward::primitive_desc backward(
-        dnnl::resampling_backward::desc(algorithm::resampling_linear, src, dst),
-        scratchpadAttr(), cpuEngine(), forward);
+        dnnl::resampling_backward::desc(alg, src, dst), scratchpadAttr(),
+        cpuEngine(), forward);
     prim = dnnl::resampling_backward(backward);
   }
 
@@ -58,7 +60,8 @@ private:
   dnnl::primitive prim;
 };
 
-/// resample: x -> y of `sizes`; resample_grad: (x, dy) -> dx.
+/// resample: x -> y of `sizes`; resample_grad: (x, dy) -> dx; `mode`
+/// linear or nearest.
 KernelOr createResample(const OpDesc &op, bool grad) {
   OFRT_RETURN_IF_ERROR(checkArity(op, grad ? 2 : 1, 1));
   const TensorDesc &x = op.inputs[0];
@@ -67,6 +70,10 @@ KernelOr createResample(const OpDesc &op, bool grad) {
                            x.str());
   if (x.dtype != DType::F32)
     return opError(op, "has a CPU kernel for f32 only, got " + x.str());
+  std::string mode;
+  OFRT_RETURN_IF_ERROR(readAttr<std::string>(op, "mode", mode, "linear"));
+  if (mode != "linear" && mode != "nearest")
+    return opError(op, "unknown mode '" + mode + "' (linear or nearest)");
   Shape y = {x.shape[0], x.shape[1]};
   if (grad) {
     const TensorDesc &dy = op.inputs[1];
@@ -84,7 +91,10 @@ KernelOr createResample(const OpDesc &op, bool grad) {
   }
   if (x.numel() == 0 || numel(y) == 0)
     return std::make_unique<NoopKernel>(op);
-  return std::make_unique<ResampleKernel>(op, x.shape, y, grad);
+  return std::make_unique<ResampleKernel>(op, x.shape, y, grad,
+                                          mode == "linear"
+                                              ? algorithm::resampling_linear
+                                              : algorithm::resampling_nearest);
 }
 
 } // namespace
