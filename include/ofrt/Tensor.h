@@ -21,9 +21,24 @@
 namespace ofrt {
 
 /// Element types. Bool is one byte per element (0 or 1).
-/// U8 is for values at a program's edges (image data read from or written
-/// to .npy); the compiler casts it to a computing type there.
-enum class DType { F32, F64, F16, BF16, I8, I32, I64, Bool, U8 };
+/// U8, U16, U32, U64 and I16 are for values at a program's edges (image
+/// data, ONNX's unsigned and 16-bit integers read from or written to .npy);
+/// the compiler casts them to a computing type there.
+enum class DType {
+  F32,
+  F64,
+  F16,
+  BF16,
+  I8,
+  I32,
+  I64,
+  Bool,
+  U8,
+  I16,
+  U16,
+  U32,
+  U64
+};
 
 /// Bytes per element.
 size_t dtypeSize(DType dtype);

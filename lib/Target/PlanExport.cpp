@@ -74,8 +74,16 @@ static std::optional<proto::DType> toDType(Type type) {
     return proto::I32;
   if (type.isSignlessInteger(64))
     return proto::I64;
+  if (type.isSignlessInteger(16))
+    return proto::I16;
   if (type.isUnsignedInteger(8))
     return proto::U8;
+  if (type.isUnsignedInteger(16))
+    return proto::U16;
+  if (type.isUnsignedInteger(32))
+    return proto::U32;
+  if (type.isUnsignedInteger(64))
+    return proto::U64;
   return std::nullopt;
 }
 

@@ -93,7 +93,7 @@ def OneFlowActor_RegstOp : OneFlowActor_Op<"regst", [
     ```
   }];
   let arguments = (ins I64Attr:$id,
-                       TypeAttrOf<RankedTensorOf<[AnyFloat, AnySignlessInteger, UI8]>>:$tensor_type,
+                       TypeAttrOf<RankedTensorOf<[AnyFloat, AnySignlessInteger, UI8, UI16, UI32, UI64]>>:$tensor_type,
                        I64Attr:$count,
                        OptionalAttr<I64Attr>:$offset);
   let results = (outs OneFlowActor_RegstType:$result);

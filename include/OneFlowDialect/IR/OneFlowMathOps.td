@@ -68,6 +68,28 @@ def OneFlow_LogicalOrOp : OneFlow_BinaryOp<"logical_or",
 def OneFlow_LogicalXorOp : OneFlow_BinaryOp<"logical_xor",
     "element-wise exclusive or of i1 tensors", 1, "", OneFlow_BoolTensor>;
 
+def OneFlow_BitShiftOp : OneFlow_InferredOp<"bit_shift", [Pure, OneFlow_HasSbp]> {
+  let summary = "element-wise shift of unsigned integers";
+  let description = [{
+    `x` and `shift` hold unsigned integers of `width` bits (8, 16, 32 or
+    64) in signless integers of at least that width (ONNX's unsigned types
+    are computed in i32 and i64, a 64-bit one in its bits). "left" shifts
+    x left and keeps the low `width` bits; "right" shifts the `width`-bit
+    value right, filling with zeros; a shift of `width` or more gives 0.
+    Element-wise with numpy broadcasting; integers only, no gradient.
+
+    ```mlir
+    %y = oneflow.bit_shift %x, %s {direction = "left", width = 8}
+        : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+    ```
+  }];
+  let arguments = (ins OneFlow_IntTensor:$x, OneFlow_IntTensor:$shift,
+                       StrAttr:$direction, I64Attr:$width);
+  let results = (outs OneFlow_IntTensor:$result);
+  let assemblyFormat = "$x `,` $shift attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = OneFlow_ElementwiseSbp<>.definition;
+}
+
 //===----------------------------------------------------------------------===//
 // Unary ops
 //===----------------------------------------------------------------------===//
@@ -250,7 +272,8 @@ def OneFlow_CastOp : OneFlow_Op<"cast", [Pure, OneFlow_HasSbp]> {
     ```mlir
     %y = oneflow.cast %x : (tensor<8xi64>) -> tensor<8xf32>
     ```
-    Casts also convert ui8 values at a program's edges (integers wrap).
+    Casts also convert the unsigned values at a program's edges (ui8,
+    ui16, ui32, ui64; integers wrap).
   }];
   let arguments = (ins OneFlow_EdgeTensor:$x);
   let results = (outs OneFlow_EdgeTensor:$result);

@@ -25,9 +25,11 @@ def OneFlow_FloatTensor : RankedTensorOf<[AnyFloat]>;
 def OneFlow_IntTensor : RankedTensorOf<[AnySignlessInteger]>;
 def OneFlow_IndexTensor : RankedTensorOf<[I32, I64]>;
 def OneFlow_BoolTensor : RankedTensorOf<[I1]>;
-// What a program's edges may also hold: ui8 (image data), which inputs read,
-// outputs write and casts convert; nothing computes on it.
-def OneFlow_EdgeTensor : RankedTensorOf<[AnyFloat, AnySignlessInteger, UI8]>;
+// What a program's edges may also hold: ui8 (image data) and ONNX's other
+// unsigned integers, which inputs read, outputs write and casts convert;
+// nothing computes on them.
+def OneFlow_EdgeTensor
+    : RankedTensorOf<[AnyFloat, AnySignlessInteger, UI8, UI16, UI32, UI64]>;
 
 //===----------------------------------------------------------------------===//
 // Shape inference

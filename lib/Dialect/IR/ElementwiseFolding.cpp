@@ -334,6 +334,9 @@ OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getX().getType() == getType())
     return getX();
+  // Unsigned types are for a program's edges: no constant holds them.
+  if (getElementTypeOrSelf(getType()).isUnsignedInteger())
+    return {};
   DenseElementsAttr x = constantFoldOperand(adaptor.getX(), getType());
   if (!x)
     return {};

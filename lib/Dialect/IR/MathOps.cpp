@@ -56,3 +56,25 @@ LogicalResult CastOp::verify() {
     return emitOpError() << "changes the shape from " << in << " to " << out;
   return success();
 }
+
+LogicalResult BitShiftOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  StringRef direction = adaptor.getDirection();
+  if (direction != "left" && direction != "right")
+    return emitInferError(loc, name)
+           << "unknown direction '" << direction << "' (left or right)";
+  int64_t width = adaptor.getWidth();
+  if (!llvm::is_contained({8, 16, 32, 64}, width))
+    return emitInferError(loc, name)
+           << "width " << width << " is not 8, 16, 32 or 64";
+  auto x = cast<RankedTensorType>(adaptor.getX().getType());
+  if (x.getElementTypeBitWidth() < width)
+    return emitInferError(loc, name)
+           << "x's " << x.getElementType() << " cannot hold " << width
+           << "-bit values";
+  return inferBroadcastBinary(loc, name, x, adaptor.getShift().getType(),
+                              /*isComparison=*/false, types);
+}

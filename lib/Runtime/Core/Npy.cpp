@@ -29,7 +29,8 @@ struct DescrName {
 constexpr DescrName kDescrs[] = {
     {"<f4", DType::F32},  {"<f8", DType::F64}, {"<f2", DType::F16},
     {"<i4", DType::I32},  {"<i8", DType::I64}, {"|i1", DType::I8},
-    {"|b1", DType::Bool}, {"|u1", DType::U8},
+    {"|b1", DType::Bool}, {"|u1", DType::U8},  {"<i2", DType::I16},
+    {"<u2", DType::U16},  {"<u4", DType::U32}, {"<u8", DType::U64},
 };
 
 absl::Status headerError(const std::string &path, const std::string &why) {

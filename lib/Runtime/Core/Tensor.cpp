@@ -15,12 +15,16 @@ size_t ofrt::dtypeSize(DType dtype) {
   switch (dtype) {
   case DType::F64:
   case DType::I64:
+  case DType::U64:
     return 8;
   case DType::F32:
   case DType::I32:
+  case DType::U32:
     return 4;
   case DType::F16:
   case DType::BF16:
+  case DType::I16:
+  case DType::U16:
     return 2;
   case DType::I8:
   case DType::Bool:
@@ -50,6 +54,14 @@ const char *ofrt::dtypeName(DType dtype) {
     return "i1";
   case DType::U8:
     return "ui8";
+  case DType::I16:
+    return "i16";
+  case DType::U16:
+    return "ui16";
+  case DType::U32:
+    return "ui32";
+  case DType::U64:
+    return "ui64";
   }
   return "?";
 }
@@ -116,6 +128,14 @@ double ofrt::loadElement(DType dtype, const void *data, int64_t index) {
   case DType::Bool:
   case DType::U8:
     return static_cast<const uint8_t *>(data)[index];
+  case DType::I16:
+    return static_cast<const int16_t *>(data)[index];
+  case DType::U16:
+    return static_cast<const uint16_t *>(data)[index];
+  case DType::U32:
+    return static_cast<const uint32_t *>(data)[index];
+  case DType::U64:
+    return static_cast<const uint64_t *>(data)[index];
   default:
     return std::nan("");
   }

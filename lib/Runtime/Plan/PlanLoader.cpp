@@ -46,6 +46,14 @@ static absl::StatusOr<DType> convertDType(proto::DType dtype) {
     return DType::Bool;
   case proto::U8:
     return DType::U8;
+  case proto::I16:
+    return DType::I16;
+  case proto::U16:
+    return DType::U16;
+  case proto::U32:
+    return DType::U32;
+  case proto::U64:
+    return DType::U64;
   default:
     return absl::InvalidArgumentError("unknown element type " +
                                       std::to_string(dtype));

@@ -53,6 +53,18 @@ static void storeElement(DType dtype, void *data, int64_t index, double value) {
   case DType::Bool:
     static_cast<uint8_t *>(data)[index] = value != 0;
     return;
+  case DType::I16:
+    static_cast<int16_t *>(data)[index] = static_cast<int16_t>(value);
+    return;
+  case DType::U16:
+    static_cast<uint16_t *>(data)[index] = static_cast<uint16_t>(value);
+    return;
+  case DType::U32:
+    static_cast<uint32_t *>(data)[index] = static_cast<uint32_t>(value);
+    return;
+  case DType::U64:
+    static_cast<uint64_t *>(data)[index] = static_cast<uint64_t>(value);
+    return;
   case DType::F16:
   case DType::BF16:
     return;

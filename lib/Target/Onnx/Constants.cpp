@@ -35,7 +35,12 @@ Type mlir::oneflow::onnx_import::elementType(int32_t onnxType,
   case onnx::TensorProto::INT8:
     return b.getIntegerType(8);
   case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
     return b.getI32Type(); // Computed in i32.
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
+    return b.getI64Type(); // Computed in i64 (UINT64 in its bits).
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
     return b.getF32Type(); // Computed in f32.
@@ -52,6 +57,14 @@ Type mlir::oneflow::onnx_import::storageType(int32_t onnxType,
     return BFloat16Type::get(context);
   if (onnxType == onnx::TensorProto::UINT8)
     return IntegerType::get(context, 8, IntegerType::Unsigned);
+  if (onnxType == onnx::TensorProto::INT16)
+    return IntegerType::get(context, 16);
+  if (onnxType == onnx::TensorProto::UINT16)
+    return IntegerType::get(context, 16, IntegerType::Unsigned);
+  if (onnxType == onnx::TensorProto::UINT32)
+    return IntegerType::get(context, 32, IntegerType::Unsigned);
+  if (onnxType == onnx::TensorProto::UINT64)
+    return IntegerType::get(context, 64, IntegerType::Unsigned);
   return elementType(onnxType, context);
 }
 
@@ -140,6 +153,18 @@ static void readRaw(ConstTensor &t, llvm::StringRef raw, int64_t i) {
   case onnx::TensorProto::UINT8:
     t.ints.push_back(static_cast<uint8_t>(p[i]));
     return;
+  case onnx::TensorProto::INT16:
+    t.ints.push_back(static_cast<int16_t>(endian::read16le(p + 2 * i)));
+    return;
+  case onnx::TensorProto::UINT16:
+    t.ints.push_back(endian::read16le(p + 2 * i));
+    return;
+  case onnx::TensorProto::UINT32:
+    t.ints.push_back(endian::read32le(p + 4 * i));
+    return;
+  case onnx::TensorProto::UINT64: // Its bits, as computed in i64.
+    t.ints.push_back(static_cast<int64_t>(endian::read64le(p + 8 * i)));
+    return;
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
     t.floats.push_back(halfValue(t.dtype, endian::read16le(p + 2 * i)));
@@ -151,6 +176,7 @@ static int64_t elementBytes(int32_t dtype) {
   switch (dtype) {
   case onnx::TensorProto::DOUBLE:
   case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64:
     return 8;
   case onnx::TensorProto::BOOL:
   case onnx::TensorProto::INT8:
@@ -158,6 +184,8 @@ static int64_t elementBytes(int32_t dtype) {
     return 1;
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
     return 2;
   default:
     return 4;
@@ -192,6 +220,10 @@ FailureOr<ConstTensor> ConstTensor::fromProto(const onnx::TensorProto &proto,
   case onnx::TensorProto::BOOL:
   case onnx::TensorProto::INT8:
   case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
     break;
@@ -230,13 +262,19 @@ FailureOr<ConstTensor> ConstTensor::fromProto(const onnx::TensorProto &proto,
     have = proto.int64_data_size();
     t.ints.assign(proto.int64_data().begin(), proto.int64_data().end());
     break;
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64: // Their values live in uint64_data.
+    have = proto.uint64_data_size();
+    for (uint64_t v : proto.uint64_data())
+      t.ints.push_back(static_cast<int64_t>(v));
+    break;
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16: // Their bits live in int32_data.
     have = proto.int32_data_size();
     for (int32_t bits : proto.int32_data())
       t.floats.push_back(halfValue(t.dtype, static_cast<uint16_t>(bits)));
     break;
-  default: // INT32, INT8, UINT8 and BOOL live in int32_data.
+  default: // INT32, INT16, UINT16, INT8, UINT8 and BOOL: int32_data.
     have = proto.int32_data_size();
     t.ints.assign(proto.int32_data().begin(), proto.int32_data().end());
     if (t.dtype == onnx::TensorProto::BOOL)

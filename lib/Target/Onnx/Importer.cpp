@@ -368,13 +368,11 @@ valueType(const onnx::ValueInfoProto &info, Location loc, llvm::StringRef what,
   if (!info.type().has_tensor_type())
     return emitError(loc) << what << " '" << info.name() << "' is not a tensor";
   const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
-  Type element = storageType(tensor.elem_type(), context);
-  // Values cross the graph's edges as .npy files, which have no bf16.
-  if (tensor.elem_type() == onnx::TensorProto::BFLOAT16)
-    return emitError(loc) << what << " '" << info.name()
-                          << "' has element type BFLOAT16, which .npy files "
-                             "do not hold (bf16 initializers and casts "
-                             "import; make the input or output FLOAT)";
+  // Values cross the graph's edges as .npy files, which have no bf16: a
+  // BFLOAT16 edge is f32 there, its values rounded to bf16 (roundedToBf16).
+  Type element = tensor.elem_type() == onnx::TensorProto::BFLOAT16
+                     ? Float32Type::get(context)
+                     : storageType(tensor.elem_type(), context);
   if (!element)
     return emitError(loc) << what << " '" << info.name()
                           << "' has unsupported element type "
@@ -423,13 +421,16 @@ LogicalResult Importer::importInputs(const onnx::GraphProto &graph) {
     Value input = InputOp::create(
         builder, loc, withLayout(*type, /*split=*/true), info.name());
     // Half-precision inputs are computed in f32, ui8 ones in i32.
-    Type compute = elementType(info.type().tensor_type().elem_type(), context);
+    int32_t onnxType = info.type().tensor_type().elem_type();
+    Type compute = elementType(onnxType, context);
     if (type->getElementType() != compute)
       input = CastOp::create(
           builder, loc,
           withLayout(RankedTensorType::get(type->getShape(), compute),
                      /*split=*/true),
           input);
+    if (onnxType == onnx::TensorProto::BFLOAT16)
+      input = roundedToBf16(input, loc);
     values[info.name()].value = input;
   }
   return success();
@@ -475,6 +476,30 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node, int64_t index) {
   return success();
 }
 
+int32_t Importer::onnxElementType(llvm::StringRef name) const {
+  for (const auto *infos :
+       {&graph->input(), &graph->value_info(), &graph->output()})
+    for (const onnx::ValueInfoProto &info : *infos)
+      if (info.name() == name && info.type().has_tensor_type())
+        return info.type().tensor_type().elem_type();
+  for (const onnx::TensorProto &init : graph->initializer())
+    if (init.name() == name)
+      return init.data_type();
+  return 0;
+}
+
+int32_t NodeContext::inputElementType(unsigned i) const {
+  return hasInput(i) ? importer.onnxElementType(node.input(i)) : 0;
+}
+
+Value Importer::roundedToBf16(Value value, Location loc) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto bf16 = RankedTensorType::get(type.getShape(), BFloat16Type::get(context),
+                                    type.getEncoding());
+  Value rounded = CastOp::create(builder, loc, bf16, value);
+  return CastOp::create(builder, loc, type, rounded);
+}
+
 LogicalResult Importer::importOutputs(const onnx::GraphProto &graph) {
   for (const onnx::ValueInfoProto &info : graph.output()) {
     FailureOr<RankedTensorType> type =
@@ -486,6 +511,9 @@ LogicalResult Importer::importOutputs(const onnx::GraphProto &graph) {
     FailureOr<Value> value = materialize(info.name(), loc);
     if (failed(value))
       return failure();
+    if (info.type().tensor_type().elem_type() == onnx::TensorProto::BFLOAT16 &&
+        NodeContext::typeOf(*value).getElementType().isF32())
+      value = roundedToBf16(*value, loc);
     RankedTensorType have = NodeContext::typeOf(*value);
     // Half-precision outputs were computed in f32, ui8 ones in i32.
     if (type->getElementType() != have.getElementType() &&

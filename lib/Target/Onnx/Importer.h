@@ -142,6 +142,10 @@ public:
   /// The shape of input `i` (an initializer's is read without making it a
   /// variable).
   FailureOr<llvm::SmallVector<int64_t>> inputShape(unsigned i);
+  /// The ONNX element type of input `i` (what it was before the importer
+  /// chose a computing type), or 0 when ONNX's shape inference left it
+  /// untyped.
+  int32_t inputElementType(unsigned i) const;
   /// Input `i` when it is known at import time, else null: Constant nodes,
   /// integer initializers and what folds from them (float initializers are
   /// parameters and never fold; `readParameters` reads their values too,
@@ -342,6 +346,9 @@ public:
   /// constant for a folded tensor).
   FailureOr<Value> materialize(llvm::StringRef name, Location loc);
   Location fileLoc() const { return fileLocation; }
+  /// The ONNX element type of the value `name` (a graph input or output,
+  /// an initializer, or a value ONNX's shape inference typed), or 0.
+  int32_t onnxElementType(llvm::StringRef name) const;
 
   bool isConsumed(llvm::StringRef name) const { return consumed.contains(name); }
 
@@ -350,6 +357,9 @@ private:
   LogicalResult importNode(const onnx::NodeProto &node, int64_t index);
   LogicalResult importOutputs(const onnx::GraphProto &graph);
   Type withLayout(RankedTensorType type, bool split);
+  /// `value` (f32) cast to bf16 and back: a BFLOAT16 graph input or output,
+  /// f32 at the edge, holds bf16 values.
+  Value roundedToBf16(Value value, Location loc);
 
   MLIRContext *context;
   Location fileLocation;

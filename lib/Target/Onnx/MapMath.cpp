@@ -14,6 +14,7 @@
 // | And Or Xor Not                | logical_and logical_or logical_xor        |
 // |                               | logical_not                               |
 // | Where                         | where                                     |
+// | BitShift                      | bit_shift (width from the ONNX type)      |
 // | Relu Sqrt Erf Tanh Sigmoid    | the unary op of that name                 |
 // | Exp Log Neg Abs Reciprocal    |                                           |
 // | Sin Cos Floor Ceil Round Sign |                                           |
@@ -334,6 +335,38 @@ static LogicalResult subScalar(NodeContext &node, Value x, double s) {
   return mapScalar<ScalarAddOp>(node, x, -s);
 }
 
+/// BitShift on an unsigned ONNX type: its width is the type's; the values
+/// are already in their computing type (i32 or i64).
+static LogicalResult mapBitShift(NodeContext &node) {
+  if (failed(node.checkArity(2, 2, 1)))
+    return failure();
+  FailureOr<Value> x = node.input(0), y = node.input(1);
+  if (failed(x) || failed(y))
+    return failure();
+  int32_t type = node.inputElementType(0);
+  int64_t width = type == onnx::TensorProto::UINT8    ? 8
+                  : type == onnx::TensorProto::UINT16 ? 16
+                  : type == onnx::TensorProto::UINT32 ? 32
+                  : type == onnx::TensorProto::UINT64 ? 64
+                                                      : 0;
+  if (!width)
+    return node.error() << "needs unsigned integer operands, got "
+                        << (type ? elementTypeName(type) : "an untyped value");
+  std::string direction = node.getString("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT")
+    return node.error() << "direction must be LEFT or RIGHT, got '" << direction
+                        << "'";
+  FailureOr<Value> shifted = valueOf(node.create<BitShiftOp>(
+      {*x, *y},
+      {node.named("direction",
+                  node.b.getStringAttr(direction == "LEFT" ? "left" : "right")),
+       node.named("width", node.b.getI64IntegerAttr(width))}));
+  if (failed(shifted))
+    return failure();
+  node.setOutput(0, *shifted);
+  return success();
+}
+
 void mlir::oneflow::onnx_import::addMathLowerings(
     llvm::StringMap<Lowering> &table) {
   table["Add"] = [](NodeContext &n) {
@@ -347,6 +380,7 @@ void mlir::oneflow::onnx_import::addMathLowerings(
     return mapBinary<DivOp>(n, mapScalar<ScalarDivOp>);
   };
   table["Pow"] = mapPow;
+  table["BitShift"] = mapBitShift;
   table["Equal"] = [](NodeContext &n) { return mapBinary<EqualOp>(n); };
   table["Less"] = [](NodeContext &n) { return mapBinary<LessOp>(n); };
   table["LessOrEqual"] = [](NodeContext &n) {

@@ -163,11 +163,16 @@ func.func @cast() {
 
 // -----
 
-// A float out of the integer type's range, or NaN, is left to the kernel.
+// A float out of the integer type's range, or NaN, is left to the kernel;
+// so is a cast to an unsigned (edge) type, which no constant holds.
 // CHECK-LABEL: func.func @cast_not_folded
+// CHECK: oneflow.cast {{.*}} -> tensor<2xui16>
 // CHECK: oneflow.cast
 // CHECK: oneflow.cast
 func.func @cast_not_folded() {
+  %u = oneflow.constant dense<[70000, 1]> : tensor<2xi32>
+  %v = oneflow.cast %u : (tensor<2xi32>) -> tensor<2xui16>
+  oneflow.output "v", %v : tensor<2xui16>
   %a = oneflow.constant dense<[3.0e9]> : tensor<1xf32>
   %i = oneflow.cast %a : (tensor<1xf32>) -> tensor<1xi32>
   oneflow.output "i", %i : tensor<1xi32>

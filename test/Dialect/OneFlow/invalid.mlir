@@ -819,3 +819,30 @@ func.func @resample_size_zero(%x: tensor<2x3x8x8xf32>) {
   %0 = oneflow.resample %x {sizes = array<i64: 0, 4>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x0x4xf32>
   return
 }
+
+// -----
+
+func.func @bit_shift_direction(%x: tensor<4xi32>) {
+  // expected-error@+2 {{'oneflow.bit_shift' op unknown direction 'up' (left or right)}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.bit_shift %x, %x {direction = "up", width = 8} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @bit_shift_width(%x: tensor<4xi32>) {
+  // expected-error@+2 {{'oneflow.bit_shift' op width 12 is not 8, 16, 32 or 64}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.bit_shift %x, %x {direction = "left", width = 12} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @bit_shift_narrow(%x: tensor<4xi32>) {
+  // expected-error@+2 {{'oneflow.bit_shift' op x's 'i32' cannot hold 64-bit values}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = oneflow.bit_shift %x, %x {direction = "left", width = 64} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return
+}

@@ -40,6 +40,9 @@ func.func @elementwise(%a: tensor<8x16xf32>, %v: tensor<16xf32>, %i: tensor<8x16
   %4 = oneflow.pow %a, %a : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
   // CHECK: oneflow.maximum
   %5 = oneflow.maximum %i, %i : (tensor<8x16xi32>, tensor<8x16xi32>) -> tensor<8x16xi32>
+  // CHECK: oneflow.bit_shift %{{.*}}, %{{.*}} {direction = "left", width = 16 : i64} : (tensor<8x16xi32>, tensor<16xi32>) -> tensor<8x16xi32>
+  %sh = oneflow.constant dense<3> : tensor<16xi32>
+  %bs = oneflow.bit_shift %i, %sh {direction = "left", width = 16} : (tensor<8x16xi32>, tensor<16xi32>) -> tensor<8x16xi32>
   // CHECK: oneflow.minimum
   %6 = oneflow.minimum %a, %a : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
   // CHECK: oneflow.equal {{.*}} -> tensor<8x16xi1>

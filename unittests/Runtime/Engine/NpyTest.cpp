@@ -32,9 +32,21 @@ TEST(Npy, HalfValues) {
   EXPECT_EQ(loadElement(DType::BF16, &brain, 0), 1.5);
 }
 
+TEST(Npy, EdgeIntegerValues) {
+  // The edge-only integer types read as their own signedness.
+  const uint16_t word = 0xfffe;
+  EXPECT_EQ(loadElement(DType::U16, &word, 0), 65534);
+  EXPECT_EQ(loadElement(DType::I16, &word, 0), -2);
+  const uint32_t dword = 0xfffffffe;
+  EXPECT_EQ(loadElement(DType::U32, &dword, 0), 4294967294.0);
+  const uint64_t qword = uint64_t(1) << 63;
+  EXPECT_EQ(loadElement(DType::U64, &qword, 0), std::ldexp(1.0, 63));
+}
+
 TEST(Npy, WriteThenReadEveryElementType) {
-  for (DType dtype : {DType::F32, DType::F64, DType::F16, DType::I32,
-                      DType::I64, DType::I8, DType::Bool})
+  for (DType dtype :
+       {DType::F32, DType::F64, DType::F16, DType::I32, DType::I64, DType::I8,
+        DType::Bool, DType::U8, DType::I16, DType::U16, DType::U32, DType::U64})
     for (std::vector<int64_t> shape :
          {std::vector<int64_t>{}, {5}, {2, 3}, {2, 0, 4}}) {
       TensorData t;

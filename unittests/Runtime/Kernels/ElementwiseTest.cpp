@@ -374,4 +374,68 @@ TEST(CastKernel, Conversions) {
                     "changes the shape");
 }
 
+TEST(CastKernel, EdgeIntegersWrap) {
+  // Integer casts keep the low bits: to ui16 from i32, and i64 <-> ui64
+  // bit for bit (ONNX's UINT64 is computed in i64).
+  auto u16 = runOk("cast", {tensor(DType::I32, {3}, {70000, -1, 5})},
+                   {{DType::U16, {3}}});
+  uint16_t words[3];
+  std::memcpy(words, u16[0].bytes.data(), sizeof words);
+  EXPECT_EQ(words[0], 4464);
+  EXPECT_EQ(words[1], 65535);
+  EXPECT_EQ(words[2], 5);
+  auto u64 = runOk("cast", {tensor(DType::I64, {2}, {-1, 12345})},
+                   {{DType::U64, {2}}});
+  uint64_t quads[2];
+  std::memcpy(quads, u64[0].bytes.data(), sizeof quads);
+  EXPECT_EQ(quads[0], ~uint64_t(0));
+  EXPECT_EQ(quads[1], 12345u);
+  auto back = runOk("cast", {u64[0]}, {{DType::I64, {2}}});
+  EXPECT_EQ(values(back[0]), (Values{-1, 12345}));
+  auto i16 = runOk("cast", {tensor(DType::I32, {2}, {-300, 40000})},
+                   {{DType::I16, {2}}});
+  EXPECT_EQ(loadElement(DType::I16, i16[0].bytes.data(), 0), -300);
+  EXPECT_EQ(loadElement(DType::I16, i16[0].bytes.data(), 1), 40000 - 65536);
+  auto f = runOk("cast", {u16[0]}, {{DType::F32, {3}}});
+  EXPECT_EQ(values(f[0]), (Values{4464, 65535, 5}));
+}
+
+TEST(BitShiftKernel, UnsignedWidths) {
+  // 8 bits in i32: 200 << 1 wraps to 144; 200 >> 3 is 25; shifts of 8 or
+  // more give 0.
+  auto y = runOk("bit_shift",
+                 {tensor(DType::I32, {3}, {200, 200, 200}),
+                  tensor(DType::I32, {3}, {1, 8, 3})},
+                 {{DType::I32, {3}}},
+                 {{"direction", std::string("left")}, {"width", int64_t(8)}});
+  EXPECT_EQ(values(y[0]), (Values{144, 0, 1600 % 256}));
+  auto r = runOk(
+      "bit_shift",
+      {tensor(DType::I32, {3}, {200, 200, 200}), tensor(DType::I32, {1}, {3})},
+      {{DType::I32, {3}}},
+      {{"direction", std::string("right")}, {"width", int64_t(8)}});
+  EXPECT_EQ(values(r[0]), (Values{25, 25, 25}));
+  // 64 bits in i64: -8 is 2^64 - 8, shifted right as unsigned.
+  auto q = runOk("bit_shift",
+                 {tensor(DType::I64, {1}, {-8}), tensor(DType::I64, {1}, {61})},
+                 {{DType::I64, {1}}},
+                 {{"direction", std::string("right")}, {"width", int64_t(64)}});
+  EXPECT_EQ(values(q[0]), (Values{7}));
+  expectCreateError(
+      op("bit_shift", {{DType::I32, {3}}, {DType::I32, {3}}},
+         {{DType::I32, {3}}},
+         {{"direction", std::string("up")}, {"width", int64_t(8)}}),
+      "unknown direction 'up'");
+  expectCreateError(
+      op("bit_shift", {{DType::I32, {3}}, {DType::I32, {3}}},
+         {{DType::I32, {3}}},
+         {{"direction", std::string("left")}, {"width", int64_t(64)}}),
+      "wide enough for 64 bits");
+  expectCreateError(
+      op("bit_shift", {{DType::I32, {3}}, {DType::I32, {3}}},
+         {{DType::I32, {3}}},
+         {{"direction", std::string("left")}, {"width", int64_t(12)}}),
+      "width 12 is not 8, 16, 32 or 64");
+}
+
 } // namespace

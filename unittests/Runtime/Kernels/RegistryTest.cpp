@@ -118,6 +118,7 @@ TEST(CpuKernelRegistry, HasEveryComputeOp) {
                        "resample_grad",
                        "rnn",
                        "rnn_grad",
+                       "bit_shift",
                        "batch_norm_grad",
                        "gather_grad",
                        "gather_elements_grad"};

@@ -25,6 +25,8 @@ void registerConvBnKernels(KernelRegistry &registry);
 void registerPoolingKernels(KernelRegistry &registry);
 /// resample and resample_grad (oneDNN's linear resampling).
 void registerResampleKernels(KernelRegistry &registry);
+/// bit_shift (plain code).
+void registerBitShiftKernels(KernelRegistry &registry);
 /// rnn and rnn_grad (oneDNN's RNN primitives).
 void registerRecurrentKernels(KernelRegistry &registry);
 void registerReductionKernels(KernelRegistry &registry);

@@ -20,6 +20,7 @@ void ofrt::registerCpuKernels(KernelRegistry &registry) {
   registerPoolingKernels(registry);
   registerResampleKernels(registry);
   registerRecurrentKernels(registry);
+  registerBitShiftKernels(registry);
   registerReductionKernels(registry);
   registerLayoutKernels(registry);
   registerIndexingKernels(registry);

@@ -6,8 +6,9 @@
 //
 // Plain code: oneDNN has no select primitive, and its reorder rounds where
 // a float-to-integer cast must truncate. Float-to-integer casts truncate
-// toward zero and saturate (NaN gives 0); anything to i1 is `x != 0`. Casts
-// between f32, bf16 and f16 are oneDNN reorders.
+// toward zero and saturate (NaN gives 0); anything to i1 is `x != 0`;
+// integer-to-integer casts wrap (keep the low bits). Casts between f32,
+// bf16 and f16 are oneDNN reorders.
 //
 //===----------------------------------------------------------------------===//
 
@@ -150,6 +151,27 @@ bool isDnnlFloat(DType t) {
   return t == DType::F32 || t == DType::BF16 || t == DType::F16;
 }
 
+/// visitPlainType, and the integer types only casts read and write (at a
+/// program's edges): I16, U16, U32, U64.
+template <typename F> bool visitCastType(DType dtype, F &&f) {
+  switch (dtype) {
+  case DType::I16:
+    f(TypeTag<int16_t>());
+    return true;
+  case DType::U16:
+    f(TypeTag<uint16_t>());
+    return true;
+  case DType::U32:
+    f(TypeTag<uint32_t>());
+    return true;
+  case DType::U64:
+    f(TypeTag<uint64_t>());
+    return true;
+  default:
+    return visitPlainType(dtype, f);
+  }
+}
+
 KernelOr createCast(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
   const TensorDesc &x = op.inputs[0], &y = op.outputs[0];
@@ -167,8 +189,8 @@ KernelOr createCast(const OpDesc &op) {
   }
   std::unique_ptr<Kernel> kernel;
   bool known = false;
-  visitPlainType(x.dtype, [&](auto from) {
-    known = visitPlainType(y.dtype, [&](auto to) {
+  visitCastType(x.dtype, [&](auto from) {
+    known = visitCastType(y.dtype, [&](auto to) {
       using From = typename decltype(from)::type;
       using To = typename decltype(to)::type;
       kernel =

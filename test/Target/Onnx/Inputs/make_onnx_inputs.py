@@ -209,6 +209,26 @@ def valid_models():
          init("b", np.array([0.5, -0.5], np.float32)),
          init("rm", np.zeros(2, np.float32)),
          init("rv", np.ones(2, np.float32))], opset=15)
+    # BFLOAT16 edges: f32 at the graph's edges, their values rounded.
+    yield "bf16-input", model(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        [vi("x", TensorProto.BFLOAT16, [2])],
+        [vi("y", TensorProto.BFLOAT16, [2])])
+    # Unsigned and 16-bit integer edges, and BitShift on each width.
+    U16, U64 = TensorProto.UINT16, TensorProto.UINT64
+    yield "unsigned", model(
+        [helper.make_node("BitShift", ["a", "s"], ["left"], name="shl",
+                          direction="LEFT"),
+         helper.make_node("BitShift", ["b", "t"], ["right"], name="shr",
+                          direction="RIGHT"),
+         helper.make_node("Max", ["h", "h"], ["hmax"], name="max"),
+         helper.make_node("EyeLike", ["h2"], ["eye"], name="eye",
+                          dtype=U16)],
+        [vi("a", U16, [3]), vi("s", U16, [3]), vi("b", U64, [3]),
+         vi("t", U64, [3]), vi("h", TensorProto.INT16, [2]),
+         vi("h2", F, [2, 2])],
+        [vi("left", U16, [3]), vi("right", U64, [3]),
+         vi("hmax", TensorProto.INT16, [2]), vi("eye", U16, [2, 2])])
 
 
 def broken_models():
@@ -276,10 +296,6 @@ def broken_models():
         [helper.make_node("MeanVarianceNormalization", ["x"], ["y"],
                           name="mvn")],
         [vi("x", F, [2, 3])], [vi("y", F, [2, 3])])
-    yield "eyelike-dtype", model(
-        [helper.make_node("EyeLike", ["x"], ["y"], name="eye",
-                          dtype=onnx.TensorProto.UINT16)],
-        [vi("x", F, [2, 2])], [vi("y", onnx.TensorProto.UINT16, [2, 2])])
     yield "unsupported-op", model(
         [helper.make_node("Det", ["x"], ["y"], name="det")],
         [vi("x", F, [3, 3])], [vi("y", F, [])])
@@ -296,16 +312,17 @@ def broken_models():
         [], [vi("y", F, [2])])
     yield "unsupported-dtype", model(
         [helper.make_node("Identity", ["x"], ["y"])],
-        [vi("x", TensorProto.UINT16, [2])],
-        [vi("y", TensorProto.UINT16, [2])], check=False)
-    yield "bf16-input", model(
-        [helper.make_node("Relu", ["x"], ["y"])],
-        [vi("x", TensorProto.BFLOAT16, [2])],
-        [vi("y", TensorProto.BFLOAT16, [2])])
-    yield "cast-u16", model(
-        [helper.make_node("Cast", ["x"], ["y"], name="tou16",
-                          to=TensorProto.UINT16)],
-        [vi("x", F, [2])], [vi("y", TensorProto.UINT16, [2])])
+        [vi("x", TensorProto.COMPLEX64, [2])],
+        [vi("y", TensorProto.COMPLEX64, [2])], check=False)
+    yield "bitshift-direction", model(
+        [helper.make_node("BitShift", ["x", "s"], ["y"], name="shift",
+                          direction="UP")],
+        [vi("x", TensorProto.UINT8, [2]), vi("s", TensorProto.UINT8, [2])],
+        [vi("y", TensorProto.UINT8, [2])], check=False)
+    yield "cast-string", model(
+        [helper.make_node("Cast", ["x"], ["y"], name="tostr",
+                          to=TensorProto.STRING)],
+        [vi("x", F, [2])], [vi("y", TensorProto.STRING, [2])])
     # Softmax-11 normalizes over the axes from `axis` on, flattened; the
     # version converter rewrites it for Softmax-13 (over one axis).
     yield "old-opset", model(
