@@ -122,6 +122,55 @@ def mlp(name, batch, sizes, description):
                  lambda: TorchMlp(sizes))
 
 
+class TorchLstm(torch.nn.Module):
+    def __init__(self, d_in, hidden):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(d_in, hidden, batch_first=True)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return (y * y).mean()
+
+
+def lstm(name, batch, steps, d_in, hidden, description):
+    """One LSTM layer over a batch-first sequence (oneflow: one `rnn`, the
+    sequence moved first), the loss the mean square of every step's
+    output."""
+    inputs = [Input("x", [batch, steps, d_in], "f32", fill=0.5)]
+    g = 4
+
+    def program(layouts):
+        x = inputs[0]
+        xt, y = tensor(steps, batch, d_in), tensor(steps, batch, hidden)
+        state = tensor(1, batch, hidden)
+        w, r, b = (tensor(1, g, hidden, d_in), tensor(1, g, hidden, hidden),
+                   tensor(1, g, hidden))
+        init = "#oneflow.init<uniform(-0.0625, 0.0625)>"
+        return "\n".join([
+            "func.func @%s() {" % name.replace("-", "_"),
+            '  %%x = oneflow.input "x" : %s' % x.mlir_type(layouts["x"]),
+            "  %%xt = oneflow.transpose %%x {perm = array<i64: 1, 0, 2>} : "
+            "(%s) -> %s" % (x.mlir_type(layouts["x"]), xt),
+            '  %%w = oneflow.variable "w" {init = %s, seed = 1} : %s'
+            % (init, w),
+            '  %%r = oneflow.variable "r" {init = %s, seed = 2} : %s'
+            % (init, r),
+            '  %%b = oneflow.variable "b" {init = %s, seed = 3} : %s'
+            % (init, b),
+            "  %%h = oneflow.fill 0.0 : %s" % state,
+            "  %%y, %%hn, %%cn = oneflow.rnn %%xt, %%w, %%r, %%b, %%h, %%h "
+            '{cell = "lstm"} : (%s, %s, %s, %s, %s, %s) -> (%s, %s, %s)'
+            % (xt, w, r, b, state, state, y, state, state),
+            "  %%sq = oneflow.mul %%y, %%y : (%s, %s) -> %s" % (y, y, y),
+            "  %%loss = oneflow.reduce_mean %%sq {axes = array<i64: 0, 1, 2>}"
+            " : (%s) -> tensor<f32>" % y,
+            '  oneflow.output "loss", %loss : tensor<f32>',
+            "  return", "}"]) + "\n"
+
+    return Model(name, description, inputs, program,
+                 lambda: TorchLstm(d_in, hidden))
+
+
 MODELS = {
     "mlp": lambda: mlp("mlp", 256, [1024, 4096, 1024],
                        "MLP of bench/model_vs_torch.py: batch 256, "
@@ -129,4 +178,8 @@ MODELS = {
     "mlp-digits": lambda: mlp("mlp-digits", 64, [64, 128, 10],
                               "examples/mlp.mlir's sizes: batch 64, "
                               "64-128-10"),
+    "lstm": lambda: lstm("lstm", 32, 32, 256, 256,
+                         "one LSTM layer (oneDNN's primitive): batch 32, "
+                         "32 steps, 256 inputs, 256 hidden; mean square "
+                         "loss"),
 }

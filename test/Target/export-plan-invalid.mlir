@@ -27,8 +27,8 @@ oneflow_actor.rank_plan rank 2 device cpu {
 // -----
 
 oneflow_actor.rank_plan rank 0 device cpu {
-  // expected-error@+1 {{'oneflow_actor.regst' op element type 'i16' of regst 0 has no plan dtype}}
-  %a = oneflow_actor.regst 0 count 1 : tensor<4xi16>
+  // expected-error@+1 {{'oneflow_actor.regst' op element type 'i4' of regst 0 has no plan dtype}}
+  %a = oneflow_actor.regst 0 count 1 : tensor<4xi4>
   oneflow_actor.actor 0 @a "test.a"() -> (%a) on "compute"
   oneflow_actor.stream "compute" [@a]
 }
@@ -52,8 +52,8 @@ oneflow_actor.rank_plan rank 0 device cpu {
 // -----
 
 oneflow_actor.rank_plan rank 0 device cpu {
-  // expected-error@+1 {{cannot export attribute 'value' of @a (oneflow.variable): plans cannot hold elements of type i16}}
-  oneflow_actor.actor 0 @a "oneflow.variable"() -> () {value = dense<1> : tensor<2xi16>} on "compute"
+  // expected-error@+1 {{cannot export attribute 'value' of @a (oneflow.variable): plans cannot hold elements of type i4}}
+  oneflow_actor.actor 0 @a "oneflow.variable"() -> () {value = dense<1> : tensor<2xi4>} on "compute"
   oneflow_actor.stream "compute" [@a]
 }
 
