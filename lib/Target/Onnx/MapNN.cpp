@@ -10,7 +10,8 @@
 // | ConvTranspose         | conv2d_backward_data (the input as the         |
 // |                       | gradient of a convolution of the output's      |
 // |                       | shape), add of the bias                        |
-// | MaxPool AveragePool   | max_pool2d avg_pool2d (1-D as Conv)            |
+// | MaxPool AveragePool   | max_pool2d avg_pool2d (1-D as Conv; MaxPool of |
+// |                       | int8/uint8 in f32, cast there and back)        |
 // | GlobalAveragePool     | global_avg_pool2d                              |
 // | BatchNormalization    | batch_norm (statistics frozen; training mode:  |
 // |                       | batch statistics, running ones computed)       |
@@ -307,6 +308,16 @@ template <typename OpTy> static LogicalResult mapPool(NodeContext &node) {
       return node.error() << "storage_order 1 is not supported";
   } else if (node.getInt("count_include_pad", 0)) {
     attrs.push_back(node.named("count_include_pad", b.getUnitAttr()));
+  }
+  // MaxPool of int8 and uint8 (computed in i32): in f32, which holds them
+  // exactly, and back.
+  Type element = NodeContext::typeOf(*x).getElementType();
+  if (isMax && !isa<FloatType>(element)) {
+    FailureOr<Value> pooled =
+        valueOf(node.create<OpTy>(node.cast(*x, b.getF32Type()), attrs));
+    if (failed(pooled))
+      return failure();
+    return setImage(node, node.cast(*pooled, element));
   }
   return finish(node, node.create<OpTy>(*x, attrs));
 }
