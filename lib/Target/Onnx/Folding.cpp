@@ -421,7 +421,9 @@ FailureOr<bool> mlir::oneflow::onnx_import::foldNode(NodeContext &node) {
       inputs.push_back(nullptr);
       continue;
     }
-    const ConstTensor *c = node.constInput(i);
+    // Range's bounds are settings: a float initializer gives its value.
+    const ConstTensor *c =
+        node.constInput(i, /*readParameters=*/node.opType() == "Range");
     if (!c)
       return false;
     inputs.push_back(c);

@@ -458,6 +458,9 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node, int64_t index) {
     return failure();
   if (!*folded) {
     auto it = table.find(node.op_type());
+    if (it == table.end() && isFoldable(node.op_type()))
+      return ctx.error() << "its inputs must be known at import time (a "
+                         << node.op_type() << " is computed by the importer)";
     if (it == table.end())
       return ctx.error() << "unsupported op type '" << node.op_type() << "'";
     if (failed(it->second(ctx)))

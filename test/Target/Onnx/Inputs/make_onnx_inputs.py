@@ -319,6 +319,10 @@ def broken_models():
                           direction="UP")],
         [vi("x", TensorProto.UINT8, [2]), vi("s", TensorProto.UINT8, [2])],
         [vi("y", TensorProto.UINT8, [2])], check=False)
+    yield "range-runtime", model(
+        [helper.make_node("Range", ["a", "b", "d"], ["y"], name="range")],
+        [vi("a", TensorProto.INT64, []), vi("b", TensorProto.INT64, []),
+         vi("d", TensorProto.INT64, [])], [vi("y", TensorProto.INT64, [4])])
     yield "cast-string", model(
         [helper.make_node("Cast", ["x"], ["y"], name="tostr",
                           to=TensorProto.STRING)],
