@@ -14,7 +14,8 @@ add_oneflow_unittest(OneFlowCpuNNKernelsTests
   ${ONEFLOW_KERNEL_TEST_DIR}/NNTest.cpp
   ${ONEFLOW_KERNEL_TEST_DIR}/ConvPoolTest.cpp
   ${ONEFLOW_KERNEL_TEST_DIR}/ConvBnTest.cpp
-  ${ONEFLOW_KERNEL_TEST_DIR}/GradTest.cpp)
+  ${ONEFLOW_KERNEL_TEST_DIR}/GradTest.cpp
+  ${ONEFLOW_KERNEL_TEST_DIR}/RecurrentTest.cpp)
 target_link_libraries(OneFlowCpuNNKernelsTests PRIVATE OneFlowCpuKernels OneFlowBackends)
 
 add_oneflow_unittest(OneFlowCpuShapeKernelsTests
