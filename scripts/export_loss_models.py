@@ -29,6 +29,9 @@
 #             (ONNX Trilu) and whose queries and keys are rotated by
 #             cos/sin of the positions (rotary embeddings: Cos, Sin);
 #             8 sequences of 8 tokens of a vocabulary of 32
+#   volume    a 3-D CNN: strided and dilated grouped Conv3d, MaxPool3d and
+#             AvgPool3d (count_include_pad off) with padding, a linear
+#             head; 8x2x6x6x6 volumes, 5 classes
 #
 #   export_loss_models.py OUT STEPS [--lr LR] [NAME...]   (default: all)
 #
@@ -149,6 +152,22 @@ class RotaryGPT(nn.Module):
         return self.ln_f(x) @ self.wte.weight.t()
 
 
+class Volume3D(nn.Module):
+    def __init__(self, classes=5):
+        super().__init__()
+        self.conv1 = nn.Conv3d(2, 4, 3, stride=(2, 1, 1), padding=1)
+        self.conv2 = nn.Conv3d(4, 6, (2, 3, 3), dilation=(1, 1, 2),
+                               padding=(0, 1, 2), groups=2)
+        self.head = nn.Linear(6, classes)
+
+    def forward(self, x):
+        x = F.max_pool3d(F.relu(self.conv1(x)), 2, stride=(1, 2, 2),
+                         padding=(1, 0, 0))
+        x = F.avg_pool3d(F.relu(self.conv2(x)), (2, 2, 1), padding=(1, 0, 0),
+                         count_include_pad=False)
+        return self.head(x.mean((2, 3, 4)))
+
+
 class WithLoss(nn.Module):
     def __init__(self, model):
         super().__init__()
@@ -175,6 +194,10 @@ def build(name, g):
         return (RecurrentLM(),
                 lambda n: torch.randint(0, 32, (n, 6), generator=g),
                 lambda n: torch.randint(0, 32, (n, 6), generator=g))
+    if name == "volume":
+        return (Volume3D(),
+                lambda n: torch.randn(n, 2, 6, 6, 6, generator=g),
+                lambda n: torch.randint(0, 5, (n,), generator=g))
     if name == "rotary":
         return (RotaryGPT(),
                 lambda n: torch.randint(0, 32, (n, 8), generator=g),
@@ -193,7 +216,7 @@ def main():
         raise SystemExit(__doc__)
     out, steps = args[0], int(args[1])
     os.makedirs(out, exist_ok=True)
-    for name in args[2:] or ["densenet", "unet", "lstm", "rotary"]:
+    for name in args[2:] or ["densenet", "unet", "lstm", "rotary", "volume"]:
         g = torch.Generator().manual_seed(1)
         model, inputs, targets = build(name, g)
         xs, labels = inputs(steps * BATCH), targets(steps * BATCH)

@@ -277,6 +277,23 @@ FailureOr<bool> foldNode(NodeContext &node);
 /// Whether foldNode knows the op type.
 bool isFoldable(llvm::StringRef opType);
 
+/// The window attributes of a convolution or pooling node: per spatial
+/// axis, and `pads` all begins then all ends (ONNX's order).
+struct WindowAttrs {
+  llvm::SmallVector<int64_t> kernel, strides, pads, dilations;
+};
+/// Reads kernel_shape, strides, pads, dilations and auto_pad for an input
+/// of spatial size `spatial` (1 to 3 axes); `kernel` is the weight's when
+/// given. A 1-D window comes back as the 2-D window of height 1 (MapNN.cpp).
+FailureOr<WindowAttrs> readWindow(NodeContext &node,
+                                  llvm::ArrayRef<int64_t> spatial,
+                                  llvm::ArrayRef<int64_t> kernel,
+                                  bool hasDilations);
+/// Conv, MaxPool and AveragePool over 3 spatial axes (NCDHW) as 2-D ops
+/// (MapVolume.cpp).
+LogicalResult mapConv3D(NodeContext &node);
+LogicalResult mapPool3D(NodeContext &node, bool isMax);
+
 /// Adds the loss `options` asks for (Loss.cpp).
 LogicalResult attachLoss(ModuleOp module, const OnnxImportOptions &options);
 

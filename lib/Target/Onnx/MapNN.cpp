@@ -12,6 +12,7 @@
 // |                       | shape), add of the bias                        |
 // | MaxPool AveragePool   | max_pool2d avg_pool2d (1-D as Conv; MaxPool of |
 // |                       | int8/uint8 in f32, cast there and back)        |
+// | Conv, pools on NCDHW  | 2-D ops (MapVolume.cpp)                        |
 // | GlobalAveragePool     | global_avg_pool2d                              |
 // | BatchNormalization    | batch_norm (statistics frozen; training mode:  |
 // |                       | batch statistics, running ones computed)       |
@@ -29,23 +30,11 @@ using namespace mlir;
 using namespace mlir::oneflow;
 using namespace mlir::oneflow::onnx_import;
 
-namespace {
-/// The window attributes of a 2-D convolution or pooling node.
-struct Window {
-  llvm::SmallVector<int64_t> kernel, strides{1, 1}, pads{0, 0, 0, 0},
-      dilations{1, 1};
-};
-} // namespace
-
-/// Reads kernel_shape, strides, pads, dilations and auto_pad for an input
-/// of spatial size `spatial` (1-D or 2-D); `kernel` is the weight's when
-/// given. A 1-D window comes back as the 2-D window of height 1.
-static FailureOr<Window> readWindow(NodeContext &node,
-                                    llvm::ArrayRef<int64_t> spatial,
-                                    llvm::ArrayRef<int64_t> kernel,
-                                    bool hasDilations) {
+FailureOr<WindowAttrs> mlir::oneflow::onnx_import::readWindow(
+    NodeContext &node, llvm::ArrayRef<int64_t> spatial,
+    llvm::ArrayRef<int64_t> kernel, bool hasDilations) {
   size_t dims = spatial.size();
-  Window w;
+  WindowAttrs w;
   w.strides.assign(dims, 1);
   w.pads.assign(2 * dims, 0);
   w.dilations.assign(dims, 1);
@@ -143,9 +132,17 @@ static LogicalResult finish(NodeContext &node, FailureOr<OpTy> op) {
   return setImage(node, valueOf(op));
 }
 
+/// Whether input 0 has 3 spatial axes (NCDHW).
+static bool isVolume(NodeContext &node) {
+  FailureOr<llvm::SmallVector<int64_t>> shape = node.inputShape(0);
+  return succeeded(shape) && shape->size() == 5;
+}
+
 static LogicalResult mapConv(NodeContext &node) {
   if (failed(node.checkArity(2, 3, 1)))
     return failure();
+  if (isVolume(node))
+    return mapConv3D(node);
   FailureOr<Value> x = image(node), w = node.input(1);
   if (failed(x) || failed(w))
     return failure();
@@ -153,7 +150,7 @@ static LogicalResult mapConv(NodeContext &node) {
   llvm::SmallVector<int64_t> spatial = spatialOf(node, *x);
   if (wType.getRank() != static_cast<int64_t>(spatial.size()) + 2)
     return node.error() << "the weight must have rank " << spatial.size() + 2;
-  FailureOr<Window> win = readWindow(
+  FailureOr<WindowAttrs> win = readWindow(
       node, spatial, wType.getShape().drop_front(2), /*hasDilations=*/true);
   if (failed(win))
     return failure();
@@ -287,10 +284,12 @@ template <typename OpTy> static LogicalResult mapPool(NodeContext &node) {
   bool isMax = std::is_same_v<OpTy, MaxPool2DOp>;
   if (failed(node.checkArity(1, 1, 1)))
     return failure();
+  if (isVolume(node))
+    return mapPool3D(node, isMax);
   FailureOr<Value> x = image(node);
   if (failed(x))
     return failure();
-  FailureOr<Window> win =
+  FailureOr<WindowAttrs> win =
       readWindow(node, spatialOf(node, *x), {}, /*hasDilations=*/isMax);
   if (failed(win))
     return failure();

@@ -110,9 +110,9 @@ static LogicalResult upgradeOpset(onnx::ModelProto &model, int64_t opset,
 
 /// libonnx's convolution and pooling shape inference reads past the ends of
 /// shapes whose ranks disagree (a fuzzer found it). We map 1-D and 2-D
-/// windows only: the ranks that can be seen before inference (graph
-/// inputs, initializers) are checked first, and a convolution's input and
-/// weight must agree.
+/// windows, and 3-D ones but ConvTranspose's: the ranks that can be seen
+/// before inference (graph inputs, initializers) are checked first, and a
+/// convolution's input and weight must agree.
 static LogicalResult checkWindowRanks(const onnx::GraphProto &graph,
                                       Location loc) {
   llvm::StringMap<int64_t> ranks;
@@ -132,7 +132,9 @@ static LogicalResult checkWindowRanks(const onnx::GraphProto &graph,
       auto it = ranks.find(node.input(i));
       if (it == ranks.end())
         continue;
-      if (it->second != 3 && it->second != 4)
+      // 3-D (NCDHW) too, but not for ConvTranspose (MapVolume.cpp).
+      bool volume = it->second == 5 && op != "ConvTranspose";
+      if (it->second != 3 && it->second != 4 && !volume)
         return emitError(loc) << describeNode(node, index)
                               << ": only 1-D (NCL) and 2-D (NCHW) inputs are "
                                  "supported, not rank "

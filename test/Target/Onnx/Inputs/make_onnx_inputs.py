@@ -354,9 +354,9 @@ def broken_models():
          init("e", np.array([-5], np.int64)),
          init("a", np.array([0], np.int64)),
          init("st", np.array([-1], np.int64))])
-    yield "conv3d", model(
-        [helper.make_node("Conv", ["x", "w"], ["y"], name="c3")],
-        [vi("x", F, [1, 2, 5, 5, 5])], [vi("y", F, [1, 2, 3, 3, 3])],
+    yield "convtranspose3d", model(
+        [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="ct3")],
+        [vi("x", F, [1, 2, 5, 5, 5])], [vi("y", F, [1, 2, 7, 7, 7])],
         [init("w", np.ones((2, 2, 3, 3, 3), np.float32))])
     yield "bad-broadcast", model(
         [helper.make_node("Add", ["x", "z"], ["y"], name="add")],
