@@ -191,7 +191,18 @@ static LogicalResult mapPRelu(NodeContext &node) {
   FailureOr<Value> x = node.input(0), slope = node.input(1);
   if (failed(x) || failed(slope))
     return failure();
-  Type element = NodeContext::typeOf(*x).getElementType();
+  RankedTensorType xType = NodeContext::typeOf(*x);
+  Type element = xType.getElementType();
+  // PRelu before opset 7 applied a 1-D slope per channel (axis 1); ONNX's
+  // version converter keeps the slope, which would not broadcast now.
+  llvm::ArrayRef<int64_t> slopeShape = NodeContext::typeOf(*slope).getShape();
+  if (xType.getRank() >= 3 && slopeShape.size() == 1 &&
+      slopeShape[0] == xType.getDimSize(1) &&
+      slopeShape[0] != xType.getShape().back()) {
+    llvm::SmallVector<int64_t> perChannel(xType.getRank() - 1, 1);
+    perChannel[0] = slopeShape[0];
+    slope = node.reshape(*slope, perChannel);
+  }
   Value zero = node.fill(RankedTensorType::get({}, element), 0.0);
   FailureOr<Value> negative = valueOf(node.create<LessOp>({*x, zero}));
   FailureOr<Value> sloped = valueOf(node.create<MulOp>({*x, *slope}));
