@@ -6,13 +6,9 @@
 //
 // A recurrent node whose cell oneDNN's RNN primitives compute (f32, the
 // default activations or one of RNN's, no peepholes) becomes one
-// `oneflow.rnn` (`mapLayer`): its weights' gates reordered to oneDNN's
-// order (LSTM's i o f c to i f c o), the two biases summed (GRU with
-// linear_before_reset keeps the recurrent bias of its third gate apart),
-// absent states zeros, and Y's axes rearranged from [seq, batch, dirs x H].
-// Any other node becomes its equations unrolled over the (static)
-// sequence, so they differentiate (backpropagation through time), lay out
-// and run like any other ops:
+// `oneflow.rnn` (MapRecurrentLayer.cpp). Any other node becomes its
+// equations unrolled over the (static) sequence, so they differentiate
+// (backpropagation through time), lay out and run like any other ops:
 //
 // | ONNX | oneflow, per direction                                         |
 // |------|----------------------------------------------------------------|
@@ -32,7 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Importer.h"
+#include "MapRecurrent.h"
 
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/IR/OneFlowTypeUtils.h"
@@ -42,7 +38,7 @@ using namespace mlir::oneflow;
 using namespace mlir::oneflow::onnx_import;
 
 namespace {
-enum class Cell { rnn, gru, lstm };
+using Cell = RecurrentCell;
 
 /// Builds one direction's steps.
 struct Unroller {
@@ -103,138 +99,6 @@ readActivations(NodeContext &node, int64_t directions,
     return node.error() << "activation_alpha and activation_beta are not "
                            "supported";
   return names;
-}
-
-/// `v` with its slices of `unit` along `axis` taken in the order `perm`.
-static FailureOr<Value> permuteAlong(NodeContext &node, Value v, int64_t axis,
-                                     int64_t unit,
-                                     llvm::ArrayRef<int64_t> perm) {
-  llvm::SmallVector<Value> parts;
-  for (int64_t k : perm) {
-    FailureOr<Value> part = node.sliceAlong(v, axis, k * unit, (k + 1) * unit);
-    if (failed(part))
-      return failure();
-    parts.push_back(*part);
-  }
-  return valueOf(node.create<ConcatOp>(
-      parts, {node.named("axis", node.b.getI64IntegerAttr(axis))}));
-}
-
-static Value transposed(NodeContext &node, Value v,
-                        llvm::ArrayRef<int64_t> perm) {
-  return node
-      .create<TransposeOp>(
-          v, {node.named("perm", node.b.getDenseI64ArrayAttr(perm))})
-      ->getResult();
-}
-
-namespace {
-/// What mapLayer needs of a recurrent node, read by mapRecurrent.
-struct LayerInputs {
-  Cell cell;
-  std::string direction, activation;
-  int64_t directions, seq, batch, hidden;
-  bool batchFirst, linearBeforeReset;
-  // x [seq, batch, input], the states [dirs, batch, H]; others as in ONNX.
-  Value x, w, r, bias, h0, c0;
-};
-} // namespace
-
-/// The node as one oneflow.rnn (see the file comment).
-static LogicalResult mapLayer(NodeContext &node, const LayerInputs &in) {
-  int64_t dirs = in.directions, hidden = in.hidden, batch = in.batch;
-  int64_t gates = in.cell == Cell::lstm ? 4 : in.cell == Cell::gru ? 3 : 1;
-  Type element = NodeContext::typeOf(in.x).getElementType();
-  // ONNX's LSTM gates i o f c, oneDNN's i f c o.
-  llvm::SmallVector<int64_t> order =
-      in.cell == Cell::lstm ? llvm::SmallVector<int64_t>{0, 2, 3, 1}
-                            : llvm::SmallVector<int64_t>{};
-  // [D, G H, K] -> [D, G, H, K] in oneDNN's gate order.
-  auto weights = [&](Value v, int64_t k) -> FailureOr<Value> {
-    Value g = node.reshape(v, {dirs, gates, hidden, k});
-    return order.empty() ? g : permuteAlong(node, g, 1, 1, order);
-  };
-  FailureOr<Value> w = weights(in.w, NodeContext::typeOf(in.x).getDimSize(2));
-  FailureOr<Value> r = weights(in.r, hidden);
-  if (failed(w) || failed(r))
-    return failure();
-  bool lbr = in.cell == Cell::gru && in.linearBeforeReset;
-  int64_t biasGates = lbr ? 4 : gates;
-  FailureOr<Value> bias =
-      node.fill(RankedTensorType::get({dirs, biasGates, hidden}, element), 0);
-  if (in.bias) {
-    Value both = node.reshape(in.bias, {dirs, 2 * gates, hidden});
-    FailureOr<Value> wb = node.sliceAlong(both, 1, 0, gates),
-                     rb = node.sliceAlong(both, 1, gates, 2 * gates);
-    if (failed(wb) || failed(rb))
-      return failure();
-    bias = valueOf(node.create<AddOp>({*wb, *rb}));
-    if (succeeded(bias) && !order.empty())
-      bias = permuteAlong(node, *bias, 1, 1, order);
-    if (succeeded(bias) && lbr) {
-      // b_u, b_r summed, then Wb_o and Rb_o apart.
-      FailureOr<Value> ur = node.sliceAlong(*bias, 1, 0, 2),
-                       wo = node.sliceAlong(*wb, 1, 2, 3),
-                       ro = node.sliceAlong(*rb, 1, 2, 3);
-      if (failed(ur) || failed(wo) || failed(ro))
-        return failure();
-      bias = valueOf(node.create<ConcatOp>(
-          {*ur, *wo, *ro}, {node.named("axis", node.b.getI64IntegerAttr(1))}));
-    }
-    if (failed(bias))
-      return failure();
-  }
-  // States [D, N, H], zeros when absent.
-  auto state = [&](Value v) -> Value {
-    return v ? v
-             : node.fill(RankedTensorType::get({dirs, batch, hidden}, element),
-                         0);
-  };
-  llvm::SmallVector<Value> operands = {in.x, *w, *r, *bias, state(in.h0)};
-  if (in.cell == Cell::lstm)
-    operands.push_back(state(in.c0));
-  std::string cell = in.cell == Cell::lstm ? "lstm"
-                     : in.cell == Cell::gru
-                         ? (lbr ? "lbr_gru" : "gru")
-                         : "rnn_" + llvm::StringRef(in.activation).lower();
-  FailureOr<RnnOp> op = node.create<RnnOp>(
-      operands, {node.named("cell", node.b.getStringAttr(cell)),
-                 node.named("direction", node.b.getStringAttr(in.direction))});
-  if (failed(op))
-    return failure();
-  // Y: [seq, batch, D H] -> [seq, D, batch, H] ([batch, seq, D, H]).
-  Value y = node.reshape(op->getY(), {in.seq, batch, dirs, hidden});
-  y = transposed(node, y,
-                 in.batchFirst ? llvm::ArrayRef<int64_t>{1, 0, 2, 3}
-                               : llvm::ArrayRef<int64_t>{0, 2, 1, 3});
-  auto last = [&](Value v) {
-    return in.batchFirst ? transposed(node, v, {1, 0, 2}) : v;
-  };
-  if (node.hasOutput(0))
-    node.setOutput(0, y);
-  if (node.hasOutput(1))
-    node.setOutput(1, last(op->getHn()));
-  if (in.cell == Cell::lstm && node.hasOutput(2))
-    node.setOutput(2, last(op->getCn()));
-  return success();
-}
-
-/// Whether oneDNN's primitives compute the node: f32, no peepholes, and
-/// the default activations (RNN: one of Tanh, Relu, Sigmoid for every
-/// direction); sets `activation` to RNN's.
-static bool fitsPrimitive(Cell cell, Type element, bool peepholes,
-                          llvm::ArrayRef<std::string> activations,
-                          llvm::ArrayRef<llvm::StringRef> defaults,
-                          std::string &activation) {
-  if (!element.isF32() || peepholes)
-    return false;
-  activation = activations.front();
-  for (size_t i = 0; i < activations.size(); ++i) {
-    if (cell == Cell::rnn ? activations[i] != activation
-                          : activations[i] != defaults[i % defaults.size()])
-      return false;
-  }
-  return true;
 }
 
 static LogicalResult mapRecurrent(NodeContext &node, Cell cell) {
@@ -307,16 +171,16 @@ static LogicalResult mapRecurrent(NodeContext &node, Cell cell) {
   // The states as [dirs, batch, H] ([batch, dirs, H] with layout 1).
   if (batchFirst) {
     if (*h0)
-      h0 = transposed(node, *h0, {1, 0, 2});
+      h0 = transposedValue(node, *h0, {1, 0, 2});
     if (*c0)
-      c0 = transposed(node, *c0, {1, 0, 2});
+      c0 = transposedValue(node, *c0, {1, 0, 2});
   }
   std::string activation;
-  if (fitsPrimitive(cell, element, static_cast<bool>(*peep), *activations,
-                    defaults, activation))
-    return mapLayer(node, {cell, direction, activation, directions, seq, batch,
-                           hidden, batchFirst, linearBeforeReset, *x, *w, *r,
-                           *bias, *h0, *c0});
+  if (fitsRecurrentPrimitive(cell, element, static_cast<bool>(*peep),
+                             *activations, defaults, activation))
+    return mapRecurrentLayer(
+        node, {cell, direction, activation, directions, seq, batch, hidden,
+               batchFirst, linearBeforeReset, *x, *w, *r, *bias, *h0, *c0});
   Unroller u{node, cell, hidden, batch, {}};
   auto stateType = RankedTensorType::get({batch, hidden}, element);
   Value flatX = node.reshape(*x, {seq * batch, inputSize});
