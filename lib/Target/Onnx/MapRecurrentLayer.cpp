@@ -21,19 +21,18 @@ using namespace mlir;
 using namespace mlir::oneflow;
 using namespace mlir::oneflow::onnx_import;
 
-/// `v` with its slices of `unit` along `axis` taken in the order `perm`.
-static FailureOr<Value> permuteAlong(NodeContext &node, Value v, int64_t axis,
-                                     int64_t unit,
+/// `v` with its entries along axis 1 (the gates) in the order `perm`.
+static FailureOr<Value> gatesInOrder(NodeContext &node, Value v,
                                      llvm::ArrayRef<int64_t> perm) {
   llvm::SmallVector<Value> parts;
   for (int64_t k : perm) {
-    FailureOr<Value> part = node.sliceAlong(v, axis, k * unit, (k + 1) * unit);
+    FailureOr<Value> part = node.sliceAlong(v, 1, k, k + 1);
     if (failed(part))
       return failure();
     parts.push_back(*part);
   }
   return valueOf(node.create<ConcatOp>(
-      parts, {node.named("axis", node.b.getI64IntegerAttr(axis))}));
+      parts, {node.named("axis", node.b.getI64IntegerAttr(1))}));
 }
 
 Value mlir::oneflow::onnx_import::transposedValue(
@@ -59,7 +58,7 @@ mlir::oneflow::onnx_import::mapRecurrentLayer(NodeContext &node,
   // [D, G H, K] -> [D, G, H, K] in oneDNN's gate order.
   auto weights = [&](Value v, int64_t k) -> FailureOr<Value> {
     Value g = node.reshape(v, {dirs, gates, hidden, k});
-    return order.empty() ? g : permuteAlong(node, g, 1, 1, order);
+    return order.empty() ? g : gatesInOrder(node, g, order);
   };
   FailureOr<Value> w = weights(in.w, NodeContext::typeOf(in.x).getDimSize(2));
   FailureOr<Value> r = weights(in.r, hidden);
@@ -77,7 +76,7 @@ mlir::oneflow::onnx_import::mapRecurrentLayer(NodeContext &node,
       return failure();
     bias = valueOf(node.create<AddOp>({*wb, *rb}));
     if (succeeded(bias) && !order.empty())
-      bias = permuteAlong(node, *bias, 1, 1, order);
+      bias = gatesInOrder(node, *bias, order);
     if (succeeded(bias) && lbr) {
       // b_u, b_r summed, then Wb_o and Rb_o apart.
       FailureOr<Value> ur = node.sliceAlong(*bias, 1, 0, 2),

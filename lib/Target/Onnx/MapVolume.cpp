@@ -80,17 +80,6 @@ struct Builder3D {
 };
 } // namespace
 
-/// The output length of a window over `in` (ONNX's rule, as the dialect's).
-static int64_t windowOut(int64_t in, int64_t kernel, int64_t stride,
-                         int64_t padBegin, int64_t padEnd, int64_t dilation,
-                         bool ceilMode) {
-  int64_t steps = in + padBegin + padEnd - (dilation * (kernel - 1) + 1);
-  int64_t out = (ceilMode ? (steps + stride - 1) / stride : steps / stride) + 1;
-  if (ceilMode && (out - 1) * stride >= in + padBegin)
-    --out;
-  return out;
-}
-
 LogicalResult mlir::oneflow::onnx_import::mapPool3D(NodeContext &node,
                                                     bool isMax) {
   FailureOr<Value> x = node.input(0);
@@ -179,7 +168,8 @@ LogicalResult mlir::oneflow::onnx_import::mapConv3D(NodeContext &node) {
                                    &p = win->pads, &dl = win->dilations;
   if (s[2] + p[0] + p[3] < dl[0] * (k[0] - 1) + 1)
     return node.error() << "the kernel's depth does not fit the padded input";
-  int64_t od = windowOut(s[2], k[0], st[0], p[0], p[3], dl[0], false);
+  // The output depth (the convolution's rule, no ceil mode).
+  int64_t od = (s[2] + p[0] + p[3] - (dl[0] * (k[0] - 1) + 1)) / st[0] + 1;
   Builder3D b{node};
   // (N, D, C, H, W), D zero-padded.
   FailureOr<Value> moved =
