@@ -6,14 +6,13 @@ A chain of equal layers (relu(matmul)) trained with --stages S
 the same: the input first gets a trainable offset, so the first layer
 computes its input gradient as every other layer does (without it the
 first stage has one gradient matmul fewer per micro-batch than the others,
-about 8% less work on 2 stages). Bubble: from the Chrome trace of `of-run`
-on the compiled plan, per stage, the fraction of each steady-state step its
-compute stream is idle, against the 1F1B theory (p - 1) / (m + p - 1) in
-the same script. A step lasts from the end of the previous one to its own
-end (over all ranks): steps follow each other, and the next step's inputs
-are read while this one runs, so a step's first-to-last span overlaps its
-predecessor's; that span's idle share is printed too ("span idle"). Memory: the bytes of the regsts written per
-micro-batch (activations and their gradients, times their buffers) per
+about 8% less work on 2 stages). Bubble: per stage, the share of each
+steady-state step its compute stream is idle, as `of-run` prints it for
+the compiled plan (a rank's step lasts from the end of its previous step to
+the end of its own), against the 1F1B theory (p - 1) / (m + p - 1) in the
+same script. The ranks are threads of one of-run (default), processes of
+their own talking over Gloo (--ranks processes) or MPI ranks (--ranks mpi).
+Memory: the bytes of the regsts written per micro-batch (activations and their gradients, times their buffers) per
 stage, with 1F1B regst counts against --pipeline-schedule gpipe (goal: about
 S / M of it). Stages whose ranks outnumber the cores share them (each rank
 then runs on one thread and its transfers stay in the collective stream's
@@ -21,14 +20,13 @@ order: no overlap), so the bubble means something only with at least S
 cores; the script prints the core count and the load.
 
   /usr/bin/python3 bench/pipeline_bubble.py [--stages 2,4] [--micro-batches 8]
-      [--layers 8] [--width 256] [--batch 256] [--steps 30] [--build DIR]
+      [--layers 8] [--width 256] [--batch 256] [--steps 30]
+      [--ranks threads|processes|mpi] [--build DIR]
 """
 
 import argparse
-import json
 import os
 import re
-import statistics
 import sys
 import tempfile
 
@@ -68,35 +66,17 @@ def activation_bytes(plan_text):
     return per_rank
 
 
-def bubbles(trace_path, stages, skip):
-    """Per rank: the mean idle fraction of its compute stream per step, of
-    the step's period (end of the previous step to its end) and of its
-    span (its first event to its last)."""
-    with open(trace_path) as f:
-        events = json.load(f)["traceEvents"]
-    names = {}
-    for e in events:
-        if e.get("ph") == "M":
-            names[(e.get("pid", 0), e.get("tid", 0))] = e["args"]["name"]
-    spans, busy = {}, {}
-    for e in events:
-        if e.get("ph") != "X":
-            continue
-        step = int(e.get("args", {}).get("step", "0"))
-        pid = e.get("pid", 0)
-        start, end = e["ts"], e["ts"] + e.get("dur", 0)
-        lo, hi = spans.get(step, (start, end))
-        spans[step] = (min(lo, start), max(hi, end))
-        if names.get((pid, e.get("tid", 0))) == "compute":
-            busy[(pid, step)] = busy.get((pid, step), 0) + e.get("dur", 0)
-    steps = sorted(spans)[skip:-1]
-    period = [statistics.mean(1 - busy.get((r, s), 0) /
-                              (spans[s][1] - spans[s - 1][1]) for s in steps)
-              for r in range(stages)]
-    span = [statistics.mean(1 - busy.get((r, s), 0) /
-                            (spans[s][1] - spans[s][0]) for s in steps)
-            for r in range(stages)]
-    return period, span
+def bubbles(output, stages):
+    """Per rank: of-run's measured idle share of the compute stream per
+    steady-state step (from its "pipeline bubble" line)."""
+    m = re.search(r"pipeline bubble \(.*\), per rank:((?: [0-9.]+)+)", output)
+    if not m:
+        sys.exit("pipeline_bubble: of-run printed no bubble line:\n" + output)
+    idle = [float(v) for v in m.group(1).split()]
+    if len(idle) != stages:
+        sys.exit("pipeline_bubble: %d ranks in the bubble line, expected %d"
+                 % (len(idle), stages))
+    return idle
 
 
 def chain(layers, width, batch):
@@ -121,6 +101,11 @@ def main():
     parser.add_argument("--width", type=int, default=256)
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--ranks", default="threads",
+                        choices=["threads", "processes", "mpi"],
+                        help="threads of one of-run (in-process transfers), "
+                        "processes of their own (--nproc-per-node: Gloo) or "
+                        "under mpirun (MPI)")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     args = parser.parse_args()
     of_run = os.path.join(args.build, "bin", "of-run")
@@ -145,26 +130,31 @@ def main():
                 memory[schedule] = activation_bytes(
                     run([of_opt, source, "--pass-pipeline=" + pipeline]))
             plan = os.path.join(tmp, "chain-%d.plan" % p)
-            trace = os.path.join(tmp, "trace-%d.json" % p)
             run([of_run, source, "--train", "--lr", "0.001", "--steps", "1",
                  "--devices", "cpu:%d" % p, "--stages", str(p),
                  "--micro-batches", str(m), "--emit_plan", plan])
-            run([of_run, plan, "--threads", "1", "--steps", str(args.steps),
-                 "--devices", "cpu:%d" % p, "--trace", trace,
-                 "--print_limit", "0"])
-            idle, span = bubbles(trace, p, skip=3)
+            flags = [plan, "--threads", "1", "--steps", str(args.steps),
+                     "--print_limit", "0"]
+            if args.ranks == "threads":
+                command = [of_run] + flags + ["--devices", "cpu:%d" % p]
+            elif args.ranks == "processes":
+                command = [of_run] + flags + ["--nproc-per-node", str(p)]
+            else:
+                command = ["mpirun", "--allow-run-as-root", "--oversubscribe",
+                           "-np", str(p), of_run] + flags
+            idle = bubbles(run(command), p)
             theory = (p - 1) / (m + p - 1)
             load = os.getloadavg()
-            print("\n%d stages (load %.2f %.2f %.2f at the end): 1F1B bubble "
-                  "theory (p-1)/(m+p-1) = %.3f" % (p, *load, theory))
-            print("%-6s %10s %10s %10s %14s %14s %8s" % (
-                "stage", "idle", "vs theory", "span idle", "1f1b act B",
-                "gpipe act B", "ratio"))
+            print("\n%d stages, ranks as %s (load %.2f %.2f %.2f at the end): "
+                  "1F1B bubble theory (p-1)/(m+p-1) = %.3f"
+                  % (p, args.ranks, *load, theory))
+            print("%-6s %10s %10s %14s %14s %8s" % (
+                "stage", "idle", "vs theory", "1f1b act B", "gpipe act B",
+                "ratio"))
             for r in range(p):
                 a, g = memory["1f1b"][r], memory["gpipe"][r]
-                print("%-6d %10.3f %9.2fx %10.3f %14d %14d %8.3f" % (
-                    r, idle[r], idle[r] / theory, span[r], a, g,
-                    a / g if g else 0))
+                print("%-6d %10.3f %9.2fx %14d %14d %8.3f" % (
+                    r, idle[r], idle[r] / theory, a, g, a / g if g else 0))
             print("S/M = %.3f" % (p / m))
 
 

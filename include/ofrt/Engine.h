@@ -100,10 +100,22 @@ struct RunOptions {
   std::optional<std::chrono::steady_clock::time_point> epoch;
 };
 
+/// What one step of a rank did, from its firings: how long the actors of
+/// its "compute" stream ran, and when its last firing ended (on the rank's
+/// clock, as Firing::endUs). A pipeline's bubble is the compute stream's
+/// idle share of the time between two steps' ends.
+struct StepLoad {
+  double computeUs = 0;
+  double endUs = 0;
+};
+
 struct RunResult {
   int64_t steps = 0; ///< Steps every sink completed.
   double seconds = 0;
   std::vector<Firing> firings; ///< In no particular order.
+  /// Per step, when firings are recorded (stepLoads()); a multi-process
+  /// job reports them to rank 0 with the timing.
+  std::vector<StepLoad> stepLoads;
 };
 
 class Engine {
@@ -137,6 +149,11 @@ private:
   explicit Engine(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl;
 };
+
+/// Steps 0 .. steps - 1 of `program`'s `firings`.
+std::vector<StepLoad> stepLoads(const RankProgram &program,
+                                const std::vector<Firing> &firings,
+                                int64_t steps);
 
 /// Writes `firings` as a Chrome trace (chrome://tracing, Perfetto): one
 /// complete event per firing, one thread row per stream.

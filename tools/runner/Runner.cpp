@@ -113,11 +113,13 @@ void printTiming(const ofrt::RankProgram &program,
                 total > 0 ? 100 * entry.first / total : 0.0, entry.second);
 }
 
-/// For a pipeline (transfers that run per micro-batch) whose ranks ran in
-/// this process: the share of each steady-state step that each rank's
-/// compute stream is idle. A step lasts from the previous step's last
-/// firing (on any rank) to its own: the next step's inputs are read while a
-/// step runs, so a step's first-to-last span overlaps its predecessor's.
+/// For a pipeline (transfers that run per micro-batch): the share of each
+/// steady-state step that each rank's compute stream is idle. A rank's
+/// step lasts from the end of its previous step to the end of its own (its
+/// last firing; the next step's inputs are read while a step runs, so a
+/// step's first-to-last span overlaps its predecessor's). Each rank's own
+/// clock is enough, so ranks in other processes (which report their steps'
+/// loads to rank 0) count too.
 void printBubbles(const std::vector<ofrt::RankProgram> &programs,
                   const std::vector<ofrt::RunResult> &ranks) {
   bool pipelined = false;
@@ -127,39 +129,20 @@ void printBubbles(const std::vector<ofrt::RankProgram> &programs,
           actor.op.role == ofrt::OpRole::Transfer && actor.firingsPerStep > 1;
   if (!pipelined || ranks.size() != programs.size())
     return;
-  int64_t steps = ranks[0].steps;
+  size_t steps = ranks[0].stepLoads.size();
   for (const ofrt::RunResult &rank : ranks)
-    if (rank.firings.empty())
-      return;
-    else
-      steps = std::min(steps, rank.steps);
+    steps = std::min(steps, rank.stepLoads.size());
   if (steps < 3)
     return;
-  std::vector<std::pair<double, double>> spans(steps, {1e300, -1e300});
-  std::vector<std::vector<double>> busy(ranks.size(),
-                                        std::vector<double>(steps, 0));
-  for (size_t r = 0; r < ranks.size(); ++r) {
-    std::set<int64_t> compute;
-    for (const ofrt::ActorSpec &actor : programs[r].actors)
-      if (actor.stream == "compute")
-        compute.insert(actor.id);
-    for (const ofrt::Firing &f : ranks[r].firings) {
-      if (f.step >= steps)
-        continue;
-      spans[f.step].first = std::min(spans[f.step].first, f.startUs);
-      spans[f.step].second = std::max(spans[f.step].second, f.endUs);
-      if (compute.count(f.actor))
-        busy[r][f.step] += f.endUs - f.startUs;
-    }
-  }
   std::printf("pipeline bubble (idle share of the compute stream, steps "
-              "1-%" PRId64 "), per rank:",
+              "1-%zu), per rank:",
               steps - 2);
-  for (size_t r = 0; r < ranks.size(); ++r) {
+  for (const ofrt::RunResult &rank : ranks) {
     double idle = 0;
-    for (int64_t s = 1; s + 1 < steps; ++s)
-      idle += 1 - busy[r][s] /
-                      std::max(spans[s].second - spans[s - 1].second, 1e-9);
+    for (size_t s = 1; s + 1 < steps; ++s) {
+      double span = rank.stepLoads[s].endUs - rank.stepLoads[s - 1].endUs;
+      idle += 1 - rank.stepLoads[s].computeUs / std::max(span, 1e-9);
+    }
     std::printf(" %.3f", idle / (steps - 2));
   }
   std::printf("\n");

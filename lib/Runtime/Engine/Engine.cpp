@@ -563,5 +563,7 @@ absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
     result.steps = 0;
   for (auto &stream : firings)
     result.firings.insert(result.firings.end(), stream.begin(), stream.end());
+  if (options.recordFirings)
+    result.stepLoads = stepLoads(state.program, result.firings, result.steps);
   return result;
 }

@@ -1,4 +1,4 @@
-//===- Trace.cpp - Chrome trace of actor firings --------------------------===//
+//===- Trace.cpp - Chrome trace of actor firings, and their steps' load ---===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -11,9 +11,11 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 
 using namespace ofrt;
 
@@ -107,4 +109,23 @@ ofrt::writeChromeTrace(const std::vector<RankProgram> &programs,
   for (size_t r = 0; r < programs.size() && r < firings.size(); ++r)
     addRank(trace, programs[r], firings[r]);
   return writeTrace(trace, path);
+}
+
+std::vector<StepLoad> ofrt::stepLoads(const RankProgram &program,
+                                      const std::vector<Firing> &firings,
+                                      int64_t steps) {
+  std::set<int64_t> compute;
+  for (const ActorSpec &actor : program.actors)
+    if (actor.stream == "compute")
+      compute.insert(actor.id);
+  std::vector<StepLoad> loads(std::max<int64_t>(steps, 0));
+  for (const Firing &f : firings) {
+    if (f.step < 0 || f.step >= steps)
+      continue;
+    StepLoad &load = loads[f.step];
+    load.endUs = std::max(load.endUs, f.endUs);
+    if (compute.count(f.actor))
+      load.computeUs += f.endUs - f.startUs;
+  }
+  return loads;
 }

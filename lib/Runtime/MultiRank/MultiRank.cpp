@@ -88,6 +88,13 @@ absl::Status runProgram(const RankProgram &program, CommunicatorPool &pool,
   return absl::OkStatus();
 }
 
+/// Point-to-point calls may run concurrently with every library: the
+/// in-process groups' slots, Gloo's pairs and contexts lock, and MPI is
+/// initialized with MPI_THREAD_MULTIPLE. So a transfer between pipeline
+/// stages gets a thread of its own (DeviceOptions::transferThreads) in one
+/// process or many.
+constexpr bool concurrentPointToPoint = true;
+
 /// Errors a rank gets because a peer failed, rather than its own.
 bool isConsequence(const absl::Status &status) {
   return absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status) ||
@@ -140,6 +147,10 @@ proto::RankReport makeReport(int rank, const RankState &state) {
   report.set_rank(rank);
   report.set_steps(state.result.steps);
   report.set_seconds(state.result.seconds);
+  for (const StepLoad &load : state.result.stepLoads) {
+    report.add_step_compute_us(load.computeUs);
+    report.add_step_end_us(load.endUs);
+  }
   for (const auto &[name, piece] : state.pieces) {
     proto::OutputPiece *out = report.add_pieces();
     out->set_name(name);
@@ -163,6 +174,10 @@ void readReport(const proto::RankReport &report,
                 const std::vector<VariablePiece> *variables, RankState &state) {
   state.result.steps = report.steps();
   state.result.seconds = report.seconds();
+  for (int s = 0;
+       s < report.step_compute_us_size() && s < report.step_end_us_size(); ++s)
+    state.result.stepLoads.push_back(
+        {report.step_compute_us(s), report.step_end_us(s)});
   for (const proto::OutputPiece &in : report.pieces()) {
     OutputPiece piece;
     piece.value.desc.dtype = static_cast<DType>(in.dtype());
@@ -334,8 +349,7 @@ ofrt::runAllRanks(const LoadedPlan &plan, const MultiRankOptions &options) {
   }
   // The ranks' traces share one clock.
   rankOptions.run.epoch = std::chrono::steady_clock::now();
-  // In-process point-to-point calls may run concurrently.
-  rankOptions.session.device.transferThreads = *library == "inproc";
+  rankOptions.session.device.transferThreads = concurrentPointToPoint;
   std::set<std::string> planInputs = inputNames(plan);
   std::vector<std::thread> threads;
   for (int r = 0; r < world; ++r)
@@ -387,9 +401,11 @@ ofrt::runRank(const LoadedPlan &plan, int rank, std::shared_ptr<Store> store,
       CommunicatorPool::create(
           CollectivesRegistry::global(), *library,
           collectivesOptions(rank, world, std::move(store), options));
+  MultiRankOptions rankOptions = options;
+  rankOptions.session.device.transferThreads = concurrentPointToPoint;
   absl::Status status = pool.status();
   if (status.ok())
-    status = runProgram(plan.ranks[rank], **pool, options, inputNames(plan),
+    status = runProgram(plan.ranks[rank], **pool, rankOptions, inputNames(plan),
                         states[rank], collect ? &(*collect)[rank] : nullptr);
   if (status.ok() && world > 1)
     status = exchangeReports(**pool, states, collect);

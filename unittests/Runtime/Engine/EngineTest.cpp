@@ -237,6 +237,44 @@ TEST(Engine, ChromeTraceHasOneEventPerFiring) {
           .ok());
 }
 
+// A step's load: the compute stream's busy time (other streams do not
+// count) and the end of the step's last firing on any stream; firings past
+// the steps asked for are left out.
+TEST(Engine, StepLoadsSumTheComputeStreamAndEndAtTheLastFiring) {
+  ProgramBuilder b;
+  int64_t a = b.actor("a", "compute", {});
+  int64_t reduce = b.actor("reduce", "collective", {b.out(a)});
+  int64_t sink = b.actor("sink", "compute", {b.out(reduce)}, 0);
+  std::vector<Firing> firings = {
+      {a, 0, 0, 10},  {reduce, 0, 10, 40},  {sink, 0, 40, 45},
+      {a, 1, 20, 35}, {reduce, 1, 40, 70},  {sink, 1, 70, 72},
+      {a, 2, 50, 60}, {reduce, 2, 70, 100}, {sink, 2, 100, 101}};
+  std::vector<StepLoad> loads = stepLoads(b.program, firings, 2);
+  ASSERT_EQ(loads.size(), 2u);
+  EXPECT_DOUBLE_EQ(loads[0].computeUs, 15);
+  EXPECT_DOUBLE_EQ(loads[0].endUs, 45);
+  EXPECT_DOUBLE_EQ(loads[1].computeUs, 17);
+  EXPECT_DOUBLE_EQ(loads[1].endUs, 72);
+
+  // A run that records its firings returns their loads.
+  auto engine = Engine::create(b.program, test::cpuDevice(),
+                               sums(nullptr, nullptr, {{a, 500}}));
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  auto result = (*engine)->run({4, true});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->stepLoads.size(), 4u);
+  for (size_t s = 0; s < 4; ++s) {
+    EXPECT_GE(result->stepLoads[s].computeUs, 500) << "step " << s;
+    if (s > 0)
+      EXPECT_GT(result->stepLoads[s].endUs, result->stepLoads[s - 1].endUs);
+  }
+  auto quiet = Engine::create(b.program, test::cpuDevice(), sums());
+  ASSERT_TRUE(quiet.ok()) << quiet.status();
+  auto unrecorded = (*quiet)->run({2, false});
+  ASSERT_TRUE(unrecorded.ok()) << unrecorded.status();
+  EXPECT_TRUE(unrecorded->stepLoads.empty());
+}
+
 } // namespace
 
 namespace {
