@@ -12,12 +12,32 @@ rank that has both, how many FORWARD firings at most had started beyond
 the BACKWARD firings that had started (the micro-batches a stage keeps
 alive: at most its 1F1B buffer count).
 
+With `--after RANK:FIRST RANK:THEN` (an actor that THEN reads what FIRST
+computed, on another rank) it prints in how many micro-batches of the step
+THEN started after FIRST ended: all of them when the ranks' firings are on
+one clock (ranks in other processes of the host are moved onto rank 0's).
+
   /usr/bin/python3 scripts/trace_order.py TRACE.json [--step N]
       [--stream S] [--prefix P] [--ahead FORWARD BACKWARD]
+      [--after RANK:FIRST RANK:THEN]
 """
 
 import argparse
 import json
+
+
+def after(by_rank, first, then):
+    """Prints in how many micro-batches `then` started after `first` ended."""
+    def firings(spec):
+        rank, name = spec.split(":", 1)
+        return {e["args"].get("micro_batch", "-"): e
+                for e in by_rank.get(int(rank), []) if e["name"] == name}
+    ends, starts = firings(first), firings(then)
+    both = sorted(set(ends) & set(starts))
+    later = sum(starts[m]["ts"] >= ends[m]["ts"] + ends[m].get("dur", 0)
+                for m in both)
+    print("%s started after %s ended in %d of %d micro-batches" %
+          (then, first, later, len(both)))
 
 
 def main():
@@ -27,6 +47,8 @@ def main():
     parser.add_argument("--stream", default="compute")
     parser.add_argument("--prefix", default="matmul")
     parser.add_argument("--ahead", nargs=2, metavar=("FORWARD", "BACKWARD"))
+    parser.add_argument("--after", nargs=2, metavar=("RANK:FIRST",
+                                                     "RANK:THEN"))
     args = parser.parse_args()
     with open(args.trace) as f:
         events = json.load(f)["traceEvents"]
@@ -41,6 +63,9 @@ def main():
                 e["name"].startswith(args.prefix) and
                 e.get("args", {}).get("step") == args.step):
             by_rank.setdefault(where[0], []).append(e)
+    if args.after:
+        after(by_rank, *args.after)
+        return
     for rank in sorted(by_rank):
         fired = sorted(by_rank[rank], key=lambda e: e["ts"])
         if args.ahead:

@@ -49,6 +49,11 @@ struct MultiRankOptions {
   /// Also return the logical value of every variable after the run
   /// (MultiRankResult::variables), for a checkpoint.
   bool collectVariables = false;
+  /// runRank: every rank also sends rank 0 its firings (with
+  /// run.recordFirings), for a trace of the whole job. Those of ranks on
+  /// rank 0's host are moved onto rank 0's clock; other hosts' keep their
+  /// own (each counts from its own run's start).
+  bool reportFirings = false;
   /// runAllRanks: when this process's ranks, times their kernel threads,
   /// outnumber its cores, drive each rank's streams from one thread
   /// (DeviceOptions::oneStreamThread) instead of session.device's choice,
@@ -61,9 +66,10 @@ struct MultiRankResult {
   /// Logical outputs by name: every output on runAllRanks; on runRank, only
   /// rank 0 has them.
   std::map<std::string, TensorData> outputs;
-  /// Per rank, indexed by rank: steps and seconds of every rank (runRank:
-  /// rank 0 has all, others their own); firings of the ranks this process
-  /// ran, when RunOptions::recordFirings is set.
+  /// Per rank, indexed by rank: steps, seconds and step loads of every
+  /// rank (runRank: rank 0 has all, others their own); firings of the ranks
+  /// this process ran, when RunOptions::recordFirings is set, and on rank 0
+  /// of runRank every rank's with reportFirings.
   std::vector<RunResult> ranks;
   /// With MultiRankOptions::collectVariables: every variable's logical
   /// value after the run, by name (runRank: on rank 0 only).

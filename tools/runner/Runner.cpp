@@ -446,6 +446,8 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
   options.collectVariables |= afterRun != nullptr;
   options.run.maxSteps = absl::GetFlag(FLAGS_steps);
   options.run.recordFirings = true;
+  // The other processes' firings reach rank 0's trace.
+  options.reportFirings = !absl::GetFlag(FLAGS_trace).empty();
   std::string progressMode = absl::GetFlag(FLAGS_progress);
   // The process of the first rank that holds the loss (rank 0 but in a
   // pipeline) reports; another process of the job writes nothing.
@@ -527,7 +529,8 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
   printTiming(plan.ranks[0], result->ranks[0], result->ranks);
   printBubbles(plan.ranks, result->ranks);
   if (!absl::GetFlag(FLAGS_trace).empty()) {
-    // Every rank this process ran (all of them unless under a launcher).
+    // Every rank: this process's, and under a launcher the others' too
+    // (MultiRankOptions::reportFirings).
     std::vector<ofrt::RankProgram> programs;
     std::vector<std::vector<ofrt::Firing>> firings;
     size_t count = 0;

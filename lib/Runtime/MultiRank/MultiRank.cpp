@@ -14,7 +14,9 @@
 #include "pieces.pb.h"
 
 #include <sched.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <thread>
 
 using namespace ofrt;
@@ -29,7 +31,17 @@ struct RankState {
   /// With collectVariables: the rank's variable values, in plan order
   /// (empty unless primary).
   std::vector<TensorData> variables;
+  /// runRank: this process's host and its run's start on the steady clock.
+  std::string host;
+  int64_t epochNs = 0;
 };
+
+std::string hostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0)
+    return "";
+  return name;
+}
 
 /// The names of the inputs of every rank of `plan`.
 std::set<std::string> inputNames(const LoadedPlan &plan) {
@@ -142,9 +154,20 @@ assembleAll(const std::vector<std::pair<std::string, OutputPiece>> &pieces) {
   return outputs;
 }
 
-proto::RankReport makeReport(int rank, const RankState &state) {
+proto::RankReport makeReport(int rank, const RankState &state, bool firings) {
   proto::RankReport report;
   report.set_rank(rank);
+  report.set_host(state.host);
+  report.set_epoch_ns(state.epochNs);
+  for (const Firing &f :
+       firings ? state.result.firings : std::vector<Firing>{}) {
+    proto::FiringRecord *out = report.add_firings();
+    out->set_actor(f.actor);
+    out->set_step(f.step);
+    out->set_start_us(f.startUs);
+    out->set_end_us(f.endUs);
+    out->set_micro(f.micro);
+  }
   report.set_steps(state.result.steps);
   report.set_seconds(state.result.seconds);
   for (const StepLoad &load : state.result.stepLoads) {
@@ -170,10 +193,19 @@ proto::RankReport makeReport(int rank, const RankState &state) {
   return report;
 }
 
+/// Reads rank `report.rank()`'s report into `state`; `own` is rank 0's
+/// state, whose clock firings from its host move onto.
 void readReport(const proto::RankReport &report,
-                const std::vector<VariablePiece> *variables, RankState &state) {
+                const std::vector<VariablePiece> *variables,
+                const RankState &own, RankState &state) {
   state.result.steps = report.steps();
   state.result.seconds = report.seconds();
+  double shiftUs = !own.host.empty() && report.host() == own.host
+                       ? (report.epoch_ns() - own.epochNs) / 1e3
+                       : 0;
+  for (const proto::FiringRecord &f : report.firings())
+    state.result.firings.push_back({f.actor(), f.step(), f.start_us() + shiftUs,
+                                    f.end_us() + shiftUs, f.micro()});
   for (int s = 0;
        s < report.step_compute_us_size() && s < report.step_end_us_size(); ++s)
     state.result.stepLoads.push_back(
@@ -204,7 +236,8 @@ void readReport(const proto::RankReport &report,
 /// rank's into `states` (rank 0), over the control channel.
 absl::Status
 exchangeReports(CommunicatorPool &pool, std::vector<RankState> &states,
-                const std::vector<std::vector<VariablePiece>> *variables) {
+                const std::vector<std::vector<VariablePiece>> *variables,
+                bool firings) {
   int rank = pool.rank();
   absl::StatusOr<std::unique_ptr<ControlChannel>> channel =
       pool.controlChannel();
@@ -212,7 +245,7 @@ exchangeReports(CommunicatorPool &pool, std::vector<RankState> &states,
     return channel.status();
   if (rank != 0)
     return (*channel)->send(
-        "result", makeReport(rank, states[rank]).SerializeAsString());
+        "result", makeReport(rank, states[rank], firings).SerializeAsString());
   absl::StatusOr<std::vector<std::string>> reports =
       (*channel)->gather("result");
   if (!reports.ok())
@@ -222,7 +255,8 @@ exchangeReports(CommunicatorPool &pool, std::vector<RankState> &states,
     if (!report.ParseFromString((*reports)[r]))
       return absl::DataLossError("rank " + std::to_string(r) +
                                  " sent a corrupt report");
-    readReport(report, variables ? &(*variables)[r] : nullptr, states[r]);
+    readReport(report, variables ? &(*variables)[r] : nullptr, states[0],
+               states[r]);
   }
   return absl::OkStatus();
 }
@@ -403,12 +437,19 @@ ofrt::runRank(const LoadedPlan &plan, int rank, std::shared_ptr<Store> store,
           collectivesOptions(rank, world, std::move(store), options));
   MultiRankOptions rankOptions = options;
   rankOptions.session.device.transferThreads = concurrentPointToPoint;
+  rankOptions.run.epoch = std::chrono::steady_clock::now();
+  states[rank].host = hostName();
+  states[rank].epochNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             rankOptions.run.epoch->time_since_epoch())
+                             .count();
   absl::Status status = pool.status();
   if (status.ok())
     status = runProgram(plan.ranks[rank], **pool, rankOptions, inputNames(plan),
                         states[rank], collect ? &(*collect)[rank] : nullptr);
   if (status.ok() && world > 1)
-    status = exchangeReports(**pool, states, collect);
+    status =
+        exchangeReports(**pool, states, collect,
+                        options.reportFirings && options.run.recordFirings);
   if (!status.ok())
     return absl::Status(status.code(), "rank " + std::to_string(rank) +
                                            " failed: " +
