@@ -12,6 +12,7 @@
 
 #if defined(__linux__)
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
@@ -65,9 +66,26 @@ void futexWakeAll(std::atomic<uint32_t> &word) {
 constexpr int kSpins = 200;
 constexpr int kYields = 64;
 
+/// The cores this process may run on.
+int allowedCores() {
+#if defined(__linux__)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    return std::max(1, CPU_COUNT(&set));
+#endif
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// Spins only when every rank's two busy threads (its compute and its
+/// collective stream) can have a core of their own: otherwise the core a
+/// waiter spins on is one a peer, or another stream of its own rank, needs
+/// to reach the barrier (on 2 cores, spinning made the GPT example's
+/// tensor-parallel step on 4 ranks 1.2x to 1.3x slower; bench/README.md).
+int spinsFor(int size) { return allowedCores() >= 2 * size ? kSpins : 0; }
+
 } // namespace
 
-SharedGroup::SharedGroup(int size) : slots(size) {
+SharedGroup::SharedGroup(int size) : slots(size), spins(spinsFor(size)) {
   for (RankSlot &slot : slots)
     for (auto &buffer : slot.staging)
       buffer.reset(new uint8_t[kStagingBytes]);
@@ -120,7 +138,7 @@ static std::string ranksText(const std::string &list) {
 absl::Status SharedGroup::wait(uint32_t index,
                                std::chrono::milliseconds timeout,
                                const std::string &what) {
-  for (int i = 0; i < kSpins; ++i) {
+  for (int i = 0; i < spins; ++i) {
     if (reached(index))
       return absl::OkStatus();
     cpuRelax();

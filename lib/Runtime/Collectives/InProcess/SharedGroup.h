@@ -103,6 +103,9 @@ private:
   void wakeAll();
 
   std::vector<RankSlot> slots;
+  /// Spins of a waiter before it yields (0 when the ranks' threads
+  /// outnumber the cores).
+  const int spins;
   alignas(64) std::atomic<uint32_t> arrived{0};
   /// Bumped by each completed barrier and by breakGroup; sleepers wait on it.
   alignas(64) std::atomic<uint32_t> epoch{0};
