@@ -10,11 +10,13 @@
 # MLP) on 4
 # ranks, and prints per strategy the step time the model predicts
 # (oneflow-report-strategy-cost on the laid-out step for hand strategies,
-# --explain for auto) next to the measured steady-state step time (median
-# of --repeats runs), then Spearman's rank correlation and measured auto
-# over the best measured hand strategy.
+# --explain for auto) next to the measured steady-state step time (each
+# strategy compiled once into a plan, then --repeats rounds that run every
+# plan once; the median), then Spearman's rank correlation and measured
+# auto over the best measured hand strategy.
 #
-#   bench/auto_parallel_measured.py --bin build/bin [--repeats 3]
+#   bench/auto_parallel_measured.py --bin build/bin [--repeats 5]
+#       [--steps 300] [--models mlp,gpt]
 #
 # Measure with nothing else running: 4 ranks share this machine's cores.
 #
@@ -87,9 +89,11 @@ MODELS = {
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--bin", required=True)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--steps", type=int, default=60)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--models", default="mlp,gpt")
+    parser.add_argument("--cluster", help="a cluster file to predict with "
+                        "(default: of-calibrate's on 4 ranks, in this run)")
     args = parser.parse_args()
     of_run = os.path.join(args.bin, "of-run")
     of_opt = os.path.join(args.bin, "of-opt")
@@ -97,9 +101,10 @@ def main():
     print(f"load average before: {load:.2f} ({os.cpu_count()} cores)")
 
     with tempfile.TemporaryDirectory() as tmp:
-        cluster = os.path.join(tmp, "cluster.json")
-        run([os.path.join(args.bin, "of-calibrate"), "--ranks", "4",
-             "--threads", "1", "--out", cluster])
+        cluster = args.cluster or os.path.join(tmp, "cluster.json")
+        if not args.cluster:
+            run([os.path.join(args.bin, "of-calibrate"), "--ranks", "4",
+                 "--threads", "1", "--out", cluster])
         run(["/usr/bin/python3", f"{ROOT}/scripts/make_digits.py", tmp])
         run(["/usr/bin/python3", f"{ROOT}/scripts/make_text.py", tmp])
         worst_ratio, all_ok = 0.0, True
@@ -114,19 +119,18 @@ def main():
             if name == "mlp":  # GLPK takes a minute on the GPT example
                 strategies.append(("auto --search exact",
                                    ["--search", "exact"]))
-            rows = []
+            predicted, plans = {}, {}
             for label, extra in strategies:
                 spec = label.split()[0]
                 if spec.endswith(".json"):
                     spec = os.path.join(ROOT, "examples/gpt", spec)
-                flags = ["--train", "--devices", "cpu:4", "--threads", "1",
-                         "--strategy", spec, "--progress", "off",
-                         "--print-limit", "0", "--steps", str(args.steps)]
+                flags = ["--train", "--devices", "cpu:4", "--strategy", spec,
+                         "--print-limit", "0", "--steps", "1"]
                 flags += model["optimizer"] + model["inputs"](tmp) + extra
                 if spec == "auto":
                     flags += ["--cluster", cluster]
                     out = run([of_run, program] + flags + ["--explain"])
-                    predicted = float(re.search(
+                    predicted[label] = float(re.search(
                         r"^  auto\s+([\d.]+)", out, re.M).group(1))
                 else:
                     pipeline = (
@@ -139,17 +143,28 @@ def main():
                         "per-op=false}))")
                     out = run([of_opt, program, f"--pass-pipeline={pipeline}",
                                "-o", os.devnull])
-                    predicted = float(re.search(
+                    predicted[label] = float(re.search(
                         r"^  given\s+([\d.]+)", out, re.M).group(1))
-                times = []
-                for _ in range(args.repeats):
-                    out = run([of_run, program] + flags)
-                    times.append(float(re.search(
+                plans[label] = os.path.join(
+                    tmp, f"{name}-{len(plans)}.plan")
+                run([of_run, program] + flags + ["--emit_plan", plans[label]])
+            # Rounds interleaved: a drift of the machine's speed hits every
+            # strategy alike.
+            times = {label: [] for label, _ in strategies}
+            for _ in range(args.repeats):
+                for label, _ in strategies:
+                    out = run([of_run, plans[label], "--devices", "cpu:4",
+                               "--threads", "1", "--progress", "off",
+                               "--print-limit", "0", "--steps",
+                               str(args.steps)] + model["inputs"](tmp))
+                    times[label].append(float(re.search(
                         r"steady state \(steps [^)]*\): ([\d.]+) ms/step",
                         out).group(1)))
-                rows.append((label, predicted / 1e3, statistics.median(times)))
-            print(f"\n{name}: 4 ranks, median of {args.repeats} runs of "
-                  f"{args.steps} steps")
+            rows = [(label, predicted[label] / 1e3,
+                     statistics.median(times[label]))
+                    for label, _ in strategies]
+            print(f"\n{name}: 4 ranks, median of {args.repeats} interleaved "
+                  f"runs of {args.steps} steps")
             print(f"  {'strategy':24} {'predicted ms':>12} {'measured ms':>12}")
             for label, predicted, measured in rows:
                 print(f"  {label:24} {predicted:12.3f} {measured:12.3f}")
