@@ -10,7 +10,7 @@ rounds, median) with the ratio. Segments: --segment-ops (0: about the square
 root of the forward ops).
 
   /usr/bin/python3 bench/recompute_memory.py [--layers 8] [--segment-ops 0]
-      [--steps 30] [--rounds 3] [--build DIR]
+      [--batch 4] [--steps 30] [--rounds 3] [--build DIR]
 """
 
 import argparse
@@ -41,10 +41,28 @@ def gpt(layers):
     return text[:start] + "".join(blocks) + tail
 
 
+def batched(text, batch):
+    """The GPT text for a batch of `batch` sequences (the example's is 4):
+    batch-leading shapes [4, 32, ...], the attention's [4, heads, 32, ...]
+    and the rows [4 * 32, ...] scaled, and the slices' batch end with
+    them."""
+    if batch == 4:
+        return text
+    text = text.replace("tensor<4x4x32x", "tensor<%dx4x32x" % batch)
+    text = text.replace("tensor<4x32x", "tensor<%dx32x" % batch)
+    text = text.replace("tensor<128x", "tensor<%dx" % (32 * batch))
+    return text.replace("ends = array<i64: 8,",
+                        "ends = array<i64: %d," % max(8, batch))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--layers", type=int, default=8)
     parser.add_argument("--segment-ops", type=int, default=0)
+    parser.add_argument("--batch", type=int, default=4,
+                        help="sequences of 32 characters per step (the "
+                        "example's 4; activations grow with it, parameters "
+                        "do not)")
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -59,7 +77,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         model = os.path.join(tmp, "gpt%d.mlir" % args.layers)
         with open(model, "w") as f:
-            f.write(gpt(args.layers))
+            f.write(batched(gpt(args.layers), args.batch))
         arena = {}
         for name, extra in (("kept", ""),
                             ("recompute", "oneflow-activation-checkpointing"
@@ -96,9 +114,9 @@ def main():
     load = os.getloadavg()
     kept, again = (statistics.median(times["kept"]),
                    statistics.median(times["recompute"]))
-    print("GPT, %d layers, one rank, --threads 1, %d steps x %d rounds "
-          "(load %.2f %.2f %.2f at the end)" % (args.layers, args.steps,
-                                                args.rounds, *load))
+    print("GPT, %d layers, batch %d x 32, one rank, --threads 1, %d steps x "
+          "%d rounds (load %.2f %.2f %.2f at the end)" % (
+              args.layers, args.batch, args.steps, args.rounds, *load))
     print("%-10s %14s %22s %12s" % ("", "arena bytes",
                                      "without variables", "ms/step"))
     for name, ms in (("kept", kept), ("recompute", again)):
