@@ -159,8 +159,8 @@ proto::RankReport makeReport(int rank, const RankState &state, bool firings) {
   report.set_rank(rank);
   report.set_host(state.host);
   report.set_epoch_ns(state.epochNs);
-  for (const Firing &f :
-       firings ? state.result.firings : std::vector<Firing>{}) {
+  for (size_t i = 0; firings && i < state.result.firings.size(); ++i) {
+    const Firing &f = state.result.firings[i];
     proto::FiringRecord *out = report.add_firings();
     out->set_actor(f.actor);
     out->set_step(f.step);
