@@ -12,12 +12,13 @@ the compiled plan (a rank's step lasts from the end of its previous step to
 the end of its own), against the 1F1B theory (p - 1) / (m + p - 1) in the
 same script. The ranks are threads of one of-run (default), processes of
 their own talking over Gloo (--ranks processes) or MPI ranks (--ranks mpi).
-Memory: the bytes of the regsts written per micro-batch (activations and their gradients, times their buffers) per
-stage, with 1F1B regst counts against --pipeline-schedule gpipe (goal: about
-S / M of it). Stages whose ranks outnumber the cores share them (each rank
-then runs on one thread and its transfers stay in the collective stream's
-order: no overlap), so the bubble means something only with at least S
-cores; the script prints the core count and the load.
+Memory: the bytes of the regsts written per micro-batch (activations and
+their gradients, times their buffers) per stage, with 1F1B regst counts
+against --pipeline-schedule gpipe (goal: about S / M of it). Stages whose
+ranks outnumber the cores share them (in one process each rank then runs
+on one thread and its transfers stay in the collective stream's order),
+so the bubble means something only with at least S cores; the script
+prints the core count and the load.
 
   /usr/bin/python3 bench/pipeline_bubble.py [--stages 2,4] [--micro-batches 8]
       [--layers 8] [--width 256] [--batch 256] [--steps 30]
