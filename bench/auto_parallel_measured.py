@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: Apache-2.0
 #
 # On this machine: calibrates the cost model (of-calibrate, 4 in-process
-# ranks), then for the MLP and GPT examples trains with every hand strategy
+# ranks, the whole group and each axis of the 2x2 mesh), then for the MLP and GPT examples trains with every hand strategy
 # (dp, tp, hybrid, zero, the examples' strategy files) and with
 # --strategy auto (default meshes, each mesh alone, the exact search for the
 # MLP) on 4
@@ -104,7 +104,7 @@ def main():
         cluster = args.cluster or os.path.join(tmp, "cluster.json")
         if not args.cluster:
             run([os.path.join(args.bin, "of-calibrate"), "--ranks", "4",
-                 "--threads", "1", "--out", cluster])
+                 "--threads", "1", "--mesh", "2x2", "--out", cluster])
         run(["/usr/bin/python3", f"{ROOT}/scripts/make_digits.py", tmp])
         run(["/usr/bin/python3", f"{ROOT}/scripts/make_text.py", tmp])
         worst_ratio, all_ok = 0.0, True

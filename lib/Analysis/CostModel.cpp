@@ -86,6 +86,73 @@ struct JsonReader {
     }
     return true;
   }
+
+  /// {"all_reduce": link, ...} into the four slots.
+  bool collectives(const llvm::json::Value &value, const Twine &key,
+                   std::optional<LinkDesc> &allReduce,
+                   std::optional<LinkDesc> &reduceScatter,
+                   std::optional<LinkDesc> &allGather,
+                   std::optional<LinkDesc> &allToAll) {
+    const llvm::json::Object *object = value.getAsObject();
+    if (!object)
+      return fail(key, "must be an object of collectives");
+    for (const auto &[name, link] : *object) {
+      std::optional<LinkDesc> *slot = name == "all_reduce" ? &allReduce
+                                      : name == "reduce_scatter"
+                                          ? &reduceScatter
+                                      : name == "all_gather" ? &allGather
+                                      : name == "all_to_all" ? &allToAll
+                                                             : nullptr;
+      std::string path = (key + "." + name.str()).str();
+      if (!slot)
+        return fail(path, "is unknown (expected all_reduce, reduce_scatter, "
+                          "all_gather, all_to_all)");
+      LinkDesc parsed;
+      if (!this->link(link, path, parsed))
+        return false;
+      *slot = parsed;
+    }
+    return true;
+  }
+
+  /// [{"mesh": [d, ...], "axis": k, "collectives": {...}}, ...].
+  bool meshAxes(const llvm::json::Value &value, StringRef key,
+                std::vector<ClusterDesc::MeshAxisFigures> &out) {
+    const llvm::json::Array *array = value.getAsArray();
+    if (!array)
+      return fail(key, "must be an array of {\"mesh\", \"axis\", "
+                       "\"collectives\"} objects");
+    for (size_t i = 0; i < array->size(); ++i) {
+      std::string path = (key + "[" + Twine(i) + "]").str();
+      const llvm::json::Object *object = (*array)[i].getAsObject();
+      const llvm::json::Array *mesh =
+          object ? object->getArray("mesh") : nullptr;
+      std::optional<int64_t> axis =
+          object ? object->getInteger("axis") : std::nullopt;
+      const llvm::json::Value *collectives =
+          object ? object->get("collectives") : nullptr;
+      if (!mesh || !axis || !collectives || object->size() != 3)
+        return fail(path, "must be {\"mesh\": [sizes], \"axis\": a mesh "
+                          "axis, \"collectives\": {...}}");
+      ClusterDesc::MeshAxisFigures figures;
+      for (const llvm::json::Value &size : *mesh) {
+        std::optional<int64_t> d = size.getAsInteger();
+        if (!d || *d < 1)
+          return fail(path + ".mesh", "must list sizes of at least 1");
+        figures.mesh.push_back(*d);
+      }
+      if (figures.mesh.empty() || *axis < 0 ||
+          *axis >= static_cast<int64_t>(figures.mesh.size()))
+        return fail(path + ".axis", "must be an axis of the mesh");
+      figures.axis = *axis;
+      if (!this->collectives(*collectives, path + ".collectives",
+                             figures.allReduce, figures.reduceScatter,
+                             figures.allGather, figures.allToAll))
+        return false;
+      out.push_back(std::move(figures));
+    }
+    return true;
+  }
 };
 } // namespace
 
@@ -122,29 +189,10 @@ FailureOr<ClusterDesc> ClusterDesc::parse(StringRef json, StringRef source,
     } else if (key == "inter_node") {
       ok = reader.link(field, key, desc.interNode);
     } else if (key == "collectives") {
-      const llvm::json::Object *collectives = field.getAsObject();
-      if (!collectives) {
-        ok = reader.fail(key, "must be an object of collectives");
-      }
-      for (const auto &[name, link] :
-           collectives ? *collectives : llvm::json::Object()) {
-        std::optional<LinkDesc> *slot = name == "all_reduce" ? &desc.allReduce
-                                        : name == "reduce_scatter"
-                                            ? &desc.reduceScatter
-                                        : name == "all_gather" ? &desc.allGather
-                                        : name == "all_to_all" ? &desc.allToAll
-                                                               : nullptr;
-        std::string path = ("collectives." + name.str());
-        if (!slot) {
-          ok = reader.fail(path, "is unknown (expected all_reduce, "
-                                 "reduce_scatter, all_gather, all_to_all)");
-          break;
-        }
-        LinkDesc parsed;
-        if (!(ok = reader.link(link, path, parsed)))
-          break;
-        *slot = parsed;
-      }
+      ok = reader.collectives(field, key, desc.allReduce, desc.reduceScatter,
+                              desc.allGather, desc.allToAll);
+    } else if (key == "mesh_axes") {
+      ok = reader.meshAxes(field, key, desc.meshAxes);
     } else if (key == "memory_bandwidth") {
       ok = reader.positiveNumber(field, key, desc.memoryBandwidth);
     } else if (key == "op_overhead") {
@@ -155,7 +203,8 @@ FailureOr<ClusterDesc> ClusterDesc::parse(StringRef json, StringRef source,
     } else {
       ok = reader.fail(key, "is unknown (expected ranks_per_node, "
                             "intra_node, inter_node, collectives, "
-                            "memory_bandwidth, flops, op_overhead)");
+                            "mesh_axes, memory_bandwidth, flops, "
+                            "op_overhead)");
     }
     if (!ok)
       return failure();
@@ -242,6 +291,52 @@ static const LinkDesc &axisLink(PlacementAttr placement, int64_t axis,
   return cluster.intraNode;
 }
 
+/// The slot of `kind` among four collectives' figures.
+static const std::optional<LinkDesc> *
+slotOf(BoxingKind kind, const std::optional<LinkDesc> &allReduce,
+       const std::optional<LinkDesc> &reduceScatter,
+       const std::optional<LinkDesc> &allGather,
+       const std::optional<LinkDesc> &allToAll) {
+  switch (kind) {
+  case BoxingKind::allReduce:
+    return &allReduce;
+  case BoxingKind::reduceScatter:
+    return &reduceScatter;
+  case BoxingKind::allGather:
+    return &allGather;
+  case BoxingKind::allToAll:
+    return &allToAll;
+  default:
+    return nullptr;
+  }
+}
+
+/// The measured figures of `step`'s collective: of its mesh axis when the
+/// cluster has them for the placement's mesh over ranks 0 .. N-1 in order,
+/// else of the node; null when neither was measured.
+static const std::optional<LinkDesc> *
+measuredFor(const BoxingStep &step, PlacementAttr placement,
+            const ClusterDesc &cluster) {
+  ArrayRef<int64_t> ranks = placement.getRanks();
+  bool inOrder = llvm::all_of(llvm::enumerate(ranks), [](auto entry) {
+    return entry.value() == static_cast<int64_t>(entry.index());
+  });
+  for (const ClusterDesc::MeshAxisFigures &figures : cluster.meshAxes) {
+    if (!inOrder || figures.axis != step.meshAxis ||
+        ArrayRef<int64_t>(figures.mesh) != placement.getMesh())
+      continue;
+    const std::optional<LinkDesc> *slot =
+        slotOf(step.kind, figures.allReduce, figures.reduceScatter,
+               figures.allGather, figures.allToAll);
+    if (slot && *slot)
+      return slot;
+  }
+  const std::optional<LinkDesc> *slot =
+      slotOf(step.kind, cluster.allReduce, cluster.reduceScatter,
+             cluster.allGather, cluster.allToAll);
+  return slot && *slot ? slot : nullptr;
+}
+
 /// A transfer: every destination rank receives the parts of its piece it
 /// does not hold, one message per distinct source piece (one replica of each
 /// broadcast copy, every partial one); the busiest rank sets the time.
@@ -312,16 +407,12 @@ StepCost mlir::oneflow::priceBoxingStep(RankedTensorType type,
   int64_t p = placement.getMesh()[step.meshAxis];
   double n = groupBytes(type, step.from, step.meshAxis);
   const LinkDesc *link = &axisLink(placement, step.meshAxis, cluster);
-  // Inside a node, a collective's own measured figures.
+  // Inside a node, a collective's own measured figures: those of this
+  // mesh axis, else those of the whole node.
   if (link == &cluster.intraNode) {
-    const std::optional<LinkDesc> &measured =
-        step.kind == BoxingKind::allReduce       ? cluster.allReduce
-        : step.kind == BoxingKind::reduceScatter ? cluster.reduceScatter
-        : step.kind == BoxingKind::allGather     ? cluster.allGather
-        : step.kind == BoxingKind::allToAll      ? cluster.allToAll
-                                                 : std::nullopt;
-    if (measured)
-      link = &*measured;
+    if (const std::optional<LinkDesc> *measured =
+            measuredFor(step, placement, cluster))
+      link = &**measured;
   }
   double share = double(p - 1) / p * n;
   StepCost cost;

@@ -54,6 +54,17 @@ struct ClusterDesc {
   /// (of-calibrate), which override `intraNode` there: all-reduce,
   /// reduce-scatter, all-gather, all-to-all.
   std::optional<LinkDesc> allReduce, reduceScatter, allGather, allToAll;
+  /// Measured figures per collective for the groups along one axis of a
+  /// mesh of ranks 0 .. N-1 in order, all groups at once (of-calibrate
+  /// --mesh): they override the per-collective ones for a placement with
+  /// that mesh and those ranks, where groups along different axes may
+  /// differ (ranks that share a core, a socket, a switch).
+  struct MeshAxisFigures {
+    SmallVector<int64_t> mesh;
+    int64_t axis = 0;
+    std::optional<LinkDesc> allReduce, reduceScatter, allGather, allToAll;
+  };
+  std::vector<MeshAxisFigures> meshAxes;
   /// Bytes per second one rank copies in memory.
   double memoryBandwidth;
   /// Floating-point operations per second of one rank.
@@ -70,7 +81,8 @@ struct ClusterDesc {
   /// Parses a JSON object whose keys override the defaults:
   /// `{"ranks_per_node": 8, "intra_node": {"alpha": 5e-6, "beta": 1e11},
   ///   "inter_node": {...}, "memory_bandwidth": 2e11, "flops": 1e14,
-  ///   "collectives": {"all_reduce": {"alpha": ..., "beta": ...}, ...}}`
+  ///   "collectives": {"all_reduce": {"alpha": ..., "beta": ...}, ...},
+  ///   "mesh_axes": [{"mesh": [2, 2], "axis": 0, "collectives": {...}}]}`
   /// (collectives: all_reduce, reduce_scatter, all_gather, all_to_all).
   /// On failure, `error` names `source` and the offending key.
   static FailureOr<ClusterDesc> parse(StringRef json, StringRef source,
