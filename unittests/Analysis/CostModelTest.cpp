@@ -81,6 +81,41 @@ TEST(ClusterDescTest, ParsesMeasuredCollectives) {
             "c.json: key 'collectives' must be an object of collectives");
 }
 
+TEST(ClusterDescTest, ParsesFiguresPerMeshAxis) {
+  std::string error;
+  FailureOr<ClusterDesc> desc = ClusterDesc::parse(
+      R"({"mesh_axes": [
+            {"mesh": [2, 2], "axis": 0,
+             "collectives": {"all_gather": {"alpha": 1e-6, "beta": 3e9}}},
+            {"mesh": [2, 2], "axis": 1,
+             "collectives": {"all_gather": {"alpha": 2e-6, "beta": 7e9}}}]})",
+      "c.json", error);
+  ASSERT_TRUE(succeeded(desc)) << error;
+  ASSERT_EQ(desc->meshAxes.size(), 2u);
+  EXPECT_EQ(desc->meshAxes[1].mesh, (SmallVector<int64_t>{2, 2}));
+  EXPECT_EQ(desc->meshAxes[1].axis, 1);
+  ASSERT_TRUE(desc->meshAxes[1].allGather.has_value());
+  EXPECT_DOUBLE_EQ(desc->meshAxes[1].allGather->beta, 7e9);
+  EXPECT_FALSE(desc->meshAxes[0].allReduce.has_value());
+
+  EXPECT_EQ(parseError(R"({"mesh_axes": {}})"),
+            "c.json: key 'mesh_axes' must be an array of {\"mesh\", "
+            "\"axis\", \"collectives\"} objects");
+  EXPECT_EQ(parseError(R"({"mesh_axes": [{"mesh": [2, 2], "axis": 0}]})"),
+            "c.json: key 'mesh_axes[0]' must be {\"mesh\": [sizes], "
+            "\"axis\": a mesh axis, \"collectives\": {...}}");
+  EXPECT_EQ(parseError(R"({"mesh_axes": [{"mesh": [2, 0], "axis": 0,
+                                          "collectives": {}}]})"),
+            "c.json: key 'mesh_axes[0].mesh' must list sizes of at least 1");
+  EXPECT_EQ(parseError(R"({"mesh_axes": [{"mesh": [4], "axis": 1,
+                                          "collectives": {}}]})"),
+            "c.json: key 'mesh_axes[0].axis' must be an axis of the mesh");
+  EXPECT_EQ(parseError(R"({"mesh_axes": [{"mesh": [4], "axis": 0,
+                          "collectives": {"gossip": {"alpha": 1}}}]})"),
+            "c.json: key 'mesh_axes[0].collectives.gossip' is unknown "
+            "(expected all_reduce, reduce_scatter, all_gather, all_to_all)");
+}
+
 TEST(ClusterDescTest, MissingKeysKeepTheDefaults) {
   std::string error;
   FailureOr<ClusterDesc> desc =
@@ -118,8 +153,8 @@ TEST(ClusterDescTest, MalformedInputNamesFileAndKey) {
             "c.json: key 'flops' must be a positive number");
   EXPECT_EQ(parseError(R"({"latency": 1})"),
             "c.json: key 'latency' is unknown (expected ranks_per_node, "
-            "intra_node, inter_node, collectives, memory_bandwidth, flops, "
-            "op_overhead)");
+            "intra_node, inter_node, collectives, mesh_axes, "
+            "memory_bandwidth, flops, op_overhead)");
 }
 
 TEST(ClusterDescTest, LoadNamesAMissingFile) {
@@ -211,6 +246,43 @@ TEST_F(CostModelTest, MeasuredCollectivesReplaceTheIntraNodeLink) {
   cluster.ranksPerNode = 2;
   EXPECT_DOUBLE_EQ(priceBoxingStep(f32({1024}), reduce, cluster).seconds,
                    6 * 1e-4 + 2 * 0.75 * 4096 / 1e8);
+}
+
+TEST_F(CostModelTest, FiguresOfAMeshAxisPriceItsCollectives) {
+  PlacementAttr p22 = placement({0, 1, 2, 3}, {2, 2});
+  cluster.allGather = LinkDesc{2e-6, 4e9};
+  ClusterDesc::MeshAxisFigures axis0;
+  axis0.mesh = {2, 2};
+  axis0.axis = 0;
+  axis0.allGather = LinkDesc{1e-6, 2e9};
+  cluster.meshAxes.push_back(axis0);
+  // All-gather of axis 0 (2 ranks, each group holds the 4096 bytes): the
+  // axis's own figures.
+  BoxingStep gather0{BoxingKind::allGather, 0, global(p22, {s(0), b()}),
+                     global(p22, {b(), b()})};
+  EXPECT_DOUBLE_EQ(priceBoxingStep(f32({32, 32}), gather0, cluster).seconds,
+                   1 * 1e-6 + 0.5 * 4096 / 2e9);
+  // Axis 1 was not measured: the collective's figures for the node.
+  BoxingStep gather1{BoxingKind::allGather, 1, global(p22, {b(), s(0)}),
+                     global(p22, {b(), b()})};
+  EXPECT_DOUBLE_EQ(priceBoxingStep(f32({32, 32}), gather1, cluster).seconds,
+                   1 * 2e-6 + 0.5 * 4096 / 4e9);
+  // Nor for another mesh, or the same mesh over other ranks.
+  PlacementAttr p4 = placement({0, 1, 2, 3}, {4});
+  BoxingStep flat{BoxingKind::allGather, 0, global(p4, {s(0)}),
+                  global(p4, {b()})};
+  EXPECT_DOUBLE_EQ(priceBoxingStep(f32({32, 32}), flat, cluster).seconds,
+                   3 * 2e-6 + 0.75 * 4096 / 4e9);
+  PlacementAttr shifted = placement({4, 5, 6, 7}, {2, 2});
+  BoxingStep elsewhere{BoxingKind::allGather, 0, global(shifted, {s(0), b()}),
+                       global(shifted, {b(), b()})};
+  EXPECT_DOUBLE_EQ(priceBoxingStep(f32({32, 32}), elsewhere, cluster).seconds,
+                   1 * 2e-6 + 0.5 * 4096 / 4e9);
+  // Another collective on axis 0 that was not measured there: the node's.
+  BoxingStep reduce0{BoxingKind::allReduce, 0, global(p22, {p(), b()}),
+                     global(p22, {b(), b()})};
+  EXPECT_DOUBLE_EQ(priceBoxingStep(f32({32, 32}), reduce0, cluster).seconds,
+                   2 * 1e-5 + 2 * 0.5 * 4096 / 1e9);
 }
 
 TEST_F(CostModelTest, GroupTensorIsCutByTheOtherAxes) {
