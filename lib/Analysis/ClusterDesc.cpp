@@ -1,0 +1,233 @@
+//===- ClusterDesc.cpp - The machine the cost model prices for ------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The cluster description of CostModel.h: its defaults, its JSON file (every
+// malformed key reported with the file and the key) and the link a group of
+// ranks uses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneFlowDialect/Analysis/CostModel.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+// Measured on the 2-core build machine with `bench-collective-alpha-beta`
+// (2 ranks as threads, Gloo over loopback TCP), best of three runs while
+// other builds shared the cores: an 8-byte all-reduce took 265 to 540 us
+// (2 alpha), a 64 MiB one 85 to 108 ms (2 alpha + n / beta); the fitted
+// model then predicts a 64 MiB all-gather within 3 to 15%. Memory bandwidth
+// is a single-thread memcpy of 64 MiB (1.0e10 to 1.7e10 B/s); flops are half
+// the 370 GFLOP/s two-thread oneDNN matmul of bench/README.md (two ranks
+// share the two cores).
+static constexpr double kLoopbackAlpha = 1.3e-4;
+static constexpr double kLoopbackBeta = 8.0e8;
+static constexpr double kMemoryBandwidth = 1.7e10;
+static constexpr double kFlops = 1.8e11;
+
+ClusterDesc ClusterDesc::getDefault() {
+  ClusterDesc desc;
+  desc.ranksPerNode = std::numeric_limits<int32_t>::max();
+  desc.intraNode = {kLoopbackAlpha, kLoopbackBeta};
+  desc.interNode = {kLoopbackAlpha, kLoopbackBeta};
+  desc.memoryBandwidth = kMemoryBandwidth;
+  desc.flops = kFlops;
+  return desc;
+}
+
+namespace {
+/// Reads keys of one JSON object into fields, reporting the first problem
+/// as "<source>: key '<path>' ...".
+struct JsonReader {
+  StringRef source;
+  std::string &error;
+
+  bool fail(const Twine &key, const Twine &what) {
+    error = (source + ": key '" + key + "' " + what).str();
+    return false;
+  }
+
+  bool positiveNumber(const llvm::json::Value &value, const Twine &key,
+                      double &out, bool allowZero = false) {
+    std::optional<double> number = value.getAsNumber();
+    if (!number || *number < 0 || (!allowZero && *number == 0))
+      return fail(key, allowZero ? "must be a number at least 0"
+                                 : "must be a positive number");
+    out = *number;
+    return true;
+  }
+
+  bool link(const llvm::json::Value &value, StringRef key, LinkDesc &out) {
+    const llvm::json::Object *object = value.getAsObject();
+    if (!object)
+      return fail(key, "must be an object with 'alpha' and 'beta'");
+    for (const auto &[name, field] : *object) {
+      if (name == "alpha") {
+        if (!positiveNumber(field, key + ".alpha", out.alpha,
+                            /*allowZero=*/true))
+          return false;
+      } else if (name == "beta") {
+        if (!positiveNumber(field, key + ".beta", out.beta))
+          return false;
+      } else {
+        return fail(key + "." + name.str(), "is unknown (expected 'alpha' or "
+                                            "'beta')");
+      }
+    }
+    return true;
+  }
+
+  /// {"all_reduce": link, ...} into the four slots.
+  bool collectives(const llvm::json::Value &value, const Twine &key,
+                   std::optional<LinkDesc> &allReduce,
+                   std::optional<LinkDesc> &reduceScatter,
+                   std::optional<LinkDesc> &allGather,
+                   std::optional<LinkDesc> &allToAll) {
+    const llvm::json::Object *object = value.getAsObject();
+    if (!object)
+      return fail(key, "must be an object of collectives");
+    for (const auto &[name, link] : *object) {
+      std::optional<LinkDesc> *slot = name == "all_reduce" ? &allReduce
+                                      : name == "reduce_scatter"
+                                          ? &reduceScatter
+                                      : name == "all_gather" ? &allGather
+                                      : name == "all_to_all" ? &allToAll
+                                                             : nullptr;
+      std::string path = (key + "." + name.str()).str();
+      if (!slot)
+        return fail(path, "is unknown (expected all_reduce, reduce_scatter, "
+                          "all_gather, all_to_all)");
+      LinkDesc parsed;
+      if (!this->link(link, path, parsed))
+        return false;
+      *slot = parsed;
+    }
+    return true;
+  }
+
+  /// [{"mesh": [d, ...], "axis": k, "collectives": {...}}, ...].
+  bool meshAxes(const llvm::json::Value &value, StringRef key,
+                std::vector<ClusterDesc::MeshAxisFigures> &out) {
+    const llvm::json::Array *array = value.getAsArray();
+    if (!array)
+      return fail(key, "must be an array of {\"mesh\", \"axis\", "
+                       "\"collectives\"} objects");
+    for (size_t i = 0; i < array->size(); ++i) {
+      std::string path = (key + "[" + Twine(i) + "]").str();
+      const llvm::json::Object *object = (*array)[i].getAsObject();
+      const llvm::json::Array *mesh =
+          object ? object->getArray("mesh") : nullptr;
+      std::optional<int64_t> axis =
+          object ? object->getInteger("axis") : std::nullopt;
+      const llvm::json::Value *collectives =
+          object ? object->get("collectives") : nullptr;
+      if (!mesh || !axis || !collectives || object->size() != 3)
+        return fail(path, "must be {\"mesh\": [sizes], \"axis\": a mesh "
+                          "axis, \"collectives\": {...}}");
+      ClusterDesc::MeshAxisFigures figures;
+      for (const llvm::json::Value &size : *mesh) {
+        std::optional<int64_t> d = size.getAsInteger();
+        if (!d || *d < 1)
+          return fail(path + ".mesh", "must list sizes of at least 1");
+        figures.mesh.push_back(*d);
+      }
+      if (figures.mesh.empty() || *axis < 0 ||
+          *axis >= static_cast<int64_t>(figures.mesh.size()))
+        return fail(path + ".axis", "must be an axis of the mesh");
+      figures.axis = *axis;
+      if (!this->collectives(*collectives, path + ".collectives",
+                             figures.allReduce, figures.reduceScatter,
+                             figures.allGather, figures.allToAll))
+        return false;
+      out.push_back(std::move(figures));
+    }
+    return true;
+  }
+};
+} // namespace
+
+FailureOr<ClusterDesc> ClusterDesc::parse(StringRef json, StringRef source,
+                                          std::string &error) {
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse(json);
+  if (!value) {
+    error =
+        (source + ": invalid JSON: " + llvm::toString(value.takeError())).str();
+    return failure();
+  }
+  const llvm::json::Object *object = value->getAsObject();
+  if (!object) {
+    error = (source + ": the cluster description must be a JSON object").str();
+    return failure();
+  }
+  ClusterDesc desc = getDefault();
+  JsonReader reader{source, error};
+  // Keys in sorted order, so that the first problem reported is stable.
+  SmallVector<StringRef> keys;
+  for (const auto &entry : *object)
+    keys.push_back(entry.first);
+  llvm::sort(keys);
+  for (StringRef key : keys) {
+    const llvm::json::Value &field = *object->get(key);
+    bool ok = true;
+    if (key == "ranks_per_node") {
+      std::optional<int64_t> ranks = field.getAsInteger();
+      ok = ranks && *ranks >= 1
+               ? (desc.ranksPerNode = *ranks, true)
+               : reader.fail(key, "must be an integer at least 1");
+    } else if (key == "intra_node") {
+      ok = reader.link(field, key, desc.intraNode);
+    } else if (key == "inter_node") {
+      ok = reader.link(field, key, desc.interNode);
+    } else if (key == "collectives") {
+      ok = reader.collectives(field, key, desc.allReduce, desc.reduceScatter,
+                              desc.allGather, desc.allToAll);
+    } else if (key == "mesh_axes") {
+      ok = reader.meshAxes(field, key, desc.meshAxes);
+    } else if (key == "memory_bandwidth") {
+      ok = reader.positiveNumber(field, key, desc.memoryBandwidth);
+    } else if (key == "op_overhead") {
+      ok = reader.positiveNumber(field, key, desc.opOverhead,
+                                 /*allowZero=*/true);
+    } else if (key == "flops") {
+      ok = reader.positiveNumber(field, key, desc.flops);
+    } else {
+      ok = reader.fail(key, "is unknown (expected ranks_per_node, "
+                            "intra_node, inter_node, collectives, "
+                            "mesh_axes, memory_bandwidth, flops, "
+                            "op_overhead)");
+    }
+    if (!ok)
+      return failure();
+  }
+  return desc;
+}
+
+FailureOr<ClusterDesc> ClusterDesc::load(StringRef path, std::string &error) {
+  if (path.empty())
+    return getDefault();
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer) {
+    error = (path + ": cannot read: " + buffer.getError().message()).str();
+    return failure();
+  }
+  return parse((*buffer)->getBuffer(), path, error);
+}
+
+const LinkDesc &ClusterDesc::linkFor(ArrayRef<int64_t> ranks) const {
+  if (ranks.empty())
+    return intraNode;
+  int64_t node = ranks.front() / ranksPerNode;
+  for (int64_t rank : ranks)
+    if (rank / ranksPerNode != node)
+      return interNode;
+  return intraNode;
+}
