@@ -104,6 +104,16 @@ absl::StatusOr<LocalGroup> createLocalGroup(const CollectivesRegistry &registry,
                                             int size,
                                             std::chrono::milliseconds timeout);
 
+/// The members (global ranks, in order) of the group rank r joins.
+using LocalMembers = std::function<std::vector<int64_t>(int rank)>;
+
+/// Every rank of `group` joins, from a thread of its own, the group
+/// `membersOf(r)` names (groups meet under `key` and their first member):
+/// element r is rank r's communicator in its group.
+absl::StatusOr<std::vector<std::unique_ptr<Communicator>>>
+joinLocalGroups(LocalGroup &group, const LocalMembers &membersOf,
+                const std::string &key);
+
 } // namespace ofrt
 
 #endif // OFRT_COLLECTIVES_H

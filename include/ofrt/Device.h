@@ -158,6 +158,11 @@ public:
 /// "cpu", "cuda".
 const char *deviceKindName(DeviceKind kind);
 
+/// The CPU cores this process may run on (its affinity), in increasing
+/// order; every core the machine has when the affinity cannot be read
+/// (empty when neither is known).
+std::vector<int> allowedCores();
+
 } // namespace ofrt
 
 #endif // OFRT_DEVICE_H

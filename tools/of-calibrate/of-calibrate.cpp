@@ -32,6 +32,7 @@
 
 #include "ofrt/Collectives.h"
 #include "ofrt/Communicator.h"
+#include "ofrt/Device.h"
 
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
@@ -131,35 +132,19 @@ static std::string meshText(const std::vector<int64_t> &mesh) {
 static absl::StatusOr<std::vector<std::unique_ptr<ofrt::Communicator>>>
 joinAxis(ofrt::LocalGroup &group, const std::vector<int64_t> &mesh,
          size_t axis) {
-  int ranks = group.ranks.size();
   int64_t stride = 1;
   for (size_t d = axis + 1; d < mesh.size(); ++d)
     stride *= mesh[d];
-  std::vector<std::unique_ptr<ofrt::Communicator>> comms(ranks);
-  std::vector<absl::Status> statuses(ranks);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r)
-    threads.emplace_back([&, r] {
-      int64_t position = (r / stride) % mesh[axis];
-      std::vector<int64_t> members;
-      for (int64_t i = 0; i < mesh[axis]; ++i)
-        members.push_back(r + (i - position) * stride);
-      std::string key = "mesh" + meshText(mesh) + "/axis" +
-                        std::to_string(axis) + "/" +
-                        std::to_string(members.front());
-      absl::StatusOr<std::unique_ptr<ofrt::Communicator>> comm =
-          group.libraries[r]->join(members, position, key);
-      if (comm.ok())
-        comms[r] = std::move(*comm);
-      else
-        statuses[r] = comm.status();
-    });
-  for (std::thread &thread : threads)
-    thread.join();
-  for (const absl::Status &status : statuses)
-    if (!status.ok())
-      return status;
-  return comms;
+  return ofrt::joinLocalGroups(
+      group,
+      [&](int r) {
+        int64_t position = (r / stride) % mesh[axis];
+        std::vector<int64_t> members;
+        for (int64_t i = 0; i < mesh[axis]; ++i)
+          members.push_back(r + (i - position) * stride);
+        return members;
+      },
+      "mesh" + meshText(mesh) + "/axis" + std::to_string(axis));
 }
 
 /// Alpha and beta of the four collectives on groups of `p` ranks (comms[r]
@@ -298,17 +283,10 @@ int main(int argc, char **argv) {
   // As of-run: ranks that outnumber the cores, each on one thread, take
   // the allowed cores in turn.
   int threads = absl::GetFlag(FLAGS_threads);
-  {
-    cpu_set_t set;
-    std::vector<int> cores;
-    if (sched_getaffinity(0, sizeof(set), &set) == 0)
-      for (int core = 0; core < CPU_SETSIZE; ++core)
-        if (CPU_ISSET(core, &set))
-          cores.push_back(core);
-    if (threads <= 1 && !cores.empty() &&
-        int64_t(ranks) * std::max(1, threads) > int64_t(cores.size()))
-      rankCores = cores;
-  }
+  if (std::vector<int> cores = ofrt::allowedCores();
+      threads <= 1 && !cores.empty() &&
+      int64_t(ranks) * std::max(1, threads) > int64_t(cores.size()))
+    rankCores = cores;
 
   // Buffers of the large call, per rank: whole tensors in and out.
   int64_t count = largeBytes / 4 / ranks * ranks;

@@ -6,6 +6,7 @@
 
 #include "ofrt/Collectives.h"
 
+#include <algorithm>
 #include <thread>
 
 using namespace ofrt;
@@ -56,11 +57,7 @@ ofrt::createLocalGroup(const CollectivesRegistry &registry,
                                       " ranks");
   LocalGroup group;
   group.libraries.resize(size);
-  group.ranks.resize(size);
   std::vector<absl::Status> statuses(size);
-  std::vector<int64_t> ranks;
-  for (int r = 0; r < size; ++r)
-    ranks.push_back(r);
   std::shared_ptr<Store> store = createInProcessStore();
   std::vector<std::thread> threads;
   for (int r = 0; r < size; ++r)
@@ -72,15 +69,50 @@ ofrt::createLocalGroup(const CollectivesRegistry &registry,
       options.timeout = timeout;
       absl::StatusOr<std::unique_ptr<Collectives>> made =
           registry.create(library, options);
-      if (!made.ok()) {
+      if (made.ok())
+        group.libraries[r] = std::move(*made);
+      else
         statuses[r] = made.status();
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (const absl::Status &status : statuses)
+    if (!status.ok())
+      return status;
+  std::vector<int64_t> all;
+  for (int r = 0; r < size; ++r)
+    all.push_back(r);
+  absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> comms =
+      joinLocalGroups(
+          group, [&](int) { return all; }, "local");
+  if (!comms.ok())
+    return comms.status();
+  group.ranks = std::move(*comms);
+  return group;
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<Communicator>>>
+ofrt::joinLocalGroups(LocalGroup &group, const LocalMembers &membersOf,
+                      const std::string &key) {
+  int size = group.libraries.size();
+  std::vector<std::unique_ptr<Communicator>> comms(size);
+  std::vector<absl::Status> statuses(size);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < size; ++r)
+    threads.emplace_back([&, r] {
+      std::vector<int64_t> members = membersOf(r);
+      int position =
+          std::find(members.begin(), members.end(), r) - members.begin();
+      if (position == static_cast<int>(members.size())) {
+        statuses[r] = absl::InvalidArgumentError(
+            "rank " + std::to_string(r) + " is not a member of its group");
         return;
       }
-      group.libraries[r] = std::move(*made);
       absl::StatusOr<std::unique_ptr<Communicator>> comm =
-          group.libraries[r]->join(ranks, r, "local");
+          group.libraries[r]->join(members, position,
+                                   key + "/" + std::to_string(members[0]));
       if (comm.ok())
-        group.ranks[r] = std::move(*comm);
+        comms[r] = std::move(*comm);
       else
         statuses[r] = comm.status();
     });
@@ -89,5 +121,5 @@ ofrt::createLocalGroup(const CollectivesRegistry &registry,
   for (const absl::Status &status : statuses)
     if (!status.ok())
       return status;
-  return group;
+  return comms;
 }

@@ -6,6 +6,10 @@
 
 #include "ofrt/Device.h"
 
+#include <sched.h>
+
+#include <thread>
+
 using namespace ofrt;
 
 CompletionSink::~CompletionSink() = default;
@@ -26,4 +30,17 @@ const char *ofrt::deviceKindName(DeviceKind kind) {
     return "cuda";
   }
   return "unknown";
+}
+
+std::vector<int> ofrt::allowedCores() {
+  std::vector<int> cores;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    for (int core = 0; core < CPU_SETSIZE; ++core)
+      if (CPU_ISSET(core, &set))
+        cores.push_back(core);
+  if (cores.empty())
+    for (unsigned core = 0; core < std::thread::hardware_concurrency(); ++core)
+      cores.push_back(core);
+  return cores;
 }

@@ -299,20 +299,6 @@ collectResult(std::vector<RankState> &states,
   return result;
 }
 
-/// The cores this process may run on.
-std::vector<int> allowedCores() {
-  std::vector<int> cores;
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0)
-    for (int core = 0; core < CPU_SETSIZE; ++core)
-      if (CPU_ISSET(core, &set))
-        cores.push_back(core);
-  if (cores.empty())
-    for (unsigned core = 0; core < std::thread::hardware_concurrency(); ++core)
-      cores.push_back(core);
-  return cores;
-}
-
 CollectivesOptions collectivesOptions(int rank, int world,
                                       std::shared_ptr<Store> store,
                                       const MultiRankOptions &options) {

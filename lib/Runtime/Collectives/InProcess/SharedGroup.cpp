@@ -6,13 +6,14 @@
 
 #include "SharedGroup.h"
 
+#include "ofrt/Device.h"
+
 #include <algorithm>
 #include <climits>
 #include <thread>
 
 #if defined(__linux__)
 #include <linux/futex.h>
-#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
@@ -66,22 +67,14 @@ void futexWakeAll(std::atomic<uint32_t> &word) {
 constexpr int kSpins = 200;
 constexpr int kYields = 64;
 
-/// The cores this process may run on.
-int allowedCores() {
-#if defined(__linux__)
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0)
-    return std::max(1, CPU_COUNT(&set));
-#endif
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
 /// Spins only when every rank's two busy threads (its compute and its
 /// collective stream) can have a core of their own: otherwise the core a
 /// waiter spins on is one a peer, or another stream of its own rank, needs
 /// to reach the barrier (on 2 cores, spinning made the GPT example's
 /// tensor-parallel step on 4 ranks 1.2x to 1.3x slower; bench/README.md).
-int spinsFor(int size) { return allowedCores() >= 2 * size ? kSpins : 0; }
+int spinsFor(int size) {
+  return static_cast<int>(ofrt::allowedCores().size()) >= 2 * size ? kSpins : 0;
+}
 
 } // namespace
 
