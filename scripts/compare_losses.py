@@ -4,13 +4,16 @@
 # SPDX-License-Identifier: Apache-2.0
 #
 # Usage: compare_losses.py EXPECTED.csv ACTUAL.csv [--rtol R] [--column NAME]
-#                          [--steps N]
+#                          [--steps N] [--mean-last N --mean-rtol R]
 #
 # Both files are CSVs with a header naming a "step" column and the loss
 # column (of-run --metrics writes step,seconds,samples_per_second,loss;
 # scripts/train_reference.py writes step,loss). Checks that both cover the
 # same steps (the first N with --steps) and that at every step
-# |actual - expected| <= rtol * |expected|. Prints one line on success; on
+# |actual - expected| <= rtol * |expected|; with --mean-last N, also that
+# the means of the last N steps agree within --mean-rtol (a learning curve
+# that may wander step by step, as bf16 does, but not drift). Prints one
+# line on success; on
 # failure names the file, the step and the values, and exits 1.
 #
 #===----------------------------------------------------------------------===#
@@ -50,6 +53,9 @@ def main():
     parser.add_argument("--column", default="loss")
     parser.add_argument("--steps", type=int, default=0,
                         help="compare only steps 0..N-1 (0: all)")
+    parser.add_argument("--mean-last", type=int, default=0,
+                        help="also compare the means of the last N steps")
+    parser.add_argument("--mean-rtol", type=float, default=1e-5)
     args = parser.parse_args()
     expected = read(args.expected, args.column)
     actual = read(args.actual, args.column)
@@ -78,6 +84,21 @@ def main():
                      f"by {rel:.3g} relative (> {args.rtol:g})")
     print(f"{len(steps)} steps agree within {args.rtol:g} relative "
           f"(worst {worst:.3g})")
+    if args.mean_last:
+        if args.mean_last > len(steps):
+            sys.exit(f"compare_losses: --mean-last {args.mean_last} is more "
+                     f"than the {len(steps)} steps compared")
+        tail = steps[-args.mean_last:]
+        e = sum(expected[s] for s in tail) / len(tail)
+        a = sum(actual[s] for s in tail) / len(tail)
+        rel = abs(a - e) / max(abs(e), 1e-30)
+        if rel > args.mean_rtol:
+            sys.exit(f"compare_losses: the mean {args.column} of the last "
+                     f"{len(tail)} steps, {a:.6g} in '{args.actual}', differs "
+                     f"from {e:.6g} in '{args.expected}' by {rel:.3g} "
+                     f"relative (> {args.mean_rtol:g})")
+        print(f"the last {len(tail)} steps' means agree within "
+              f"{args.mean_rtol:g} relative ({rel:.3g})")
 
 
 if __name__ == "__main__":

@@ -67,6 +67,10 @@ if re.search(r"^cuda", devices, re.M):
     config.available_features.add("cuda-backend")
 if re.search(r"^cuda:\d", devices, re.M):
     config.available_features.add("cuda-gpu")
+# "cpu-bf16" when oneDNN has bf16 kernels on this processor (--precision
+# bf16 on cpu; the processors without are told so by of-run).
+if re.search(r"^cpu: bf16 yes", devices, re.M):
+    config.available_features.add("cpu-bf16")
 config.substitutions.append(
     ("%oneflow_unittests", os.path.join(config.oneflow_obj_root,
                                         "unittests", "bin")))

@@ -41,6 +41,9 @@ struct Backend {
   /// The op types whose kernels on this backend run on staged host copies
   /// (no kernel of its own yet); empty when none.
   std::function<std::set<std::string>()> stagedOpTypes;
+  /// OK when the backend's kernels compute in `dtype` (bf16, f16: what
+  /// `--precision` asks for) on this machine; else why not.
+  std::function<absl::Status(DType dtype)> checkPrecision;
   /// Adds the backend's kernels.
   std::function<void(KernelRegistry &)> registerKernels;
   /// Adds the collective libraries that work on the backend's memory.

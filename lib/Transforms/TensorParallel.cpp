@@ -43,14 +43,26 @@ static bool splits(VariableOp variable, int64_t axis, int64_t size) {
                    ndSbp, {size});
 }
 
-/// The 1-D variable added to `result` (a bias), if any.
+/// The variable `value` is, possibly through casts (a bf16 copy that
+/// oneflow-mixed-precision made), or null.
+static VariableOp variableOf(Value value) {
+  while (auto cast = value.getDefiningOp<CastOp>())
+    value = cast.getX();
+  return value.getDefiningOp<VariableOp>();
+}
+
+/// The 1-D variable added to `result` (a bias), possibly after casts of
+/// either, if any.
 static VariableOp findBias(Value result) {
   for (Operation *user : result.getUsers()) {
+    if (auto cast = dyn_cast<CastOp>(user))
+      if (VariableOp bias = findBias(cast.getResult()))
+        return bias;
     auto add = dyn_cast<AddOp>(user);
     if (!add)
       continue;
     Value other = add.getLhs() == result ? add.getRhs() : add.getLhs();
-    auto variable = other.getDefiningOp<VariableOp>();
+    VariableOp variable = variableOf(other);
     if (variable && cast<RankedTensorType>(variable.getType()).getRank() == 1)
       return variable;
   }
@@ -78,10 +90,10 @@ mlir::oneflow::deriveTensorParallel(func::FuncOp func, int64_t size) {
   func.walk([&](Operation *op) {
     if (auto gather = dyn_cast<GatherOp>(op)) {
       if (gather.getAxis() == 0)
-        assign(gather.getX().getDefiningOp<VariableOp>(), 0);
+        assign(variableOf(gather.getX()), 0);
     }
     auto matmul = dyn_cast<MatmulOp>(op);
-    auto weight = matmul ? matmul.getB().getDefiningOp<VariableOp>() : nullptr;
+    VariableOp weight = matmul ? variableOf(matmul.getB()) : nullptr;
     if (!weight) {
       // Any other op: its results are open when an operand is.
       bool anyOpen = llvm::any_of(op->getOperands(),

@@ -20,6 +20,11 @@ void mlir::oneflow::buildOneFlowTrainingPasses(OpPassManager &pm,
                                                const TrainingConfig &config) {
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
   funcPm.addPass(createInferShapesPass());
+  if (config.precision != "f32") {
+    MixedPrecisionPassOptions mixed;
+    mixed.dtype = config.precision;
+    funcPm.addPass(createMixedPrecisionPass(mixed));
+  }
   if (config.stages > 1) {
     AssignStagesPassOptions assign;
     assign.stages = config.stages;
@@ -98,6 +103,7 @@ TrainingConfig OneFlowTrainingPipelineOptions::config() const {
   config.stages = stages;
   config.pipelineSchedule = pipelineSchedule;
   config.recompute = recompute;
+  config.precision = precision;
   config.batchNormStatistics = batchNormStatistics;
   config.batchNormGroups = batchNormGroups;
   return config;

@@ -15,6 +15,8 @@
 #include "TrainFlags.h"
 #include "RunFlags.h"
 
+#include "ofrt/Backend.h"
+
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
@@ -88,6 +90,11 @@ ABSL_FLAG(bool, recompute, false,
           "With --train: keep only each forward segment's outputs and "
           "recompute the rest in the backward pass (activation "
           "checkpointing: less memory, more compute)");
+ABSL_FLAG(std::string, precision, "f32",
+          "With --train: f32, or bf16 (f16): mixed precision, matmuls, "
+          "convolutions and the activations between them in bf16 with f32 "
+          "accumulation; f32 master weights, optimizer states, softmax, "
+          "normalization and loss (oneflow-mixed-precision)");
 ABSL_FLAG(std::string, pipeline_schedule, "1f1b",
           "With --stages: 1f1b (each stage keeps about as many micro-batches "
           "alive as stages follow it) or gpipe (every micro-batch)");
@@ -257,6 +264,11 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   options.stages = stages;
   options.pipelineSchedule = schedule;
   options.recompute = absl::GetFlag(FLAGS_recompute);
+  options.precision = absl::GetFlag(FLAGS_precision);
+  if (options.precision != "f32" && options.precision != "bf16" &&
+      options.precision != "f16")
+    return absl::InvalidArgumentError("--precision '" + options.precision +
+                                      "' is not f32, bf16 or f16");
   std::string statistics = absl::GetFlag(FLAGS_batch_norm_statistics);
   if (statistics != "global" && statistics != "local")
     return absl::InvalidArgumentError("--batch-norm-statistics '" + statistics +
@@ -274,4 +286,21 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
         "--batch-norm-groups groups local statistics; it needs "
         "--batch-norm-statistics local");
   return options;
+}
+
+absl::Status ofrun::checkPrecision(const oftools::TrainOptions &options) {
+  if (options.precision == "f32")
+    return absl::OkStatus();
+  ofrt::DeviceKind kind =
+      options.device == "cuda" ? ofrt::DeviceKind::Cuda : ofrt::DeviceKind::Cpu;
+  absl::StatusOr<const ofrt::Backend *> backend = ofrt::findBackend(kind);
+  if (!backend.ok())
+    return backend.status();
+  ofrt::DType dtype =
+      options.precision == "bf16" ? ofrt::DType::BF16 : ofrt::DType::F16;
+  if (absl::Status status = (*backend)->checkPrecision(dtype); !status.ok())
+    return absl::InvalidArgumentError("--precision " + options.precision +
+                                      " on " + options.device + ": " +
+                                      std::string(status.message()));
+  return absl::OkStatus();
 }

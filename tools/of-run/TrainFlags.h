@@ -20,6 +20,10 @@ namespace ofrun {
 absl::StatusOr<std::optional<oftools::TrainOptions>>
 trainOptionsFromFlags(int64_t devices);
 
+/// OK unless `options` ask for a mixed precision (--precision bf16) that
+/// the backend of `options.device` cannot compute in on this machine.
+absl::Status checkPrecision(const oftools::TrainOptions &options);
+
 } // namespace ofrun
 
 #endif // ONEFLOW_TOOLS_OFRUN_TRAINFLAGS_H

@@ -81,8 +81,11 @@ int main(int argc, char **argv) {
       ofrun::trainOptionsFromFlags(wanted);
   if (!train.ok())
     return fail(std::string(train.status().message()));
-  if (*train)
+  if (*train) {
     (*train)->device = job->device;
+    if (absl::Status status = ofrun::checkPrecision(**train); !status.ok())
+      return fail(std::string(status.message()));
+  }
   absl::StatusOr<ofrt::LoadedPlan> plan =
       ofrun::loadModel(model, absl::GetFlag(FLAGS_emit_plan), wanted,
                        job->device, *train ? &**train : nullptr);

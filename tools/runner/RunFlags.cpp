@@ -129,6 +129,7 @@ std::vector<oftools::FlagGroup> ofrun::runFlagGroups() {
         "stages",
         "pipeline_schedule",
         "recompute",
+        "precision",
         "batch_norm_statistics",
         "batch_norm_groups"}},
       {"Checkpoints",
@@ -155,6 +156,13 @@ ofrun::parseFlags(int argc, char **argv, const oftools::ToolInfo &tool,
       }
       for (const std::string &device : *devices)
         std::printf("%s\n", device.c_str());
+      // What --precision may ask of this backend here.
+      for (ofrt::DType dtype : {ofrt::DType::BF16, ofrt::DType::F16}) {
+        absl::Status status = backend.checkPrecision(dtype);
+        std::printf("%s: %s %s%s\n", backend.name.c_str(),
+                    ofrt::dtypeName(dtype), status.ok() ? "yes" : "no: ",
+                    std::string(status.message()).c_str());
+      }
     }
     std::exit(0);
   }

@@ -273,14 +273,16 @@ def OneFlow_CastOp : OneFlow_Op<"cast", [Pure, OneFlow_HasSbp]> {
     %y = oneflow.cast %x : (tensor<8xi64>) -> tensor<8xf32>
     ```
     Casts also convert the unsigned values at a program's edges (ui8,
-    ui16, ui32, ui64; integers wrap).
+    ui16, ui32, ui64; integers wrap). A partial sum passes through a cast
+    that widens a float (bf16 or f16 to f32, f32 to f64): each piece
+    converts exactly and the sum happens in the wider type, so the
+    gradients of bf16 ops are reduced and accumulated in f32.
   }];
   let arguments = (ins OneFlow_EdgeTensor:$x);
   let results = (outs OneFlow_EdgeTensor:$result);
   let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
   let hasFolder = 1;
-  let extraClassDefinition = OneFlow_ElementwiseSbp<>.definition;
 }
 
 #endif // ONEFLOWDIALECT_IR_ONEFLOWMATHOPS_TD

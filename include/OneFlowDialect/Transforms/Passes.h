@@ -80,6 +80,8 @@ struct TrainingConfig {
   /// Recompute activations in the backward pass
   /// (oneflow-activation-checkpointing).
   bool recompute = false;
+  /// "f32", or "bf16"/"f16": oneflow-mixed-precision with that dtype.
+  std::string precision = "f32";
   /// Training batch norm statistics.
   BatchNormStatistics batchNormStatistics = BatchNormStatistics::global;
   /// With local statistics: the groups per batch; 0: one per data-parallel
@@ -87,7 +89,8 @@ struct TrainingConfig {
   int64_t batchNormGroups = 0;
 };
 
-/// Adds func.func(oneflow-infer-shapes, [oneflow-assign-stages,]
+/// Adds func.func(oneflow-infer-shapes, [oneflow-mixed-precision,]
+/// [oneflow-assign-stages,]
 /// [oneflow-local-batch-statistics,] oneflow-autodiff,
 /// [oneflow-activation-checkpointing,] oneflow-optimizer,
 /// oneflow-update-moving-statistics [, oneflow-apply-strategy or
@@ -153,6 +156,11 @@ struct OneFlowTrainingPipelineOptions
   Option<bool> recompute{*this, "recompute",
                          llvm::cl::desc("Recompute activations"),
                          llvm::cl::init(false)};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("f32, or bf16 (f16): mixed precision with f32 master "
+                     "weights"),
+      llvm::cl::init("f32")};
   Option<BatchNormStatistics> batchNormStatistics{
       *this, "batch-norm-statistics",
       llvm::cl::desc("Training batch norm statistics"),

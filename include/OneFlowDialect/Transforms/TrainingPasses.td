@@ -125,6 +125,58 @@ def ActivationCheckpointingPass
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Mixed precision
+//===----------------------------------------------------------------------===//
+
+def MixedPrecisionPass
+    : Pass<"oneflow-mixed-precision", "::mlir::func::FuncOp"> {
+  let summary = "Run matmuls, convolutions and their activations in bf16";
+  let description = [{
+    Automatic mixed precision on a forward program, before
+    `oneflow-autodiff` (`of-run --train --precision bf16`), as OneFlow's
+    AutoMixedPrecision pass does it with its op lists:
+
+    - *allow* ops run in `dtype`: matmul, batch_matmul, conv2d (the
+      kernels accumulate in f32 and round the result);
+    - *gray* ops (element-wise arithmetic and activations: add, sub, mul,
+      scalar_*, masked_fill, where, relu, gelu, tanh, sigmoid, ...) and
+      *clear* ops (reshape, flatten, transpose, slice, concat, gather)
+      run in `dtype` when every reader of their results does (so a bias
+      add and GELU between two matmuls do, a residual add read by a
+      layer norm does not); clear ops also when every float operand they
+      read comes from such an op;
+    - every other op (softmax, normalization, losses, reductions,
+      exp/log, variables, outputs) keeps f32.
+
+    A `oneflow.cast` is inserted on each edge between the two (one per
+    value and direction). Variables stay f32 and the casts' gradients
+    bring their gradients back to f32, so the optimizer updates f32
+    master weights with f32 states. Only f32 tensors change; f64 and
+    integers are left alone. `allow`, `gray` and `deny` add op names
+    (`oneflow.matmul`, a plugin's ops) to a list; `deny` wins.
+
+    ```mlir
+    %h = oneflow.matmul %x, %w : (tensor<8x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+    // becomes
+    %x16 = oneflow.cast %x : (tensor<8x4xf32>) -> tensor<8x4xbf16>
+    %w16 = oneflow.cast %w : (tensor<4x4xf32>) -> tensor<4x4xbf16>
+    %h = oneflow.matmul %x16, %w16 : (tensor<8x4xbf16>, tensor<4x4xbf16>) -> tensor<8x4xbf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
+  let options = [
+    Option<"dtype", "dtype", "std::string", /*default=*/"\"bf16\"",
+           "The low precision: bf16 or f16">,
+    ListOption<"allow", "allow", "std::string",
+               "More op names that run in the low precision">,
+    ListOption<"gray", "gray", "std::string",
+               "More op names that follow their readers">,
+    ListOption<"deny", "deny", "std::string",
+               "Op names that keep f32 (over the other lists)">
+  ];
+}
+
 def AutodiffPass : Pass<"oneflow-autodiff", "::mlir::func::FuncOp"> {
   let summary = "Append the gradients of a scalar loss w.r.t. the variables";
   let description = [{

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Interfaces/SbpRules.h"
 
 using namespace mlir;
 using namespace mlir::oneflow;
@@ -55,6 +56,16 @@ LogicalResult CastOp::verify() {
   if (failed(verifyCompatibleShape(in.getShape(), out.getShape())))
     return emitOpError() << "changes the shape from " << in << " to " << out;
   return success();
+}
+
+void CastOp::getSbpSignatures(int64_t meshAxisSize,
+                              SmallVectorImpl<SbpSignature> &signatures) {
+  auto dims = SbpDims::elementwise(getOperation());
+  auto from = dyn_cast<FloatType>(getElementTypeOrSelf(getX().getType()));
+  auto to = dyn_cast<FloatType>(getElementTypeOrSelf(getType()));
+  if (from && to && from.getWidth() < to.getWidth())
+    dims.addPartials("P");
+  dims.derive(meshAxisSize, signatures);
 }
 
 LogicalResult BitShiftOp::inferReturnTypes(MLIRContext *,

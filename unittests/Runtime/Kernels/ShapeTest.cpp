@@ -7,6 +7,8 @@
 
 #include "KernelTestUtils.h"
 
+#include <cmath>
+
 using namespace ofrt;
 using namespace ofrt::test;
 
@@ -451,6 +453,20 @@ TEST(EdgeShapes, Bf16ThroughOneDnn) {
             (Values{0, 0, 0, 1, 0, 0}));
   EXPECT_EQ(values(runOk("relu", {a}, {{DType::BF16, {2, 3}}})[0]),
             (Values{1, 2, 3, 0, 5.5, 0.25}));
+}
+
+TEST(EdgeShapes, Bf16FunctionsOneDnnLacksRunInF32) {
+  // erf and floor have no oneDNN algorithm: bf16 goes through f32 and
+  // rounds the result to the nearest bf16 (8 significant bits).
+  TensorData x = tensor(DType::BF16, {4}, {0, 0.5, -1, 2.5});
+  Values erf = values(runOk("erf", {x}, {{DType::BF16, {4}}})[0]);
+  Values expected = {0, std::erf(0.5), std::erf(-1.0), std::erf(2.5)};
+  ASSERT_EQ(erf.size(), expected.size());
+  for (size_t i = 0; i < erf.size(); ++i)
+    EXPECT_NEAR(erf[i], expected[i], std::abs(expected[i]) / 256) << i;
+  EXPECT_NE(erf[1], std::erf(0.5)) << "rounded to bf16";
+  EXPECT_EQ(values(runOk("floor", {x}, {{DType::BF16, {4}}})[0]),
+            (Values{0, 0, -1, 2}));
 }
 
 } // namespace

@@ -159,6 +159,7 @@ Backend ofrt::cpuBackend() {
                                     " cores (one CPU device per rank)"};
   };
   backend.stagedOpTypes = [] { return std::set<std::string>(); };
+  backend.checkPrecision = checkCpuPrecision;
   backend.registerKernels = [](KernelRegistry &registry) {
     registerCpuKernels(registry);
   };

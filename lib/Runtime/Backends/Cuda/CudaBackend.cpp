@@ -25,6 +25,7 @@ Backend ofrt::cudaBackend() {
   backend.createDevice = cuda::createCudaDevice;
   backend.listDevices = cuda::listCudaDevices;
   backend.stagedOpTypes = cudaStagedOpTypes;
+  backend.checkPrecision = cuda::checkCudaPrecision;
   backend.registerKernels = [](KernelRegistry &registry) {
     registerCudaKernels(registry);
   };

@@ -362,25 +362,55 @@ private:
 
 } // namespace
 
-absl::StatusOr<std::vector<std::string>> cuda::listCudaDevices() {
+namespace {
+/// The properties of every GPU this process sees.
+absl::StatusOr<std::vector<cudaDeviceProp>> allDeviceProperties() {
   absl::StatusOr<int> count = deviceCount();
   if (!count.ok())
     return count.status();
-  std::vector<std::string> lines;
-  for (int i = 0; i < *count; ++i) {
-    cudaDeviceProp properties;
-    cudaError_t error = cudaGetDeviceProperties(&properties, i);
-    if (error != cudaSuccess)
+  std::vector<cudaDeviceProp> all(*count);
+  for (int i = 0; i < *count; ++i)
+    if (cudaError_t error = cudaGetDeviceProperties(&all[i], i);
+        error != cudaSuccess)
       return cudaFailure("cuda:" + std::to_string(i), "cudaGetDeviceProperties",
                          error);
-    lines.push_back("cuda:" + std::to_string(i) + " " + properties.name + ", " +
-                    std::to_string(properties.totalGlobalMem >> 30) +
-                    " GiB, sm_" + std::to_string(properties.major) +
-                    std::to_string(properties.minor));
-  }
+  return all;
+}
+
+std::string smName(const cudaDeviceProp &properties) {
+  return "sm_" + std::to_string(properties.major) +
+         std::to_string(properties.minor);
+}
+} // namespace
+
+absl::StatusOr<std::vector<std::string>> cuda::listCudaDevices() {
+  absl::StatusOr<std::vector<cudaDeviceProp>> all = allDeviceProperties();
+  if (!all.ok())
+    return all.status();
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < all->size(); ++i)
+    lines.push_back("cuda:" + std::to_string(i) + " " + (*all)[i].name + ", " +
+                    std::to_string((*all)[i].totalGlobalMem >> 30) + " GiB, " +
+                    smName((*all)[i]));
   if (lines.empty())
     return absl::UnavailableError("no CUDA device is present");
   return lines;
+}
+
+absl::Status cuda::checkCudaPrecision(DType dtype) {
+  if (dtype != DType::BF16 && dtype != DType::F16)
+    return absl::InvalidArgumentError(std::string(dtypeName(dtype)) +
+                                      " is not a mixed precision (bf16, f16)");
+  absl::StatusOr<std::vector<cudaDeviceProp>> all = allDeviceProperties();
+  if (!all.ok())
+    return all.status();
+  for (size_t i = 0; i < all->size(); ++i)
+    if ((*all)[i].major < 8)
+      return absl::UnimplementedError(
+          "cuda:" + std::to_string(i) + " (" + (*all)[i].name + ", " +
+          smName((*all)[i]) + ") has no " + dtypeName(dtype) +
+          " tensor cores this build uses; they need sm_80 or newer");
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<Device>>

@@ -100,6 +100,10 @@ private:
 
 /// "cuda:N NAME, MEMORY GiB, sm_XY" for each GPU, or why there is none.
 absl::StatusOr<std::vector<std::string>> listCudaDevices();
+/// OK when the GPUs compute in `dtype` (bf16, f16) with f32 accumulation:
+/// every device this build runs on (sm_80 and up) does; an error when there
+/// is no GPU or one is older.
+absl::Status checkCudaPrecision(DType dtype);
 
 /// Device `ordinal` of this process's GPUs.
 absl::StatusOr<std::unique_ptr<Device>>

@@ -44,6 +44,11 @@ void registerOptimizerKernels(KernelRegistry &registry);
 /// Adds every CPU kernel (oneDNN, and plain code where oneDNN has nothing).
 void registerCpuKernels(KernelRegistry &registry);
 
+/// OK when oneDNN has matmul kernels for `dtype` (bf16, f16) on this
+/// processor (bf16 needs AVX-512; ONEDNN_MAX_CPU_ISA can lower what oneDNN
+/// uses); else an error naming the ISA oneDNN found.
+absl::Status checkCpuPrecision(DType dtype);
+
 } // namespace ofrt
 
 #endif // ONEFLOW_LIB_RUNTIME_KERNELS_CPU_CPUKERNELS_H

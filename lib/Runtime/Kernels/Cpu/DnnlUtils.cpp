@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DnnlUtils.h"
+#include "CpuKernels.h"
 
 #include <vector>
 
@@ -160,4 +161,49 @@ bool cpu::anyEmpty(std::initializer_list<const Shape *> shapes) {
       if (d == 0)
         return true;
   return false;
+}
+
+static const char *isaName(dnnl::cpu_isa isa) {
+  using isa_t = dnnl::cpu_isa;
+  switch (isa) {
+  case isa_t::sse41:
+    return "SSE4.1";
+  case isa_t::avx:
+    return "AVX";
+  case isa_t::avx2:
+    return "AVX2";
+  case isa_t::avx512_core:
+    return "AVX-512";
+  case isa_t::avx512_core_vnni:
+    return "AVX-512 VNNI";
+  case isa_t::avx512_core_bf16:
+    return "AVX-512 BF16";
+  case isa_t::avx512_core_amx:
+    return "AMX";
+  default:
+    return "another";
+  }
+}
+
+absl::Status ofrt::checkCpuPrecision(DType dtype) {
+  std::optional<dt> type = dnnlType(dtype);
+  if (dtype != DType::BF16 && dtype != DType::F16)
+    return absl::InvalidArgumentError(std::string(dtypeName(dtype)) +
+                                      " is not a mixed precision (bf16, f16)");
+  // A small matmul in the type with f32 accumulation, as the kernels run it:
+  // oneDNN refuses the descriptor where the processor lacks the type.
+  try {
+    MemDesc a = plainDesc({2, 2}, *type);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, a, a), cpuEngine());
+    (void)pd;
+    return absl::OkStatus();
+  } catch (const dnnl::error &) {
+    return absl::UnimplementedError(
+        std::string("oneDNN has no ") + dtypeName(dtype) +
+        " kernels on this processor (it uses its " +
+        isaName(dnnl::get_effective_cpu_isa()) + " instructions; " +
+        (dtype == DType::BF16 ? "bf16 needs AVX-512"
+                              : "f16 needs AVX-512 FP16") +
+        "); train in f32 or on a GPU");
+  }
 }

@@ -9,10 +9,10 @@
 // reciprocal x^-1, scalar_pow x^s) and linear (neg, scalar_add/mul/div).
 // leaky_relu is relu with its alpha, elu elu. erf, the trigonometric and
 // hyperbolic functions and their inverses, floor, ceil, round, sign, selu
-// and hard_sigmoid have no oneDNN algorithm; f64 and
-// integer tensors have no oneDNN type: plain loops. On integers the scalar
-// ops use integer arithmetic when the scalar is integral, otherwise double
-// arithmetic truncated toward zero.
+// and hard_sigmoid have no oneDNN algorithm: plain loops (bf16 and f16
+// through f32); f64 and integer tensors have no oneDNN type: plain loops. On
+// integers the scalar ops use integer arithmetic when the scalar is integral,
+// otherwise double arithmetic truncated toward zero.
 //
 //===----------------------------------------------------------------------===//
 
@@ -183,6 +183,42 @@ private:
   bool integral;
 };
 
+/// bf16 and f16 for the functions oneDNN has no algorithm for: a reorder
+/// to f32, the f32 function, a reorder back (the buffer is the kernel's).
+class WidenedUnaryKernel : public CpuKernel {
+public:
+  WidenedUnaryKernel(const OpDesc &op, Fn fn, double scalar, double q,
+                     dt narrowType)
+      : CpuKernel(op), fn(fn), scalar(scalar), q(q),
+        narrow(plainDesc({op.inputs[0].numel()}, narrowType)),
+        wide(plainDesc({op.inputs[0].numel()}, dt::f32)),
+        toWide(dnnl::reorder::primitive_desc(cpuEngine(), narrow, cpuEngine(),
+                                             wide)),
+        toNarrow(dnnl::reorder::primitive_desc(cpuEngine(), wide, cpuEngine(),
+                                               narrow)),
+        buffer(op.inputs[0].numel()) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    OFRT_RETURN_IF_ERROR(execute(where, toWide,
+                                 wideArgs(DNNL_ARG_FROM, narrow, in[0].data)(
+                                     DNNL_ARG_TO, wide, buffer.data())));
+    for (float &value : buffer)
+      value = floatFn<float>(fn, value, scalar, q);
+    return execute(where, toNarrow,
+                   narrowArgs(DNNL_ARG_FROM, wide,
+                              buffer.data())(DNNL_ARG_TO, narrow, out[0].data));
+  }
+
+private:
+  Fn fn;
+  double scalar, q;
+  MemDesc narrow, wide;
+  dnnl::reorder toWide, toNarrow;
+  DnnlArgs wideArgs, narrowArgs;
+  std::vector<float> buffer;
+};
+
 } // namespace
 
 absl::StatusOr<UnaryParams> cpu::readUnaryParams(const OpDesc &op,
@@ -231,6 +267,9 @@ KernelOr createUnary(const OpDesc &op, const FnInfo &info) {
     return std::make_unique<EltwiseKernel>(
         op, alg, alpha, beta, plainDesc(x.shape, *dnnlType(x.dtype)));
   }
+  if (x.dtype == DType::BF16 || x.dtype == DType::F16)
+    return std::make_unique<WidenedUnaryKernel>(op, info.fn, scalar, q,
+                                                *dnnlType(x.dtype));
   std::unique_ptr<Kernel> kernel;
   bool known = visitPlainType(x.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
