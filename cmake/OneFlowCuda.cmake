@@ -3,7 +3,9 @@
 # The CUDA backend builds whenever a CUDA toolkit with cuBLASLt and cuDNN is
 # present, GPU or not, for sm_80 and sm_90 (A100, H100/H200); without one
 # the project builds without it and says so. ONEFLOW_ENABLE_CUDA=OFF turns
-# it off. Sets ONEFLOW_HAVE_CUDA and the imported target CUDNN::cudnn.
+# it off. Sets ONEFLOW_HAVE_CUDA and the imported target CUDNN::cudnn, and
+# ONEFLOW_HAVE_NCCL and NCCL::nccl when the toolkit has NCCL (the "nccl"
+# collective library between GPUs).
 ##===----------------------------------------------------------------------===//
 option(ONEFLOW_ENABLE_CUDA "Build the CUDA backend when a toolkit is found" ON)
 set(ONEFLOW_HAVE_CUDA OFF)
@@ -44,5 +46,17 @@ set_target_properties(CUDNN::cudnn PROPERTIES
 set(CMAKE_CUDA_STANDARD 17)
 set(CMAKE_CUDA_STANDARD_REQUIRED ON)
 set(ONEFLOW_HAVE_CUDA ON)
+find_library(NCCL_LIBRARY NAMES nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
+find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+set(ONEFLOW_HAVE_NCCL OFF)
+set(_oneflow_nccl "no NCCL")
+if(NCCL_LIBRARY AND NCCL_INCLUDE_DIR)
+  add_library(NCCL::nccl UNKNOWN IMPORTED)
+  set_target_properties(NCCL::nccl PROPERTIES
+    IMPORTED_LOCATION ${NCCL_LIBRARY}
+    INTERFACE_INCLUDE_DIRECTORIES ${NCCL_INCLUDE_DIR})
+  set(ONEFLOW_HAVE_NCCL ON)
+  set(_oneflow_nccl "NCCL")
+endif()
 message(STATUS "CUDA backend: on (CUDA ${CUDAToolkit_VERSION}, "
-               "architectures ${CMAKE_CUDA_ARCHITECTURES})")
+               "architectures ${CMAKE_CUDA_ARCHITECTURES}, ${_oneflow_nccl})")

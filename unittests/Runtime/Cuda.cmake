@@ -11,3 +11,11 @@ if(ONEFLOW_HAVE_CUDA)
   target_link_libraries(OneFlowCudaKernelsTests PRIVATE OneFlowBackends
     OneFlowCudaKernels)
 endif()
+# The NCCL library's conformance and failure tests: each skips itself
+# without as many GPUs as its ranks.
+if(ONEFLOW_HAVE_CUDA AND ONEFLOW_HAVE_NCCL)
+  add_oneflow_unittest(OneFlowNcclTests
+    ${CMAKE_CURRENT_SOURCE_DIR}/Cuda/NcclCommunicatorTest.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/Cuda/NcclFailureTest.cpp)
+  target_link_libraries(OneFlowNcclTests PRIVATE OneFlowNcclCollectives)
+endif()

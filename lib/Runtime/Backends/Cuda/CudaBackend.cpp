@@ -5,15 +5,18 @@
 //===----------------------------------------------------------------------===//
 //
 // Device `ordinal` is this process's GPU `ordinal` (CudaDevice.h). Ranks on
-// GPUs exchange data through NCCL, which this backend does not have yet:
-// it registers no collective library, so a plan of CUDA ranks in several
-// processes is refused when its communicators are made (of-run refuses
-// several GPU ranks in one process); one rank needs none.
+// GPUs exchange data through NCCL (NcclCommunicator.h) when the toolkit has
+// it; without, a plan of CUDA ranks in several processes is refused when
+// its communicators are made. of-run still refuses several GPU ranks: the
+// collective kernels pack their pieces on the host.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Backends/Backends.h"
 #include "Backends/Cuda/CudaDevice.h"
+#if OFRT_HAVE_NCCL
+#include "Backends/Cuda/NcclCommunicator.h"
+#endif
 #include "Kernels/Cuda/CudaKernels.h"
 
 using namespace ofrt;
@@ -29,9 +32,15 @@ Backend ofrt::cudaBackend() {
   backend.registerKernels = [](KernelRegistry &registry) {
     registerCudaKernels(registry);
   };
-  backend.registerCollectives = [](CollectivesRegistry &) {};
-  // One rank in this process moves no data; ranks in several processes
-  // need NCCL.
+  backend.registerCollectives = [](CollectivesRegistry &registry) {
+#if OFRT_HAVE_NCCL
+    cuda::registerNcclCollectives(registry);
+#else
+    (void)registry;
+#endif
+  };
+  // One rank in this process moves no data (of-run refuses several GPU
+  // ranks in one process); ranks in several processes use NCCL.
   backend.defaultCollectives = [](bool inOneProcess, bool) {
     return std::string(inOneProcess ? "inproc" : "nccl");
   };
