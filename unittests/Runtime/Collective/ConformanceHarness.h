@@ -53,6 +53,32 @@ inline int mpiWorldRank() {
   return rank ? std::atoi(rank) : -1;
 }
 
+/// Runs `body` on ranks 0 .. size - 1, each a thread that joins its group
+/// with `join` first; returns each rank's status. Every communicator lives
+/// until every rank's body has returned: a rank that returns early stays
+/// in the group, silent.
+using JoinRank =
+    std::function<absl::StatusOr<std::unique_ptr<Communicator>>(int rank)>;
+inline std::vector<absl::Status> runRankThreads(int size, const JoinRank &join,
+                                                const RankBody &body) {
+  std::vector<absl::Status> statuses(size);
+  std::vector<std::unique_ptr<Communicator>> comms(size);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < size; ++r)
+    threads.emplace_back([&, r] {
+      absl::StatusOr<std::unique_ptr<Communicator>> comm = join(r);
+      if (!comm.ok()) {
+        statuses[r] = comm.status();
+        return;
+      }
+      comms[r] = std::move(*comm);
+      statuses[r] = body(*comms[r]);
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  return statuses;
+}
+
 class Harness {
 public:
   explicit Harness(std::string library) : library(std::move(library)) {}
@@ -93,26 +119,10 @@ public:
         return {comm.status()};
       return {body(**comm)};
     }
-    // Every communicator lives until every rank's body has returned: a
-    // rank that returns early stays in the group, silent.
     std::shared_ptr<Store> store = createInProcessStore();
-    std::vector<absl::Status> statuses(size);
-    std::vector<std::unique_ptr<Communicator>> comms(size);
-    std::vector<std::thread> threads;
-    for (int r = 0; r < size; ++r)
-      threads.emplace_back([&, r] {
-        absl::StatusOr<std::unique_ptr<Communicator>> comm =
-            join(r, size, store, ranks, key, timeout);
-        if (!comm.ok()) {
-          statuses[r] = comm.status();
-          return;
-        }
-        comms[r] = std::move(*comm);
-        statuses[r] = body(*comms[r]);
-      });
-    for (std::thread &thread : threads)
-      thread.join();
-    return statuses;
+    return runRankThreads(
+        size, [&](int r) { return join(r, size, store, ranks, key, timeout); },
+        body);
   }
 
   /// Rank `rank` of a job of `world` joins the group `ranks` under `key`.

@@ -16,44 +16,20 @@
 
 #include "NcclHarness.h"
 
+#include "../Collective/ConformanceValues.h"
+
 #include <cstring>
 
 using namespace ofrt;
 using namespace ofrt::nccltest;
+using ofrt::conformance::chunkOf;
+using ofrt::conformance::inputOf;
+using ofrt::conformance::sumOver;
+using ofrt::conformance::TypeOf;
+using ofrt::conformance::valueOf;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::pair<int64_t, int64_t> chunkOf(int64_t length, int64_t parts,
-                                    int64_t index) {
-  int64_t base = length / parts, extra = length % parts;
-  return {index * base + std::min(index, extra), base + (index < extra)};
-}
-
-/// Rank r's input element i: distinct, exact in every element type.
-double valueOf(int rank, int64_t i) { return (rank + 1) * 100 + i % 1000; }
-
-template <typename T> DType dtypeOf();
-template <> DType dtypeOf<float>() { return DType::F32; }
-template <> DType dtypeOf<double>() { return DType::F64; }
-template <> DType dtypeOf<int32_t>() { return DType::I32; }
-template <> DType dtypeOf<int64_t>() { return DType::I64; }
-template <> DType dtypeOf<int8_t>() { return DType::I8; }
-template <> DType dtypeOf<uint16_t>() { return DType::F16; }
-
-template <typename T> std::vector<T> inputOf(int rank, int64_t count) {
-  std::vector<T> values(count);
-  for (int64_t i = 0; i < count; ++i)
-    values[i] = static_cast<T>(valueOf(rank, i));
-  return values;
-}
-
-template <typename T> T sumOver(int size, int64_t i) {
-  double total = 0;
-  for (int rank = 0; rank < size; ++rank)
-    total += valueOf(rank, i);
-  return static_cast<T>(total);
-}
 
 /// The first element of `got` that differs from `want(i)`, or -1.
 template <typename T, typename Want>
@@ -78,10 +54,10 @@ protected:
     onRanks([&](Communicator &comm) {
       DeviceBuffer<T> input(inputOf<T>(comm.rank(), count)), output(count);
       absl::Status status =
-          comm.allReduce(dtypeOf<T>(), input.data(), output.data(), count);
+          comm.allReduce(TypeOf<T>::value, input.data(), output.data(), count);
       if (status.ok()) // In place, on the result: sums of sums.
         status =
-            comm.allReduce(dtypeOf<T>(), input.data(), input.data(), count);
+            comm.allReduce(TypeOf<T>::value, input.data(), input.data(), count);
       auto sum = [&](int64_t i) { return sumOver<T>(size(), i); };
       EXPECT_EQ(firstDifference(output.read(), sum), -1) << count;
       EXPECT_EQ(firstDifference(input.read(), sum), -1) << "in place " << count;
@@ -94,8 +70,9 @@ protected:
       auto [begin, length] = chunkOf(rows, size(), comm.rank());
       DeviceBuffer<T> input(inputOf<T>(comm.rank(), rows * rowSize));
       DeviceBuffer<T> output(length * rowSize);
-      absl::Status status = comm.reduceScatter(
-          dtypeOf<T>(), input.data(), output.data(), rows * rowSize, rowSize);
+      absl::Status status =
+          comm.reduceScatter(TypeOf<T>::value, input.data(), output.data(),
+                             rows * rowSize, rowSize);
       auto sum = [&, first = begin * rowSize](int64_t i) {
         return sumOver<T>(size(), first + i);
       };
@@ -112,8 +89,9 @@ protected:
       for (int64_t i = 0; i < length * rowSize; ++i)
         mine[i] = static_cast<T>(valueOf(0, begin * rowSize + i));
       DeviceBuffer<T> input(mine), output(rows * rowSize);
-      absl::Status status = comm.allGather(
-          dtypeOf<T>(), input.data(), output.data(), rows * rowSize, rowSize);
+      absl::Status status =
+          comm.allGather(TypeOf<T>::value, input.data(), output.data(),
+                         rows * rowSize, rowSize);
       EXPECT_EQ(firstDifference(output.read(),
                                 [](int64_t i) { return valueOf(0, i); }),
                 -1)

@@ -18,6 +18,7 @@
 #include "Backends/Cuda/CudaDevice.h"
 #include "Backends/Cuda/NcclCommunicator.h"
 
+#include "../Collective/ConformanceHarness.h"
 #include "../Watchdog.h"
 
 #include "gtest/gtest.h"
@@ -28,7 +29,7 @@
 
 namespace ofrt::nccltest {
 
-using RankBody = std::function<absl::Status(Communicator &)>;
+using conformance::RankBody;
 
 /// Why a test of `ranks` ranks cannot run here (NCCL gives each rank a GPU
 /// of its own), or "" when it can.
@@ -81,22 +82,10 @@ runRanks(int size, const RankBody &body,
   for (int r = 0; r < size; ++r)
     ranks.push_back(r);
   std::shared_ptr<Store> store = createInProcessStore();
-  std::vector<absl::Status> statuses(size);
-  std::vector<std::unique_ptr<Communicator>> comms(size);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < size; ++r)
-    threads.emplace_back([&, r] {
-      auto comm = joinOnGpu(r, size, store, ranks, key, timeout);
-      if (!comm.ok()) {
-        statuses[r] = comm.status();
-        return;
-      }
-      comms[r] = std::move(*comm);
-      statuses[r] = body(*comms[r]);
-    });
-  for (std::thread &thread : threads)
-    thread.join();
-  return statuses;
+  return conformance::runRankThreads(
+      size,
+      [&](int r) { return joinOnGpu(r, size, store, ranks, key, timeout); },
+      body);
 }
 
 inline void expectAllOk(const std::vector<absl::Status> &results) {
