@@ -20,7 +20,9 @@ with CUDA: run it with a python3 whose torch has CUDA), and PyTorch is also
 timed with its forward pass through torch.compile (a second ratio). Each
 side's step ends when its loss is on the host.
 
-With --size gpt2-small both train a GPT-2-small-sized model instead (12
+With --size cpu-medium both train a model that gives a CPU's matmuls some
+work (4 layers, width 256, 4 heads, context 128, batch 8). With --size
+gpt2-small both train a GPT-2-small-sized model instead (12
 layers, width 768, 12 heads, context 1024, vocabulary 50257; --batch rows,
 default 8): scripts/make_gpt.py writes it for of-run and
 gpt_reference.configure() sizes PyTorch's. Besides ms/step the script
@@ -28,11 +30,17 @@ prints tokens/s and the model FLOP utilization against --peak-tflops
 (default 989, the H100/H200 SXM bf16 dense peak): 6 FLOPs per parameter
 per token plus 12 * layers * width * context for attention (PaLM's count).
 
+With --precision bf16 both train in mixed precision: of-run --precision
+bf16 (oneflow-mixed-precision) and PyTorch under torch.autocast with
+bfloat16 (f32 parameters and AdamW on both sides); on CPU only where
+oneDNN has bf16 kernels (of-run --list-devices says).
+
 Usage: bench/gpt_train_vs_torch.py [--build build] [--threads 1]
                                    [--steps 30] [--rounds 3]
                                    [--device cpu|cuda]
-                                   [--size example|gpt2-small] [--batch B]
-                                   [--peak-tflops 989]
+                                   [--size example|cpu-medium|gpt2-small]
+                                   [--batch B]
+                                   [--peak-tflops 989] [--precision bf16]
 """
 import argparse
 import csv
@@ -51,6 +59,8 @@ import gpt_reference  # noqa: E402
 
 SIZES = {"example": dict(layers=2, width=64, heads=4, context=32, vocab=96,
                          batch=4),
+         "cpu-medium": dict(layers=4, width=256, heads=4, context=128,
+                            vocab=96, batch=8),
          "gpt2-small": dict(layers=12, width=768, heads=12, context=1024,
                             vocab=50257, batch=8)}
 
@@ -64,13 +74,14 @@ def step_flops(size):
     return tokens * (6 * params + 12 * L * W * T)
 
 
-def ofrun_ms(of_run, data, threads, steps, tmp, device, model):
+def ofrun_ms(of_run, data, threads, steps, tmp, device, model, precision):
     metrics = os.path.join(tmp, "metrics.csv")
     subprocess.run(
         [of_run, model, "--train"]
         + gpt_reference.TRAIN_FLAGS.split() +
         ["--devices", f"{device}:1",
          "--steps", str(steps), "--threads", str(threads),
+         "--precision", precision,
          "--progress", "off", "--print_limit", "0", "--metrics", metrics,
          "--input", f"tokens=@{data}/text_tokens.npy:loop",
          "--input", f"targets=@{data}/text_targets.npy:loop"],
@@ -83,9 +94,9 @@ def ofrun_ms(of_run, data, threads, steps, tmp, device, model):
         b - a for a, b in zip(seconds[1:], seconds[2:]))
 
 
-def torch_ms(steps, device, compile=False):
+def torch_ms(steps, device, precision, compile=False):
     times = []
-    gpt_reference.train(steps, times, device, compile)
+    gpt_reference.train(steps, times, device, compile, precision == "bf16")
     # torch.compile compiles during the first steps.
     return 1e3 * statistics.median(times[3 if compile else 1:])
 
@@ -102,6 +113,7 @@ def main():
     parser.add_argument("--batch", type=int, default=0,
                         help="rows per step (default: the size's)")
     parser.add_argument("--peak-tflops", type=float, default=989.0)
+    parser.add_argument("--precision", choices=["f32", "bf16"], default="f32")
     args = parser.parse_args()
     size = dict(SIZES[args.size])
     if args.batch > 0:
@@ -127,13 +139,14 @@ def main():
         ours, theirs, compiled = [], [], []
         for _ in range(args.rounds):
             ours.append(ofrun_ms(of_run, tmp, args.threads, args.steps,
-                                 tmp, args.device, model))
-            theirs.append(torch_ms(args.steps, args.device))
+                                 tmp, args.device, model, args.precision))
+            theirs.append(torch_ms(args.steps, args.device, args.precision))
             if args.device == "cuda":
-                compiled.append(torch_ms(args.steps, args.device, True))
-    print("device: %s, threads: %d, steps: %d, rounds: %d, torch %s" % (
-        args.device, args.threads, args.steps, args.rounds,
-        torch.__version__))
+                compiled.append(torch_ms(args.steps, args.device,
+                                         args.precision, True))
+    print("device: %s, precision: %s, threads: %d, steps: %d, rounds: %d, "
+          "torch %s" % (args.device, args.precision, args.threads, args.steps,
+                        args.rounds, torch.__version__))
     tokens = size["batch"] * size["context"]
     flops = step_flops(size)
     print("size: %s (%s), %d tokens and %.3g model TFLOPs per step" % (

@@ -124,10 +124,12 @@ def batches(steps):
         yield torch.from_numpy(tokens[rows]), torch.from_numpy(targets[rows])
 
 
-def train(steps, times=None, device="cpu", compile=False):
+def train(steps, times=None, device="cpu", compile=False, bf16=False):
     """Returns the loss of each step; appends each step's seconds to
     `times` if given. On `device` ("cpu", "cuda"); with `compile`, the
-    forward pass goes through torch.compile (PyTorch 2)."""
+    forward pass goes through torch.compile (PyTorch 2); with `bf16`, under
+    torch.autocast(device, torch.bfloat16) (f32 parameters and optimizer,
+    as of-run --precision bf16)."""
     params = {n: torch.nn.Parameter(torch.from_numpy(a).to(device))
               for n, a in initial_weights().items()}
     step_forward = torch.compile(forward) if compile else forward
@@ -140,7 +142,8 @@ def train(steps, times=None, device="cpu", compile=False):
         tokens, targets = tokens.to(device), targets.to(device)
         start = time.perf_counter()
         opt.zero_grad()
-        loss = step_forward(params, tokens, targets)
+        with torch.autocast(device, dtype=torch.bfloat16, enabled=bf16):
+            loss = step_forward(params, tokens, targets)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params.values(), CLIP)
         opt.step()

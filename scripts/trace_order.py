@@ -17,9 +17,16 @@ computed, on another rank) it prints in how many micro-batches of the step
 THEN started after FIRST ended: all of them when the ranks' firings are on
 one clock (ranks in other processes of the host are moved onto rank 0's).
 
+With `--overlap STREAM:PREFIX` it prints, per rank, how many of the
+selected firings (say `--stream collective --prefix all_reduce`) started
+before the last firing of STREAM whose name starts with PREFIX ended (say
+`compute:matmul`: gradient all-reduces issued while the backward pass
+still had matmuls to run), and for how much of their time STREAM was
+running something.
+
   /usr/bin/python3 scripts/trace_order.py TRACE.json [--step N]
       [--stream S] [--prefix P] [--ahead FORWARD BACKWARD]
-      [--after RANK:FIRST RANK:THEN]
+      [--after RANK:FIRST RANK:THEN] [--overlap STREAM:PREFIX]
 """
 
 import argparse
@@ -40,6 +47,22 @@ def after(by_rank, first, then):
           (then, first, later, len(both)))
 
 
+def overlap(selected, others, prefix, rank):
+    """Prints how `selected` firings overlap the firings in `others`."""
+    last = max((e["ts"] + e.get("dur", 0) for e in others
+                if e["name"].startswith(prefix)), default=None)
+    early = sum(last is not None and e["ts"] < last for e in selected)
+    busy = sum(e.get("dur", 0) for e in selected)
+    shared = sum(max(0.0, min(a["ts"] + a.get("dur", 0),
+                              b["ts"] + b.get("dur", 0)) -
+                     max(a["ts"], b["ts"]))
+                 for a in selected for b in others)
+    print("rank %d: %d of %d started before the last %s ended; the other "
+          "stream ran during %.0f%% of their time" %
+          (rank, early, len(selected), prefix,
+           100.0 * shared / busy if busy else 0.0))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("trace")
@@ -49,6 +72,7 @@ def main():
     parser.add_argument("--ahead", nargs=2, metavar=("FORWARD", "BACKWARD"))
     parser.add_argument("--after", nargs=2, metavar=("RANK:FIRST",
                                                      "RANK:THEN"))
+    parser.add_argument("--overlap", metavar="STREAM:PREFIX")
     args = parser.parse_args()
     with open(args.trace) as f:
         events = json.load(f)["traceEvents"]
@@ -65,6 +89,15 @@ def main():
             by_rank.setdefault(where[0], []).append(e)
     if args.after:
         after(by_rank, *args.after)
+        return
+    if args.overlap:
+        other, prefix = args.overlap.split(":", 1)
+        for rank in sorted(by_rank):
+            others = [e for e in events if e.get("ph") == "X" and
+                      e.get("pid", 0) == rank and
+                      streams.get((rank, e.get("tid", 0))) == other and
+                      e.get("args", {}).get("step") == args.step]
+            overlap(by_rank[rank], others, prefix, rank)
         return
     for rank in sorted(by_rank):
         fired = sorted(by_rank[rank], key=lambda e: e["ts"])

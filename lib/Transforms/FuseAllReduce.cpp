@@ -4,8 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// All-reduces of the same element type, operand layout and mesh axis are
-// gathered in program order into buckets of at most `bucket-bytes`; each
+// Each all-reduce first moves up to right after what it reduces, so that
+// program order is the order gradients are made in. All-reduces of the same
+// element type, operand layout and mesh axis are then gathered in program
+// order into buckets of at most `bucket-bytes`; each
 // bucket of two or more becomes reshape -> concat -> one all_reduce ->
 // slice -> reshape. The ops are built after the bucket's last all-reduce
 // and the block is sorted topologically, so users of earlier members move
@@ -103,9 +105,44 @@ static bool keepsWritesInOrder(ArrayRef<AllReduceOp> bucket) {
   return true;
 }
 
+/// Moves `op` right after the op that defines its operand: an all-reduce
+/// then follows what it reduces instead of what reads it, so gradients
+/// reach the collective stream in the order the backward pass makes them
+/// and go out while it goes on (boxing is inserted before the reader, the
+/// optimizer at the end). Not when another user of the operand writes it in
+/// place, nor for a block argument.
+static void hoist(AllReduceOp op) {
+  Value x = op.getX();
+  Operation *def = x.getDefiningOp();
+  if (!def || def->getBlock() != op->getBlock())
+    return;
+  for (Operation *user : x.getUsers()) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+    if (user != op.getOperation() && effects &&
+        effects.getEffectOnValue<MemoryEffects::Write>(x))
+      return;
+  }
+  op->moveAfter(def);
+}
+
+/// Moves `op` (pure) right before its first user in its block.
+static void sinkToFirstUser(Operation *op) {
+  Operation *first = nullptr;
+  for (Operation *user : op->getUsers()) {
+    user = op->getBlock()->findAncestorOpInBlock(*user);
+    if (user && (!first || user->isBeforeInBlock(first)))
+      first = user;
+  }
+  if (first && op->isBeforeInBlock(first))
+    op->moveBefore(first);
+}
+
 /// Replaces the all-reduces of `bucket` (two or more, same element type,
-/// operand and result encodings and mesh axis) by one.
-static void fuse(ArrayRef<AllReduceOp> bucket) {
+/// operand and result encodings and mesh axis) by one; appends the slices
+/// and reshapes that give the members' results back to `unpacked`, a slice
+/// and its reshape per member.
+static void fuse(ArrayRef<AllReduceOp> bucket,
+                 SmallVectorImpl<Operation *> &unpacked) {
   AllReduceOp last = bucket.back();
   OpBuilder b(last->getContext());
   b.setInsertionPointAfter(last);
@@ -148,6 +185,8 @@ static void fuse(ArrayRef<AllReduceOp> bucket) {
     start += n;
     Value result =
         ReshapeOp::create(b, op.getLoc(), op.getType(), piece).getResult();
+    unpacked.push_back(piece.getDefiningOp());
+    unpacked.push_back(result.getDefiningOp());
     op.getResult().replaceAllUsesWith(result);
   }
   for (AllReduceOp op : bucket)
@@ -164,6 +203,8 @@ struct FuseAllReducePass
     if (bucketBytes <= 0)
       return;
     for (Block &block : getOperation().getBody()) {
+      for (AllReduceOp op : llvm::to_vector(block.getOps<AllReduceOp>()))
+        hoist(op);
       // Open buckets by (element type, operand and result encodings, mesh
       // axis); a bucket closes when the next member would overflow it or
       // depends on one of its members.
@@ -190,19 +231,25 @@ struct FuseAllReducePass
       }
       for (auto &entry : open)
         buckets.push_back(std::move(entry.second.first));
-      bool changed = false;
+      SmallVector<Operation *> unpacked;
       for (ArrayRef<AllReduceOp> bucket : buckets)
-        if (bucket.size() > 1 && keepsWritesInOrder(bucket)) {
-          fuse(bucket);
-          changed = true;
-        }
-      if (!changed)
+        if (bucket.size() > 1 && keepsWritesInOrder(bucket))
+          fuse(bucket, unpacked);
+      if (unpacked.empty())
         continue;
       // Buckets hold independent all-reduces (dependsOn), so an order
       // exists.
       bool sorted = sortTopologically(&block);
       assert(sorted && "a bucket holds an all-reduce that depends on another");
       (void)sorted;
+      // A stream runs its ops in program order: the slices that unpack a
+      // bucket move down to their first reader, so that the compute stream
+      // goes on with the backward pass while the bucket is reduced.
+      for (size_t i = 0; i + 1 < unpacked.size(); i += 2) {
+        Operation *slice = unpacked[i], *reshape = unpacked[i + 1];
+        sinkToFirstUser(reshape);
+        slice->moveBefore(reshape);
+      }
     }
   }
 };

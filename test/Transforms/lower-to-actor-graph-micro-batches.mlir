@@ -22,12 +22,12 @@
 // CHECK:      %r8 = oneflow_actor.regst 8 count 1 {{.*}} : tensor<7xf32>
 // CHECK-NEXT: @accumulate_8 "oneflow.accumulate"(%r7) -> (%r8) {mesh_axis = 0 : i64} on "compute" fires 2 emits every 2
 // CHECK:      @all_reduce_16 "oneflow.all_reduce"(%r15) -> (%r16) {group = array<i64: 0, 1>, mesh_axis = 1 : i64} on "collective"{{$}}
-// CHECK:      @sgd_update_22 "oneflow.sgd_update"(%r1, %r18)
+// CHECK:      @sgd_update_22 "oneflow.sgd_update"(%r1, %r20)
 //
 // Stream orders list one step's firings: the variable in the first
 // micro-batch, what follows the accumulation in the last.
 // CHECK:      oneflow_actor.stream "io" [@input_0, @input_0]
-// CHECK-NEXT: oneflow_actor.stream "compute" [@variable_1, @matmul_2, @matmul_3, @reduce_mean_4, @reshape_5, @reshape_6, @concat_7, @accumulate_8, @matmul_2, @matmul_3, @reduce_mean_4, @reshape_5, @reshape_6, @concat_7, @accumulate_8, @slice_9, {{.*}}, @output_21, @sgd_update_22]
+// CHECK-NEXT: oneflow_actor.stream "compute" [@variable_1, @matmul_2, @matmul_3, @reduce_mean_4, @reshape_5, @reshape_6, @concat_7, @accumulate_8, @matmul_2, @matmul_3, @reduce_mean_4, @reshape_5, @reshape_6, @concat_7, @accumulate_8, @slice_9, {{.*}}, @output_19, @slice_20, @reshape_21, @sgd_update_22]
 // CHECK-NEXT: oneflow_actor.stream "collective" [@all_reduce_16]
 // CHECK-LABEL: oneflow_actor.rank_plan rank 1
 // CHECK:      @input_0 "oneflow.input"() -> (%r0) {logical_shape = array<i64: 8, 3>, micro_stride = array<i64: 4, 0>, name = "x", slice_begin = array<i64: 2, 0>, zero = false} on "io" fires 2

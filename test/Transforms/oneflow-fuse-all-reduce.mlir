@@ -4,7 +4,8 @@
 
 // Three gradients and a loss, all P -> B on one axis: one all-reduce of
 // their concatenation (4 + 4 + 1 = 9 elements), sliced back; the user of
-// the first result moves after it.
+// the first result moves after it, and each slice sits right before its
+// first reader.
 
 #cpu2 = #oneflow.placement<cpu, ranks = [0, 1]>
 
@@ -16,11 +17,11 @@
 // CHECK-NEXT: %[[R:.*]] = oneflow.all_reduce %[[J]] {mesh_axis = 0 : i64} : tensor<9xf32, #oneflow.global<#cpu2, [P]>> -> tensor<9xf32, #oneflow.global<#cpu2, [B]>>
 // CHECK-NEXT: %[[S0:.*]] = oneflow.slice %[[R]] {ends = array<i64: 4>, starts = array<i64: 0>, steps = array<i64: 1>} : (tensor<9xf32, #oneflow.global<#cpu2, [B]>>) -> tensor<4xf32, #oneflow.global<#cpu2, [B]>>
 // CHECK-NEXT: %[[G0:.*]] = oneflow.reshape %[[S0]] : (tensor<4xf32, {{.*}}>) -> tensor<4xf32, #oneflow.global<#cpu2, [B]>>
+// CHECK-NEXT: oneflow.relu %[[G0]]
 // CHECK-NEXT: %[[S1:.*]] = oneflow.slice %[[R]] {ends = array<i64: 8>, starts = array<i64: 4>, steps = array<i64: 1>}
 // CHECK-NEXT: %[[G1:.*]] = oneflow.reshape %[[S1]] : (tensor<4xf32, {{.*}}>) -> tensor<2x2xf32, #oneflow.global<#cpu2, [B]>>
 // CHECK-NEXT: %[[S2:.*]] = oneflow.slice %[[R]] {ends = array<i64: 9>, starts = array<i64: 8>, steps = array<i64: 1>}
 // CHECK-NEXT: %[[L:.*]] = oneflow.reshape %[[S2]] : (tensor<1xf32, {{.*}}>) -> tensor<f32, #oneflow.global<#cpu2, [B]>>
-// CHECK-NEXT: oneflow.relu %[[G0]]
 // CHECK-NEXT: return %{{.*}}, %[[G1]], %[[L]]
 func.func @bucket(%g0: tensor<4xf32, #oneflow.global<#cpu2, [P]>>, %g1: tensor<2x2xf32, #oneflow.global<#cpu2, [P]>>, %loss: tensor<f32, #oneflow.global<#cpu2, [P]>>)
     -> (tensor<4xf32, #oneflow.global<#cpu2, [B]>>, tensor<2x2xf32, #oneflow.global<#cpu2, [B]>>, tensor<f32, #oneflow.global<#cpu2, [B]>>) {
@@ -113,5 +114,42 @@ func.func @chain(%g0: tensor<4xf32, #oneflow.global<#cpu2, [P]>>, %g1: tensor<4x
   %p = oneflow.to_partial %r0 {mesh_axis = 0} : tensor<4xf32, #oneflow.global<#cpu2, [B]>> -> tensor<4xf32, #oneflow.global<#cpu2, [P]>>
   %r1 = oneflow.all_reduce %p {mesh_axis = 0} : tensor<4xf32, #oneflow.global<#cpu2, [P]>> -> tensor<4xf32, #oneflow.global<#cpu2, [B]>>
   %r2 = oneflow.all_reduce %g1 {mesh_axis = 0} : tensor<4xf32, #oneflow.global<#cpu2, [P]>> -> tensor<4xf32, #oneflow.global<#cpu2, [B]>>
+  return
+}
+
+// -----
+
+// Gradients made one after another by a backward pass, with boxing before
+// their reader (the optimizer at the end): each all-reduce moves up to
+// right after what it reduces, so buckets form in the order the gradients
+// are made, the first bucket goes out before the rest of the backward pass
+// (its matmul stays after it), and the slices wait for their readers.
+
+#cpu2b = #oneflow.placement<cpu, ranks = [0, 1]>
+
+// SMALL-LABEL: func.func @backward
+// SMALL:      %[[G2:.*]] = oneflow.relu %arg2
+// SMALL-NEXT: %[[G1:.*]] = oneflow.relu %arg1
+// SMALL:      oneflow.concat
+// SMALL-NEXT: %[[R:.*]] = oneflow.all_reduce
+// SMALL-NEXT: oneflow.matmul
+// SMALL-NEXT: %[[G0:.*]] = oneflow.relu
+// SMALL:      oneflow.all_reduce %[[G0]]
+// SMALL-NEXT: oneflow.sgd_update
+// SMALL-NEXT: oneflow.slice %[[R]]
+// CHECK-LABEL: func.func @backward
+// CHECK:      oneflow.matmul
+// CHECK:      oneflow.concat
+// CHECK-NEXT: oneflow.all_reduce
+func.func @backward(%w: tensor<2x2xf32, #oneflow.global<#cpu2b, [B]>>, %a1: tensor<2xf32, #oneflow.global<#cpu2b, [P]>>, %a2: tensor<2xf32, #oneflow.global<#cpu2b, [P]>>, %x: tensor<2x2xf32, #oneflow.global<#cpu2b, [P]>>) {
+  %g2 = oneflow.relu %a2 : (tensor<2xf32, #oneflow.global<#cpu2b, [P]>>) -> tensor<2xf32, #oneflow.global<#cpu2b, [P]>>
+  %g1 = oneflow.relu %a1 : (tensor<2xf32, #oneflow.global<#cpu2b, [P]>>) -> tensor<2xf32, #oneflow.global<#cpu2b, [P]>>
+  %m = oneflow.matmul %x, %x : (tensor<2x2xf32, #oneflow.global<#cpu2b, [P]>>, tensor<2x2xf32, #oneflow.global<#cpu2b, [P]>>) -> tensor<2x2xf32, #oneflow.global<#cpu2b, [P]>>
+  %g0 = oneflow.relu %m : (tensor<2x2xf32, #oneflow.global<#cpu2b, [P]>>) -> tensor<2x2xf32, #oneflow.global<#cpu2b, [P]>>
+  %r0 = oneflow.all_reduce %g0 {mesh_axis = 0} : tensor<2x2xf32, #oneflow.global<#cpu2b, [P]>> -> tensor<2x2xf32, #oneflow.global<#cpu2b, [B]>>
+  %r1 = oneflow.all_reduce %g1 {mesh_axis = 0} : tensor<2xf32, #oneflow.global<#cpu2b, [P]>> -> tensor<2xf32, #oneflow.global<#cpu2b, [B]>>
+  %r2 = oneflow.all_reduce %g2 {mesh_axis = 0} : tensor<2xf32, #oneflow.global<#cpu2b, [P]>> -> tensor<2xf32, #oneflow.global<#cpu2b, [B]>>
+  oneflow.sgd_update %w, %r0 {lr = 1.0e-01 : f64} : tensor<2x2xf32, #oneflow.global<#cpu2b, [B]>>, tensor<2x2xf32, #oneflow.global<#cpu2b, [B]>>
+  %s = oneflow.add %r1, %r2 : (tensor<2xf32, #oneflow.global<#cpu2b, [B]>>, tensor<2xf32, #oneflow.global<#cpu2b, [B]>>) -> tensor<2xf32, #oneflow.global<#cpu2b, [B]>>
   return
 }

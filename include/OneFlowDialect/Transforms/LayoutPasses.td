@@ -465,7 +465,12 @@ def FuseAllReducePass
     Each `oneflow.all_reduce` is a round of messages between the ranks of
     its group, whose latency does not depend on its size: a data-parallel
     step that all-reduces every gradient (and its loss) separately pays it
-    once per tensor. This pass groups all-reduces of the same element type,
+    once per tensor. This pass first moves each all-reduce up to right
+    after the op that makes its operand (boxing sits before its reader,
+    and the optimizer reads every gradient at the end), so that gradients
+    go out in the order the backward pass makes them, while it goes on, as
+    DistributedDataParallel's buckets do; an all-reduce whose operand
+    another op writes in place stays. It then groups all-reduces of the same element type,
     operand layout and mesh axis, in program order, into buckets of at most
     `bucket-bytes` bytes (as PyTorch's DistributedDataParallel buckets
     gradients; a bucket also closes at an all-reduce that depends on one of
