@@ -273,14 +273,14 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
     }
   }
   // ...else the cheapest. On ties, the one that boxes the fewest
-  // variables: a parameter keeps the layout it was given (tensor-parallel
-  // weights stay split, the activations move) where that costs no more.
-  // Then the earlier one.
+  // variables (or casts of them, bf16 weights): a parameter keeps the
+  // layout it was given (tensor-parallel weights stay split, the
+  // activations move) where that costs no more. Then the earlier one.
   auto boxedVariables = [&](const NdSbpSignature &candidate) {
     unsigned count = 0;
     for (auto [i, operand] : llvm::enumerate(op->getOperands()))
-      count += operand.getDefiningOp<VariableOp>() &&
-               producers[i] != required(candidate, i);
+      count +=
+          getCastVariable(operand) && producers[i] != required(candidate, i);
     return count;
   };
   // Micro-batches: whether a candidate runs the op per micro-batch.

@@ -43,14 +43,6 @@ static bool splits(VariableOp variable, int64_t axis, int64_t size) {
                    ndSbp, {size});
 }
 
-/// The variable `value` is, possibly through casts (a bf16 copy that
-/// oneflow-mixed-precision made), or null.
-static VariableOp variableOf(Value value) {
-  while (auto cast = value.getDefiningOp<CastOp>())
-    value = cast.getX();
-  return value.getDefiningOp<VariableOp>();
-}
-
 /// The 1-D variable added to `result` (a bias), possibly after casts of
 /// either, if any.
 static VariableOp findBias(Value result) {
@@ -62,7 +54,7 @@ static VariableOp findBias(Value result) {
     if (!add)
       continue;
     Value other = add.getLhs() == result ? add.getRhs() : add.getLhs();
-    VariableOp variable = variableOf(other);
+    VariableOp variable = getCastVariable(other);
     if (variable && cast<RankedTensorType>(variable.getType()).getRank() == 1)
       return variable;
   }
@@ -90,10 +82,10 @@ mlir::oneflow::deriveTensorParallel(func::FuncOp func, int64_t size) {
   func.walk([&](Operation *op) {
     if (auto gather = dyn_cast<GatherOp>(op)) {
       if (gather.getAxis() == 0)
-        assign(variableOf(gather.getX()), 0);
+        assign(getCastVariable(gather.getX()), 0);
     }
     auto matmul = dyn_cast<MatmulOp>(op);
-    VariableOp weight = matmul ? variableOf(matmul.getB()) : nullptr;
+    VariableOp weight = matmul ? getCastVariable(matmul.getB()) : nullptr;
     if (!weight) {
       // Any other op: its results are open when an operand is.
       bool anyOpen = llvm::any_of(op->getOperands(),

@@ -45,4 +45,10 @@ public:
 #define GET_OP_CLASSES
 #include "OneFlowDialect/IR/OneFlowOps.h.inc"
 
+namespace mlir::oneflow {
+/// The variable whose value `value` is, possibly converted by casts (the
+/// bf16 copy of a weight that oneflow-mixed-precision makes), or null.
+VariableOp getCastVariable(Value value);
+} // namespace mlir::oneflow
+
 #endif // ONEFLOWDIALECT_IR_ONEFLOWOPS_H

@@ -30,6 +30,12 @@ void OneFlowDialect::registerOps() {
       >();
 }
 
+VariableOp mlir::oneflow::getCastVariable(Value value) {
+  while (auto cast = value.getDefiningOp<CastOp>())
+    value = cast.getX();
+  return value.getDefiningOp<VariableOp>();
+}
+
 std::optional<int64_t>
 mlir::oneflow::checkedTensorBytes(RankedTensorType type) {
   Type element = type.getElementType();
