@@ -91,7 +91,7 @@ ABSL_FLAG(bool, recompute, false,
           "recompute the rest in the backward pass (activation "
           "checkpointing: less memory, more compute)");
 ABSL_FLAG(std::string, precision, "f32",
-          "With --train: f32, or bf16 (f16): mixed precision, matmuls, "
+          "With --train: f32, or bf16: mixed precision, matmuls, "
           "convolutions and the activations between them in bf16 with f32 "
           "accumulation; f32 master weights, optimizer states, softmax, "
           "normalization and loss (oneflow-mixed-precision)");
@@ -265,10 +265,13 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   options.pipelineSchedule = schedule;
   options.recompute = absl::GetFlag(FLAGS_recompute);
   options.precision = absl::GetFlag(FLAGS_precision);
-  if (options.precision != "f32" && options.precision != "bf16" &&
-      options.precision != "f16")
+  if (options.precision == "f16")
+    return absl::InvalidArgumentError(
+        "--precision f16 trains without loss scaling, which this build does "
+        "not have (small f16 gradients flush to zero); use bf16");
+  if (options.precision != "f32" && options.precision != "bf16")
     return absl::InvalidArgumentError("--precision '" + options.precision +
-                                      "' is not f32, bf16 or f16");
+                                      "' is not f32 or bf16");
   std::string statistics = absl::GetFlag(FLAGS_batch_norm_statistics);
   if (statistics != "global" && statistics != "local")
     return absl::InvalidArgumentError("--batch-norm-statistics '" + statistics +
