@@ -110,16 +110,18 @@ static bool keepsWritesInOrder(ArrayRef<AllReduceOp> bucket) {
 /// reach the collective stream in the order the backward pass makes them
 /// and go out while it goes on (boxing is inserted before the reader, the
 /// optimizer at the end). Not when another user of the operand writes it in
-/// place, nor for a block argument.
+/// place (or states no effects), nor for a block argument.
 static void hoist(AllReduceOp op) {
   Value x = op.getX();
   Operation *def = x.getDefiningOp();
   if (!def || def->getBlock() != op->getBlock())
     return;
   for (Operation *user : x.getUsers()) {
+    if (user == op.getOperation())
+      continue;
+    // An op that states no effects may write anything.
     auto effects = dyn_cast<MemoryEffectOpInterface>(user);
-    if (user != op.getOperation() && effects &&
-        effects.getEffectOnValue<MemoryEffects::Write>(x))
+    if (!effects || effects.getEffectOnValue<MemoryEffects::Write>(x))
       return;
   }
   op->moveAfter(def);

@@ -153,3 +153,20 @@ func.func @backward(%w: tensor<2x2xf32, #oneflow.global<#cpu2b, [B]>>, %a1: tens
   %s = oneflow.add %r1, %r2 : (tensor<2xf32, #oneflow.global<#cpu2b, [B]>>, tensor<2xf32, #oneflow.global<#cpu2b, [B]>>) -> tensor<2xf32, #oneflow.global<#cpu2b, [B]>>
   return
 }
+
+// -----
+
+// An all-reduce whose operand another op writes in place stays after that
+// write: moved up, it would reduce the value from before the update.
+
+#cpu2c = #oneflow.placement<cpu, ranks = [0, 1]>
+
+// CHECK-LABEL: func.func @written
+// CHECK:      oneflow.sgd_update
+// CHECK-NEXT: oneflow.all_reduce
+func.func @written(%g: tensor<2xf32, #oneflow.global<#cpu2c, [B]>>) -> tensor<2xf32, #oneflow.global<#cpu2c, [B]>> {
+  %v = oneflow.variable "v" {init = #oneflow.init<zeros>} : tensor<2xf32, #oneflow.global<#cpu2c, [P]>>
+  oneflow.sgd_update %v, %g {lr = 1.0e-01 : f64} : tensor<2xf32, #oneflow.global<#cpu2c, [P]>>, tensor<2xf32, #oneflow.global<#cpu2c, [B]>>
+  %r = oneflow.all_reduce %v {mesh_axis = 0} : tensor<2xf32, #oneflow.global<#cpu2c, [P]>> -> tensor<2xf32, #oneflow.global<#cpu2c, [B]>>
+  return %r : tensor<2xf32, #oneflow.global<#cpu2c, [B]>>
+}
