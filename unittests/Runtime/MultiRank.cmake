@@ -16,6 +16,9 @@ add_oneflow_unittest(OneFlowMultiRankTests
   ${ONEFLOW_MULTIRANK_TEST_DIR}/PiecesTest.cpp
   ${ONEFLOW_MULTIRANK_TEST_DIR}/LocalBoxingTest.cpp
   ${ONEFLOW_MULTIRANK_TEST_DIR}/LayoutSourcesTest.cpp
-  ${ONEFLOW_MULTIRANK_TEST_DIR}/MultiRankTest.cpp)
+  ${ONEFLOW_MULTIRANK_TEST_DIR}/MultiRankTest.cpp
+  ${ONEFLOW_MULTIRANK_TEST_DIR}/RankReportTest.cpp)
 target_link_libraries(OneFlowMultiRankTests PRIVATE OneFlowRuntime
   OpenMP::OpenMP_CXX)
+target_include_directories(OneFlowMultiRankTests PRIVATE
+  ${PROJECT_SOURCE_DIR}/lib/Runtime)

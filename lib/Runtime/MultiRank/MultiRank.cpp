@@ -6,12 +6,13 @@
 
 #include "ofrt/MultiRank.h"
 
+#include "RankReport.h"
+
 #include "ofrt/Backend.h"
 #include "ofrt/Checkpoint.h"
 #include "ofrt/CommunicatorPool.h"
 #include "ofrt/Pieces.h"
-
-#include "pieces.pb.h"
+#include "ofrt/Status.h"
 
 #include <sched.h>
 #include <unistd.h>
@@ -20,21 +21,9 @@
 #include <thread>
 
 using namespace ofrt;
+using namespace ofrt::multirank;
 
 namespace {
-
-/// What one rank's run leaves behind.
-struct RankState {
-  absl::Status status;
-  RunResult result;
-  std::vector<std::pair<std::string, OutputPiece>> pieces;
-  /// With collectVariables: the rank's variable values, in plan order
-  /// (empty unless primary).
-  std::vector<TensorData> variables;
-  /// runRank: this process's host and its run's start on the steady clock.
-  std::string host;
-  int64_t epochNs = 0;
-};
 
 std::string hostName() {
   char name[256] = {};
@@ -154,84 +143,6 @@ assembleAll(const std::vector<std::pair<std::string, OutputPiece>> &pieces) {
   return outputs;
 }
 
-proto::RankReport makeReport(int rank, const RankState &state, bool firings) {
-  proto::RankReport report;
-  report.set_rank(rank);
-  report.set_host(state.host);
-  report.set_epoch_ns(state.epochNs);
-  for (size_t i = 0; firings && i < state.result.firings.size(); ++i) {
-    const Firing &f = state.result.firings[i];
-    proto::FiringRecord *out = report.add_firings();
-    out->set_actor(f.actor);
-    out->set_step(f.step);
-    out->set_start_us(f.startUs);
-    out->set_end_us(f.endUs);
-    out->set_micro(f.micro);
-  }
-  report.set_steps(state.result.steps);
-  report.set_seconds(state.result.seconds);
-  for (const StepLoad &load : state.result.stepLoads) {
-    report.add_step_compute_us(load.computeUs);
-    report.add_step_end_us(load.endUs);
-  }
-  for (const auto &[name, piece] : state.pieces) {
-    proto::OutputPiece *out = report.add_pieces();
-    out->set_name(name);
-    out->set_dtype(static_cast<int>(piece.value.desc.dtype));
-    for (int64_t dim : piece.value.desc.shape)
-      out->add_shape(dim);
-    for (int64_t dim : piece.layout.logicalShape)
-      out->add_logical_shape(dim);
-    for (int64_t begin : piece.layout.begin)
-      out->add_slice_begin(begin);
-    out->set_partial(piece.partial);
-    out->set_primary(piece.primary);
-    out->set_data(piece.value.bytes.data(), piece.value.bytes.size());
-  }
-  for (const TensorData &value : state.variables)
-    report.add_variables(value.bytes.data(), value.bytes.size());
-  return report;
-}
-
-/// Reads rank `report.rank()`'s report into `state`; `own` is rank 0's
-/// state, whose clock firings from its host move onto.
-void readReport(const proto::RankReport &report,
-                const std::vector<VariablePiece> *variables,
-                const RankState &own, RankState &state) {
-  state.result.steps = report.steps();
-  state.result.seconds = report.seconds();
-  double shiftUs = !own.host.empty() && report.host() == own.host
-                       ? (report.epoch_ns() - own.epochNs) / 1e3
-                       : 0;
-  for (const proto::FiringRecord &f : report.firings())
-    state.result.firings.push_back({f.actor(), f.step(), f.start_us() + shiftUs,
-                                    f.end_us() + shiftUs, f.micro()});
-  for (int s = 0;
-       s < report.step_compute_us_size() && s < report.step_end_us_size(); ++s)
-    state.result.stepLoads.push_back(
-        {report.step_compute_us(s), report.step_end_us(s)});
-  for (const proto::OutputPiece &in : report.pieces()) {
-    OutputPiece piece;
-    piece.value.desc.dtype = static_cast<DType>(in.dtype());
-    piece.value.desc.shape.assign(in.shape().begin(), in.shape().end());
-    piece.value.bytes.assign(in.data().begin(), in.data().end());
-    piece.layout.logicalShape.assign(in.logical_shape().begin(),
-                                     in.logical_shape().end());
-    piece.layout.begin.assign(in.slice_begin().begin(),
-                              in.slice_begin().end());
-    piece.partial = in.partial();
-    piece.primary = in.primary();
-    state.pieces.push_back({in.name(), std::move(piece)});
-  }
-  for (int i = 0; variables && i < report.variables_size(); ++i) {
-    TensorData value;
-    if (i < static_cast<int>(variables->size()))
-      value.desc = (*variables)[i].desc;
-    value.bytes.assign(report.variables(i).begin(), report.variables(i).end());
-    state.variables.push_back(std::move(value));
-  }
-}
-
 /// Sends this rank's report to rank 0 (rank != 0) or receives every other
 /// rank's into `states` (rank 0), over the control channel.
 absl::Status
@@ -244,20 +155,16 @@ exchangeReports(CommunicatorPool &pool, std::vector<RankState> &states,
   if (!channel.ok())
     return channel.status();
   if (rank != 0)
-    return (*channel)->send(
-        "result", makeReport(rank, states[rank], firings).SerializeAsString());
+    return (*channel)->send("result",
+                            encodeReport(rank, states[rank], firings));
   absl::StatusOr<std::vector<std::string>> reports =
       (*channel)->gather("result");
   if (!reports.ok())
     return reports.status();
-  for (size_t r = 1; r < reports->size(); ++r) {
-    proto::RankReport report;
-    if (!report.ParseFromString((*reports)[r]))
-      return absl::DataLossError("rank " + std::to_string(r) +
-                                 " sent a corrupt report");
-    readReport(report, variables ? &(*variables)[r] : nullptr, states[0],
-               states[r]);
-  }
+  for (size_t r = 1; r < reports->size(); ++r)
+    OFRT_RETURN_IF_ERROR(decodeReport((*reports)[r], r,
+                                      variables ? &(*variables)[r] : nullptr,
+                                      states[0], states[r]));
   return absl::OkStatus();
 }
 
