@@ -64,26 +64,6 @@ absl::StatusOr<int> cuda::deviceCount() {
   return count;
 }
 
-/// Makes `ordinal` the calling thread's device until the scope ends.
-class DeviceScope {
-public:
-  explicit DeviceScope(int ordinal) {
-    if (cudaGetDevice(&saved) != cudaSuccess)
-      saved = -1;
-    if (saved != ordinal)
-      cudaSetDevice(ordinal);
-  }
-  ~DeviceScope() {
-    if (saved >= 0)
-      cudaSetDevice(saved);
-  }
-  DeviceScope(const DeviceScope &) = delete;
-  DeviceScope &operator=(const DeviceScope &) = delete;
-
-private:
-  int saved = -1;
-};
-
 //===----------------------------------------------------------------------===//
 // Streams
 //===----------------------------------------------------------------------===//

@@ -32,6 +32,26 @@
 namespace ofrt {
 namespace cuda {
 
+/// Makes `ordinal` the calling thread's device until the scope ends.
+class DeviceScope {
+public:
+  explicit DeviceScope(int ordinal) {
+    if (cudaGetDevice(&saved) != cudaSuccess)
+      saved = -1;
+    if (saved != ordinal)
+      cudaSetDevice(ordinal);
+  }
+  ~DeviceScope() {
+    if (saved >= 0)
+      cudaSetDevice(saved);
+  }
+  DeviceScope(const DeviceScope &) = delete;
+  DeviceScope &operator=(const DeviceScope &) = delete;
+
+private:
+  int saved = -1;
+};
+
 /// The status for a failed CUDA, cuBLAS or cuDNN call: "WHERE: WHAT failed:
 /// the library's error string". `where` names the actor, op and location
 /// (OpDesc::where()) or the device ("cuda:0").

@@ -303,7 +303,7 @@ NcclCollectives::join(const std::vector<int64_t> &ranks, int position,
   int gpu = device;
   if (gpu < 0 && cudaGetDevice(&gpu) != cudaSuccess)
     return absl::UnavailableError(who + ": no CUDA device is usable here");
-  GpuScope scope(gpu);
+  DeviceScope scope(gpu);
 
   // Everyone says it came; member 0 also publishes the id.
   std::string prefix = key + "/nccl/";

@@ -48,7 +48,7 @@ NcclCommunicator::create(ncclComm *comm, int device, int rank, int size,
                          std::chrono::milliseconds timeout) {
   std::unique_ptr<NcclCommunicator> result(
       new NcclCommunicator(comm, device, rank, size, timeout));
-  GpuScope scope(device);
+  DeviceScope scope(device);
   cudaError_t error =
       cudaStreamCreateWithFlags(&result->stream, cudaStreamNonBlocking);
   if (error == cudaSuccess)
@@ -61,7 +61,7 @@ NcclCommunicator::create(ncclComm *comm, int device, int rank, int size,
 }
 
 NcclCommunicator::~NcclCommunicator() {
-  GpuScope scope(gpu);
+  DeviceScope scope(gpu);
   if (!aborted) {
     // Every call has finished: finalize flushes NCCL's own work (bounded by
     // the timeout), then destroy frees what is local; else abort.
@@ -96,7 +96,7 @@ void NcclCommunicator::abortLocked() {
   if (aborted)
     return;
   aborted = true;
-  GpuScope scope(gpu);
+  DeviceScope scope(gpu);
   ncclCommAbort(comm);
 }
 
@@ -222,7 +222,7 @@ absl::Status NcclCommunicator::call(const std::string &what, const void *input,
     return absl::FailedPreconditionError(who() + ": " + what +
                                          " on an aborted NCCL communicator");
   Clock::time_point deadline = Clock::now() + timeoutMs;
-  GpuScope scope(gpu);
+  DeviceScope scope(gpu);
   absl::StatusOr<const void *> in = reachable(what, input, inputBytes);
   if (!in.ok())
     return in.status();

@@ -37,6 +37,8 @@
 #ifndef OFRT_LIB_RUNTIME_BACKENDS_CUDA_NCCLCOMMUNICATOR_H
 #define OFRT_LIB_RUNTIME_BACKENDS_CUDA_NCCLCOMMUNICATOR_H
 
+#include "Backends/Cuda/CudaDevice.h"
+
 #include "ofrt/Collectives.h"
 #include "ofrt/Communicator.h"
 
@@ -53,26 +55,6 @@ struct ncclComm;
 
 namespace ofrt {
 namespace cuda {
-
-/// Makes `ordinal` the calling thread's GPU until the scope ends.
-class GpuScope {
-public:
-  explicit GpuScope(int ordinal) {
-    int current = -1;
-    if (cudaGetDevice(&current) == cudaSuccess && current != ordinal &&
-        cudaSetDevice(ordinal) == cudaSuccess)
-      saved = current;
-  }
-  ~GpuScope() {
-    if (saved >= 0)
-      cudaSetDevice(saved);
-  }
-  GpuScope(const GpuScope &) = delete;
-  GpuScope &operator=(const GpuScope &) = delete;
-
-private:
-  int saved = -1;
-};
 
 /// Waits a little before poll `polls` + 1 of NCCL or CUDA: yields first (a
 /// collective of a few bytes takes microseconds), then sleeps.
