@@ -15,10 +15,10 @@ their own talking over Gloo (--ranks processes) or MPI ranks (--ranks mpi).
 Memory: the bytes of the regsts written per micro-batch (activations and
 their gradients, times their buffers) per stage, with 1F1B regst counts
 against --pipeline-schedule gpipe (goal: about S / M of it). Stages whose
-ranks outnumber the cores share them (in one process each rank then runs
-on one thread and its transfers stay in the collective stream's order),
-so the bubble means something only with at least S cores; the script
-prints the core count and the load.
+ranks outnumber the cores share them, and a firing's time then includes
+the time its thread waited for a core, so the bubble compares with the
+theory only with at least S cores; the script prints the core count and
+the load.
 
   /usr/bin/python3 bench/pipeline_bubble.py [--stages 2,4] [--micro-batches 8]
       [--layers 8] [--width 256] [--batch 256] [--steps 30]

@@ -24,9 +24,14 @@ before the last firing of STREAM whose name starts with PREFIX ended (say
 still had matmuls to run), and for how much of their time STREAM was
 running something.
 
+With `--together` it prints, for each rank and the next, for how much of
+the time the first of them ran selected firings the next ran some at the
+same time (pipeline stages working on different micro-batches at once;
+stages that take turns give 0%).
+
   /usr/bin/python3 scripts/trace_order.py TRACE.json [--step N]
       [--stream S] [--prefix P] [--ahead FORWARD BACKWARD]
-      [--after RANK:FIRST RANK:THEN] [--overlap STREAM:PREFIX]
+      [--after RANK:FIRST RANK:THEN] [--overlap STREAM:PREFIX] [--together]
 """
 
 import argparse
@@ -63,6 +68,30 @@ def overlap(selected, others, prefix, rank):
            100.0 * shared / busy if busy else 0.0))
 
 
+def spans(firings):
+    """The union of the firings' time spans, as sorted disjoint pairs."""
+    merged = []
+    for e in sorted(firings, key=lambda e: e["ts"]):
+        begin, end = e["ts"], e["ts"] + e.get("dur", 0)
+        if merged and begin <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([begin, end])
+    return merged
+
+
+def together(by_rank):
+    """Prints how much of each rank's busy time the next rank was busy."""
+    ranks = sorted(by_rank)
+    for first, then in zip(ranks, ranks[1:]):
+        a, b = spans(by_rank[first]), spans(by_rank[then])
+        busy = sum(end - begin for begin, end in a)
+        both = sum(max(0.0, min(x[1], y[1]) - max(x[0], y[0]))
+                   for x in a for y in b)
+        print("ranks %d and %d ran at once for %.0f%% of rank %d's time" %
+              (first, then, 100.0 * both / busy if busy else 0.0, first))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("trace")
@@ -73,6 +102,7 @@ def main():
     parser.add_argument("--after", nargs=2, metavar=("RANK:FIRST",
                                                      "RANK:THEN"))
     parser.add_argument("--overlap", metavar="STREAM:PREFIX")
+    parser.add_argument("--together", action="store_true")
     args = parser.parse_args()
     with open(args.trace) as f:
         events = json.load(f)["traceEvents"]
@@ -89,6 +119,9 @@ def main():
             by_rank.setdefault(where[0], []).append(e)
     if args.after:
         after(by_rank, *args.after)
+        return
+    if args.together:
+        together(by_rank)
         return
     if args.overlap:
         other, prefix = args.overlap.split(":", 1)

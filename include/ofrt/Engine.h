@@ -116,6 +116,10 @@ struct RunResult {
   /// Per step, when firings are recorded (stepLoads()); a multi-process
   /// job reports them to rank 0 with the timing.
   std::vector<StepLoad> stepLoads;
+  /// The engine threads that drove the rank's streams: one per stream (a
+  /// per-micro-batch transfer may have one of its own), or one for all
+  /// (DeviceOptions::oneStreamThread).
+  int64_t threads = 0;
 };
 
 class Engine {

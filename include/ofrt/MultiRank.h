@@ -58,7 +58,10 @@ struct MultiRankOptions {
   /// outnumber its cores, drive each rank's streams from one thread
   /// (DeviceOptions::oneStreamThread) instead of session.device's choice,
   /// and (with one kernel thread) put rank r on the r-th allowed core, in
-  /// turn, so that the cores stay evenly loaded.
+  /// turn, so that the cores stay evenly loaded. Pipeline stages (ranks
+  /// with transfers per micro-batch) keep a thread per stream: on one, a
+  /// stage waiting for a peer's transfer cannot compute meanwhile, and the
+  /// stages would take turns.
   bool autoStreamThreads = true;
 };
 

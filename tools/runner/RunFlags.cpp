@@ -58,8 +58,9 @@ ABSL_FLAG(std::string, collectives, "",
 ABSL_FLAG(std::string, stream_threads, "auto",
           "How each rank's plan streams map to threads: each (a thread per "
           "stream, so streams overlap), one (one thread per rank, no "
-          "hand-offs between streams), or auto (one when this process's "
-          "ranks outnumber its cores)");
+          "hand-offs between streams; pipeline stages then take turns), or "
+          "auto (one when this process's ranks outnumber its cores, except "
+          "for pipeline stages)");
 ABSL_FLAG(int64_t, timeout_ms, 60000,
           "How long a rank waits for its peers, in a collective or when "
           "joining a group, before it fails");

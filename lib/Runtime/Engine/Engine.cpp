@@ -561,6 +561,7 @@ absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
   }
   if (result.steps < 0)
     result.steps = 0;
+  result.threads = static_cast<int64_t>(state.workers.size());
   for (auto &stream : firings)
     result.firings.insert(result.firings.end(), stream.begin(), stream.end());
   if (options.recordFirings)

@@ -96,6 +96,17 @@ absl::Status runProgram(const RankProgram &program, CommunicatorPool &pool,
 /// process or many.
 constexpr bool concurrentPointToPoint = true;
 
+/// Whether the rank sends or receives per micro-batch (a pipeline stage).
+/// Such a rank keeps a thread per stream when the ranks outnumber the
+/// cores: on one thread, a transfer waiting for a peer would hold up the
+/// rank's compute, and the stages would take turns instead of overlapping.
+bool hasStageTransfers(const RankProgram &program) {
+  for (const ActorSpec &actor : program.actors)
+    if (actor.op.role == OpRole::Transfer && actor.firingsPerStep > 1)
+      return true;
+  return false;
+}
+
 /// Errors a rank gets because a peer failed, rather than its own.
 bool isConsequence(const absl::Status &status) {
   return absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status) ||
@@ -272,7 +283,6 @@ ofrt::runAllRanks(const LoadedPlan &plan, const MultiRankOptions &options) {
   if (options.autoStreamThreads) {
     int64_t busy = int64_t(world) * std::max(1, options.session.device.threads);
     crowded = busy > static_cast<int64_t>(cores.size());
-    rankOptions.session.device.oneStreamThread = crowded;
   }
   // The ranks' traces share one clock.
   rankOptions.run.epoch = std::chrono::steady_clock::now();
@@ -283,6 +293,9 @@ ofrt::runAllRanks(const LoadedPlan &plan, const MultiRankOptions &options) {
     threads.emplace_back([&, r, rankOptions]() mutable {
       if (crowded && options.session.device.threads <= 1 && !cores.empty())
         rankOptions.session.device.cores = {cores[r % cores.size()]};
+      if (options.autoStreamThreads)
+        rankOptions.session.device.oneStreamThread =
+            crowded && !hasStageTransfers(plan.ranks[r]);
       absl::StatusOr<std::unique_ptr<CommunicatorPool>> pool =
           CommunicatorPool::create(CollectivesRegistry::global(), *library,
                                    collectivesOptions(r, world, store, options));

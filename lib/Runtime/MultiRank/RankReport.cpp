@@ -28,6 +28,7 @@ static proto::RankReport makeReport(int rank, const RankState &state,
   }
   report.set_steps(state.result.steps);
   report.set_seconds(state.result.seconds);
+  report.set_threads(state.result.threads);
   for (const StepLoad &load : state.result.stepLoads) {
     report.add_step_compute_us(load.computeUs);
     report.add_step_end_us(load.endUs);
@@ -58,6 +59,7 @@ static void readReport(const proto::RankReport &report,
                        const RankState &own, RankState &state) {
   state.result.steps = report.steps();
   state.result.seconds = report.seconds();
+  state.result.threads = report.threads();
   double shiftUs = !own.host.empty() && report.host() == own.host
                        ? (report.epoch_ns() - own.epochNs) / 1e3
                        : 0;

@@ -7,7 +7,8 @@
 // A data-parallel matmul with an all-reduce gives on 2-4 ranks what it
 // gives on one; runRank on every rank gives rank 0 the same outputs; a rank
 // whose kernel fails at step 3, and a rank that never starts, make the
-// others stop within the timeout with errors that name the ranks.
+// others stop within the timeout with errors that name the ranks. Ranks
+// that outnumber the cores run on one thread each, except pipeline stages.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 #include "ofrt/MultiRank.h"
 
 #include <omp.h>
+#include <sched.h>
 
 #include <filesystem>
 #include <mutex>
@@ -61,6 +63,49 @@ LoadedPlan dataParallelPlan(int n) {
     b.add("oneflow.output", "out_s", {{"name", std::string("s")}}, {s}, {},
           SinkLayout{{{2}, {0}, false}, false, r == 0});
     plan.ranks.push_back(b.finish());
+  }
+  return plan;
+}
+
+/// Two pipeline stages, two micro-batches: rank 0 sends its variable w to
+/// rank 1 once per micro-batch, and rank 1 sums what it gets into y = 2 w.
+LoadedPlan pipelinePlan() {
+  LoadedPlan plan;
+  plan.worldSize = 2;
+  TensorDesc desc{DType::F32, {2, 3}};
+  PointToPoint piece{0, 0, {0, 0}, {2, 3}};
+  ProgramBuilder first(0);
+  int64_t w = first.add("oneflow.variable", "w",
+                        {{"init", std::string("uniform")},
+                         {"init_args", std::vector<double>{-1, 1}}},
+                        {}, {desc}, PieceLayout{{2, 3}, {0, 0}, false})[0];
+  piece.peer = 1;
+  first.add("oneflow.transfer", "send", {}, {w}, {},
+            TransferLayout{{0, 1}, {piece}, {}, false});
+  ProgramBuilder last(1);
+  piece.peer = 0;
+  int64_t got = last.add("oneflow.transfer", "recv", {}, {}, {desc},
+                         TransferLayout{{0, 1}, {}, {piece}, false})[0];
+  int64_t sum = last.add("oneflow.accumulate", "acc",
+                         {{"mesh_axis", int64_t(0)}}, {got}, {desc})[0];
+  last.add("oneflow.output", "out_y", {{"name", std::string("y")}}, {sum}, {},
+           SinkLayout{{{2, 3}, {0, 0}, false}, false, true});
+  for (ProgramBuilder *b : {&first, &last}) {
+    RankProgram program = b->finish();
+    // The transfers and the accumulation fire per micro-batch.
+    for (StreamSpec &stream : program.streams) {
+      std::vector<int64_t> order;
+      for (int64_t id : stream.actors) {
+        ActorSpec &actor = program.actors[id];
+        bool twice = actor.op.type == "oneflow.transfer" ||
+                     actor.op.type == "oneflow.accumulate";
+        actor.firingsPerStep = twice ? 2 : 1;
+        actor.firingsPerOutput = actor.op.type == "oneflow.accumulate" ? 2 : 1;
+        order.insert(order.end(), twice ? 2 : 1, id);
+      }
+      stream.actors = order;
+    }
+    plan.ranks.push_back(program);
   }
   return plan;
 }
@@ -225,6 +270,45 @@ TEST(MultiRank, RankThatNeverStartsFailsTheOthersWithinTheTimeout) {
               std::string::npos)
         << message;
   }
+}
+
+// On one core, two ranks outnumber the cores: data-parallel ranks drive
+// their streams from one thread, but pipeline stages keep a thread per
+// stream (on one, a stage waiting for its peer's transfer could not
+// compute meanwhile, and the stages would take turns).
+TEST(MultiRank, CrowdedRanksShareAThreadExceptPipelineStages) {
+  std::vector<int> cores = allowedCores();
+  ASSERT_FALSE(cores.empty());
+  cpu_set_t saved, one;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(saved), &saved), 0);
+  CPU_ZERO(&one);
+  CPU_SET(cores[0], &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+  MultiRankOptions o = options(3, 5s);
+  o.session.device.threads = 1;
+  o.collectVariables = true;
+  absl::StatusOr<MultiRankResult> dp, pipeline;
+  withWatchdog([&] {
+    dp = runAllRanks(dataParallelPlan(2), o);
+    pipeline = runAllRanks(pipelinePlan(), o);
+  });
+  ASSERT_EQ(sched_setaffinity(0, sizeof(saved), &saved), 0);
+  ASSERT_TRUE(dp.ok()) << dp.status();
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(dp->ranks[r].threads, 1) << "rank " << r;
+    EXPECT_GT(pipeline->ranks[r].threads, 1) << "rank " << r;
+  }
+  std::vector<float> w = values(pipeline->variables.at("w")),
+                     y = values(pipeline->outputs.at("y"));
+  ASSERT_EQ(y.size(), w.size());
+  for (size_t i = 0; i < w.size(); ++i)
+    EXPECT_FLOAT_EQ(y[i], 2 * w[i]) << "element " << i;
+  // With cores enough (or auto off), a thread per stream.
+  o.autoStreamThreads = false;
+  withWatchdog([&] { dp = runAllRanks(dataParallelPlan(2), o); });
+  ASSERT_TRUE(dp.ok()) << dp.status();
+  EXPECT_EQ(dp->ranks[0].threads, 2); // compute and collective
 }
 
 TEST(MultiRank, PlansMustListRanksInOrderAndCollectivesNeedAPool) {

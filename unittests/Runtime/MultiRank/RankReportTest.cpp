@@ -7,7 +7,8 @@
 // The report a rank in another process sends rank 0: firings move onto rank
 // 0's clock when the rank runs on rank 0's host (by the difference of the
 // two runs' starts on the host's steady clock), keep their own on another
-// host, and are left out unless asked for; loads and timing come through.
+// host, and are left out unless asked for; loads, timing and the
+// rank's thread count come through.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,7 @@ RankState ranWith(const std::string &host, int64_t epochNs) {
   state.epochNs = epochNs;
   state.result.steps = 2;
   state.result.seconds = 0.5;
+  state.result.threads = 3;
   state.result.firings = {{3, 0, 10.0, 25.0, 0}, {4, 1, 40.0, 42.5, 1}};
   state.result.stepLoads = {{15.0, 30.0}, {2.5, 45.0}};
   return state;
@@ -73,6 +75,7 @@ TEST(RankReport, LoadsAndTimingComeThroughFiringsOnlyWhenAsked) {
   EXPECT_TRUE(state.result.firings.empty());
   EXPECT_EQ(state.result.steps, 2);
   EXPECT_DOUBLE_EQ(state.result.seconds, 0.5);
+  EXPECT_EQ(state.result.threads, 3);
   ASSERT_EQ(state.result.stepLoads.size(), 2u);
   // Loads are measured on the rank's own clock and stay there.
   EXPECT_DOUBLE_EQ(state.result.stepLoads[1].computeUs, 2.5);
