@@ -52,16 +52,25 @@ def after(by_rank, first, then):
           (then, first, later, len(both)))
 
 
+def span(firing):
+    """A firing's (begin, end) in microseconds."""
+    return firing["ts"], firing["ts"] + firing.get("dur", 0)
+
+
+def shared_time(xs, ys):
+    """Time in both lists of (begin, end) spans (each list disjoint)."""
+    return sum(max(0.0, min(x[1], y[1]) - max(x[0], y[0]))
+               for x in xs for y in ys)
+
+
 def overlap(selected, others, prefix, rank):
     """Prints how `selected` firings overlap the firings in `others`."""
     last = max((e["ts"] + e.get("dur", 0) for e in others
                 if e["name"].startswith(prefix)), default=None)
     early = sum(last is not None and e["ts"] < last for e in selected)
     busy = sum(e.get("dur", 0) for e in selected)
-    shared = sum(max(0.0, min(a["ts"] + a.get("dur", 0),
-                              b["ts"] + b.get("dur", 0)) -
-                     max(a["ts"], b["ts"]))
-                 for a in selected for b in others)
+    shared = shared_time([span(e) for e in selected],
+                         [span(e) for e in others])
     print("rank %d: %d of %d started before the last %s ended; the other "
           "stream ran during %.0f%% of their time" %
           (rank, early, len(selected), prefix,
@@ -72,7 +81,7 @@ def spans(firings):
     """The union of the firings' time spans, as sorted disjoint pairs."""
     merged = []
     for e in sorted(firings, key=lambda e: e["ts"]):
-        begin, end = e["ts"], e["ts"] + e.get("dur", 0)
+        begin, end = span(e)
         if merged and begin <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], end)
         else:
@@ -86,8 +95,7 @@ def together(by_rank):
     for first, then in zip(ranks, ranks[1:]):
         a, b = spans(by_rank[first]), spans(by_rank[then])
         busy = sum(end - begin for begin, end in a)
-        both = sum(max(0.0, min(x[1], y[1]) - max(x[0], y[0]))
-                   for x in a for y in b)
+        both = shared_time(a, b)
         print("ranks %d and %d ran at once for %.0f%% of rank %d's time" %
               (first, then, 100.0 * both / busy if busy else 0.0, first))
 
