@@ -7,13 +7,19 @@
 // Runs a one-rank program for some steps and returns the median time of
 // one actor's firings after the first (from compute() to the completion the
 // engine is told of), the figure the kernel benchmarks compare with a
-// direct library call. Exits with the error if the program cannot run.
+// direct library call, and the matmul program both matmul benchmarks time
+// with the operand values a direct call gets. Exits with the error if the
+// program cannot run.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ONEFLOW_BENCH_ACTORTIMING_H
 #define ONEFLOW_BENCH_ACTORTIMING_H
 
+#include "Kernels/Cpu/KernelUtils.h"
+#include "TestRoles.h"
+
+#include "ofrt/Random.h"
 #include "ofrt/Session.h"
 
 #include <algorithm>
@@ -46,6 +52,77 @@ inline double medianFiringMs(ofrt::RankProgram program,
     if (f.actor == actor && f.step > 0)
       ms.push_back((f.endUs - f.startUs) / 1e3);
   return median(ms);
+}
+
+/// The initializer of matmul operand `seed` (1: a, 2: b).
+inline ofrt::Initializer operandInit() { return {"uniform", {-1, 1}}; }
+
+/// A one-rank program c = a @ b on `device`, with a [m, k] and b [k, n]
+/// variables (written once, the same every step; operandInit() seeded 1 and
+/// 2) and c an output named "c". Actors: 0 a, 1 b, 2 the matmul, 3 the
+/// output; roles as the compiler's plan export gives them.
+inline ofrt::RankProgram matmulProgram(ofrt::DeviceKind device,
+                                       ofrt::DType dtype, int64_t m, int64_t k,
+                                       int64_t n) {
+  using namespace ofrt;
+  RankProgram program;
+  program.device = device;
+  TensorDesc a{dtype, {m, k}}, b{dtype, {k, n}}, c{dtype, {m, n}};
+  auto actor = [&](int64_t id, const std::string &type,
+                   std::vector<int64_t> in, std::vector<int64_t> out,
+                   std::vector<TensorDesc> inDescs,
+                   std::vector<TensorDesc> outDescs) {
+    ActorSpec spec;
+    spec.id = id;
+    spec.op.type = type;
+    spec.op.role = oftest::roleOf(type);
+    spec.op.name = type.substr(8) + std::to_string(id);
+    spec.inputs = in;
+    spec.outputs = out;
+    spec.op.inputs = inDescs;
+    spec.op.outputs = outDescs;
+    program.actors.push_back(spec);
+  };
+  actor(0, "oneflow.variable", {}, {0}, {}, {a});
+  actor(1, "oneflow.variable", {}, {1}, {}, {b});
+  for (int64_t id : {0, 1}) {
+    program.actors[id].op.attrs["init"] = operandInit().kind;
+    program.actors[id].op.attrs["init_args"] = operandInit().args;
+    program.actors[id].op.attrs["seed"] = id + 1;
+  }
+  actor(2, "oneflow.matmul", {0, 1}, {2}, {a, b}, {c});
+  actor(3, "oneflow.output", {2}, {}, {c}, {});
+  program.actors[3].op.attrs["name"] = std::string("c");
+  TensorDesc descs[] = {a, b, c};
+  for (int64_t id : {0, 1, 2}) {
+    RegstSpec r;
+    r.id = id;
+    r.desc = descs[id];
+    r.producer = id;
+    r.consumers = {id == 2 ? int64_t(3) : int64_t(2)};
+    program.regsts.push_back(r);
+  }
+  program.streams.push_back({"compute", {0, 1, 2, 3}});
+  return program;
+}
+
+/// The bytes of matmul operand `seed` of `shape` in `dtype`, exactly as the
+/// variable kernel writes them, so a direct call multiplies the same data.
+inline std::vector<uint8_t> operandBytes(int64_t seed, ofrt::DType dtype,
+                                         std::vector<int64_t> shape) {
+  int64_t numel = 1;
+  for (int64_t d : shape)
+    numel *= d;
+  std::vector<double> values(numel);
+  for (int64_t i = 0; i < numel; ++i)
+    values[i] = ofrt::initialValue(operandInit(), shape, seed, i);
+  std::vector<uint8_t> bytes(numel * ofrt::dtypeSize(dtype));
+  absl::Status status = ofrt::cpu::storeValues(values, dtype, bytes.data());
+  if (!status.ok()) {
+    std::fprintf(stderr, "%s\n", status.ToString().c_str());
+    std::exit(1);
+  }
+  return bytes;
 }
 
 } // namespace bench

@@ -20,6 +20,16 @@ with CUDA: run it with a python3 whose torch has CUDA), and PyTorch is also
 timed with its forward pass through torch.compile (a second ratio). Each
 side's step ends when its loss is on the host.
 
+A GPU machine may have no MLIR, so no of-run: there, --plan PLAN runs a
+plan compiled elsewhere with of-run-plan (--runner: its path, or a runtime
+bundle's run.sh; default BUILD/bin/of-run-plan) instead. --emit-plan PLAN
+compiles the plan for the given size, precision and device with of-run
+(which needs no GPU to compile) and exits: scripts/gpu-kit.sh makes the GPU
+plans so. --text FILE trains on another text (the GPL-3 of Debian's
+/usr/share/common-licenses by default). PyTorch's batches start over after
+the text's last, as of-run's `:loop` input does, so a size whose context
+leaves few batches (GPT-2-small: 4) still gives --steps samples.
+
 With --size cpu-medium both train a model that gives a CPU's matmuls some
 work (4 layers, width 256, 4 heads, context 128, batch 8). With --size
 gpt2-small both train a GPT-2-small-sized model instead (12
@@ -41,6 +51,8 @@ Usage: bench/gpt_train_vs_torch.py [--build build] [--threads 1]
                                    [--size example|cpu-medium|gpt2-small]
                                    [--batch B]
                                    [--peak-tflops 989] [--precision bf16]
+                                   [--plan PLAN [--runner RUNNER]]
+                                   [--emit-plan PLAN] [--text FILE]
 """
 import argparse
 import csv
@@ -74,18 +86,30 @@ def step_flops(size):
     return tokens * (6 * params + 12 * L * W * T)
 
 
-def ofrun_ms(of_run, data, threads, steps, tmp, device, model, precision):
+def compile_flags(model, precision):
+    """of-run's flags that make the plan (the model and its training)."""
+    return ([model, "--train"] + gpt_reference.TRAIN_FLAGS.split() +
+            ["--precision", precision])
+
+
+def run_checked(command):
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit("gpt_train_vs_torch: %s failed (exit %d):\n%s%s" % (
+            " ".join(command), done.returncode, done.stdout[-2000:],
+            done.stderr[-2000:]))
+
+
+def ofrun_ms(command, data, threads, steps, tmp, device):
+    """`command`: of-run with compile_flags(), or of-run-plan with a plan."""
     metrics = os.path.join(tmp, "metrics.csv")
-    subprocess.run(
-        [of_run, model, "--train"]
-        + gpt_reference.TRAIN_FLAGS.split() +
+    run_checked(
+        command +
         ["--devices", f"{device}:1",
          "--steps", str(steps), "--threads", str(threads),
-         "--precision", precision,
          "--progress", "off", "--print_limit", "0", "--metrics", metrics,
          "--input", f"tokens=@{data}/text_tokens.npy:loop",
-         "--input", f"targets=@{data}/text_targets.npy:loop"],
-        check=True, capture_output=True, text=True)
+         "--input", f"targets=@{data}/text_targets.npy:loop"])
     with open(metrics) as f:
         seconds = [float(row["seconds"]) for row in csv.DictReader(f)]
     if len(seconds) != steps:
@@ -96,7 +120,8 @@ def ofrun_ms(of_run, data, threads, steps, tmp, device, model, precision):
 
 def torch_ms(steps, device, precision, compile=False):
     times = []
-    gpt_reference.train(steps, times, device, compile, precision == "bf16")
+    gpt_reference.train(steps, times, device, compile, precision == "bf16",
+                        cycle=True)
     # torch.compile compiles during the first steps.
     return 1e3 * statistics.median(times[3 if compile else 1:])
 
@@ -114,32 +139,62 @@ def main():
                         help="rows per step (default: the size's)")
     parser.add_argument("--peak-tflops", type=float, default=989.0)
     parser.add_argument("--precision", choices=["f32", "bf16"], default="f32")
+    parser.add_argument("--plan", help="run this compiled plan with "
+                        "of-run-plan instead of compiling with of-run")
+    parser.add_argument("--runner", help="of-run-plan, or a runtime "
+                        "bundle's run.sh (default: BUILD/bin/of-run-plan)")
+    parser.add_argument("--emit-plan", metavar="PLAN",
+                        help="only compile the plan to PLAN, then exit")
+    parser.add_argument("--text", default=gpt_reference.TEXT,
+                        help="the training text")
     args = parser.parse_args()
     size = dict(SIZES[args.size])
     if args.batch > 0:
         size["batch"] = args.batch
     gpt_reference.configure(**size)
-    if args.device == "cuda" and not torch.cuda.is_available():
+    gpt_reference.TEXT = args.text
+    if args.plan and not os.path.isfile(args.plan):
+        parser.error(f"--plan {args.plan}: no such file")
+    if args.device == "cuda" and not torch.cuda.is_available() and \
+            not args.emit_plan:
         parser.error("--device cuda needs a PyTorch with CUDA and a GPU")
     if args.steps < 3:
         parser.error("--steps must be at least 3")
     torch.set_num_threads(args.threads)
     of_run = os.path.join(args.build, "bin", "of-run")
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, os.path.join(ROOT, "scripts",
-                                                     "make_text.py"), tmp,
-                        "--context", str(size["context"])],
-                       check=True, capture_output=True)
-        model = os.path.join(tmp, "gpt.mlir")
-        with open(model, "w") as f:
-            subprocess.run(
-                [sys.executable, os.path.join(ROOT, "scripts", "make_gpt.py")]
-                + [f"--{k}={v}" for k, v in size.items()],
-                check=True, stdout=f)
+        run_checked([sys.executable, os.path.join(ROOT, "scripts",
+                                                  "make_text.py"), tmp,
+                     "--context", str(size["context"]), "--text", args.text])
+        if args.plan:
+            runner = args.runner or os.path.join(args.build, "bin",
+                                                 "of-run-plan")
+            command = [runner, os.path.abspath(args.plan)]
+        else:
+            model = os.path.join(tmp, "gpt.mlir")
+            with open(model, "w") as f:
+                subprocess.run(
+                    [sys.executable, os.path.join(ROOT, "scripts",
+                                                  "make_gpt.py")]
+                    + [f"--{k}={v}" for k, v in size.items()],
+                    check=True, stdout=f)
+            command = [of_run] + compile_flags(model, args.precision)
+        if args.emit_plan:
+            # of-run writes the plan before it runs; without the device it
+            # then fails, which is fine: the plan is what was asked for.
+            subprocess.run(command + ["--devices", f"{args.device}:1",
+                                      "--steps", "1", "--progress", "off",
+                                      "--emit-plan", args.emit_plan],
+                           capture_output=True, text=True)
+            if not os.path.isfile(args.emit_plan):
+                sys.exit(f"gpt_train_vs_torch: of-run wrote no plan to "
+                         f"{args.emit_plan}")
+            print(f"wrote {args.emit_plan}")
+            return
         ours, theirs, compiled = [], [], []
         for _ in range(args.rounds):
-            ours.append(ofrun_ms(of_run, tmp, args.threads, args.steps,
-                                 tmp, args.device, model, args.precision))
+            ours.append(ofrun_ms(command, tmp, args.threads, args.steps,
+                                 tmp, args.device))
             theirs.append(torch_ms(args.steps, args.device, args.precision))
             if args.device == "cuda":
                 compiled.append(torch_ms(args.steps, args.device,

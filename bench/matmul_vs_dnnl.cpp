@@ -7,7 +7,8 @@
 // A 1024x1024x1024 f32 matmul as an actor of the runtime (its kernel time
 // per firing, from the engine's firing records) against the same oneDNN
 // matmul primitive called directly, in one process with the same threads.
-// Prints the ratio direct / runtime (goal: at least 0.95).
+// Both multiply the same uniform(-1, 1) operands. Prints the ratio
+// direct / runtime (goal: at least 0.95).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,64 +21,19 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 using namespace ofrt;
 
 namespace {
 
-const int64_t kM = 1024, kK = 1024, kN = 1024, kSteps = 30;
-
-RankProgram matmulProgram() {
-  RankProgram program;
-  TensorDesc a{DType::F32, {kM, kK}}, b{DType::F32, {kK, kN}},
-      c{DType::F32, {kM, kN}};
-  auto regst = [&](int64_t id, TensorDesc desc, int64_t producer,
-                   int64_t consumer) {
-    RegstSpec r;
-    r.id = id;
-    r.desc = desc;
-    r.producer = producer;
-    r.consumers = {consumer};
-    program.regsts.push_back(r);
-  };
-  auto actor = [&](int64_t id, const std::string &type,
-                   std::vector<int64_t> in, std::vector<int64_t> out,
-                   std::vector<TensorDesc> inDescs,
-                   std::vector<TensorDesc> outDescs) {
-    ActorSpec spec;
-    spec.id = id;
-    spec.op.type = type;
-    spec.op.name = type.substr(8);
-    spec.inputs = in;
-    spec.outputs = out;
-    spec.op.inputs = inDescs;
-    spec.op.outputs = outDescs;
-    program.actors.push_back(spec);
-  };
-  actor(0, "oneflow.input", {}, {0}, {}, {a});
-  program.actors[0].op.attrs["name"] = std::string("a");
-  actor(1, "oneflow.variable", {}, {1}, {}, {b});
-  program.actors[1].op.attrs["init"] = std::string("uniform");
-  program.actors[1].op.attrs["init_args"] = std::vector<double>{-1, 1};
-  actor(2, "oneflow.matmul", {0, 1}, {2}, {a, b}, {c});
-  actor(3, "oneflow.output", {2}, {}, {c}, {});
-  program.actors[3].op.attrs["name"] = std::string("c");
-  regst(0, a, 0, 2);
-  regst(1, b, 1, 2);
-  regst(2, c, 2, 3);
-  program.streams.push_back({"compute", {0, 1, 2, 3}});
-  return program;
-}
+int64_t kM = 1024, kK = 1024, kN = 1024, kSteps = 30;
 
 double runtimeMs() {
-  // Like the direct call's operands, the actor's are the same every step
-  // (a filled input, a variable written once), so caches treat both alike.
-  SessionOptions options;
-  InputSource fill;
-  fill.kind = InputSource::Kind::Fill;
-  fill.value = 0.5;
-  options.inputs["a"] = fill;
-  return bench::medianFiringMs(matmulProgram(), options, 2, kSteps);
+  return bench::medianFiringMs(
+      bench::matmulProgram(DeviceKind::Cpu, DType::F32, kM, kK, kN),
+      SessionOptions(), 2, kSteps);
 }
 
 double directMs() {
@@ -88,7 +44,10 @@ double directMs() {
   memory::desc b({kK, kN}, memory::data_type::f32, memory::format_tag::ab);
   memory::desc c({kM, kN}, memory::data_type::f32, memory::format_tag::ab);
   matmul prim(matmul::primitive_desc(matmul::desc(a, b, c), eng));
-  std::vector<float> av(kM * kK, 0.5f), bv(kK * kN, 0.25f), cv(kM * kN);
+  // The actor's operands, value for value.
+  std::vector<uint8_t> av = bench::operandBytes(1, DType::F32, {kM, kK}),
+                       bv = bench::operandBytes(2, DType::F32, {kK, kN});
+  std::vector<float> cv(kM * kN);
   memory am(a, eng, av.data()), bm(b, eng, bv.data()), cm(c, eng, cv.data());
   std::vector<double> ms;
   for (int i = 0; i < kSteps; ++i) {
@@ -106,7 +65,20 @@ double directMs() {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  // --size N --steps S: a smaller check (the test runs one).
+  for (int i = 1; i + 1 < argc; i += 2) {
+    int64_t value = std::atoll(argv[i + 1]);
+    if (std::strcmp(argv[i], "--size") == 0 && value > 0)
+      kM = kK = kN = value;
+    else if (std::strcmp(argv[i], "--steps") == 0 && value > 1)
+      kSteps = value;
+    else {
+      std::fprintf(stderr, "bench-matmul-vs-dnnl: bad flag '%s %s' (--size "
+                   "N, --steps S > 1)\n", argv[i], argv[i + 1]);
+      return 1;
+    }
+  }
   // Interleave to share whatever else the machine is doing.
   double direct1 = directMs(), runtime1 = runtimeMs();
   double direct2 = directMs(), runtime2 = runtimeMs();

@@ -20,9 +20,15 @@ the time its thread waited for a core, so the bubble compares with the
 theory only with at least S cores; the script prints the core count and
 the load.
 
+A machine without the compiler (a GPU node with a runtime bundle) runs
+plans compiled elsewhere: --emit-plans DIR writes chain-S.plan for each
+stage count and exits; --plans DIR --runner RUNNER (of-run-plan, or a
+bundle's run.sh) runs them, without the memory columns (they need of-opt).
+
   /usr/bin/python3 bench/pipeline_bubble.py [--stages 2,4] [--micro-batches 8]
       [--layers 8] [--width 256] [--batch 256] [--steps 30]
       [--ranks threads|processes|mpi] [--build DIR]
+      [--emit-plans DIR | --plans DIR --runner RUNNER]
 """
 
 import argparse
@@ -108,9 +114,18 @@ def main():
                         "processes of their own (--nproc-per-node: Gloo) or "
                         "under mpirun (MPI)")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--emit-plans", metavar="DIR",
+                        help="compile chain-S.plan into DIR and exit")
+    parser.add_argument("--plans", metavar="DIR",
+                        help="run the plans --emit-plans wrote to DIR")
+    parser.add_argument("--runner", help="with --plans: of-run-plan or a "
+                        "runtime bundle's run.sh")
     args = parser.parse_args()
+    if args.plans and not args.runner:
+        parser.error("--plans needs --runner")
     of_run = os.path.join(args.build, "bin", "of-run")
     of_opt = os.path.join(args.build, "bin", "of-opt")
+    runner = args.runner or of_run
     m = args.micro_batches
     print("chain of %d relu(matmul %dx%d) layers, batch %d, %d micro-batches; "
           "%d cores" % (args.layers, args.width, args.width, args.batch, m,
@@ -121,7 +136,16 @@ def main():
             f.write(chain(args.layers, args.width, args.batch))
         for p in [int(s) for s in args.stages.split(",")]:
             memory = {}
-            for schedule in ("1f1b", "gpipe"):
+            plan = os.path.join(args.plans or args.emit_plans or tmp,
+                                "chain-%d.plan" % p)
+            if not args.plans:
+                run([of_run, source, "--train", "--lr", "0.001", "--steps",
+                     "1", "--devices", "cpu:%d" % p, "--stages", str(p),
+                     "--micro-batches", str(m), "--emit_plan", plan])
+            if args.emit_plans:
+                print("wrote " + plan)
+                continue
+            for schedule in () if args.plans else ("1f1b", "gpipe"):
                 pipeline = (
                     "builtin.module(func.func(oneflow-infer-shapes,"
                     "oneflow-assign-stages{stages=%d},oneflow-autodiff,"
@@ -130,19 +154,15 @@ def main():
                     "oneflow-default-pipeline)" % (p, p, p, m, schedule))
                 memory[schedule] = activation_bytes(
                     run([of_opt, source, "--pass-pipeline=" + pipeline]))
-            plan = os.path.join(tmp, "chain-%d.plan" % p)
-            run([of_run, source, "--train", "--lr", "0.001", "--steps", "1",
-                 "--devices", "cpu:%d" % p, "--stages", str(p),
-                 "--micro-batches", str(m), "--emit_plan", plan])
             flags = [plan, "--threads", "1", "--steps", str(args.steps),
                      "--print_limit", "0"]
             if args.ranks == "threads":
-                command = [of_run] + flags + ["--devices", "cpu:%d" % p]
+                command = [runner] + flags + ["--devices", "cpu:%d" % p]
             elif args.ranks == "processes":
-                command = [of_run] + flags + ["--nproc-per-node", str(p)]
+                command = [runner] + flags + ["--nproc-per-node", str(p)]
             else:
                 command = ["mpirun", "--allow-run-as-root", "--oversubscribe",
-                           "-np", str(p), of_run] + flags
+                           "-np", str(p), runner] + flags
             idle = bubbles(run(command), p)
             theory = (p - 1) / (m + p - 1)
             load = os.getloadavg()
@@ -153,6 +173,10 @@ def main():
                 "stage", "idle", "vs theory", "1f1b act B", "gpipe act B",
                 "ratio"))
             for r in range(p):
+                if not memory:  # --plans: no of-opt here
+                    print("%-6d %10.3f %9.2fx %14s %14s %8s" % (
+                        r, idle[r], idle[r] / theory, "-", "-", "-"))
+                    continue
                 a, g = memory["1f1b"][r], memory["gpipe"][r]
                 print("%-6d %10.3f %9.2fx %14d %14d %8.3f" % (
                     r, idle[r], idle[r] / theory, a, g, a / g if g else 0))

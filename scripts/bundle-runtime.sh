@@ -3,7 +3,7 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 #
-# Usage: scripts/bundle-runtime.sh OUT [PLAN...]
+# Usage: scripts/bundle-runtime.sh [--bin PROGRAM]... OUT [PLAN...]
 #
 # Puts into the folder OUT everything a machine with the NVIDIA driver and
 # CUDA 13 (but none of our Debian packages) needs to run compiled plans:
@@ -15,6 +15,11 @@
 #                          libstdc++, ...
 #   OUT/plans/             the given plans (of-run --emit-plan writes them)
 #   OUT/run.sh PLAN [flags] runs a plan (a path, or a name in OUT/plans)
+#   OUT/bin.sh NAME [args]  runs another program of OUT/bin (--bin PROGRAM
+#                          copies one there with the libraries it needs:
+#                          test binaries, benchmarks)
+#   OUT/env.sh             what both source: LD_LIBRARY_PATH with OUT/lib
+#                          and CUDA's libraries wherever the node has them
 # and checks that OUT stays under 60 MiB. BUILD_DIR (default: build) says
 # where of-run-plan was built. Copy OUT to the node and run OUT/run.sh.
 #
@@ -27,7 +32,13 @@ LIMIT_MIB=60
 
 fail() { echo "bundle-runtime: error: $*" >&2; exit 1; }
 
-[ $# -ge 1 ] || fail "usage: bundle-runtime.sh OUT [PLAN...]"
+EXTRA=()
+while [ $# -ge 2 ] && [ "$1" = "--bin" ]; do
+  [ -x "$2" ] || fail "--bin '$2' is not an executable file"
+  EXTRA+=("$2")
+  shift 2
+done
+[ $# -ge 1 ] || fail "usage: bundle-runtime.sh [--bin PROGRAM]... OUT [PLAN...]"
 OUT="$1"
 shift
 RUNNER="$BUILD_DIR/bin/of-run-plan"
@@ -55,25 +66,23 @@ is_provided() {
 }
 
 mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/plans"
-cp "$RUNNER" "$OUT/bin/of-run-plan"
-libs=$(ldd "$RUNNER" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }')
-if ldd "$RUNNER" | grep -q "not found"; then
-  fail "of-run-plan needs libraries this machine lacks: $(ldd "$RUNNER" | grep 'not found' | tr -s ' \t' ' ')"
-fi
-for lib in $libs; do
-  is_provided "$lib" && continue
-  cp -L "$lib" "$OUT/lib/"
+for program in "$RUNNER" "${EXTRA[@]}"; do
+  cp "$program" "$OUT/bin/"
+  if ldd "$program" | grep -q "not found"; then
+    fail "$(basename "$program") needs libraries this machine lacks: $(ldd "$program" | grep 'not found' | tr -s ' \t' ' ')"
+  fi
+  for lib in $(ldd "$program" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
+    is_provided "$lib" && continue
+    [ -f "$OUT/lib/$(basename "$lib")" ] || cp -L "$lib" "$OUT/lib/"
+  done
 done
 for plan in "$@"; do
   cp "$plan" "$OUT/plans/"
 done
 
-cat > "$OUT/run.sh" <<'RUN'
-#!/bin/sh
-# Runs a compiled plan with the bundled of-run-plan: OUT/run.sh PLAN [flags]
-# (PLAN: a path, or the name of a plan in plans/; --help lists the flags).
-HERE="$(cd "$(dirname "$0")" && pwd)"
-# CUDA's libraries: the toolkit's, else those of pip's nvidia-* wheels
+cat > "$OUT/env.sh" <<'ENV'
+# Sourced by run.sh and bin.sh: LD_LIBRARY_PATH with the bundle's libraries
+# first, then CUDA's: the toolkit's, else those of pip's nvidia-* wheels
 # (PyTorch's), else wherever the loader finds them.
 CUDA_LIBS=""
 for dir in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64; do
@@ -85,6 +94,14 @@ print(":".join(sorted(glob.glob(os.path.join(list(nvidia.__path__)[0], "*", "lib
   [ -n "$WHEELS" ] && CUDA_LIBS="$CUDA_LIBS:$WHEELS"
 fi
 export LD_LIBRARY_PATH="$HERE/lib$CUDA_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+ENV
+
+cat > "$OUT/run.sh" <<'RUN'
+#!/bin/sh
+# Runs a compiled plan with the bundled of-run-plan: OUT/run.sh PLAN [flags]
+# (PLAN: a path, or the name of a plan in plans/; --help lists the flags).
+HERE="$(cd "$(dirname "$0")" && pwd)"
+. "$HERE/env.sh"
 if [ $# -ge 1 ] && [ ! -e "$1" ] && [ -f "$HERE/plans/$1" ]; then
   plan="$HERE/plans/$1"
   shift
@@ -92,10 +109,23 @@ if [ $# -ge 1 ] && [ ! -e "$1" ] && [ -f "$HERE/plans/$1" ]; then
 fi
 exec "$HERE/bin/of-run-plan" "$@"
 RUN
+
+cat > "$OUT/bin.sh" <<'BIN'
+#!/bin/sh
+# Runs a program of OUT/bin with the bundle's libraries: OUT/bin.sh NAME [args]
+HERE="$(cd "$(dirname "$0")" && pwd)"
+. "$HERE/env.sh"
+[ $# -ge 1 ] || { echo "usage: bin.sh NAME [args] (NAME in $HERE/bin)" >&2; exit 2; }
+[ -x "$HERE/bin/$1" ] || { echo "bin.sh: no program '$1' in $HERE/bin" >&2; exit 2; }
+name="$1"
+shift
+exec "$HERE/bin/$name" "$@"
+BIN
+chmod +x "$OUT/bin.sh"
 chmod +x "$OUT/run.sh"
 
 size_kib=$(du -sk "$OUT" | awk '{ print $1 }')
 if [ "$size_kib" -gt $((LIMIT_MIB * 1024)) ]; then
   fail "the bundle '$OUT' has $((size_kib / 1024)) MiB, over the $LIMIT_MIB MiB limit"
 fi
-echo "bundled of-run-plan, $(ls "$OUT/lib" | wc -l) libraries and $# plan(s) into $OUT ($((size_kib / 1024)) MiB); run $OUT/run.sh PLAN [flags]"
+echo "bundled of-run-plan$([ ${#EXTRA[@]} -eq 0 ] || echo " and ${#EXTRA[@]} other program(s)"), $(ls "$OUT/lib" | wc -l) libraries and $# plan(s) into $OUT ($((size_kib / 1024)) MiB); run $OUT/run.sh PLAN [flags]"

@@ -70,18 +70,22 @@ def main():
     if not args.steps and sorted(actual) != steps:
         sys.exit(f"compare_losses: '{args.expected}' has {len(steps)} steps "
                  f"but '{args.actual}' has {len(actual)}")
-    worst = 0.0
+    rels = {}
     for s in steps:
         e, a = expected[s], actual[s]
         if not (math.isfinite(e) and math.isfinite(a)):
             sys.exit(f"compare_losses: step {s}: {args.column} {a} in "
                      f"'{args.actual}', {e} expected, is not finite")
-        rel = abs(a - e) / max(abs(e), 1e-30)
-        worst = max(worst, rel)
-        if rel > args.rtol:
+        rels[s] = abs(a - e) / max(abs(e), 1e-30)
+    worst_step = max(steps, key=lambda s: rels[s])
+    worst = rels[worst_step]
+    for s in steps:
+        if rels[s] > args.rtol:
+            e, a = expected[s], actual[s]
             sys.exit(f"compare_losses: step {s}: {args.column} {a!r} in "
                      f"'{args.actual}' differs from {e!r} in '{args.expected}' "
-                     f"by {rel:.3g} relative (> {args.rtol:g})")
+                     f"by {rels[s]:.3g} relative (> {args.rtol:g}); the worst "
+                     f"is step {worst_step}, {worst:.3g} relative")
     print(f"{len(steps)} steps agree within {args.rtol:g} relative "
           f"(worst {worst:.3g})")
     if args.mean_last:

@@ -40,6 +40,7 @@ from optimizer_reference import schedule  # noqa: E402
 
 VOCAB, CONTEXT, WIDTH, HEADS, LAYERS, BATCH = make_text.VOCAB, 32, 64, 4, 2, 4
 HEAD = WIDTH // HEADS
+TEXT = make_text.DEFAULT_TEXT
 
 
 def configure(layers, width, heads, context, vocab, batch):
@@ -112,24 +113,29 @@ def forward(p, tokens, targets):
     return torch.nn.functional.cross_entropy(logits, targets.reshape(-1))
 
 
-def batches(steps):
+def batches(steps, cycle=False):
     """The (tokens, targets) of each step, as of-run reads the .npy rows:
-    batch s is rows [4s, 4s + 4), within one pass over the file."""
-    tokens, targets = make_text.windows(make_text.DEFAULT_TEXT, CONTEXT)
-    if steps * BATCH > len(tokens):
+    batch s is rows [4s, 4s + 4), within one pass over the file, or with
+    `cycle` starting over after the last whole batch (of-run's `:loop`)."""
+    tokens, targets = make_text.windows(TEXT, CONTEXT)
+    whole = len(tokens) // BATCH
+    if whole < 1 or (not cycle and steps * BATCH > len(tokens)):
         sys.exit(f"gpt_reference.py: error: {steps} steps of {BATCH} rows "
                  f"need more than the {len(tokens)} rows of the text")
     for s in range(steps):
-        rows = slice(s * BATCH, (s + 1) * BATCH)
+        b = s % whole
+        rows = slice(b * BATCH, (b + 1) * BATCH)
         yield torch.from_numpy(tokens[rows]), torch.from_numpy(targets[rows])
 
 
-def train(steps, times=None, device="cpu", compile=False, bf16=False):
+def train(steps, times=None, device="cpu", compile=False, bf16=False,
+          cycle=False):
     """Returns the loss of each step; appends each step's seconds to
     `times` if given. On `device` ("cpu", "cuda"); with `compile`, the
     forward pass goes through torch.compile (PyTorch 2); with `bf16`, under
     torch.autocast(device, torch.bfloat16) (f32 parameters and optimizer,
-    as of-run --precision bf16)."""
+    as of-run --precision bf16); with `cycle`, the batches start over after
+    the text's last (benchmarks of more steps than the text has batches)."""
     params = {n: torch.nn.Parameter(torch.from_numpy(a).to(device))
               for n, a in initial_weights().items()}
     step_forward = torch.compile(forward) if compile else forward
@@ -138,7 +144,7 @@ def train(steps, times=None, device="cpu", compile=False, bf16=False):
     lr_sched = torch.optim.lr_scheduler.LambdaLR(
         opt, schedule(WARMUP, STEPS, MIN_LR / LR))
     losses = []
-    for tokens, targets in batches(steps):
+    for tokens, targets in batches(steps, cycle):
         tokens, targets = tokens.to(device), targets.to(device)
         start = time.perf_counter()
         opt.zero_grad()

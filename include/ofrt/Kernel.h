@@ -155,6 +155,9 @@ private:
 std::unique_ptr<Kernel> stageOnHost(std::unique_ptr<Kernel> inner,
                                     bool readsResults = true);
 
+/// Whether `kernel` came from stageOnHost (its op runs on host copies).
+bool isStaged(const Kernel &kernel);
+
 } // namespace ofrt
 
 #endif // OFRT_KERNEL_H

@@ -361,6 +361,44 @@ absl::Status ofrun::checkPlanRanks(const ofrt::LoadedPlan &plan,
       (wanted == 1 ? " device" : " devices"));
 }
 
+/// Notes the ops of `plan` whose kernels on its device run on host copies
+/// (a GPU's: no kernel of its own yet, or not for that element type), by
+/// op and element types. Creating a kernel touches no device.
+static void printStagedOps(const ofrt::LoadedPlan &plan) {
+  std::set<std::string> staged;
+  std::string kind;
+  for (const ofrt::RankProgram &program : plan.ranks) {
+    if (program.device == ofrt::DeviceKind::Cpu)
+      continue;
+    for (const ofrt::ActorSpec &actor : program.actors) {
+      if (actor.op.role != ofrt::OpRole::Kernel)
+        continue;
+      absl::StatusOr<std::unique_ptr<ofrt::Kernel>> kernel =
+          ofrt::KernelRegistry::global().create(program.device, actor.op);
+      if (!kernel.ok() || !ofrt::isStaged(**kernel))
+        continue;
+      std::string types;
+      for (const auto *descs : {&actor.op.inputs, &actor.op.outputs})
+        for (const ofrt::TensorDesc &desc : *descs) {
+          std::string name = ofrt::dtypeName(desc.dtype);
+          if (types.find(name) == std::string::npos)
+            types += (types.empty() ? "" : " ") + name;
+        }
+      staged.insert(actor.op.type + " (" + types + ")");
+      kind = ofrt::deviceKindName(program.device);
+    }
+  }
+  std::string list;
+  for (const std::string &op : staged)
+    list += (list.empty() ? "" : ", ") + op;
+  if (!staged.empty())
+    std::fprintf(stderr,
+                 "%s: note: the %s backend has no kernel for %s yet; %s on "
+                 "host copies (correct, slow)\n",
+                 programName(), kind.c_str(), list.c_str(),
+                 staged.size() > 1 ? "they run" : "it runs");
+}
+
 int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
                    const std::vector<std::string> &childArgs,
                    const VariablesHook &afterRun) {
@@ -410,30 +448,7 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
                    "--input NAME=SOURCE)\n",
                    programName(), random.size() > 1 ? "s" : "", names.c_str(),
                    random.size() > 1 ? "them" : "it");
-    // Ops whose kernel on the plan's device runs on host copies: say which.
-    std::set<std::string> staged;
-    std::string kind;
-    for (const ofrt::RankProgram &program : plan.ranks) {
-      absl::StatusOr<const ofrt::Backend *> backend =
-          ofrt::findBackend(program.device);
-      if (!backend.ok())
-        continue;
-      std::set<std::string> types = (*backend)->stagedOpTypes();
-      for (const ofrt::ActorSpec &actor : program.actors)
-        if (types.count(actor.op.type)) {
-          staged.insert(actor.op.type);
-          kind = ofrt::deviceKindName(program.device);
-        }
-    }
-    std::string types;
-    for (const std::string &type : staged)
-      types += (types.empty() ? "" : ", ") + type;
-    if (!staged.empty())
-      std::fprintf(stderr,
-                   "%s: note: the %s backend has no kernel for %s yet; %s "
-                   "on host copies (correct, slow)\n",
-                   programName(), kind.c_str(), types.c_str(),
-                   staged.size() > 1 ? "they run" : "it runs");
+    printStagedOps(plan);
   }
 
   absl::StatusOr<std::unique_ptr<Checkpointing>> checkpointing =

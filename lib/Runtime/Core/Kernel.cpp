@@ -68,6 +68,41 @@ KernelRegistry::create(DeviceKind device, const OpDesc &op) const {
 
 namespace {
 
+/// Host memory for one operand's copy, from the device's allocateHost
+/// (pinned on a GPU, so copies run at full speed and truly asynchronously),
+/// kept between firings and grown when an operand needs more.
+class HostBuffer {
+public:
+  HostBuffer() = default;
+  HostBuffer(const HostBuffer &) = delete;
+  HostBuffer &operator=(const HostBuffer &) = delete;
+  ~HostBuffer() {
+    if (data)
+      owner->deallocateHost(data);
+  }
+
+  absl::StatusOr<void *> get(Device &device, size_t bytes) {
+    if (data && owner == &device && bytes <= size)
+      return data;
+    if (data)
+      owner->deallocateHost(data);
+    data = nullptr;
+    size = 0;
+    owner = &device;
+    absl::StatusOr<void *> fresh = device.allocateHost(bytes);
+    if (!fresh.ok())
+      return fresh.status();
+    data = *fresh;
+    size = bytes;
+    return data;
+  }
+
+private:
+  Device *owner = nullptr;
+  void *data = nullptr;
+  size_t size = 0;
+};
+
 class StagedKernel : public Kernel {
 public:
   StagedKernel(std::unique_ptr<Kernel> inner, bool readsResults)
@@ -79,24 +114,25 @@ public:
     Device &device = *context.device;
     Stream &stream = *context.stream;
     std::vector<TensorView> hostIn, hostOut;
-    staging.resize(inputs.size() + outputs.size());
+    while (staging.size() < inputs.size() + outputs.size())
+      staging.push_back(std::make_unique<HostBuffer>());
     size_t k = 0;
-    auto stage = [&](const TensorView &view, std::vector<TensorView> &host) {
-      staging[k].resize(view.desc.bytes());
-      host.push_back({staging[k].data(), view.desc});
-      return device.copyToHost(stream, staging[k++].data(), view.data,
-                               view.desc.bytes());
+    // The host copy of `view` (its bytes copied there when `read`).
+    auto stage = [&](const TensorView &view, std::vector<TensorView> &host,
+                     bool read) -> absl::Status {
+      size_t bytes = view.desc.bytes();
+      absl::StatusOr<void *> copy = staging[k++]->get(device, bytes);
+      if (!copy.ok())
+        return copy.status();
+      host.push_back({*copy, view.desc});
+      if (!read)
+        return absl::OkStatus();
+      return device.copyToHost(stream, *copy, view.data, bytes);
     };
     for (const TensorView &in : inputs)
-      OFRT_RETURN_IF_ERROR(stage(in, hostIn));
-    for (const TensorView &out : outputs) {
-      if (readsResults) {
-        OFRT_RETURN_IF_ERROR(stage(out, hostOut));
-        continue;
-      }
-      staging[k].resize(out.desc.bytes());
-      hostOut.push_back({staging[k++].data(), out.desc});
-    }
+      OFRT_RETURN_IF_ERROR(stage(in, hostIn, /*read=*/true));
+    for (const TensorView &out : outputs)
+      OFRT_RETURN_IF_ERROR(stage(out, hostOut, readsResults));
     OFRT_RETURN_IF_ERROR(stream.synchronize());
     OFRT_RETURN_IF_ERROR(inner->compute(context, hostIn, hostOut));
     for (size_t i = 0; i < outputs.size(); ++i)
@@ -109,7 +145,7 @@ public:
 private:
   std::unique_ptr<Kernel> inner;
   bool readsResults;
-  std::vector<std::vector<uint8_t>> staging;
+  std::vector<std::unique_ptr<HostBuffer>> staging;
 };
 
 } // namespace
@@ -117,4 +153,8 @@ private:
 std::unique_ptr<Kernel> ofrt::stageOnHost(std::unique_ptr<Kernel> inner,
                                           bool readsResults) {
   return std::make_unique<StagedKernel>(std::move(inner), readsResults);
+}
+
+bool ofrt::isStaged(const Kernel &kernel) {
+  return dynamic_cast<const StagedKernel *>(&kernel) != nullptr;
 }

@@ -74,13 +74,15 @@ void Engine::Impl::fail(const ActorState &actor, const absl::Status &status,
 void Engine::Impl::complete(uint64_t token, absl::Status status) {
   int64_t actor = static_cast<int64_t>(token >> 40);
   int64_t step = static_cast<int64_t>(token & ((uint64_t(1) << 40) - 1));
-  asyncPending.fetch_sub(1);
   if (!status.ok()) {
     fail(actors[actor], status, step);
-    return;
+  } else {
+    Message message{Message::Kind::Completed, actor, 0, step};
+    queues[actors[actor].worker]->push(message);
   }
-  Message message{Message::Kind::Completed, actor, 0, step};
-  queues[actors[actor].worker]->push(message);
+  // Last: run() waits for this count to reach zero before it returns, so
+  // nothing above touches an engine that is gone.
+  asyncPending.fetch_sub(1);
 }
 
 void Engine::Impl::apply(const Message &message) {
@@ -414,6 +416,24 @@ std::string Engine::Impl::whyWaiting(const ActorState &actor) const {
   return text + " could fire but its stream's order puts another first";
 }
 
+void Engine::Impl::awaitCompletions() {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (asyncPending.load() > 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::lock_guard<std::mutex> lock(errorMutex);
+      std::string missing = std::to_string(asyncPending.load()) +
+                            " completion(s) of the device never came (a "
+                            "minute after its streams synchronized)";
+      error = error.ok() ? absl::InternalError(missing)
+                         : absl::Status(error.code(), std::string(
+                                                          error.message()) +
+                                                          "; " + missing);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
 void Engine::Impl::watchForStalls(const std::atomic<bool> &finished,
                                   const StepGate *gate) {
   using Clock = std::chrono::steady_clock;
@@ -546,6 +566,7 @@ absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
   // Work still on the device (after a failure) finishes before buffers go.
   for (auto &stream : state.streams)
     (void)stream->synchronize();
+  state.awaitCompletions();
   state.firingsOf = nullptr;
   if (!state.error.ok())
     return state.error;

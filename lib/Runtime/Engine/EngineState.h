@@ -177,6 +177,11 @@ struct Engine::Impl : CompletionSink {
   /// Why `actor` cannot fire now, for the stall report.
   std::string whyWaiting(const ActorState &actor) const;
   void complete(uint64_t token, absl::Status status) override;
+  /// Waits until every completion the device was asked for (notify) has
+  /// been delivered: after an error a GPU's stream synchronizes at once
+  /// but its callbacks may come later, and they must not reach an engine
+  /// that is gone. Gives up after a minute with an error in `error`.
+  void awaitCompletions();
   void send(int64_t from, int64_t actor, Message message) {
     message.actor = actor;
     if (actors[actor].worker == actors[from].worker)

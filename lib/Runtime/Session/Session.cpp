@@ -101,6 +101,18 @@ Session::create(RankProgram program, const SessionOptions &options) {
     if (!isUsed)
       return absl::InvalidArgumentError("the program has no input named '" +
                                         name + "'");
+  // Collective and transfer kernels pack and unpack pieces with host code
+  // (copyBox, memset), which cannot touch a GPU's memory: refused on CUDA
+  // ranks until that packing runs on the device.
+  if (program.device == DeviceKind::Cuda)
+    for (const ActorSpec &actor : program.actors)
+      if (isCollective(actor.op.role))
+        return absl::UnimplementedError(
+            "rank " + std::to_string(program.rank) + ": " + actor.op.where() +
+            " talks to other ranks, which CUDA ranks cannot do yet: the "
+            "collective and transfer kernels pack pieces with host code that "
+            "cannot touch GPU memory (run on one GPU, cuda:1, or on CPU "
+            "ranks)");
   // Regsts whose memory no other regst shares (the engine takes `program`).
   std::set<int64_t> ownMemory;
   for (const RegstSpec &regst : program.regsts)

@@ -103,7 +103,39 @@ TEST_F(CudaKernels, LocalBoxing) {
 TEST_F(CudaKernels, StagedOpsMatchTheCpu) {
   // Ops without a CUDA kernel yet run their CPU kernel on host copies.
   TensorData x = randomTensor(DType::F32, {7, 13}, 500, -50, 50);
-  expectSame(op("cast", {x.desc}, {{DType::BF16, {7, 13}}}), {x});
+  expectSame(op("cast", {x.desc}, {{DType::F16, {7, 13}}}), {x});
+}
+
+// bf16 element-wise ops, casts and reductions compute in f32 on the GPU and
+// round once, as oneDNN does on the CPU (whose bf16 kernels the comparison
+// needs: skipped on a CPU without them).
+TEST_F(CudaKernels, Bf16ComputesInF32AsOnTheCpu) {
+  absl::StatusOr<const Backend *> cpu = findBackend(DeviceKind::Cpu);
+  ASSERT_TRUE(cpu.ok());
+  if (absl::Status bf16 = (*cpu)->checkPrecision(DType::BF16); !bf16.ok())
+    GTEST_SKIP() << "this CPU's oneDNN has no bf16: " << bf16.message();
+  const DType bf = DType::BF16;
+  unsigned seed = 1700;
+  for (const char *name : {"relu", "gelu", "tanh", "exp", "neg", "sigmoid"}) {
+    TensorData x = randomTensor(bf, {7, 13}, seed++);
+    expectSame(op(name, {x.desc}, {x.desc}), {x});
+  }
+  for (const char *name : {"add", "sub", "mul", "div", "maximum"}) {
+    TensorData a = randomTensor(bf, {5, 1, 7}, seed++, 0.5, 2);
+    TensorData b = randomTensor(bf, {3, 7}, seed++, 0.5, 2);
+    expectSame(op(name, {a.desc, b.desc}, {{bf, {5, 3, 7}}}), {a, b});
+  }
+  TensorData a = randomTensor(bf, {4, 9}, seed++), b = randomTensor(bf, {9}, seed++);
+  expectSame(op("less", {a.desc, b.desc}, {{DType::Bool, {4, 9}}}), {a, b});
+  TensorData f = randomTensor(DType::F32, {7, 13}, seed++, -50, 50);
+  expectSame(op("cast", {f.desc}, {{bf, {7, 13}}}), {f});
+  TensorData h = randomTensor(bf, {7, 13}, seed++, -50, 50);
+  for (DType to : {DType::F32, DType::I32})
+    expectSame(op("cast", {h.desc}, {{to, {7, 13}}}), {h});
+  TensorData r = randomTensor(bf, {6, 300}, seed++);
+  for (const char *name : {"reduce_sum", "reduce_mean", "reduce_max"})
+    expectSame(op(name, {r.desc}, {{bf, {6}}}, {{"axes", std::vector<int64_t>{1}}}),
+               {r});
 }
 
 // Without a GPU: creating kernels touches no device.

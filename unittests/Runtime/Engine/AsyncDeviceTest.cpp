@@ -363,4 +363,109 @@ TEST(AsyncDevice, ConsumersReadOnlyFinishedWorkAndBackPressureHolds) {
   }
 }
 
+/// What a GPU does after a kernel fails: its streams synchronize at once,
+/// but the callbacks of work still in flight come later, from CUDA's
+/// thread. The first completion fails; every other one arrives 30 ms later.
+struct LateCompletions {
+  std::atomic<bool> failed{false}, returned{false};
+  std::atomic<int64_t> late{0}, delivered{0};
+  std::mutex mutex;
+  std::vector<std::thread> threads;
+
+  ~LateCompletions() {
+    for (std::thread &thread : threads)
+      thread.join();
+  }
+};
+
+class LateEvent : public Event {
+public:
+  explicit LateEvent(LateCompletions &state) : state(state) {}
+  bool query() override { return false; }
+  absl::Status wait() override { return absl::OkStatus(); }
+  bool notify(CompletionSink &sink, uint64_t token) override {
+    bool first = !state.failed.exchange(true);
+    std::lock_guard<std::mutex> lock(state.mutex);
+    // The thread may outlive the event (it goes with the engine).
+    LateCompletions *shared = &state;
+    state.threads.emplace_back([shared, &sink, token, first] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(first ? 1 : 30));
+      if (shared->returned.load())
+        ++shared->late;
+      sink.complete(token, first ? absl::InternalError("the kernel faulted")
+                                 : absl::OkStatus());
+      ++shared->delivered;
+    });
+    return true;
+  }
+
+private:
+  LateCompletions &state;
+};
+
+class NullStream : public Stream {
+public:
+  const std::string &name() const override { return streamName; }
+  absl::Status record(Event &) override { return absl::OkStatus(); }
+  absl::Status waitFor(Event &) override { return absl::OkStatus(); }
+  absl::Status synchronize() override { return absl::OkStatus(); }
+
+private:
+  std::string streamName = "s";
+};
+
+class LateDevice : public FakeDevice {
+public:
+  absl::StatusOr<std::unique_ptr<Stream>>
+  createStream(const std::string &) override {
+    return std::unique_ptr<Stream>(new NullStream());
+  }
+  absl::StatusOr<std::unique_ptr<Event>> createEvent() override {
+    return std::unique_ptr<Event>(new LateEvent(state));
+  }
+
+  LateCompletions state;
+};
+
+class NoOpKernel : public Kernel {
+public:
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &,
+                       const std::vector<TensorView> &) override {
+    return absl::OkStatus();
+  }
+};
+
+// A failed firing ends the run, but run() returns only once every
+// completion in flight has reached the engine: none comes after it, when
+// the engine may be gone (the CUDA device's callbacks after an error).
+TEST(AsyncDevice, RunReturnsAfterEveryCompletionAfterAFailure) {
+  ProgramBuilder b;
+  b.program.device = DeviceKind::Cuda;
+  int64_t a = b.actor("a", "s0", {}, 1, 3);
+  int64_t m = b.actor("m", "s1", {b.out(a)}, 1, 3);
+  b.actor("sink", "s2", {b.out(m)}, 0);
+  auto device = std::make_shared<LateDevice>();
+  KernelProvider provider =
+      [](const ActorSpec &) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+    return std::make_unique<NoOpKernel>();
+  };
+  {
+    auto engine = Engine::create(b.program, device, provider);
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    auto result = (*engine)->run({20, false});
+    device->state.returned = true;
+    ASSERT_FALSE(result.ok());
+    EXPECT_NE(result.status().message().find("the kernel faulted"),
+              std::string::npos)
+        << result.status();
+  } // The engine goes here.
+  {
+    std::lock_guard<std::mutex> lock(device->state.mutex);
+    EXPECT_GT(device->state.threads.size(), 1u)
+        << "only the failing firing was in flight: the test shows nothing";
+  }
+  EXPECT_EQ(device->state.late.load(), 0)
+      << "completions reached the engine after run() returned";
+}
+
 } // namespace

@@ -129,4 +129,25 @@ TEST(Session, UnknownInputNames) {
             "the program has no input named 'images'");
 }
 
+// Collective and transfer kernels pack pieces with host code, which cannot
+// touch GPU memory: a CUDA rank with one is refused, naming the rank and
+// the actor, before any device is created (so this runs without a GPU).
+TEST(Session, CollectivesOnCudaRanksAreRefused) {
+  RankProgram p = program(0);
+  p.device = DeviceKind::Cuda;
+  p.rank = 1;
+  p.actors[1].op.type = "oneflow.all_reduce";
+  p.actors[1].op.role = oftest::roleOf("oneflow.all_reduce");
+  p.actors[1].op.name = "grad_sum";
+  auto session = Session::create(p, {});
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().code(), absl::StatusCode::kUnimplemented);
+  std::string message(session.status().message());
+  EXPECT_EQ(message.rfind("rank 1: ", 0), 0u) << message;
+  EXPECT_NE(message.find("grad_sum"), std::string::npos) << message;
+  EXPECT_NE(message.find("CUDA ranks cannot do yet"), std::string::npos)
+      << message;
+}
+
 } // namespace
+

@@ -4,11 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// f32, f64, integer and i1 tensors run the kernels of Elementwise.cu, as do
+// f32, f64, bf16 (computed in f32, rounded once, as oneDNN does on the
+// CPU), integer and i1 tensors run the kernels of Elementwise.cu, as do
 // casts between those types and dropout (the CPU kernel's mask: the same
-// counter-based bits, RandomBits.h). f16 and bf16 tensors, integer
-// division (whose errors, division by zero and minimum / -1, the CPU
-// kernel reports) and dropout on a piece of a global tensor run staged.
+// counter-based bits, RandomBits.h). f16 tensors, integer division (whose
+// errors, division by zero and minimum / -1, the CPU kernel reports) and
+// dropout on a piece of a global tensor run staged.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +28,8 @@ using namespace ofrt::elementwise;
 namespace {
 
 bool nativeType(DType dtype) {
-  return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::I8 ||
+  return dtype == DType::F32 || dtype == DType::F64 ||
+         dtype == DType::BF16 || dtype == DType::I8 ||
          dtype == DType::I32 || dtype == DType::I64 || dtype == DType::Bool;
 }
 

@@ -8,8 +8,9 @@
 // ElementwiseFunctions.h (the CPU's too). A binary op whose operands both
 // have the result's shape, or one of them a single element, indexes
 // directly; other broadcasts turn the result's linear index into
-// coordinates over at most kMaxAxes axes. The optimizer updates are
-// PyTorch's formulas in the parameter's type, as on the CPU.
+// coordinates over at most kMaxAxes axes. bf16 elements compute in f32 and
+// round once when stored, as the CPU's oneDNN primitives do. The optimizer
+// updates are PyTorch's formulas in the parameter's type, as on the CPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,9 +27,10 @@ namespace {
 template <typename T>
 __global__ void unaryKernel(Fn fn, const T *x, T *y, int64_t n, double s,
                             double q, bool integral) {
+  using C = ComputeType<T>;
   GRID_LOOP(i, n) {
-    if constexpr (std::is_floating_point_v<T>)
-      y[i] = floatFn<T>(fn, x[i], s, q);
+    if constexpr (std::is_floating_point_v<C>)
+      y[i] = store<T>(floatFn<C>(fn, load<C>(x[i]), s, q));
     else
       y[i] = intFn<T>(fn, x[i], s, integral);
   }
@@ -53,7 +55,8 @@ __global__ void binaryKernel(Op op, const T *a, const T *b, R *c,
         ib += coord * shape.bStrides[d];
       }
     }
-    c[i] = static_cast<R>(binaryFn<T>(op, a[ia], b[ib]));
+    using C = ComputeType<T>;
+    c[i] = store<R>(binaryFn<C>(op, load<C>(a[ia]), load<C>(b[ib])));
   }
 }
 
@@ -108,7 +111,9 @@ __global__ void movingAverageKernel(T *moving, const T *value, int64_t n,
 
 template <typename From, typename To>
 __global__ void castKernel(const From *x, To *y, int64_t n, bool toBool) {
-  GRID_LOOP(i, n) { y[i] = castElement<From, To>(x[i], toBool); }
+  using F = ComputeType<From>;
+  using T = ComputeType<To>;
+  GRID_LOOP(i, n) { y[i] = store<To>(castElement<F, T>(load<F>(x[i]), toBool)); }
 }
 
 template <typename T>
@@ -128,8 +133,8 @@ cudaError_t cuda::launchCast(DType from, DType to, const void *x, void *y,
   if (n == 0)
     return cudaSuccess;
   bool known = false;
-  visitType(from, [&](auto source) {
-    known = visitType(to, [&](auto target) {
+  visitTypeOrBf16(from, [&](auto source) {
+    known = visitTypeOrBf16(to, [&](auto target) {
       using From = decltype(source);
       using To = decltype(target);
       castKernel<From, To><<<blocksFor(n), kThreads, 0, stream>>>(
@@ -163,7 +168,7 @@ cudaError_t cuda::launchUnary(Fn fn, DType dtype, const void *x, void *y,
   if (n == 0)
     return cudaSuccess;
   bool integral = std::nearbyint(s) == s && std::abs(s) < 9.2e18;
-  bool known = visitType(dtype, [&](auto tag) {
+  bool known = visitTypeOrBf16(dtype, [&](auto tag) {
     using T = decltype(tag);
     unaryKernel<T><<<blocksFor(n), kThreads, 0, stream>>>(
         fn, static_cast<const T *>(x), static_cast<T *>(y), n, s, q, integral);
@@ -178,7 +183,7 @@ cudaError_t cuda::launchBinary(Op op, DType dtype, DType resultType,
   if (n == 0)
     return cudaSuccess;
   int mode = broadcastMode(shape);
-  bool known = visitType(dtype, [&](auto tag) {
+  bool known = visitTypeOrBf16(dtype, [&](auto tag) {
     using T = decltype(tag);
     if (resultType == DType::Bool)
       binaryKernel<T, uint8_t><<<blocksFor(n), kThreads, 0, stream>>>(

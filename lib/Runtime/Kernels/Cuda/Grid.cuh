@@ -16,7 +16,10 @@
 
 #include "ofrt/Tensor.h"
 
+#include <cuda_bf16.h>
+
 #include <cstdint>
+#include <type_traits>
 
 namespace ofrt {
 namespace cuda {
@@ -55,6 +58,43 @@ template <typename F> bool visitType(DType dtype, F &&f, bool withBool = true) {
   default:
     return false;
   }
+}
+
+/// visitType, and bf16 as __nv_bfloat16 (for kernels that compute it in
+/// f32 through load() and store()).
+template <typename F>
+bool visitTypeOrBf16(DType dtype, F &&f, bool withBool = true) {
+  if (dtype == DType::BF16) {
+    f(__nv_bfloat16());
+    return true;
+  }
+  return visitType(dtype, f, withBool);
+}
+
+/// The type an element of T computes in: f32 for bf16 (as the CPU's oneDNN
+/// primitives do), else T.
+template <typename T> struct ComputeTypeOf {
+  using type = T;
+};
+template <> struct ComputeTypeOf<__nv_bfloat16> {
+  using type = float;
+};
+template <typename T> using ComputeType = typename ComputeTypeOf<T>::type;
+
+/// An element of T as a C.
+template <typename C, typename T> __device__ inline C load(T x) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return static_cast<C>(__bfloat162float(x));
+  else
+    return static_cast<C>(x);
+}
+
+/// A computed value as an element of R (bf16: rounded to nearest even).
+template <typename R, typename C> __device__ inline R store(C x) {
+  if constexpr (std::is_same_v<R, __nv_bfloat16>)
+    return __float2bfloat16_rn(static_cast<float>(x));
+  else
+    return static_cast<R>(x);
 }
 
 } // namespace cuda

@@ -37,13 +37,13 @@ struct BroadcastShape {
   int64_t bStrides[kMaxAxes] = {};
 };
 
-/// y[i] = fn(x[i]) for `n` elements of `dtype` (F32, F64, I8, I32, I64,
-/// Bool); s and q are the function's parameters.
+/// y[i] = fn(x[i]) for `n` elements of `dtype` (F32, F64, BF16 computed in
+/// f32, I8, I32, I64, Bool); s and q are the function's parameters.
 cudaError_t launchUnary(elementwise::Fn fn, DType dtype, const void *x, void *y,
                         int64_t n, double s, double q, cudaStream_t stream);
 
 /// c = op(a, b) with broadcasting; c has `resultType` (Bool for
-/// comparisons). `n` elements of the result.
+/// comparisons). `n` elements of the result. BF16 computes in f32.
 cudaError_t launchBinary(elementwise::Op op, DType dtype, DType resultType,
                          const void *a, const void *b, void *c,
                          const BroadcastShape &shape, int64_t n,
@@ -76,7 +76,7 @@ struct ReduceShape {
 /// y[i] = the sum, maximum or mean (the sum divided by `divisor`) of the
 /// `count` reduced elements of each of the `n` results. Max propagates NaN;
 /// integer sums wrap and integer means truncate; no elements give 0, the
-/// lowest value, or NaN (an integer mean: 0).
+/// lowest value, or NaN (an integer mean: 0). BF16 accumulates in f32.
 cudaError_t launchReduce(ReduceKind kind, DType dtype, const void *x, void *y,
                          const ReduceShape &shape, int64_t n, int64_t count,
                          int64_t divisor, cudaStream_t stream);
@@ -131,8 +131,9 @@ cudaError_t launchLayerNorm(const float *x, const float *gamma,
                             float *invStd, int64_t outer, int64_t inner,
                             int64_t params, float eps, cudaStream_t stream);
 
-/// cast between the plain types (f32, f64, i8, i32, i64, i1) with
-/// elementwise::castElement; cudaErrorInvalidValue for other types.
+/// cast between the plain types (f32, f64, bf16, i8, i32, i64, i1) with
+/// elementwise::castElement (bf16 through f32, rounded to nearest even);
+/// cudaErrorInvalidValue for other types.
 cudaError_t launchCast(DType from, DType to, const void *x, void *y, int64_t n,
                        cudaStream_t stream);
 

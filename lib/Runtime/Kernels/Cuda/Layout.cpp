@@ -11,8 +11,8 @@
 // their operand. reduce_sum, reduce_mean (with the layout's
 // divisor on several ranks) and reduce_max run one block per result,
 // arg_max and arg_min one thread per result.
-// The CPU's readers check each op; ops of more than kMaxAxes axes, f16/bf16
-// reductions and the arg reductions run staged.
+// The CPU's readers check each op; ops of more than kMaxAxes axes and f16
+// reductions run staged (bf16 ones sum in f32, as oneDNN's do).
 //
 //===----------------------------------------------------------------------===//
 
@@ -325,8 +325,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> createReduce(const OpDesc &op,
     return cpuKernel.status();
   const TensorDesc &x = op.inputs[0];
   DType dtype = x.dtype;
-  if (dtype != DType::F32 && dtype != DType::F64 && dtype != DType::I8 &&
-      dtype != DType::I32 && dtype != DType::I64)
+  if (dtype != DType::F32 && dtype != DType::F64 && dtype != DType::BF16 &&
+      dtype != DType::I8 && dtype != DType::I32 && dtype != DType::I64)
     return stageOnHost(std::move(*cpuKernel));
   std::vector<int64_t> axes = op.get<std::vector<int64_t>>("axes", {});
   std::vector<bool> reduced(x.rank(), false);

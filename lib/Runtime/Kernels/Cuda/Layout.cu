@@ -97,22 +97,23 @@ template <typename T>
 __global__ void reduceKernel(ReduceKind kind, const T *x, T *y,
                              ReduceShape shape, int64_t n, int64_t count,
                              int64_t divisor) {
-  __shared__ T partial[kThreads];
-  T init = kind == ReduceKind::Max ? lowest<T>() : T(0);
+  using C = ComputeType<T>; // bf16 sums in f32
+  __shared__ C partial[kThreads];
+  C init = kind == ReduceKind::Max ? lowest<C>() : C(0);
   for (int64_t out = blockIdx.x; out < n; out += gridDim.x) {
     int64_t rest = out, base = 0;
     for (int d = shape.keptRank - 1; d >= 0; --d) {
       base += (rest % shape.kept[d]) * shape.keptStrides[d];
       rest /= shape.kept[d];
     }
-    T acc = init;
+    C acc = init;
     for (int64_t r = threadIdx.x; r < count; r += blockDim.x) {
       int64_t left = r, offset = base;
       for (int d = shape.reducedRank - 1; d >= 0; --d) {
         offset += (left % shape.reduced[d]) * shape.reducedStrides[d];
         left /= shape.reduced[d];
       }
-      acc = combine(kind, acc, x[offset]);
+      acc = combine(kind, acc, load<C>(x[offset]));
     }
     partial[threadIdx.x] = acc;
     __syncthreads();
@@ -123,16 +124,16 @@ __global__ void reduceKernel(ReduceKind kind, const T *x, T *y,
       __syncthreads();
     }
     if (threadIdx.x == 0) {
-      T result = partial[0];
+      C result = partial[0];
       if (kind == ReduceKind::Mean) {
-        if constexpr (std::is_floating_point_v<T>)
-          result = divisor ? result / T(divisor) : T(NAN);
+        if constexpr (std::is_floating_point_v<C>)
+          result = divisor ? result / C(divisor) : C(NAN);
         else
           result = divisor
-                       ? static_cast<T>(static_cast<int64_t>(result) / divisor)
-                       : T(0);
+                       ? static_cast<C>(static_cast<int64_t>(result) / divisor)
+                       : C(0);
       }
-      y[out] = result;
+      y[out] = store<T>(result);
     }
     __syncthreads();
   }
@@ -206,6 +207,6 @@ cudaError_t cuda::launchReduce(ReduceKind kind, DType dtype, const void *x,
         kind, static_cast<const T *>(x), static_cast<T *>(y), shape, n, count,
         divisor);
   };
-  bool known = visitType(dtype, run, /*withBool=*/false);
+  bool known = visitTypeOrBf16(dtype, run, /*withBool=*/false);
   return known ? cudaGetLastError() : cudaErrorInvalidValue;
 }
