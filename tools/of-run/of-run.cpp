@@ -81,16 +81,24 @@ int main(int argc, char **argv) {
       ofrun::trainOptionsFromFlags(wanted);
   if (!train.ok())
     return fail(std::string(train.status().message()));
+  // Whether this machine computes in --precision is a question of running:
+  // with --emit-plan the plan is still written (a bf16 plan compiled on a
+  // machine without bf16 runs on one with it), then the run is refused.
+  absl::Status precision = absl::OkStatus();
+  std::string emitPlan = absl::GetFlag(FLAGS_emit_plan);
   if (*train) {
     (*train)->device = job->device;
-    if (absl::Status status = ofrun::checkPrecision(**train); !status.ok())
-      return fail(std::string(status.message()));
+    precision = ofrun::checkPrecision(**train);
+    if (!precision.ok() && emitPlan.empty())
+      return fail(std::string(precision.message()));
   }
-  absl::StatusOr<ofrt::LoadedPlan> plan =
-      ofrun::loadModel(model, absl::GetFlag(FLAGS_emit_plan), wanted,
-                       job->device, *train ? &**train : nullptr);
+  absl::StatusOr<ofrt::LoadedPlan> plan = ofrun::loadModel(
+      model, emitPlan, wanted, job->device, *train ? &**train : nullptr);
   if (!plan.ok())
     return fail(std::string(plan.status().message()));
+  if (!precision.ok())
+    return fail(std::string(precision.message()) + " (the plan is in '" +
+                emitPlan + "'; it runs where the device has it)");
   if (absl::Status status = ofrun::checkPlanRanks(*plan, *job, model);
       !status.ok())
     return fail(std::string(status.message()));
