@@ -34,9 +34,10 @@ inline double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-inline double medianFiringMs(ofrt::RankProgram program,
-                             const ofrt::SessionOptions &options, int64_t actor,
-                             int64_t steps) {
+/// The firings of `actor` in a run of `steps` steps, by step.
+inline std::vector<ofrt::Firing> firingsOf(ofrt::RankProgram program,
+                                           const ofrt::SessionOptions &options,
+                                           int64_t actor, int64_t steps) {
   auto session = ofrt::Session::create(std::move(program), options);
   if (!session.ok()) {
     std::fprintf(stderr, "%s\n", session.status().ToString().c_str());
@@ -47,10 +48,43 @@ inline double medianFiringMs(ofrt::RankProgram program,
     std::fprintf(stderr, "%s\n", result.status().ToString().c_str());
     std::exit(1);
   }
-  std::vector<double> ms;
+  std::vector<ofrt::Firing> firings;
   for (const ofrt::Firing &f : result->firings)
-    if (f.actor == actor && f.step > 0)
+    if (f.actor == actor)
+      firings.push_back(f);
+  std::sort(firings.begin(), firings.end(),
+            [](const ofrt::Firing &a, const ofrt::Firing &b) {
+              return a.step < b.step;
+            });
+  return firings;
+}
+
+/// One firing's time, from compute() to the completion the engine is told
+/// of (the device otherwise idle when its regsts have one buffer): the
+/// median after the first step.
+inline double medianFiringMs(ofrt::RankProgram program,
+                             const ofrt::SessionOptions &options, int64_t actor,
+                             int64_t steps) {
+  std::vector<double> ms;
+  for (const ofrt::Firing &f : firingsOf(std::move(program), options, actor,
+                                          steps))
+    if (f.step > 0)
       ms.push_back((f.endUs - f.startUs) / 1e3);
+  return median(ms);
+}
+
+/// The time between the completions of consecutive firings after the first
+/// two (the median): with regsts of two buffers the engine enqueues a
+/// firing while the one before runs, so this is the actor's time per step
+/// back to back, as in training.
+inline double medianIntervalMs(ofrt::RankProgram program,
+                               const ofrt::SessionOptions &options,
+                               int64_t actor, int64_t steps) {
+  std::vector<ofrt::Firing> firings =
+      firingsOf(std::move(program), options, actor, steps);
+  std::vector<double> ms;
+  for (size_t i = 2; i < firings.size(); ++i)
+    ms.push_back((firings[i].endUs - firings[i - 1].endUs) / 1e3);
   return median(ms);
 }
 
@@ -58,12 +92,13 @@ inline double medianFiringMs(ofrt::RankProgram program,
 inline ofrt::Initializer operandInit() { return {"uniform", {-1, 1}}; }
 
 /// A one-rank program c = a @ b on `device`, with a [m, k] and b [k, n]
-/// variables (written once, the same every step; operandInit() seeded 1 and
-/// 2) and c an output named "c". Actors: 0 a, 1 b, 2 the matmul, 3 the
-/// output; roles as the compiler's plan export gives them.
+/// variables (written once per buffer, the same every step; operandInit()
+/// seeded 1 and 2) and c an output named "c", each regst of `buffers`
+/// buffers. Actors: 0 a, 1 b, 2 the matmul, 3 the output; roles as the
+/// compiler's plan export gives them.
 inline ofrt::RankProgram matmulProgram(ofrt::DeviceKind device,
                                        ofrt::DType dtype, int64_t m, int64_t k,
-                                       int64_t n) {
+                                       int64_t n, int64_t buffers = 1) {
   using namespace ofrt;
   RankProgram program;
   program.device = device;
@@ -98,6 +133,7 @@ inline ofrt::RankProgram matmulProgram(ofrt::DeviceKind device,
     RegstSpec r;
     r.id = id;
     r.desc = descs[id];
+    r.count = buffers;
     r.producer = id;
     r.consumers = {id == 2 ? int64_t(3) : int64_t(2)};
     program.regsts.push_back(r);

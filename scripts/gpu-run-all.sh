@@ -99,10 +99,11 @@ record() {
 summary
 
 remaining() { echo $((DEADLINE - (SECONDS - START))); }
-# limit CAP RESERVE: a step's seconds, at most CAP, leaving RESERVE for the
-# steps after it; 0 when too little is left.
+# limit CAP RESERVE: a step's seconds, at most CAP, leaving RESERVE (of a
+# 420 s deadline) for the steps after it; 0 when too little is left.
 limit() {
-  local left=$(($(remaining) - $2))
+  # Reserves are sized for the default deadline; a shorter one shrinks them.
+  local left=$(($(remaining) - $2 * DEADLINE / 420))
   [ "$left" -gt "$1" ] && left=$1
   [ "$left" -lt 5 ] && left=0
   echo "$left"
@@ -307,14 +308,14 @@ step_matmul() {
     [ "$s" -eq 0 ] && { figures+=("$dtype: deadline"); bad=1; continue; }
     echo "== matmul --dtype $dtype" >>"$log"
     if t "$s" "$HERE/bin.sh" bench-cuda-matmul-vs-cublaslt --dtype "$dtype" >>"$log" 2>&1; then
-      figures+=("$dtype $(grep 'ratio direct/runtime' "$log" | tail -n 1 | awk '{print $3}')")
+      figures+=("$dtype $(grep 'ratio direct/runtime, back to back' "$log" | tail -n 1 | sed 's/.*back to back: \([0-9.]*\).*/\1/') (alone $(grep 'ratio direct/runtime, one firing alone' "$log" | tail -n 1 | sed 's/.*: //'))")
     else
       figures+=("$dtype: failed")
       bad=1
     fi
   done
   record matmul "$([ $bad -eq 0 ] && echo ok || echo FAIL)" $((SECONDS - began)) \
-    "direct/actor: ${figures[*]} (goal >= 0.95)"
+    "direct/actor back to back: ${figures[*]} (goal >= 0.95)"
 }
 
 step_gpt() {
@@ -334,14 +335,29 @@ step_gpt() {
     [ "$s" -eq 0 ] && { figures+=("$name: deadline"); bad=1; continue; }
     echo "== gpt $name" >>"$log"
     # shellcheck disable=SC2086
-    if t "$s" env PYTHONUNBUFFERED=1 $PY "$HERE/bench/gpt_train_vs_torch.py" --device cuda \
+    local rc=0
+    t "$s" env PYTHONUNBUFFERED=1 $PY "$HERE/bench/gpt_train_vs_torch.py" --device cuda \
         --plan "$HERE/plans/$plan" --runner "$HERE/run.sh" \
-        --text "$HERE/data/GPL-3" $rest >>"$log" 2>&1; then
+        --text "$HERE/data/GPL-3" $rest >>"$log" 2>&1 || rc=$?
+    if [ $rc -eq 0 ]; then
       figures+=("$name $(grep -E '^gpt-train' "$log" | tail -n 2 | awk '{print $4}' | paste -sd/ -)")
+    elif [ $rc -ge 124 ]; then
+      figures+=("$name: stopped after ${s} s (the deadline's share)")
+      bad=1
     else
-      figures+=("$name: failed")
+      figures+=("$name: failed (exit $rc)")
       bad=1
     fi
+  done
+  # Where of-run's time goes: kernel time by op (--profile), a few steps.
+  local p
+  for p in bench-gpt-f32.plan bench-gpt2small-bf16.plan; do
+    s=$(limit 40 40)
+    [ "$s" -eq 0 ] && break
+    echo "== profile $p" >>"$log"
+    # Random tokens (in [0, 2)): the time does not depend on them.
+    t "$s" "$HERE/run.sh" "$p" --devices cuda:1 --steps 4 --profile \
+      --progress off --print_limit 0 2>&1 | head -n 30 >>"$log"
   done
   record gpt "$([ $bad -eq 0 ] && echo ok || echo FAIL)" $((SECONDS - began)) \
     "torch/of-run eager/compile: ${figures[*]}"

@@ -20,6 +20,8 @@
 #include "Kernels/Common/ElementwiseFunctions.h"
 #include "ofrt/Backend.h"
 
+#include <optional>
+
 namespace ofrt {
 namespace test {
 
@@ -138,9 +140,10 @@ protected:
     return all;
   }
 
-  /// Runs both and compares every result and operand.
+  /// Runs both and compares every result and operand, within `given` or
+  /// the element type's tolerance.
   void expectSame(const OpDesc &desc, const std::vector<TensorData> &inputs,
-                  int firings = 1) {
+                  int firings = 1, std::optional<Tolerance> given = {}) {
     SCOPED_TRACE(
         desc.type + " on " +
         (inputs.empty() ? std::string("no operands") : inputs[0].desc.str()));
@@ -148,7 +151,7 @@ protected:
     std::vector<TensorData> gpu = runGpu(desc, inputs, firings);
     ASSERT_EQ(cpu.size(), gpu.size());
     for (size_t i = 0; i < cpu.size(); ++i) {
-      Tolerance tolerance = toleranceOf(cpu[i].desc.dtype);
+      Tolerance tolerance = given.value_or(toleranceOf(cpu[i].desc.dtype));
       EXPECT_TRUE(
           near(values(gpu[i]), values(cpu[i]), tolerance.atol, tolerance.rtol))
           << "tensor #" << i << " (" << cpu[i].desc.str() << ")";

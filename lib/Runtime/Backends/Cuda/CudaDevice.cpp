@@ -9,9 +9,9 @@
 // every stream may use them; the pool keeps freed memory (release threshold
 // at its maximum), so a later program on the device allocates without
 // going to the driver. Completion: after the engine records an actor's
-// event it calls notify(), which enqueues a stream callback behind the
-// event; the callback tells the engine, with the error if the work failed
-// (it calls no CUDA API, as callbacks must not).
+// event it calls notify(), which hands the event to the device's
+// CompletionPoller; its thread tells the engine once the event completes,
+// with the error if the work failed. The streams never wait for the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,7 +93,6 @@ absl::Status CudaStream::record(Event &event) {
   auto &cudaEvent = static_cast<CudaEvent &>(event);
   CUDA_RETURN_IF_ERROR(streamWhere(device, streamName),
                        cudaEventRecord(cudaEvent.handle(), stream));
-  cudaEvent.recordedOn(stream);
   return absl::OkStatus();
 }
 
@@ -181,29 +180,9 @@ absl::Status CudaEvent::wait() {
   return absl::OkStatus();
 }
 
-namespace {
-struct Completion {
-  CompletionSink *sink;
-  uint64_t token;
-};
-} // namespace
-
-/// Called by CUDA once the work before it has finished, or failed: unlike
-/// a host function (cudaLaunchHostFunc) a stream callback also runs after
-/// an error in the context, with the error, so a failed kernel ends the
-/// run instead of leaving the engine waiting.
-static void CUDART_CB complete(cudaStream_t, cudaError_t status, void *data) {
-  std::unique_ptr<Completion> completion(static_cast<Completion *>(data));
-  completion->sink->complete(
-      completion->token,
-      status == cudaSuccess
-          ? absl::OkStatus()
-          : cudaFailure("cuda", "the work before an event", status));
-}
-
 bool CudaEvent::notify(CompletionSink &sink, uint64_t token) {
   cudaError_t state = cudaEventQuery(event);
-  if (state == cudaSuccess || !lastStream)
+  if (state == cudaSuccess)
     return false;
   if (state != cudaErrorNotReady) {
     // The work failed (a sticky error): say so now.
@@ -211,15 +190,66 @@ bool CudaEvent::notify(CompletionSink &sink, uint64_t token) {
                                      "the work before an event", state));
     return true;
   }
-  auto *completion = new Completion{&sink, token};
-  cudaError_t error =
-      cudaStreamAddCallback(lastStream, complete, completion, 0);
-  if (error != cudaSuccess) {
-    delete completion;
-    sink.complete(token, cudaFailure("cuda:" + std::to_string(device),
-                                     "cudaStreamAddCallback", error));
-  }
+  poller->watch(event, sink, token);
   return true;
+}
+
+CompletionPoller::CompletionPoller(int ordinal)
+    : device(ordinal), thread([this] { loop(); }) {}
+
+CompletionPoller::~CompletionPoller() {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stopping = true;
+  }
+  added.notify_all();
+  thread.join();
+}
+
+void CompletionPoller::watch(cudaEvent_t event, CompletionSink &sink,
+                             uint64_t token) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    incoming.push_back({event, &sink, token});
+  }
+  added.notify_one();
+}
+
+void CompletionPoller::loop() {
+  DeviceScope scope(device);
+  std::vector<Watched> watched;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      if (watched.empty())
+        added.wait(lock, [&] { return stopping || !incoming.empty(); });
+      watched.insert(watched.end(), incoming.begin(), incoming.end());
+      incoming.clear();
+      // Every engine waits for its completions before it goes, so at the
+      // end nothing is watched.
+      if (stopping && watched.empty())
+        return;
+    }
+    bool completed = false;
+    for (size_t i = 0; i < watched.size();) {
+      cudaError_t state = cudaEventQuery(watched[i].event);
+      if (state == cudaErrorNotReady) {
+        ++i;
+        continue;
+      }
+      Watched done = watched[i];
+      watched.erase(watched.begin() + i);
+      completed = true;
+      done.sink->complete(
+          done.token,
+          state == cudaSuccess
+              ? absl::OkStatus()
+              : cudaFailure("cuda:" + std::to_string(device),
+                            "the work before an event", state));
+    }
+    if (!completed)
+      std::this_thread::yield();
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -241,7 +271,8 @@ class CudaDevice : public Device {
 public:
   CudaDevice(int ordinal, cudaStream_t memoryStream, bool allowTf32)
       : device(ordinal), memoryStream(memoryStream), allowTf32(allowTf32),
-        where("cuda:" + std::to_string(ordinal)) {}
+        where("cuda:" + std::to_string(ordinal)),
+        poller(std::make_shared<CompletionPoller>(ordinal)) {}
   ~CudaDevice() override {
     DeviceScope scope(device);
     cudaStreamSynchronize(memoryStream);
@@ -303,7 +334,7 @@ public:
     cudaEvent_t event = nullptr;
     CUDA_RETURN_IF_ERROR(
         where, cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-    return std::unique_ptr<Event>(new CudaEvent(device, event));
+    return std::unique_ptr<Event>(new CudaEvent(device, event, poller));
   }
   absl::StatusOr<std::unique_ptr<ThreadBinding>> bindThread(Stream *) override {
     return std::unique_ptr<ThreadBinding>(new CudaThreadBinding(device));
@@ -338,6 +369,7 @@ private:
   cudaStream_t memoryStream;
   bool allowTf32;
   std::string where;
+  std::shared_ptr<CompletionPoller> poller;
 };
 
 } // namespace

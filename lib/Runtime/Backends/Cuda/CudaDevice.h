@@ -8,8 +8,8 @@
 // one GPU: memory from the device's stream-ordered pool (cudaMallocAsync,
 // kept cached between steps), pinned host memory for staging, one
 // non-blocking CUDA stream per plan stream, and events whose completion
-// reaches the engine through a stream callback enqueued behind them, so the
-// engine never synchronizes the device per kernel. Each stream also owns
+// reaches the engine from a thread of the device's own that polls them, so
+// neither the engine nor the streams wait on the host per kernel. Each stream also owns
 // the library handles its kernels use (cuBLASLt, cuDNN) and a workspace:
 // a stream is driven by one engine thread, so they are never shared.
 //
@@ -25,8 +25,11 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace ofrt {
@@ -99,9 +102,43 @@ private:
   size_t scratchBytes = 0;
 };
 
+/// Tells sinks when the events they wait for have completed, from a thread
+/// of its own that polls them (cudaEventQuery), in whatever order they
+/// complete. A stream callback (cudaStreamAddCallback, cudaLaunchHostFunc)
+/// would hold its stream until the host had run it, leaving the GPU idle
+/// between an actor's kernel and the next one enqueued behind it.
+class CompletionPoller {
+public:
+  explicit CompletionPoller(int ordinal);
+  ~CompletionPoller();
+  CompletionPoller(const CompletionPoller &) = delete;
+  CompletionPoller &operator=(const CompletionPoller &) = delete;
+
+  /// Calls sink.complete(token, status) once `event` has completed (with
+  /// the error if the work before it failed).
+  void watch(cudaEvent_t event, CompletionSink &sink, uint64_t token);
+
+private:
+  struct Watched {
+    cudaEvent_t event;
+    CompletionSink *sink;
+    uint64_t token;
+  };
+  void loop();
+
+  int device;
+  std::mutex mutex;
+  std::condition_variable added;
+  std::vector<Watched> incoming;
+  bool stopping = false;
+  std::thread thread;
+};
+
 class CudaEvent : public Event {
 public:
-  CudaEvent(int ordinal, cudaEvent_t event) : device(ordinal), event(event) {}
+  CudaEvent(int ordinal, cudaEvent_t event,
+            std::shared_ptr<CompletionPoller> poller)
+      : device(ordinal), event(event), poller(std::move(poller)) {}
   ~CudaEvent() override;
 
   bool query() override;
@@ -109,13 +146,11 @@ public:
   bool notify(CompletionSink &sink, uint64_t token) override;
 
   cudaEvent_t handle() const { return event; }
-  /// The stream the event was last recorded on (notify enqueues there).
-  void recordedOn(cudaStream_t stream) { lastStream = stream; }
 
 private:
   int device;
   cudaEvent_t event;
-  cudaStream_t lastStream = nullptr;
+  std::shared_ptr<CompletionPoller> poller;
 };
 
 /// "cuda:N NAME, MEMORY GiB, sm_XY" for each GPU, or why there is none.

@@ -77,9 +77,15 @@ struct ReduceShape {
 /// `count` reduced elements of each of the `n` results. Max propagates NaN;
 /// integer sums wrap and integer means truncate; no elements give 0, the
 /// lowest value, or NaN (an integer mean: 0). BF16 accumulates in f32.
+/// Few results of many elements run in two passes, several blocks per
+/// result, through `scratch` (device memory of reduceScratchBytes(); null
+/// when that is 0); the order of the additions is fixed.
 cudaError_t launchReduce(ReduceKind kind, DType dtype, const void *x, void *y,
                          const ReduceShape &shape, int64_t n, int64_t count,
-                         int64_t divisor, cudaStream_t stream);
+                         int64_t divisor, void *scratch, cudaStream_t stream);
+
+/// The scratch bytes launchReduce needs for `n` results of `count` elements.
+size_t reduceScratchBytes(DType dtype, int64_t n, int64_t count);
 
 /// where: r[i] = c[i] ? x[i] : y[i] over the result's shape, each operand
 /// with its element strides (0 where it broadcasts).

@@ -304,9 +304,17 @@ public:
   absl::Status run(CudaStream &stream, const KernelContext &,
                    const std::vector<TensorView> &in,
                    const std::vector<TensorView> &out) override {
-    return check(launchReduce(kind, in[0].desc.dtype, in[0].data, out[0].data,
-                              shape, out[0].desc.numel(), count, divisor,
-                              stream.handle()),
+    DType dtype = in[0].desc.dtype;
+    int64_t n = out[0].desc.numel();
+    void *scratch = nullptr;
+    if (size_t bytes = reduceScratchBytes(dtype, n, count)) {
+      absl::StatusOr<void *> workspace = stream.workspace(bytes);
+      if (!workspace.ok())
+        return workspace.status();
+      scratch = *workspace;
+    }
+    return check(launchReduce(kind, dtype, in[0].data, out[0].data, shape, n,
+                              count, divisor, scratch, stream.handle()),
                  "the reduction kernel");
   }
 

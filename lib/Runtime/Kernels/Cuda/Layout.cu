@@ -93,49 +93,106 @@ template <typename T> __device__ T combine(ReduceKind kind, T a, T b) {
   return elementwise::wrapAdd(a, b);
 }
 
+/// Combines, with one block, the reduced elements [first, last) of result
+/// `out` (row-major over the kept axes); the value is in thread 0. `partial`
+/// is the block's shared memory.
+template <typename T, typename C>
+__device__ C reduceRange(ReduceKind kind, const T *x, const ReduceShape &shape,
+                         int64_t out, int64_t first, int64_t last,
+                         C *partial) {
+  int64_t rest = out, base = 0;
+  for (int d = shape.keptRank - 1; d >= 0; --d) {
+    base += (rest % shape.kept[d]) * shape.keptStrides[d];
+    rest /= shape.kept[d];
+  }
+  C acc = kind == ReduceKind::Max ? lowest<C>() : C(0);
+  for (int64_t r = first + threadIdx.x; r < last; r += blockDim.x) {
+    int64_t left = r, offset = base;
+    for (int d = shape.reducedRank - 1; d >= 0; --d) {
+      offset += (left % shape.reduced[d]) * shape.reducedStrides[d];
+      left /= shape.reduced[d];
+    }
+    acc = combine(kind, acc, load<C>(x[offset]));
+  }
+  partial[threadIdx.x] = acc;
+  __syncthreads();
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half)
+      partial[threadIdx.x] =
+          combine(kind, partial[threadIdx.x], partial[threadIdx.x + half]);
+    __syncthreads();
+  }
+  C result = partial[0];
+  __syncthreads(); // partial is reused by the block's next result
+  return result;
+}
+
+/// The result from its combined value: a mean divides by `divisor`.
+template <typename T, typename C>
+__device__ T finishReduce(ReduceKind kind, C value, int64_t divisor) {
+  if (kind == ReduceKind::Mean) {
+    if constexpr (std::is_floating_point_v<C>)
+      value = divisor ? value / C(divisor) : C(NAN);
+    else
+      value = divisor ? static_cast<C>(static_cast<int64_t>(value) / divisor)
+                      : C(0);
+  }
+  return store<T>(value);
+}
+
+/// One block per result, over all its reduced elements.
 template <typename T>
 __global__ void reduceKernel(ReduceKind kind, const T *x, T *y,
                              ReduceShape shape, int64_t n, int64_t count,
                              int64_t divisor) {
   using C = ComputeType<T>; // bf16 sums in f32
   __shared__ C partial[kThreads];
-  C init = kind == ReduceKind::Max ? lowest<C>() : C(0);
   for (int64_t out = blockIdx.x; out < n; out += gridDim.x) {
-    int64_t rest = out, base = 0;
-    for (int d = shape.keptRank - 1; d >= 0; --d) {
-      base += (rest % shape.kept[d]) * shape.keptStrides[d];
-      rest /= shape.kept[d];
-    }
-    C acc = init;
-    for (int64_t r = threadIdx.x; r < count; r += blockDim.x) {
-      int64_t left = r, offset = base;
-      for (int d = shape.reducedRank - 1; d >= 0; --d) {
-        offset += (left % shape.reduced[d]) * shape.reducedStrides[d];
-        left /= shape.reduced[d];
-      }
-      acc = combine(kind, acc, load<C>(x[offset]));
-    }
-    partial[threadIdx.x] = acc;
-    __syncthreads();
-    for (int half = blockDim.x / 2; half > 0; half /= 2) {
-      if (threadIdx.x < half)
-        partial[threadIdx.x] =
-            combine(kind, partial[threadIdx.x], partial[threadIdx.x + half]);
-      __syncthreads();
-    }
-    if (threadIdx.x == 0) {
-      C result = partial[0];
-      if (kind == ReduceKind::Mean) {
-        if constexpr (std::is_floating_point_v<C>)
-          result = divisor ? result / C(divisor) : C(NAN);
-        else
-          result = divisor
-                       ? static_cast<C>(static_cast<int64_t>(result) / divisor)
-                       : C(0);
-      }
-      y[out] = store<T>(result);
-    }
-    __syncthreads();
+    C value = reduceRange(kind, x, shape, out, 0, count, partial);
+    if (threadIdx.x == 0)
+      y[out] = finishReduce<T>(kind, value, divisor);
+  }
+}
+
+/// `splits` blocks per result, each over a contiguous range of its reduced
+/// elements, into scratch[out * splits + split] (the first of two passes
+/// for few results of many elements, which one block each would leave to
+/// a handful of multiprocessors).
+template <typename T>
+__global__ void reduceSplitKernel(ReduceKind kind, const T *x,
+                                  ComputeType<T> *scratch, ReduceShape shape,
+                                  int64_t n, int64_t count, int64_t splits) {
+  using C = ComputeType<T>;
+  __shared__ C partial[kThreads];
+  int64_t per = (count + splits - 1) / splits;
+  for (int64_t b = blockIdx.x; b < n * splits; b += gridDim.x) {
+    int64_t out = b / splits, first = (b % splits) * per;
+    int64_t last = first + per < count ? first + per : count;
+    C value = reduceRange(kind, x, shape, out, first, last, partial);
+    if (threadIdx.x == 0)
+      scratch[b] = value;
+  }
+}
+
+/// The second pass: one block per result over its `splits` values, in a
+/// fixed order (the same sums every run).
+template <typename T>
+__global__ void reduceSplitsKernel(ReduceKind kind,
+                                   const ComputeType<T> *scratch, T *y,
+                                   int64_t n, int64_t splits,
+                                   int64_t divisor) {
+  using C = ComputeType<T>;
+  __shared__ C partial[kThreads];
+  ReduceShape flat; // scratch as [n, splits]
+  flat.keptRank = flat.reducedRank = 1;
+  flat.kept[0] = n;
+  flat.keptStrides[0] = splits;
+  flat.reduced[0] = splits;
+  flat.reducedStrides[0] = 1;
+  for (int64_t out = blockIdx.x; out < n; out += gridDim.x) {
+    C value = reduceRange(kind, scratch, flat, out, 0, splits, partial);
+    if (threadIdx.x == 0)
+      y[out] = finishReduce<T>(kind, value, divisor);
   }
 }
 
@@ -194,19 +251,53 @@ cudaError_t cuda::launchSelect(size_t elementBytes, const void *c,
   return known ? cudaGetLastError() : cudaErrorInvalidValue;
 }
 
+/// Blocks per result: enough for about 4 blocks per multiprocessor of an
+/// H100 in all, each with at least 8 elements per thread.
+static int64_t reduceSplits(int64_t n, int64_t count) {
+  const int64_t kTargetBlocks = 512, kMinPerBlock = 8 * kThreads;
+  if (n >= kTargetBlocks)
+    return 1;
+  int64_t splits = (kTargetBlocks + n - 1) / n;
+  int64_t most = (count + kMinPerBlock - 1) / kMinPerBlock;
+  return splits < most ? splits : most;
+}
+
+size_t cuda::reduceScratchBytes(DType dtype, int64_t n, int64_t count) {
+  int64_t splits = reduceSplits(n, count);
+  if (splits <= 1)
+    return 0;
+  size_t element = dtype == DType::BF16 ? sizeof(float) : dtypeSize(dtype);
+  return static_cast<size_t>(n * splits) * element;
+}
+
 cudaError_t cuda::launchReduce(ReduceKind kind, DType dtype, const void *x,
                                void *y, const ReduceShape &shape, int64_t n,
-                               int64_t count, int64_t divisor,
+                               int64_t count, int64_t divisor, void *scratch,
                                cudaStream_t stream) {
   if (n == 0)
     return cudaSuccess;
-  unsigned blocks = static_cast<unsigned>(n < 65535 * 8 ? n : 65535 * 8);
+  int64_t splits = reduceSplits(n, count);
+  auto blocks = [](int64_t b) {
+    return static_cast<unsigned>(b < 65535 * 8 ? b : 65535 * 8);
+  };
   auto run = [&](auto tag) {
     using T = decltype(tag);
-    reduceKernel<T><<<blocks, kThreads, 0, stream>>>(
-        kind, static_cast<const T *>(x), static_cast<T *>(y), shape, n, count,
+    using C = ComputeType<T>;
+    if (splits <= 1) {
+      reduceKernel<T><<<blocks(n), kThreads, 0, stream>>>(
+          kind, static_cast<const T *>(x), static_cast<T *>(y), shape, n,
+          count, divisor);
+      return;
+    }
+    reduceSplitKernel<T><<<blocks(n * splits), kThreads, 0, stream>>>(
+        kind, static_cast<const T *>(x), static_cast<C *>(scratch), shape, n,
+        count, splits);
+    reduceSplitsKernel<T><<<blocks(n), kThreads, 0, stream>>>(
+        kind, static_cast<const C *>(scratch), static_cast<T *>(y), n, splits,
         divisor);
   };
+  if (splits > 1 && !scratch)
+    return cudaErrorInvalidValue;
   bool known = visitTypeOrBf16(dtype, run, /*withBool=*/false);
   return known ? cudaGetLastError() : cudaErrorInvalidValue;
 }
