@@ -468,4 +468,53 @@ TEST(AsyncDevice, RunReturnsAfterEveryCompletionAfterAFailure) {
       << "completions reached the engine after run() returned";
 }
 
+/// Reads its operand and writes it doubled, recording where it read from.
+class DoublingKernel : public Kernel {
+public:
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    seen.push_back(in[0].data);
+    *out[0].as<int64_t>() = 2 * *in[0].as<int64_t>();
+    return absl::OkStatus();
+  }
+  std::vector<const void *> seen;
+};
+
+/// FakeDevice that remembers the host memory it handed out.
+class CountingDevice : public FakeDevice {
+public:
+  absl::StatusOr<void *> allocateHost(size_t bytes) override {
+    absl::StatusOr<void *> p = FakeDevice::allocateHost(bytes);
+    if (p.ok())
+      host.push_back(*p);
+    return p;
+  }
+  std::vector<void *> host;
+};
+
+// A staged kernel computes on the device's host memory (pinned on a GPU:
+// allocateHost), allocated once and reused by later firings.
+TEST(AsyncDevice, StagedKernelsUseTheDevicesHostMemory) {
+  CountingDevice device;
+  auto stream = device.createStream("compute");
+  ASSERT_TRUE(stream.ok());
+  auto inner = std::make_unique<DoublingKernel>();
+  DoublingKernel *doubling = inner.get();
+  std::unique_ptr<Kernel> staged = stageOnHost(std::move(inner));
+  EXPECT_TRUE(isStaged(*staged));
+  EXPECT_FALSE(isStaged(*doubling));
+  TensorDesc scalar{DType::I64, {}};
+  int64_t x = 21, y = 0;
+  for (int step = 0; step < 3; ++step) {
+    KernelContext context{step, stream->get(), &device};
+    ASSERT_TRUE(staged->compute(context, {{&x, scalar}}, {{&y, scalar}}).ok());
+    EXPECT_EQ(y, 42);
+  }
+  ASSERT_EQ(device.host.size(), 2u); // one operand, one result, once
+  ASSERT_EQ(doubling->seen.size(), 3u);
+  for (const void *p : doubling->seen)
+    EXPECT_EQ(p, device.host[0]);
+}
+
 } // namespace
+
