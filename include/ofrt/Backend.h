@@ -21,7 +21,6 @@
 #include "ofrt/Kernel.h"
 
 #include <functional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -38,9 +37,6 @@ struct Backend {
   /// One line per device of this kind that this process can use ("cuda:0
   /// NVIDIA H200, 139 GiB, sm_90"), or why there is none.
   std::function<absl::StatusOr<std::vector<std::string>>()> listDevices;
-  /// The op types whose kernels on this backend run on staged host copies
-  /// (no kernel of its own yet); empty when none.
-  std::function<std::set<std::string>()> stagedOpTypes;
   /// OK when the backend's kernels compute in `dtype` (bf16, f16: what
   /// `--precision` asks for) on this machine; else why not.
   std::function<absl::Status(DType dtype)> checkPrecision;

@@ -158,7 +158,6 @@ Backend ofrt::cpuBackend() {
                                     std::to_string(omp_get_num_procs()) +
                                     " cores (one CPU device per rank)"};
   };
-  backend.stagedOpTypes = [] { return std::set<std::string>(); };
   backend.checkPrecision = checkCpuPrecision;
   backend.registerKernels = [](KernelRegistry &registry) {
     registerCpuKernels(registry);

@@ -27,7 +27,6 @@ Backend ofrt::cudaBackend() {
   backend.name = "cuda";
   backend.createDevice = cuda::createCudaDevice;
   backend.listDevices = cuda::listCudaDevices;
-  backend.stagedOpTypes = cudaStagedOpTypes;
   backend.checkPrecision = cuda::checkCudaPrecision;
   backend.registerKernels = [](KernelRegistry &registry) {
     registerCudaKernels(registry);
