@@ -1,11 +1,12 @@
-//===- ConvBlockedLayouts.cpp - nChw16c between fused convolutions --------===//
+//===- ConvBlockedLayouts.cpp - Blocked layouts between fused convolutions ===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
 //===----------------------------------------------------------------------===//
 //
 // A conv2d_bn whose result only feeds other conv2d_bns as their `x` writes
-// it in the blocked layout those convolutions compute in (nChw16c), and
+// it in the blocked layout those convolutions compute in (nChw16c or nChw8c,
+// as the running machine's oneDNN prefers: the plan does not say), and
 // they read it as it is: the reorders to NCHW and back disappear.
 //
 //===----------------------------------------------------------------------===//
@@ -25,7 +26,7 @@ namespace mlir::oneflow {
 using namespace mlir;
 using namespace mlir::oneflow;
 
-/// Whether the CPU kernel of `op` computes in nChw16c: one group, input
+/// Whether the CPU kernel of `op` computes blocked: one group, input
 /// channels and filters in multiples of 16 (lib/Runtime/Kernels/Cpu's
 /// convDesc makes the same choice).
 static bool computesBlocked(Conv2DBnOp op) {

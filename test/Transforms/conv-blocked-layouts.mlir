@@ -1,6 +1,6 @@
 // RUN: of-opt %s -split-input-file -oneflow-conv-blocked-layouts | FileCheck %s
 
-// Two fused convolutions in nChw16c: the tensor between them stays blocked;
+// Two fused convolutions computing blocked: the tensor between them stays blocked;
 // the block's input and output stay NCHW.
 // CHECK-LABEL: func.func @chain
 // CHECK: %[[A:.*]] = oneflow.conv2d_bn %arg0, {{.*}} {blocked_result, pads = array<i64: 1, 1, 1, 1>, relu}

@@ -17,6 +17,9 @@ add_oneflow_unittest(OneFlowCpuNNKernelsTests
   ${ONEFLOW_KERNEL_TEST_DIR}/GradTest.cpp
   ${ONEFLOW_KERNEL_TEST_DIR}/RecurrentTest.cpp)
 target_link_libraries(OneFlowCpuNNKernelsTests PRIVATE OneFlowCpuKernels OneFlowBackends)
+# ConvBnTest lays values out in the machine's block width (ConvUtils.h).
+target_include_directories(OneFlowCpuNNKernelsTests PRIVATE
+  ${PROJECT_SOURCE_DIR}/lib/Runtime/Kernels/Cpu)
 
 add_oneflow_unittest(OneFlowCpuShapeKernelsTests
   ${ONEFLOW_KERNEL_TEST_DIR}/ShapeTest.cpp

@@ -47,8 +47,9 @@ def OneFlow_Conv2DBnOp : OneFlow_InferredOp<"conv2d_bn", [Pure, OneFlow_HasSbp]>
     attributes are conv2d's.
 
     `blocked_x` and `blocked_result` say that the buffer of `x`, or of the
-    result, holds the tensor in oneDNN's nChw16c layout (N, C / 16, H, W,
-    16) rather than NCHW: same size, channels in multiples of 16 (set by
+    result, holds the tensor in oneDNN's blocked layout of the machine
+    that runs it (nChw16c with AVX-512, nChw8c below: N, C / B, H, W, B)
+    rather than NCHW: same size, channels in multiples of 16 (set by
     `oneflow-conv-blocked-layouts` between fused convolutions only).
 
     ```mlir

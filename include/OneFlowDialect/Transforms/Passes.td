@@ -103,16 +103,18 @@ def PackConstantWeightsPass
 
 def ConvBlockedLayoutsPass
     : Pass<"oneflow-conv-blocked-layouts", "::mlir::func::FuncOp"> {
-  let summary = "Keep activations between fused convolutions in nChw16c";
+  let summary = "Keep activations between fused convolutions blocked";
   let description = [{
     The CPU kernel of `oneflow.conv2d_bn` computes in oneDNN's blocked
-    layout nChw16c (N, C / 16, H, W, 16) when it has one group and its
-    input channels and filters are multiples of 16, reordering its input
-    from NCHW and its result back. Where a `conv2d_bn` of that kind has a
+    layout for the machine that runs the plan, nChw16c (N, C / 16, H, W,
+    16) with AVX-512 and nChw8c below, when it has one group and its input
+    channels and filters are multiples of 16, reordering its input from
+    NCHW and its result back. Where a `conv2d_bn` of that kind has a
     result whose every user is such a `conv2d_bn` reading it as its `x`
     (not as the addend), this pass sets `blocked_result` on the producer
-    and `blocked_x` on the users: the buffer between them holds nChw16c
-    (the same bytes as NCHW), and neither reorder runs. Only those kernels
+    and `blocked_x` on the users: the buffer between them holds the
+    blocked layout (the same bytes as NCHW; which block width is the
+    runtime's choice, so the plan carries nothing ISA-specific), and neither reorder runs. Only those kernels
     ever see the buffer; the tensor type, and so every shape rule, SBP
     signature and memory size, is unchanged (batch is the outermost axis of
     both layouts, so S(0) pieces are the same slices). Tensors with a layout

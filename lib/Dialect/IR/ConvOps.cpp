@@ -164,7 +164,7 @@ LogicalResult Conv2DBnOp::inferReturnTypes(MLIRContext *,
   }
   if (adaptor.getEpsilon().convertToDouble() <= 0)
     return emitInferError(loc, name) << "epsilon must be positive";
-  // nChw16c holds whole blocks of 16 channels.
+  // Blocked layouts (nChw16c, nChw8c) hold whole blocks of channels.
   int64_t channels = cast<RankedTensorType>(adaptor.getX().getType())
                          .getDimSize(1);
   if (adaptor.getBlockedX() && !ShapedType::isDynamic(channels) &&

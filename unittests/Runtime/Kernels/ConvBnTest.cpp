@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConvUtils.h"
 #include "KernelTestUtils.h"
 
 using namespace ofrt;
@@ -63,20 +64,22 @@ Values unfused(const ConvBnCase &c, const Shape &yShape,
   return values(out);
 }
 
-/// NCHW values in oneDNN's nChw16c order (N, C / 16, H, W, 16).
+/// NCHW values in the blocked order the kernel uses on this machine,
+/// (N, C / B, H, W, B): nChw16c with AVX-512, nChw8c below.
 Values toBlocked(const Values &v, const Shape &shape) {
+  int64_t B = cpu::blockedChannels();
   int64_t C = shape[1], HW = shape[2] * shape[3];
   Values out(v.size());
   for (size_t i = 0; i < v.size(); ++i) {
     int64_t n = i / (C * HW), c = i / HW % C, hw = i % HW;
-    out[((n * (C / 16) + c / 16) * HW + hw) * 16 + c % 16] = v[i];
+    out[((n * (C / B) + c / B) * HW + hw) * B + c % B] = v[i];
   }
   return out;
 }
 
 /// One conv2d_bn kernel over three steps: new inputs, then new parameters
 /// with the same x, then the same parameters with a new x. With `blockedX`
-/// the kernel reads x in nChw16c, with `blockedResult` it writes nChw16c.
+/// the kernel reads x blocked (toBlocked), with `blockedResult` it writes it.
 void checkConvBn(const ConvBnCase &c, const Shape &yShape, unsigned seed,
                  bool blockedX = false, bool blockedResult = false) {
   SCOPED_TRACE("conv2d_bn seed " + std::to_string(seed));

@@ -10,8 +10,9 @@
 // is first placed in the destination, in the destination's layout) and the
 // relu through an eltwise post-op. The folded and reordered weights are
 // recomputed only at steps where the weights or the statistics changed.
-// With `blocked_x` / `blocked_result`, x / the result are nChw16c in the
-// plan's buffers (oneflow-conv-blocked-layouts) and are not reordered.
+// With `blocked_x` / `blocked_result`, x / the result are in this machine's
+// blocked layout (nChw16c or nChw8c, blockedDesc) in the plan's buffers
+// (oneflow-conv-blocked-layouts) and are not reordered.
 //
 //===----------------------------------------------------------------------===//
 

@@ -61,8 +61,22 @@ bool cpu::computesBlocked(const ConvGeometry &g) {
          g.filters() > 0 && g.filters() % 16 == 0;
 }
 
+int64_t cpu::blockedChannels() {
+  // A vector register's floats: oneDNN's JIT convolutions compute on
+  // nChw16c with AVX-512 and on nChw8c with AVX2 and below (on an AVX2
+  // machine nChw16c finds only the reference kernel, ~1000x slower). Asked
+  // of the machine that runs the plan: the plan only says "blocked".
+  static const int64_t width = [] {
+    auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+    return (isa & avx512) == avx512 ? 16 : 8;
+  }();
+  return width;
+}
+
 MemDesc cpu::blockedDesc(const Shape &shape) {
-  return MemDesc(dnnlDims(shape), dt::f32, tag::nChw16c);
+  return MemDesc(dnnlDims(shape), dt::f32,
+                 blockedChannels() == 16 ? tag::nChw16c : tag::nChw8c);
 }
 
 dnnl::convolution_forward::desc
@@ -73,7 +87,8 @@ cpu::convDesc(const ConvGeometry &g, bool hasBias, dnnl::prop_kind prop) {
   // Activations: with channels in multiples of 16, oneDNN 2.6's direct
   // avx512 convolution on nChw16c and its reorders from and to NCHW beat
   // the NHWC kernel that `any` picks (measured on a ResNet basic block:
-  // reorders 0.19 ms against 0.37 ms each way). Otherwise let it choose.
+  // reorders 0.19 ms against 0.37 ms each way); on AVX2 the same holds for
+  // nChw8c (blockedDesc picks the machine's). Otherwise let it choose.
   bool blocked = computesBlocked(g);
   auto activation = [&](const Shape &shape) {
     return blocked ? blockedDesc(shape) : any(plainDesc(shape, dt::f32));

@@ -46,10 +46,14 @@ absl::Status readConvGeometry(const OpDesc &op, const TensorDesc &x,
 dnnl::convolution_forward::desc
 convDesc(const ConvGeometry &geometry, bool hasBias,
          dnnl::prop_kind prop = dnnl::prop_kind::forward_inference);
-/// Whether convDesc puts the activations in nChw16c (rather than letting
-/// oneDNN choose): one group, channels and filters in multiples of 16.
+/// Whether convDesc puts the activations in the blocked layout (rather than
+/// letting oneDNN choose): one group, channels and filters in multiples of
+/// 16 (so that every block width fits without padding).
 bool computesBlocked(const ConvGeometry &geometry);
-/// The nChw16c descriptor of an NCHW shape.
+/// The channels of a block on this machine: 16 (nChw16c) where oneDNN uses
+/// AVX-512, 8 (nChw8c) below. Buffers hold the same bytes either way.
+int64_t blockedChannels();
+/// The blocked descriptor (nChw16c or nChw8c) of an NCHW shape.
 MemDesc blockedDesc(const Shape &shape);
 
 /// The plain (row-major) descriptor of the weights; GOIHW with groups.

@@ -5,6 +5,7 @@
 #
 #   compare_losses.py METRICS.csv REFERENCE (.npy of losses or another
 #                     METRICS.csv) [TOL]       (default 1e-4, relative)
+#                     [STEPS]                  (the first STEPS only)
 #
 # Reads the "loss" column of of-run --metrics files; prints "N steps match
 # within TOL" or where they differ and exits 1.
@@ -28,6 +29,8 @@ got, want = losses(sys.argv[1]), losses(sys.argv[2])
 tol = float(sys.argv[3]) if len(sys.argv) > 3 else 1e-4
 if got.shape != want.shape:
     sys.exit("%d steps, expected %d" % (len(got), len(want)))
+if len(sys.argv) > 4:
+    got, want = got[:int(sys.argv[4])], want[:int(sys.argv[4])]
 err = np.abs(got - want) / np.maximum(1.0, np.abs(want))
 if np.any(err > tol):
     step = int(np.argmax(err))

@@ -3,15 +3,18 @@
 #
 # SPDX-License-Identifier: Apache-2.0
 #
-#   compare_running_stats.py REFERENCE.npz CHECKPOINTS TOL
+#   compare_running_stats.py REFERENCE.npz CHECKPOINTS TOL [STEP]
 #   compare_running_stats.py REFERENCE.npz MODEL.onnx TOL
+#   compare_running_stats.py REFERENCE-CHECKPOINTS CHECKPOINTS TOL
 #
 # REFERENCE holds "step-N/<name>" arrays (export_onnx_models.py --batch-stats).
 # Against an of-run --save directory, each is compared with
 # CHECKPOINTS/step-N/<name>.npy; against an exported ONNX model, the last
-# step's are compared with its initializers. Prints "N statistics match
+# step's are compared with its initializers; with STEP, only that step's
+# (step-STEP/...) are compared. Prints "N statistics match
 # within TOL" (|got - want| <= TOL * (1 + |want|)) or the worst one and
-# exits 1.
+# exits 1. A reference of-run --save directory gives its checkpoints'
+# running statistics (parallel against serial).
 #
 # ===---------------------------------------------------------------------=== #
 
@@ -21,9 +24,31 @@ import sys
 
 import numpy as np
 
-reference = np.load(sys.argv[1])
+
+class Checkpoints:
+    """The running statistics of an of-run --save directory, as the .npz
+    of export_onnx_models.py names them."""
+
+    def __init__(self, root):
+        self.root = root
+        self.files = [
+            step + "/" + name[:-len(".npy")]
+            for step in os.listdir(root) if step.startswith("step-")
+            for name in os.listdir(os.path.join(root, step))
+            if name.endswith((".running_mean.npy", ".running_var.npy"))]
+
+    def __getitem__(self, key):
+        return np.load(os.path.join(self.root, key + ".npy"))
+
+
+reference = (Checkpoints(sys.argv[1]) if os.path.isdir(sys.argv[1])
+             else np.load(sys.argv[1]))
 target, tol = sys.argv[2], float(sys.argv[3])
 keys = sorted(reference.files)
+if not keys:
+    sys.exit("%s holds no running statistics" % sys.argv[1])
+if len(sys.argv) > 4:
+    keys = [k for k in keys if k.startswith("step-%s/" % sys.argv[4])]
 if target.endswith(".onnx"):
     import onnx
     from onnx import numpy_helper
