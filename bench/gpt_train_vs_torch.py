@@ -7,7 +7,8 @@ and warm-up + cosine (scripts/gpt_reference.py's TRAIN_FLAGS) on the GPL-3
 characters of scripts/make_text.py; PyTorch (Debian's python3-torch) runs
 scripts/gpt_reference.py's model, op for op the same, with torch.optim.AdamW,
 clip_grad_norm_ and LambdaLR on the same batches. Both use --threads threads
-(torch.set_num_threads; of-run --threads).
+(torch_threads.set_threads, which caps PyTorch's OpenBLAS too; of-run
+--threads).
 
 Each side's step time is the median of its per-step times after the first
 step (of-run: differences of the cumulative seconds of its --metrics CSV).
@@ -67,6 +68,8 @@ import torch
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import gpt_reference  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_threads  # noqa: E402
 
 
 SIZES = {"example": dict(layers=2, width=64, heads=4, context=32, vocab=96,
@@ -160,7 +163,7 @@ def main():
         parser.error("--device cuda needs a PyTorch with CUDA and a GPU")
     if args.steps < 3:
         parser.error("--steps must be at least 3")
-    torch.set_num_threads(args.threads)
+    print(torch_threads.set_threads(args.threads))
     of_run = os.path.join(args.build, "bin", "of-run")
     with tempfile.TemporaryDirectory() as tmp:
         run_checked([sys.executable, os.path.join(ROOT, "scripts",

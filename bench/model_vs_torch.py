@@ -29,6 +29,9 @@ import time
 
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_threads  # noqa: E402
+
 
 def mlp_mlir(batch=256, d_in=1024, hidden=4096, d_out=1024):
     t = lambda *s: "tensor<%sxf32>" % "x".join(map(str, s))
@@ -136,7 +139,7 @@ def main():
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    torch.set_num_threads(args.threads)
+    print(torch_threads.set_threads(args.threads))
     of_run = os.path.join(args.build, "bin", "of-run")
     print("threads: %d, steps: %d, torch %s" % (args.threads, args.steps,
                                                 torch.__version__))

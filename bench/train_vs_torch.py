@@ -145,7 +145,8 @@ def torch_child(spec):
     memory)."""
     import torch
     import torch.distributed as dist
-    torch.set_num_threads(spec["threads"])
+    import torch_threads
+    torch_threads.set_threads(spec["threads"])
     torch.manual_seed(spec["rank"])
     model = train_models.MODELS[spec["model"]]()
     world, rank = spec["world"], spec["rank"]

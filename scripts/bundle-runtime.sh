@@ -20,8 +20,9 @@
 #                          test binaries, benchmarks)
 #   OUT/env.sh             what both source: LD_LIBRARY_PATH with OUT/lib
 #                          and CUDA's libraries wherever the node has them
-# and checks that OUT stays under 60 MiB (BUNDLE_LIMIT_MIB: another limit,
-# for a bundle that is compressed before it travels). BUILD_DIR (default: build) says
+# and checks that OUT stays under 120 MiB (BUNDLE_LIMIT_MIB: another limit).
+# oneDNN (40 MiB) and OpenBLAS (36 MiB, all its CPU kernels) make most of it;
+# compressed, as scripts/gpu-kit.sh packs it, it is about a fifth. BUILD_DIR (default: build) says
 # where of-run-plan was built. Copy OUT to the node and run OUT/run.sh.
 #
 #===----------------------------------------------------------------------===#
@@ -29,7 +30,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
-LIMIT_MIB="${BUNDLE_LIMIT_MIB:-60}"
+LIMIT_MIB="${BUNDLE_LIMIT_MIB:-120}"
 
 fail() { echo "bundle-runtime: error: $*" >&2; exit 1; }
 

@@ -28,6 +28,9 @@ PACKAGES=(
   # A real BLAS for PyTorch, the benchmarks' peer (Debian's torch otherwise
   # falls back to the reference BLAS and runs its matmuls ~30x slower).
   libopenblas0-pthread
+  # f32 GEMM for our CPU kernels where faster than oneDNN's (AVX2): the
+  # OpenMP build, which shares oneDNN's threads.
+  libopenblas-openmp-dev
   # Pictures: loss curves and the actor plan as a graph.
   python3-matplotlib graphviz
 )

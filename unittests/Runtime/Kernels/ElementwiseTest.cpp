@@ -229,6 +229,27 @@ TEST(UnaryKernels, FloatFunctions) {
     }
 }
 
+// f32 erf runs on glibc's vector math in chunks over the threads: many
+// chunks and a ragged tail, the special values, and 4 ulp of accuracy.
+TEST(UnaryKernels, ErfOnWholeVectors) {
+  Shape shape = {100003};
+  Values x = randomValues(count(shape), 77, -6, 6);
+  double inf = std::numeric_limits<double>::infinity();
+  Values special = {0.0, -0.0, 1e-30, -1e-30, 1e-8, 10, -10, inf, -inf};
+  std::copy(special.begin(), special.end(), x.begin());
+  Values got = values(runOk("erf", {f32(shape, x)}, {{DType::F32, shape}})[0]);
+  ASSERT_EQ(got.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    double want = std::erf(static_cast<double>(static_cast<float>(x[i])));
+    ASSERT_NEAR(got[i], want, 4 * std::abs(want) * 0x1p-23 + 1e-38)
+        << "erf(" << x[i] << ")";
+  }
+  EXPECT_TRUE(std::signbit(got[1])) << "erf(-0) = -0";
+  Values nan = values(runOk("erf", {f32({1}, {std::nan("")})},
+                            {{DType::F32, {1}}})[0]);
+  EXPECT_TRUE(std::isnan(nan[0]));
+}
+
 TEST(UnaryKernels, IntegerFunctions) {
   for (DType dtype : {DType::I32, DType::I64}) {
     TensorData x = tensor(dtype, {5}, {-3, -1, 0, 2, 7});

@@ -1,11 +1,18 @@
-//===- MatmulTest.cpp - matmul and batch_matmul
-//----------------------------===//
+//===- MatmulTest.cpp - matmul and batch_matmul ---------------------------===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
 //===----------------------------------------------------------------------===//
+//
+// f32 matmuls run on oneDNN or OpenBLAS, whichever is faster on the machine
+// (Gemm.h): the matmul tests run on both (OF_CPU_GEMM), whatever this
+// machine would choose.
+//
+//===----------------------------------------------------------------------===//
 
 #include "KernelTestUtils.h"
+
+#include <cstdlib>
 
 using namespace ofrt;
 using namespace ofrt::test;
@@ -67,17 +74,42 @@ void checkMatmul(const std::string &name, const Shape &as, bool ta,
   EXPECT_TRUE(near(values(out[0]), expected, 1e-4, 1e-4));
 }
 
+/// Runs `body` with OF_CPU_GEMM set to each library, then unsets it.
+template <typename Body> void onEachGemmLibrary(Body body) {
+  for (const char *library : {"onednn", "openblas"}) {
+    SCOPED_TRACE(std::string("OF_CPU_GEMM=") + library);
+    setenv("OF_CPU_GEMM", library, 1);
+    body();
+  }
+  unsetenv("OF_CPU_GEMM");
+}
+
 TEST(MatmulKernel, AllTransposesOnPrimeShapes) {
-  checkMatmul("matmul", {7, 13}, false, {13, 5}, false, 1);
-  checkMatmul("matmul", {13, 7}, true, {13, 5}, false, 2);
-  checkMatmul("matmul", {7, 13}, false, {5, 13}, true, 3);
-  checkMatmul("matmul", {13, 7}, true, {5, 13}, true, 4);
+  onEachGemmLibrary([] {
+    checkMatmul("matmul", {7, 13}, false, {13, 5}, false, 1);
+    checkMatmul("matmul", {13, 7}, true, {13, 5}, false, 2);
+    checkMatmul("matmul", {7, 13}, false, {5, 13}, true, 3);
+    checkMatmul("matmul", {13, 7}, true, {5, 13}, true, 4);
+    // Large enough for the libraries' blocked paths and threads.
+    checkMatmul("matmul", {257, 131}, true, {257, 67}, false, 8);
+    checkMatmul("matmul", {96, 130}, false, {200, 130}, true, 9);
+  });
 }
 
 TEST(MatmulKernel, VectorShapes) {
-  checkMatmul("matmul", {1, 17}, false, {17, 1}, false, 5);
-  checkMatmul("matmul", {1, 1}, false, {1, 11}, false, 6);
-  checkMatmul("matmul", {64, 3}, true, {64, 1}, false, 7);
+  onEachGemmLibrary([] {
+    checkMatmul("matmul", {1, 17}, false, {17, 1}, false, 5);
+    checkMatmul("matmul", {1, 1}, false, {1, 11}, false, 6);
+    checkMatmul("matmul", {64, 3}, true, {64, 1}, false, 7);
+  });
+}
+
+TEST(MatmulKernel, GemmLibraryFromTheEnvironment) {
+  setenv("OF_CPU_GEMM", "mkl", 1);
+  expectCreateError(op("matmul", {{DType::F32, {2, 3}}, {DType::F32, {3, 4}}},
+                       {{DType::F32, {2, 4}}}),
+                    "OF_CPU_GEMM='mkl' is not onednn or openblas");
+  unsetenv("OF_CPU_GEMM");
 }
 
 TEST(MatmulKernel, EmptyContractionIsZero) {
@@ -131,17 +163,19 @@ TEST(MatmulKernel, RejectsBadDescriptions) {
 
 TEST(MatmulKernel, RunsAgainWithNewData) {
   // The primitive is built once; each compute reads the current inputs.
-  OpDesc desc = op("matmul", {{DType::F32, {2, 2}}, {DType::F32, {2, 2}}},
-                   {{DType::F32, {2, 2}}});
-  auto kernel = create(desc);
-  ASSERT_TRUE(kernel.ok()) << kernel.status();
-  auto first = compute(**kernel, desc,
-                       {f32({2, 2}, {1, 2, 3, 4}), f32({2, 2}, {1, 0, 0, 1})});
-  auto second = compute(**kernel, desc,
-                        {f32({2, 2}, {1, 2, 3, 4}), f32({2, 2}, {0, 1, 1, 0})});
-  ASSERT_TRUE(first.ok() && second.ok());
-  EXPECT_EQ(values((*first)[0]), (Values{1, 2, 3, 4}));
-  EXPECT_EQ(values((*second)[0]), (Values{2, 1, 4, 3}));
+  onEachGemmLibrary([] {
+    OpDesc desc = op("matmul", {{DType::F32, {2, 2}}, {DType::F32, {2, 2}}},
+                     {{DType::F32, {2, 2}}});
+    auto kernel = create(desc);
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    auto first = compute(
+        **kernel, desc, {f32({2, 2}, {1, 2, 3, 4}), f32({2, 2}, {1, 0, 0, 1})});
+    auto second = compute(
+        **kernel, desc, {f32({2, 2}, {1, 2, 3, 4}), f32({2, 2}, {0, 1, 1, 0})});
+    ASSERT_TRUE(first.ok() && second.ok());
+    EXPECT_EQ(values((*first)[0]), (Values{1, 2, 3, 4}));
+    EXPECT_EQ(values((*second)[0]), (Values{2, 1, 4, 3}));
+  });
 }
 
 } // namespace
@@ -149,31 +183,34 @@ TEST(MatmulKernel, RunsAgainWithNewData) {
 // constant_b packs b into oneDNN's preferred layout once per buffer
 // address; given another buffer, the kernel packs that one.
 TEST(MatmulKernel, ConstantWeightsArePackedPerBuffer) {
-  for (bool tb : {false, true}) {
-    SCOPED_TRACE(tb ? "transpose_b" : "plain");
-    Shape as{33, 200}, bs = tb ? Shape{300, 200} : Shape{200, 300};
-    std::map<std::string, AttrValue> attrs{{"constant_b", true}};
-    if (tb)
-      attrs["transpose_b"] = true;
-    OpDesc desc = op("matmul", {{DType::F32, as}, {DType::F32, bs}},
-                     {{DType::F32, {33, 300}}}, attrs);
-    absl::StatusOr<std::unique_ptr<Kernel>> kernel = create(desc);
-    ASSERT_TRUE(kernel.ok()) << kernel.status();
-    Values a = randomValues(count(as), 11);
-    TensorData aData = f32(as, a);
-    // Both weight buffers live throughout, so their addresses differ.
-    std::vector<Values> bs2{randomValues(count(bs), 12),
-                            randomValues(count(bs), 13)};
-    std::vector<TensorData> bData{f32(bs, bs2[0]), f32(bs, bs2[1])};
-    for (int call : {0, 0, 1, 1, 0}) {
-      Shape outShape;
-      Values expected = naiveMatmul(a, as, false, bs2[call], bs, tb, outShape);
-      TensorData result{{DType::F32, outShape},
-                        std::vector<uint8_t>(33 * 300 * 4, 0xA5)};
-      std::vector<TensorView> in{aData.view(), bData[call].view()};
-      std::vector<TensorView> out{result.view()};
-      ASSERT_TRUE((*kernel)->compute(KernelContext{}, in, out).ok());
-      EXPECT_TRUE(near(values(result), expected, 1e-4, 1e-4));
+  onEachGemmLibrary([] {
+    for (bool tb : {false, true}) {
+      SCOPED_TRACE(tb ? "transpose_b" : "plain");
+      Shape as{33, 200}, bs = tb ? Shape{300, 200} : Shape{200, 300};
+      std::map<std::string, AttrValue> attrs{{"constant_b", true}};
+      if (tb)
+        attrs["transpose_b"] = true;
+      OpDesc desc = op("matmul", {{DType::F32, as}, {DType::F32, bs}},
+                       {{DType::F32, {33, 300}}}, attrs);
+      absl::StatusOr<std::unique_ptr<Kernel>> kernel = create(desc);
+      ASSERT_TRUE(kernel.ok()) << kernel.status();
+      Values a = randomValues(count(as), 11);
+      TensorData aData = f32(as, a);
+      // Both weight buffers live throughout, so their addresses differ.
+      std::vector<Values> bs2{randomValues(count(bs), 12),
+                              randomValues(count(bs), 13)};
+      std::vector<TensorData> bData{f32(bs, bs2[0]), f32(bs, bs2[1])};
+      for (int call : {0, 0, 1, 1, 0}) {
+        Shape outShape;
+        Values expected =
+            naiveMatmul(a, as, false, bs2[call], bs, tb, outShape);
+        TensorData result{{DType::F32, outShape},
+                          std::vector<uint8_t>(33 * 300 * 4, 0xA5)};
+        std::vector<TensorView> in{aData.view(), bData[call].view()};
+        std::vector<TensorView> out{result.view()};
+        ASSERT_TRUE((*kernel)->compute(KernelContext{}, in, out).ok());
+        EXPECT_TRUE(near(values(result), expected, 1e-4, 1e-4));
+      }
     }
-  }
+  });
 }

@@ -156,7 +156,8 @@ Backend ofrt::cpuBackend() {
   backend.listDevices = []() -> absl::StatusOr<std::vector<std::string>> {
     return std::vector<std::string>{"cpu:0 " +
                                     std::to_string(omp_get_num_procs()) +
-                                    " cores (one CPU device per rank)"};
+                                    " cores (one CPU device per rank): " +
+                                    describeCpuLibraries()};
   };
   backend.checkPrecision = checkCpuPrecision;
   backend.registerKernels = [](KernelRegistry &registry) {

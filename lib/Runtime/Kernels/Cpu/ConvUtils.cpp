@@ -66,12 +66,7 @@ int64_t cpu::blockedChannels() {
   // nChw16c with AVX-512 and on nChw8c with AVX2 and below (on an AVX2
   // machine nChw16c finds only the reference kernel, ~1000x slower). Asked
   // of the machine that runs the plan: the plan only says "blocked".
-  static const int64_t width = [] {
-    auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-    auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
-    return (isa & avx512) == avx512 ? 16 : 8;
-  }();
-  return width;
+  return dnnlHasAvx512() ? 16 : 8;
 }
 
 MemDesc cpu::blockedDesc(const Shape &shape) {

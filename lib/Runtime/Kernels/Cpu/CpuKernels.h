@@ -49,6 +49,11 @@ void registerCpuKernels(KernelRegistry &registry);
 /// uses); else an error naming the ISA oneDNN found.
 absl::Status checkCpuPrecision(DType dtype);
 
+/// What the CPU kernels compute with here, for --list-devices: "oneDNN
+/// with AVX2, f32 GEMM on OpenBLAS 0.3.21 (OpenMP)", or the error of a bad
+/// OF_CPU_GEMM.
+std::string describeCpuLibraries();
+
 } // namespace ofrt
 
 #endif // ONEFLOW_LIB_RUNTIME_KERNELS_CPU_CPUKERNELS_H

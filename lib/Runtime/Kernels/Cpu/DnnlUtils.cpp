@@ -163,6 +163,15 @@ bool cpu::anyEmpty(std::initializer_list<const Shape *> shapes) {
   return false;
 }
 
+bool cpu::dnnlHasAvx512() {
+  static const bool has = [] {
+    auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+    return (isa & avx512) == avx512;
+  }();
+  return has;
+}
+
 static const char *isaName(dnnl::cpu_isa isa) {
   using isa_t = dnnl::cpu_isa;
   switch (isa) {
@@ -185,6 +194,8 @@ static const char *isaName(dnnl::cpu_isa isa) {
   }
 }
 
+const char *cpu::dnnlIsaName() { return isaName(dnnl::get_effective_cpu_isa()); }
+
 absl::Status ofrt::checkCpuPrecision(DType dtype) {
   std::optional<dt> type = dnnlType(dtype);
   if (dtype != DType::BF16 && dtype != DType::F16)
@@ -201,7 +212,7 @@ absl::Status ofrt::checkCpuPrecision(DType dtype) {
     return absl::UnimplementedError(
         std::string("oneDNN has no ") + dtypeName(dtype) +
         " kernels on this processor (it uses its " +
-        isaName(dnnl::get_effective_cpu_isa()) + " instructions; " +
+        dnnlIsaName() + " instructions; " +
         (dtype == DType::BF16 ? "bf16 needs AVX-512"
                               : "f16 needs AVX-512 FP16") +
         "); train in f32 or on a GPU");

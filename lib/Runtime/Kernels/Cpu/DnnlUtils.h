@@ -129,6 +129,12 @@ private:
 /// primitive for an empty tensor: some of them divide by a zero size).
 bool anyEmpty(std::initializer_list<const Shape *> shapes);
 
+/// Whether oneDNN computes with AVX-512 here (its effective ISA, which
+/// ONEDNN_MAX_CPU_ISA may lower): layouts and libraries follow it.
+bool dnnlHasAvx512();
+/// The instructions oneDNN uses here: "AVX2", "AVX-512 BF16", ...
+const char *dnnlIsaName();
+
 } // namespace cpu
 } // namespace ofrt
 

@@ -7,14 +7,18 @@
 // Transposes are strided memory descriptors, and broadcast batch axes are
 // size-1 axes of an operand: oneDNN's matmul reads both directly. A matmul
 // with `constant_b` (oneflow-pack-constant-weights) packs b into the
-// primitive's preferred layout once.
+// primitive's preferred layout once. f32 matrix products run on OpenBLAS
+// instead where it is the faster here (Gemm.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ConvUtils.h"
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
+#include "Gemm.h"
 #include "OpParams.h"
+
+#include <climits>
 
 using namespace ofrt;
 using namespace ofrt::cpu;
@@ -63,6 +67,28 @@ private:
   DnnlArgs args;
   Staged packedB;
   const void *packedFrom = nullptr;
+};
+
+/// A 2-D f32 product on OpenBLAS (f32GemmLibrary chose it): operands as
+/// stored, row-major, transposed in place by the call.
+class OpenBlasMatmulKernel : public CpuKernel {
+public:
+  OpenBlasMatmulKernel(const OpDesc &op, const MatmulParams &p)
+      : CpuKernel(op), p(p) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    // Stored a is m x k, or k x m when transposed; b k x n or n x k.
+    openBlasSgemm(p.transposeA, p.transposeB, p.m, p.n, p.k,
+                  static_cast<const float *>(in[0].data),
+                  p.transposeA ? p.m : p.k,
+                  static_cast<const float *>(in[1].data),
+                  p.transposeB ? p.k : p.n, static_cast<float *>(out[0].data));
+    return absl::OkStatus();
+  }
+
+private:
+  MatmulParams p;
 };
 
 /// An empty contraction (k = 0): the product is zero.
@@ -156,6 +182,14 @@ KernelOr createMatmul(const OpDesc &op, bool batched) {
   bool constantB = false;
   if (!batched)
     OFRT_RETURN_IF_ERROR(readAttr(op, "constant_b", constantB, {false}));
+  if (!batched && a.dtype == DType::F32 &&
+      std::max({params->m, params->n, ka}) <= INT_MAX) {
+    absl::StatusOr<GemmLibrary> library = f32GemmLibrary();
+    if (!library.ok())
+      return opError(op, std::string(library.status().message()));
+    if (*library == GemmLibrary::OpenBlas)
+      return std::make_unique<OpenBlasMatmulKernel>(op, *params);
+  }
   size_t rank = outShape.size();
   dt type = *dnnlType(a.dtype);
   return std::make_unique<MatmulKernel>(

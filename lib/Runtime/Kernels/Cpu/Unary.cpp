@@ -10,7 +10,7 @@
 // leaky_relu is relu with its alpha, elu elu. erf, the trigonometric and
 // hyperbolic functions and their inverses, floor, ceil, round, sign, selu
 // and hard_sigmoid have no oneDNN algorithm: plain loops (bf16 and f16
-// through f32); f64 and integer tensors have no oneDNN type: plain loops. On
+// through f32), except erf, on glibc's vector math (VectorMath.h); f64 and integer tensors have no oneDNN type: plain loops. On
 // integers the scalar ops use integer arithmetic when the scalar is integral,
 // otherwise double arithmetic truncated toward zero.
 //
@@ -20,6 +20,7 @@
 #include "DnnlUtils.h"
 #include "Kernels/Common/ElementwiseFunctions.h"
 #include "OpParams.h"
+#include "VectorMath.h"
 
 #include <cmath>
 
@@ -168,6 +169,11 @@ public:
     const T *x = in[0].as<T>();
     T *y = out[0].as<T>();
     int64_t n = in[0].desc.numel();
+    if constexpr (std::is_same_v<T, float>)
+      if (fn == Fn::Erf) {
+        vectorErf(x, y, n);
+        return absl::OkStatus();
+      }
     for (int64_t i = 0; i < n; ++i) {
       if constexpr (std::is_floating_point_v<T>)
         y[i] = floatFn<T>(fn, x[i], scalar, q);
@@ -203,8 +209,11 @@ public:
     OFRT_RETURN_IF_ERROR(execute(where, toWide,
                                  wideArgs(DNNL_ARG_FROM, narrow, in[0].data)(
                                      DNNL_ARG_TO, wide, buffer.data())));
-    for (float &value : buffer)
-      value = floatFn<float>(fn, value, scalar, q);
+    if (fn == Fn::Erf)
+      vectorErf(buffer.data(), buffer.data(), int64_t(buffer.size()));
+    else
+      for (float &value : buffer)
+        value = floatFn<float>(fn, value, scalar, q);
     return execute(where, toNarrow,
                    narrowArgs(DNNL_ARG_FROM, wide,
                               buffer.data())(DNNL_ARG_TO, narrow, out[0].data));
