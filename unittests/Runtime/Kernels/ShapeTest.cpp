@@ -10,6 +10,7 @@
 #include "ofrt/Backend.h"
 
 #include <cmath>
+#include <cstdlib>
 
 using namespace ofrt;
 using namespace ofrt::test;
@@ -83,6 +84,28 @@ TEST(ReduceKernels, AxesKeepdimsNegativeAxes) {
         checkReduce(kind, dtype, {2, 1, 3}, {1}, keepdims, seed++); // a copy
         checkReduce(kind, dtype, {4, 3}, {}, keepdims, seed++);
       }
+}
+
+// f32 sums and means over leading axes, or over short trailing rows, are
+// matrix-vector products where OpenBLAS multiplies (Reduction.cpp): both
+// forms, on both libraries, against the same loops; size-1 axes between
+// the reduced ones do not break the pattern.
+TEST(ReduceKernels, LeadingAndShortTrailingAxesOnEitherLibrary) {
+  for (const char *library : {"onednn", "openblas"}) {
+    SCOPED_TRACE(std::string("OF_CPU_GEMM=") + library);
+    setenv("OF_CPU_GEMM", library, 1);
+    unsigned seed = 100;
+    for (Reduce kind : {Reduce::Sum, Reduce::Mean, Reduce::Max}) {
+      checkReduce(kind, DType::F32, {300, 7}, {0}, false, seed++);
+      checkReduce(kind, DType::F32, {5, 1, 6, 11}, {0, 1, 2}, true, seed++);
+      checkReduce(kind, DType::F32, {1, 9, 1, 40}, {1}, false, seed++);
+      checkReduce(kind, DType::F32, {257, 8}, {1}, false, seed++);
+      checkReduce(kind, DType::F32, {6, 4, 3}, {1, 2}, true, seed++);
+      // Long trailing rows stay on oneDNN's reduction.
+      checkReduce(kind, DType::F32, {3, 500}, {-1}, false, seed++);
+    }
+  }
+  unsetenv("OF_CPU_GEMM");
 }
 
 TEST(ReduceKernels, RejectsBadAxes) {

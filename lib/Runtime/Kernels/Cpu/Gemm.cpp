@@ -56,6 +56,13 @@ void cpu::openBlasSgemm(bool transposeA, bool transposeB, int64_t m, int64_t n,
               ldb, 0.0f, c, n);
 }
 
+void cpu::openBlasSgemv(bool transpose, int64_t rows, int64_t cols,
+                        float scale, const float *x, const float *v,
+                        float *y) {
+  cblas_sgemv(CblasRowMajor, transpose ? CblasTrans : CblasNoTrans, rows, cols,
+              scale, x, cols, v, 1, 0.0f, y, 1);
+}
+
 std::string ofrt::describeCpuLibraries() {
   absl::StatusOr<GemmLibrary> gemm = f32GemmLibrary();
   return std::string("oneDNN with ") + dnnlIsaName() + ", f32 GEMM " +

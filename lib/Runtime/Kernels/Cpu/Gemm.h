@@ -44,6 +44,11 @@ void openBlasSgemm(bool transposeA, bool transposeB, int64_t m, int64_t n,
                    int64_t k, const float *a, int64_t lda, const float *b,
                    int64_t ldb, float *c);
 
+/// Row-major x (rows x cols): y = scale * x^T v (`transpose`: y has cols
+/// values, v rows) or scale * x v (y has rows values, v cols), on OpenBLAS.
+void openBlasSgemv(bool transpose, int64_t rows, int64_t cols, float scale,
+                   const float *x, const float *v, float *y);
+
 } // namespace cpu
 } // namespace ofrt
 
