@@ -165,6 +165,8 @@ def main():
         parser.error("--steps must be at least 3")
     print(torch_threads.set_threads(args.threads))
     of_run = os.path.join(args.build, "bin", "of-run")
+    if args.device == "cpu":
+        print(torch_threads.cpu_line(of_run))
     with tempfile.TemporaryDirectory() as tmp:
         run_checked([sys.executable, os.path.join(ROOT, "scripts",
                                                   "make_text.py"), tmp,

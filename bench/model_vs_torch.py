@@ -141,6 +141,7 @@ def main():
     args = parser.parse_args()
     print(torch_threads.set_threads(args.threads))
     of_run = os.path.join(args.build, "bin", "of-run")
+    print(torch_threads.cpu_line(of_run))
     print("threads: %d, steps: %d, torch %s" % (args.threads, args.steps,
                                                 torch.__version__))
     print("%-8s %12s %12s %10s" % ("model", "of-run ms", "torch ms",

@@ -7,6 +7,8 @@ GFLOP/s and 1.7 cores busy, against 67 GFLOP/s capped). set_threads caps
 both, so that a benchmark's peer uses the threads it is given.
 """
 import ctypes
+import os
+import subprocess
 
 import torch
 
@@ -36,3 +38,15 @@ def set_threads(threads):
     return "torch threads: %d, its %s capped to %d" % (
         threads, library.openblas_get_config().decode().split(" DYNAMIC")[0],
         threads)
+
+
+def cpu_line(runner):
+    """What our CPU kernels compute with here, from `runner --list-devices`
+    (of-run or of-run-plan): "cpu:0 2 cores (...): oneDNN with AVX2, f32 GEMM
+    on OpenBLAS 0.3.21 (OpenMP)"; ONEDNN_MAX_CPU_ISA lowers the ISA."""
+    if not os.access(runner, os.X_OK):
+        return "cpu: (no %s to ask)" % runner
+    listing = subprocess.run([runner, "--list-devices"], capture_output=True,
+                             text=True).stdout
+    return next((line for line in listing.splitlines()
+                 if line.startswith("cpu:0")), "cpu: (not listed)")
