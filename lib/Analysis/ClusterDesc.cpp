@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/Analysis/CostModel.h"
+#include "OneFlowDialect/Support/JsonDepth.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -156,6 +157,11 @@ struct JsonReader {
 
 FailureOr<ClusterDesc> ClusterDesc::parse(StringRef json, StringRef source,
                                           std::string &error) {
+  std::string deep = oneflow_support::jsonDepthError(json);
+  if (!deep.empty()) {
+    error = (source + ": invalid JSON: it " + deep).str();
+    return failure();
+  }
   llvm::Expected<llvm::json::Value> value = llvm::json::parse(json);
   if (!value) {
     error =

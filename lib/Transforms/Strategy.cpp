@@ -12,6 +12,8 @@
 
 #include "Strategy.h"
 
+#include "OneFlowDialect/Support/JsonDepth.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -126,6 +128,11 @@ static bool parseRules(MLIRContext *context, const llvm::json::Object &root,
 /// Parses the strategy file's text.
 static bool parseFile(MLIRContext *context, llvm::StringRef text,
                       Strategy &strategy, std::string &error) {
+  std::string deep = oneflow_support::jsonDepthError(text);
+  if (!deep.empty()) {
+    error = "is not a strategy: it " + deep;
+    return false;
+  }
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json) {
     error = "is not valid JSON: " + llvm::toString(json.takeError());
@@ -247,12 +254,15 @@ parseFileKey(llvm::StringRef path, std::string &error,
             "': " + file.getError().message();
     return std::nullopt;
   }
+  // A file that is not a JSON object (or nests too deeply to parse) is
+  // reported by parseStrategy.
+  if (!oneflow_support::jsonDepthError((*file)->getBuffer()).empty())
+    return rules;
   llvm::Expected<llvm::json::Value> json =
       llvm::json::parse((*file)->getBuffer());
   const llvm::json::Object *root = json ? json->getAsObject() : nullptr;
   if (!json)
     llvm::consumeError(json.takeError());
-  // A file that is not a JSON object is reported by parseStrategy.
   if (root && !parse(*root, rules, error)) {
     error = "strategy file '" + path.str() + "' key " + error;
     return std::nullopt;
