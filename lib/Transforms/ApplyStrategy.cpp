@@ -235,6 +235,18 @@ void ApplyStrategyPass::runOnOperation() {
                      << "; it must be at least 1";
     return signalPassFailure();
   }
+  // Every (micro-batch, device) pair is a virtual rank listed in the
+  // placements: bound their count before anything is allocated (2^32
+  // micro-batches ran out of memory).
+  constexpr int64_t kMaxVirtualRanks = int64_t(1) << 20;
+  if (microBatches > kMaxVirtualRanks / std::max<int64_t>(devices, 1)) {
+    func.emitError() << "oneflow-apply-strategy: "
+                     << static_cast<int64_t>(microBatches)
+                     << " micro-batches on " << static_cast<int64_t>(devices)
+                     << " devices are over the limit of " << kMaxVirtualRanks
+                     << " virtual ranks (micro-batches x devices)";
+    return signalPassFailure();
+  }
   // Micro-batches are a leading mesh axis of virtual ranks: micro-batch m
   // of rank r is m * devices + r. One device needs no device axis.
   SmallVector<int64_t> deviceMesh = strategy->mesh;
