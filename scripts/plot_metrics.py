@@ -23,8 +23,10 @@
 #===----------------------------------------------------------------------===#
 import argparse
 import csv
+import io
 import os
 import sys
+import tempfile
 
 FORMATS = ("png", "svg", "pdf")
 
@@ -113,12 +115,6 @@ def main():
         fail("no matplotlib: run this with /usr/bin/python3 after "
              "scripts/install-deps.sh (Debian's python3-matplotlib)")
 
-    # Open the output before drawing: an unwritable path fails at once.
-    try:
-        out = open(args.output, "wb")
-    except OSError as e:
-        fail(f"cannot write '{args.output}': {e.strerror}")
-
     fig = Figure(figsize=(8, 5), layout="tight")
     ax = fig.add_subplot()
     for (xs, ys), label in zip(curves, labels):
@@ -131,8 +127,42 @@ def main():
         ax.set_title(args.title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    with out:
-        fig.savefig(out, format=suffix)
+    # Drawn in memory first: a title or label matplotlib cannot typeset
+    # (malformed mathtext such as "$\\frac$") is an error, not a traceback
+    # and an empty image.
+    image = io.BytesIO()
+    try:
+        fig.savefig(image, format=suffix)
+    except (ValueError, RuntimeError) as e:
+        lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+        fail(f"cannot draw the plot (a --title or --label matplotlib cannot "
+             f"typeset?): {' '.join(lines) or type(e).__name__}")
+    write(args.output, image.getvalue())
+
+
+def write(path, data):
+    """Writes `data` to `path` whole or not at all: a regular file through a
+    temporary file renamed over it, anything else (a device) directly."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        try:
+            with open(path, "wb") as f:
+                f.write(data)
+        except OSError as e:
+            fail(f"cannot write '{path}': {e.strerror}")
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, temp = tempfile.mkstemp(dir=folder, prefix=".plot_metrics.")
+    except OSError as e:
+        fail(f"cannot write '{path}': {e.strerror}")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except OSError as e:
+        os.unlink(temp)
+        fail(f"cannot write '{path}': {e.strerror}")
 
 
 if __name__ == "__main__":
