@@ -42,10 +42,12 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 ABSL_FLAG(std::string, devices, "cpu:2",
           "Ranks of the parallel runs, as cpu:N");
@@ -361,6 +363,25 @@ int main(int argc, char **argv) {
       mode != "boxing" && mode != "gradients")
     return fail("--mode '" + mode +
                 "' is not one of given, signatures, random, boxing, gradients");
+  // Counts and tolerances that would make every case vacuous or NaN.
+  if (absl::GetFlag(FLAGS_trials) < 1)
+    return fail("--trials " + std::to_string(absl::GetFlag(FLAGS_trials)) +
+                " is not at least 1");
+  if (absl::GetFlag(FLAGS_steps) < 1)
+    return fail("--steps " + std::to_string(absl::GetFlag(FLAGS_steps)) +
+                " is not at least 1");
+  for (auto [name, value] :
+       {std::pair<const char *, double>{"rtol", absl::GetFlag(FLAGS_rtol)},
+        {"atol", absl::GetFlag(FLAGS_atol)},
+        {"grad-rtol", absl::GetFlag(FLAGS_grad_rtol)},
+        {"grad-atol", absl::GetFlag(FLAGS_grad_atol)}})
+    if (!(value >= 0) || std::isinf(value))
+      return fail(absl::StrCat("--", name, " ", value,
+                               " is not a finite tolerance of at least 0"));
+  double eps = absl::GetFlag(FLAGS_eps);
+  if (!(eps > 0) || std::isinf(eps))
+    return fail(absl::StrCat("--eps ", eps,
+                             " is not a positive, finite perturbation"));
   if ((mode == "boxing") != (args.size() == 1))
     return fail(mode == "boxing" ? "--mode boxing takes no model file"
                                  : "give one model file (.mlir)");
