@@ -50,6 +50,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -248,6 +249,9 @@ int main(int argc, char **argv) {
     return fail("--out names the cluster file to write; it is required");
   if (repeats < 1)
     return fail("--repeats " + std::to_string(repeats) + " is not at least 1");
+  if (absl::GetFlag(FLAGS_threads) < 0 || absl::GetFlag(FLAGS_threads) > 4096)
+    return fail("--threads " + std::to_string(absl::GetFlag(FLAGS_threads)) +
+                " is not 0 (the library's default) to 4096");
   if (largeBytes < 4096 * ranks || largeBytes > (int64_t(1) << 32))
     return fail("--large-bytes " + std::to_string(largeBytes) +
                 " is not between 4096 x ranks and 4 GiB");
@@ -269,10 +273,15 @@ int main(int argc, char **argv) {
                   " ranks, not --ranks " + std::to_string(ranks));
     meshes.push_back(mesh);
   }
+  // Whether --out can be written, before measuring; a file the probe
+  // creates goes again, so that an error below leaves nothing behind.
+  bool existed = std::filesystem::exists(out);
   std::ofstream probe(out, std::ios::app);
   if (!probe)
     return fail("--out '" + out + "': cannot write there");
   probe.close();
+  if (!existed)
+    std::filesystem::remove(out);
 
   auto group = ofrt::createLocalGroup(ofrt::CollectivesRegistry::global(),
                                       absl::GetFlag(FLAGS_library), ranks,
@@ -418,10 +427,18 @@ int main(int argc, char **argv) {
   cluster["memory_bandwidth"] = bandwidth;
   cluster["flops"] = flops;
   cluster["op_overhead"] = overhead;
-  std::ofstream file(out, std::ios::trunc);
+  // Written whole or not at all: a temporary file renamed over --out.
+  std::string temp = out + ".partial";
+  std::ofstream file(temp, std::ios::trunc);
   file << cluster.dump(2) << "\n";
-  if (!file.good())
+  file.close();
+  std::error_code renamed;
+  if (file.good())
+    std::filesystem::rename(temp, out, renamed);
+  if (!file.good() || renamed) {
+    std::filesystem::remove(temp);
     return fail("--out '" + out + "': writing failed");
+  }
   std::printf("wrote %s\n", out.c_str());
   return 0;
 }
