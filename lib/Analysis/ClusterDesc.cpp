@@ -16,6 +16,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -59,9 +60,11 @@ struct JsonReader {
   bool positiveNumber(const llvm::json::Value &value, const Twine &key,
                       double &out, bool allowZero = false) {
     std::optional<double> number = value.getAsNumber();
-    if (!number || *number < 0 || (!allowZero && *number == 0))
-      return fail(key, allowZero ? "must be a number at least 0"
-                                 : "must be a positive number");
+    // 1e999 reads as infinity: a figure no machine has.
+    if (!number || !std::isfinite(*number) || *number < 0 ||
+        (!allowZero && *number == 0))
+      return fail(key, allowZero ? "must be a finite number at least 0"
+                                 : "must be a finite positive number");
     out = *number;
     return true;
   }
@@ -70,6 +73,11 @@ struct JsonReader {
     const llvm::json::Object *object = value.getAsObject();
     if (!object)
       return fail(key, "must be an object with 'alpha' and 'beta'");
+    // Half a link would price its other half with the built-in figure.
+    for (const char *name : {"alpha", "beta"})
+      if (!object->get(name))
+        return fail(key, Twine("has no '") + name +
+                             "' (a link needs both 'alpha' and 'beta')");
     for (const auto &[name, field] : *object) {
       if (name == "alpha") {
         if (!positiveNumber(field, key + ".alpha", out.alpha,
@@ -171,6 +179,14 @@ FailureOr<ClusterDesc> ClusterDesc::parse(StringRef json, StringRef source,
   const llvm::json::Object *object = value->getAsObject();
   if (!object) {
     error = (source + ": the cluster description must be a JSON object").str();
+    return failure();
+  }
+  if (object->empty()) {
+    error = (source + ": the cluster description is empty; give at least "
+                      "one of ranks_per_node, intra_node, inter_node, "
+                      "collectives, mesh_axes, memory_bandwidth, flops, "
+                      "op_overhead (of-calibrate writes them)")
+                .str();
     return failure();
   }
   ClusterDesc desc = getDefault();

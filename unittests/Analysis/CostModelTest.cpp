@@ -74,9 +74,10 @@ TEST(ClusterDescTest, ParsesMeasuredCollectives) {
   EXPECT_EQ(parseError(R"({"collectives": {"gossip": {"alpha": 1}}})"),
             "c.json: key 'collectives.gossip' is unknown (expected "
             "all_reduce, reduce_scatter, all_gather, all_to_all)");
-  EXPECT_EQ(parseError(R"({"collectives": {"all_gather": {"beta": 0}}})"),
-            "c.json: key 'collectives.all_gather.beta' must be a positive "
-            "number");
+  EXPECT_EQ(
+      parseError(R"({"collectives": {"all_gather": {"alpha": 0, "beta": 0}}})"),
+      "c.json: key 'collectives.all_gather.beta' must be a finite positive "
+      "number");
   EXPECT_EQ(parseError(R"({"collectives": 3})"),
             "c.json: key 'collectives' must be an object of collectives");
 }
@@ -119,11 +120,13 @@ TEST(ClusterDescTest, ParsesFiguresPerMeshAxis) {
 TEST(ClusterDescTest, MissingKeysKeepTheDefaults) {
   std::string error;
   FailureOr<ClusterDesc> desc =
-      ClusterDesc::parse(R"({"intra_node": {"beta": 5e9}})", "c.json", error);
+      ClusterDesc::parse(R"({"intra_node": {"alpha": 2e-6, "beta": 5e9}})",
+                         "c.json", error);
   ASSERT_TRUE(succeeded(desc)) << error;
   ClusterDesc defaults = ClusterDesc::getDefault();
   EXPECT_DOUBLE_EQ(desc->intraNode.beta, 5e9);
-  EXPECT_DOUBLE_EQ(desc->intraNode.alpha, defaults.intraNode.alpha);
+  EXPECT_DOUBLE_EQ(desc->intraNode.alpha, 2e-6);
+  EXPECT_DOUBLE_EQ(desc->interNode.alpha, defaults.interNode.alpha);
   EXPECT_EQ(desc->ranksPerNode, defaults.ranksPerNode);
   EXPECT_DOUBLE_EQ(desc->flops, defaults.flops);
 }
@@ -140,17 +143,27 @@ TEST(ClusterDescTest, MalformedInputNamesFileAndKey) {
   EXPECT_EQ(parseError(R"({"intra_node": 3})"),
             "c.json: key 'intra_node' must be an object with 'alpha' and "
             "'beta'");
-  EXPECT_EQ(parseError(R"({"intra_node": {"beta": 0}})"),
-            "c.json: key 'intra_node.beta' must be a positive number");
-  EXPECT_EQ(parseError(R"({"inter_node": {"alpha": -1}})"),
-            "c.json: key 'inter_node.alpha' must be a number at least 0");
-  EXPECT_EQ(parseError(R"({"inter_node": {"gamma": 1}})"),
+  EXPECT_EQ(parseError(R"({"intra_node": {"alpha": 0, "beta": 0}})"),
+            "c.json: key 'intra_node.beta' must be a finite positive number");
+  EXPECT_EQ(parseError(R"({"inter_node": {"alpha": -1, "beta": 1}})"),
+            "c.json: key 'inter_node.alpha' must be a finite number at least "
+            "0");
+  EXPECT_EQ(parseError(R"({"intra_node": {"beta": 5e9}})"),
+            "c.json: key 'intra_node' has no 'alpha' (a link needs both "
+            "'alpha' and 'beta')");
+  EXPECT_EQ(parseError(R"({"inter_node": {"alpha": 1, "beta": 1, "gamma": 1}})"),
             "c.json: key 'inter_node.gamma' is unknown (expected 'alpha' or "
             "'beta')");
   EXPECT_EQ(parseError(R"({"memory_bandwidth": "fast"})"),
-            "c.json: key 'memory_bandwidth' must be a positive number");
+            "c.json: key 'memory_bandwidth' must be a finite positive number");
   EXPECT_EQ(parseError(R"({"flops": 0})"),
-            "c.json: key 'flops' must be a positive number");
+            "c.json: key 'flops' must be a finite positive number");
+  EXPECT_EQ(parseError(R"({"flops": 1e999})"),
+            "c.json: key 'flops' must be a finite positive number");
+  EXPECT_EQ(parseError("{}"),
+            "c.json: the cluster description is empty; give at least one of "
+            "ranks_per_node, intra_node, inter_node, collectives, mesh_axes, "
+            "memory_bandwidth, flops, op_overhead (of-calibrate writes them)");
   EXPECT_EQ(parseError(R"({"latency": 1})"),
             "c.json: key 'latency' is unknown (expected ranks_per_node, "
             "intra_node, inter_node, collectives, mesh_axes, "
