@@ -47,7 +47,14 @@ RUNNER="$BUILD_DIR/bin/of-run-plan"
 [ -x "$RUNNER" ] || fail "'$RUNNER' is not built (run scripts/build.sh, or set BUILD_DIR)"
 for plan in "$@"; do
   [ -f "$plan" ] || fail "plan '$plan' is not a file"
+  # A plan the runner cannot load (truncated, a model, another version)
+  # would only fail on the node.
+  checked=$("$RUNNER" "$plan" --check 2>&1) ||
+    fail "plan '$plan' does not load: ${checked#of-run-plan: error: }"
 done
+# Plans are copied by name into one folder: two of one name would be one.
+duplicate=$(for plan in "$@"; do basename "$plan"; done | sort | uniq -d | head -n 1)
+[ -z "$duplicate" ] || fail "two plans are named '$duplicate' (plans/ holds each by its name)"
 if [ -e "$OUT" ] && [ ! -d "$OUT" ]; then
   fail "'$OUT' exists and is not a folder"
 fi
