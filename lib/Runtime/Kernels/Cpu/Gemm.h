@@ -7,10 +7,12 @@
 // f32 matrix products run on oneDNN's matmul or on OpenBLAS (its OpenMP
 // build, which takes its thread count from the calling thread as oneDNN
 // does), whichever is faster on the machine that runs the plan: the plan
-// never says. Measured (bench/README.md, "f32 GEMM on AVX2"): where oneDNN
-// 2.6 computes with AVX2, its GEMM runs a transposed left operand at half
-// speed (the weight gradients of every linear layer) and is level with or
-// behind OpenBLAS elsewhere; with AVX-512 oneDNN's GEMM is the faster.
+// never says. Measured (bench/README.md, "An AVX2 machine";
+// bench-gemm-libraries): where oneDNN 2.6 computes with AVX2, its GEMM runs
+// a transposed left operand at half speed (the weight gradients of every
+// linear layer) and, over a GPT's products, is 1.25x slower than OpenBLAS
+// at one thread and 1.09x at two. With AVX-512 oneDNN stays (there it
+// matched PyTorch's GEMM; the two libraries were not compared there).
 // OF_CPU_GEMM=onednn|openblas overrides the choice (benchmarks, tests).
 //
 //===----------------------------------------------------------------------===//

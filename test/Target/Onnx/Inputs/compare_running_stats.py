@@ -25,20 +25,27 @@ import sys
 import numpy as np
 
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "..", "scripts"))
+import oneflow_checkpoint  # noqa: E402
+
+
 class Checkpoints:
-    """The running statistics of an of-run --save directory, as the .npz
-    of export_onnx_models.py names them."""
+    """The running statistics of an of-run --save directory (read and
+    checked by oneflow_checkpoint), keyed "step-N/<name>" as the .npz of
+    export_onnx_models.py is."""
 
     def __init__(self, root):
-        self.root = root
-        self.files = [
-            step + "/" + name[:-len(".npy")]
+        self.values = {
+            step + "/" + name: value
             for step in os.listdir(root) if step.startswith("step-")
-            for name in os.listdir(os.path.join(root, step))
-            if name.endswith((".running_mean.npy", ".running_var.npy"))]
+            for name, value in oneflow_checkpoint.read(
+                os.path.join(root, step))[1].items()
+            if name.endswith((".running_mean", ".running_var"))}
+        self.files = list(self.values)
 
     def __getitem__(self, key):
-        return np.load(os.path.join(self.root, key + ".npy"))
+        return self.values[key]
 
 
 reference = (Checkpoints(sys.argv[1]) if os.path.isdir(sys.argv[1])
