@@ -42,6 +42,10 @@ struct InputSource {
   std::string path;
   /// Files: start over after the last batch instead of ending the data.
   bool loop = false;
+  /// Files of floats: a batch that holds a NaN or an infinity is an error
+  /// that names the input, the step and the element (the runner's
+  /// --on-nonfinite stop).
+  bool refuseNonfinite = false;
   uint64_t seed = 0;
 };
 

@@ -6,7 +6,8 @@
 //
 // Replaces every `oneflow.output` with `grad_of` by an update op of the named
 // variable (and its optimizer-state variables), after optional global-norm
-// clipping. The update ops go last, so that on the compute stream they run
+// clipping and an optional check that every gradient is finite (whose flag
+// may skip the step's updates). The update ops go last, so that on the compute stream they run
 // after every reader of the variables in the same step.
 //
 //===----------------------------------------------------------------------===//
@@ -37,6 +38,10 @@ static constexpr StringLiteral kGradOf = "grad_of";
 static constexpr StringLiteral kFrozen = "frozen";
 /// What clipping adds to the norm before dividing, as PyTorch does.
 static constexpr double kClipEpsilon = 1e-6;
+/// The output that flags a step whose gradients are not all finite.
+static constexpr StringLiteral kNonfiniteOutput = "nonfinite";
+/// Its unit attribute when the flag also skips the updates.
+static constexpr StringLiteral kSkipsUpdates = "skips_updates";
 
 namespace {
 /// A gradient to apply: the variable and the gradient's value.
@@ -56,8 +61,10 @@ private:
   LogicalResult checkOptions(func::FuncOp func) const;
   FailureOr<SmallVector<Gradient>> collectGradients(func::FuncOp func);
   Value buildClipScale(OpBuilder &builder, ArrayRef<Gradient> gradients) const;
+  FailureOr<Value> buildNonfiniteFlag(OpBuilder &builder, func::FuncOp func,
+                                      ArrayRef<Gradient> gradients) const;
   FailureOr<Operation *> buildUpdate(OpBuilder &builder, Gradient g,
-                                     Value scale,
+                                     Value scale, Value skip,
                                      llvm::StringMap<VariableOp> &variables);
 };
 } // namespace
@@ -72,6 +79,9 @@ LogicalResult OptimizerPass::checkOptions(func::FuncOp func) const {
   if (kind != "sgd" && (momentum != 0 || nesterov))
     return func.emitError() << "momentum and nesterov are options of sgd, not "
                             << kind;
+  if (nonfinite != "off" && nonfinite != "report" && nonfinite != "skip")
+    return func.emitError() << "unknown nonfinite '" << nonfinite
+                            << "'; expected off, report or skip";
   return success();
 }
 
@@ -148,8 +158,44 @@ Value OptimizerPass::buildClipScale(OpBuilder &builder,
   return MinimumOp::create(builder, loc, ratio, one);
 }
 
+/// The maximum of one oneflow.find_nonfinite per gradient (codes from N for
+/// the first down to 1), fetched as the output "nonfinite".
+FailureOr<Value>
+OptimizerPass::buildNonfiniteFlag(OpBuilder &builder, func::FuncOp func,
+                                  ArrayRef<Gradient> gradients) const {
+  WalkResult taken = func.walk([&](OutputOp output) {
+    if (output.getName() != kNonfiniteOutput)
+      return WalkResult::advance();
+    output.emitOpError() << "takes the name '" << kNonfiniteOutput
+                         << "' that oneflow-optimizer needs for its check of "
+                            "the gradients (nonfinite="
+                         << nonfinite << ")";
+    return WalkResult::interrupt();
+  });
+  if (taken.wasInterrupted())
+    return failure();
+  auto flagType = RankedTensorType::get({}, builder.getF32Type());
+  Value flag;
+  for (auto [index, g] : llvm::enumerate(gradients)) {
+    int64_t code = static_cast<int64_t>(gradients.size() - index);
+    VariableOp variable = g.variable;
+    std::string label = ("gradient of '" + variable.getName() + "'").str();
+    Value found = FindNonfiniteOp::create(builder, g.loc, flagType, g.grad,
+                                          builder.getI64IntegerAttr(code),
+                                          builder.getStringAttr(label));
+    flag = flag ? Value(MaximumOp::create(builder, g.loc, flag, found)) : found;
+  }
+  auto output =
+      OutputOp::create(builder, gradients.front().loc, kNonfiniteOutput, flag);
+  // The runner says whether such a step changed the variables.
+  if (nonfinite == "skip")
+    output->setAttr(kSkipsUpdates, builder.getUnitAttr());
+  return flag;
+}
+
 FailureOr<Operation *>
 OptimizerPass::buildUpdate(OpBuilder &builder, Gradient g, Value scale,
+                           Value skip,
                            llvm::StringMap<VariableOp> &variables) {
   MLIRContext *context = builder.getContext();
   StringRef name = g.variable.getName();
@@ -183,14 +229,14 @@ OptimizerPass::buildUpdate(OpBuilder &builder, Gradient g, Value scale,
     if (momentum > 0 && failed(addState("momentum")))
       return failure();
     update = SgdUpdateOp::create(
-        builder, g.loc, g.variable, g.grad, states, scale, lrAttr,
+        builder, g.loc, g.variable, g.grad, states, scale, skip, lrAttr,
         f64(weightDecay, 0), i64(warmupSteps), i64(totalSteps), f64(minLr, 0),
         f64(momentum, 0), nesterov ? builder.getUnitAttr() : UnitAttr());
   } else {
     if (failed(addState("m")) || failed(addState("v")))
       return failure();
     update = AdamUpdateOp::create(
-        builder, g.loc, g.variable, g.grad, states, scale, lrAttr,
+        builder, g.loc, g.variable, g.grad, states, scale, skip, lrAttr,
         f64(weightDecay, 0), i64(warmupSteps), i64(totalSteps), f64(minLr, 0),
         builder.getF64FloatAttr(beta1), builder.getF64FloatAttr(beta2),
         builder.getF64FloatAttr(epsilon),
@@ -218,9 +264,30 @@ void OptimizerPass::runOnOperation() {
   OpBuilder builder(func.getContext());
   builder.setInsertionPoint(body.getTerminator());
   Value scale = clipNorm > 0 ? buildClipScale(builder, *gradients) : Value();
+  Value skip;
+  if (nonfinite != "off") {
+    FailureOr<Value> flag = buildNonfiniteFlag(builder, func, *gradients);
+    if (failed(flag))
+      return signalPassFailure();
+    if (nonfinite == "skip")
+      skip = *flag;
+  }
+  // A skip flag comes with a scale (the update op's rule): 1 of each
+  // parameter type without clipping.
+  DenseMap<Type, Value> ones;
+  auto scaleFor = [&](const Gradient &g) -> Value {
+    if (scale || !skip)
+      return scale;
+    Type element = stripEncoding(g.grad.getType()).getElementType();
+    Value &one = ones[element];
+    if (!one)
+      one = FillOp::create(builder, g.loc, RankedTensorType::get({}, element),
+                           builder.getF64FloatAttr(1.0));
+    return one;
+  };
   llvm::StringMap<VariableOp> variables;
   func.walk([&](VariableOp op) { variables.try_emplace(op.getName(), op); });
   for (Gradient &g : *gradients)
-    if (failed(buildUpdate(builder, g, scale, variables)))
+    if (failed(buildUpdate(builder, g, scaleFor(g), skip, variables)))
       return signalPassFailure();
 }

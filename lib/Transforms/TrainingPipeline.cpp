@@ -90,6 +90,7 @@ TrainingConfig OneFlowTrainingPipelineOptions::config() const {
   o.warmupSteps = warmupSteps;
   o.totalSteps = totalSteps;
   o.minLr = minLr;
+  o.nonfinite = nonfinite;
   config.strategy = strategy;
   AutoParallelPassOptions &a = config.autoParallel;
   a.search = search;

@@ -8,6 +8,8 @@
 // RUN: of-opt %t/beta.mlir -pass-pipeline='builtin.module(func.func(oneflow-optimizer{kind=adam beta1=1.5}))' -verify-diagnostics
 // RUN: of-opt %t/schedule.mlir -pass-pipeline='builtin.module(func.func(oneflow-optimizer{warmup-steps=5 total-steps=3}))' -verify-diagnostics
 // RUN: of-opt %t/name.mlir -pass-pipeline='builtin.module(func.func(oneflow-optimizer{momentum=0.9}))' -verify-diagnostics
+// RUN: of-opt %t/nonfinite.mlir -pass-pipeline='builtin.module(func.func(oneflow-optimizer{nonfinite=maybe}))' -verify-diagnostics
+// RUN: of-opt %t/nonfinite-taken.mlir -pass-pipeline='builtin.module(func.func(oneflow-optimizer{nonfinite=report}))' -verify-diagnostics
 
 //--- kind.mlir
 // expected-error@+1 {{unknown optimizer kind 'lamb'; expected sgd, adam or adamw}}
@@ -56,6 +58,21 @@ func.func @negative_state_name_taken(%g: tensor<3xf32>) {
   %w = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<3xf32>
   // expected-error@+1 {{'oneflow.variable' op takes the name 'w.momentum' that the optimizer needs for a state of 'w'}}
   %m = oneflow.variable "w.momentum" {init = #oneflow.init<zeros>} : tensor<3xf32>
+  oneflow.output "w.grad", %g {grad_of = "w"} : tensor<3xf32>
+  return
+}
+
+//--- nonfinite.mlir
+// expected-error@+1 {{unknown nonfinite 'maybe'; expected off, report or skip}}
+func.func @unknown_nonfinite() {
+  return
+}
+
+//--- nonfinite-taken.mlir
+func.func @nonfinite_output_taken(%g: tensor<3xf32>) {
+  %w = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<3xf32>
+  // expected-error@+1 {{'oneflow.output' op takes the name 'nonfinite' that oneflow-optimizer needs for its check of the gradients (nonfinite=report)}}
+  oneflow.output "nonfinite", %g : tensor<3xf32>
   oneflow.output "w.grad", %g {grad_of = "w"} : tensor<3xf32>
   return
 }

@@ -1,6 +1,9 @@
 // RUN: of-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(oneflow-optimizer{kind=sgd lr=0.1 momentum=0.9 nesterov=true weight-decay=0.01}))' | FileCheck %s --check-prefix=SGD
 // RUN: of-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(oneflow-optimizer{kind=sgd lr=0.5}))' | FileCheck %s --check-prefix=PLAIN
 // RUN: of-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(oneflow-optimizer{kind=adamw lr=0.001 weight-decay=0.1 warmup-steps=10 total-steps=100 min-lr=0.0001 clip-norm=1.0}))' | FileCheck %s --check-prefix=ADAMW
+// RUN: of-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(oneflow-optimizer{kind=sgd lr=0.5 nonfinite=skip}))' | FileCheck %s --check-prefix=SKIP
+// RUN: of-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(oneflow-optimizer{kind=adamw lr=0.001 clip-norm=1.0 nonfinite=skip}))' | FileCheck %s --check-prefix=SKIP-CLIP
+// RUN: of-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(oneflow-optimizer{kind=sgd lr=0.5 nonfinite=report}))' | FileCheck %s --check-prefix=REPORT
 
 // Two gradient outputs become two updates at the end; the loss stays.
 
@@ -41,6 +44,35 @@
 // ADAMW: %[[V:.*]] = oneflow.variable "w.v" {init = #oneflow.init<zeros>}
 // ADAMW: oneflow.adam_update %{{.*}}, %[[GW]] states(%[[M]], %[[V]]) scale(%[[S]]) {decoupled, lr = 1.000000e-03 : f64, min_lr = 1.000000e-04 : f64, total_steps = 100 : i64, warmup_steps = 10 : i64, weight_decay = 1.000000e-01 : f64}
 // ADAMW: oneflow.adam_update %{{.*}}, %[[GB]] states(%{{.*}}, %{{.*}}) scale(%[[S]])
+// The gradient check: codes 2 (w, the first gradient) and 1 (b), their
+// maximum fetched as "nonfinite" and, with skip, every update's skip flag
+// (with a scale of 1 without clipping, the clip scale with it).
+
+// SKIP-LABEL: func.func @two_params
+// SKIP: %[[GW:.*]] = oneflow.scalar_mul %{{.*}}, 2.000000e+00
+// SKIP: %[[GB:.*]] = oneflow.reduce_sum
+// SKIP: %[[CW:.*]] = oneflow.find_nonfinite %[[GW]] {code = 2 : i64, label = "gradient of 'w'"} : (tensor<4x3xf32>) -> tensor<f32>
+// SKIP: %[[CB:.*]] = oneflow.find_nonfinite %[[GB]] {code = 1 : i64, label = "gradient of 'b'"} : (tensor<3xf32>) -> tensor<f32>
+// SKIP: %[[FLAG:.*]] = oneflow.maximum %[[CW]], %[[CB]]
+// SKIP: oneflow.output "nonfinite", %[[FLAG]] {skips_updates} : tensor<f32>
+// SKIP: %[[ONE:.*]] = oneflow.fill 1.000000e+00 : tensor<f32>
+// SKIP: oneflow.sgd_update %{{.*}}, %[[GW]] scale(%[[ONE]]) skip(%[[FLAG]]) {lr = 5.000000e-01 : f64}
+// SKIP: oneflow.sgd_update %{{.*}}, %[[GB]] scale(%[[ONE]]) skip(%[[FLAG]]) {lr = 5.000000e-01 : f64}
+
+// SKIP-CLIP-LABEL: func.func @two_params
+// SKIP-CLIP: %[[S:.*]] = oneflow.minimum
+// SKIP-CLIP: %[[FLAG:.*]] = oneflow.maximum
+// SKIP-CLIP: oneflow.output "nonfinite", %[[FLAG]]
+// SKIP-CLIP-NOT: oneflow.fill
+// SKIP-CLIP: oneflow.adam_update {{.*}} scale(%[[S]]) skip(%[[FLAG]])
+// SKIP-CLIP: oneflow.adam_update {{.*}} scale(%[[S]]) skip(%[[FLAG]])
+
+// REPORT-LABEL: func.func @two_params
+// REPORT: oneflow.find_nonfinite
+// REPORT: oneflow.find_nonfinite
+// REPORT: oneflow.output "nonfinite", %{{.*}} : tensor<f32>
+// REPORT-NOT: skip
+// REPORT: oneflow.sgd_update %{{.*}}, %{{.*}} {lr = 5.000000e-01 : f64}
 func.func @two_params() {
   %x = oneflow.input "x" : tensor<2x4xf32>
   %w = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<4x3xf32>

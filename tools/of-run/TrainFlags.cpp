@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TrainFlags.h"
+#include "Nonfinite.h"
 #include "RunFlags.h"
 
 #include "ofrt/Backend.h"
@@ -209,6 +210,11 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   optimizer.warmupSteps = absl::GetFlag(FLAGS_warmup_steps);
   optimizer.totalSteps = absl::GetFlag(FLAGS_total_steps);
   optimizer.minLr = absl::GetFlag(FLAGS_min_lr);
+  absl::StatusOr<ofrun::NonfiniteAction> onNonfinite =
+      ofrun::nonfiniteActionFromFlags();
+  if (!onNonfinite.ok())
+    return onNonfinite.status();
+  optimizer.nonfinite = ofrun::optimizerNonfiniteMode(*onNonfinite);
   options.strategy = absl::GetFlag(FLAGS_strategy);
   if (options.strategy != "auto") {
     for (const char *name :

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Checkpointing.h"
+#include "Nonfinite.h"
+#include "RunFlags.h"
 
 #include "absl/flags/flag.h"
 
@@ -70,6 +72,10 @@ Checkpointing::create(const ofrt::LoadedPlan &plan, bool allRanksHere,
       c.index[r][c.variables[r][i].name] = i;
       c.primaryPieces += c.variables[r][i].primary;
     }
+  absl::StatusOr<NonfiniteAction> onNonfinite = nonfiniteActionFromFlags();
+  if (!onNonfinite.ok())
+    return onNonfinite.status();
+  c.allowNonfinite = savesNonfinite(*onNonfinite);
   if (std::string path = absl::GetFlag(FLAGS_resume); !path.empty()) {
     absl::StatusOr<std::unique_ptr<ofrt::CheckpointReader>> reader =
         ofrt::CheckpointReader::open(path);
@@ -81,6 +87,8 @@ Checkpointing::create(const ofrt::LoadedPlan &plan, bool allRanksHere,
         !status.ok())
       return status;
     c.resume = std::move(*reader);
+    if (absl::Status status = c.checkResumedValues(); !status.ok())
+      return status;
     if (verbose)
       std::printf("resumed from %s at step %lld (%zu tensors)\n",
                   c.resume->directory().c_str(),
@@ -136,9 +144,39 @@ void Checkpointing::observe(int64_t rank, const std::string &name,
     saveError = status;
 }
 
+absl::Status Checkpointing::checkResumedValues() const {
+  for (const auto &[name, entry] : resume->tensors()) {
+    absl::StatusOr<ofrt::TensorData> value = resume->readBox(
+        name, std::vector<int64_t>(entry.desc.shape.size(), 0),
+        entry.desc.shape);
+    if (!value.ok())
+      return value.status();
+    std::string where = findNonfinite(*value);
+    if (where.empty())
+      continue;
+    std::string message = "checkpoint " + resume->directory() + ": '" +
+                          name + "' holds " + where;
+    if (!allowNonfinite)
+      return absl::DataLossError(
+          message + "; resuming would train on it (--on-nonfinite warn "
+                    "resumes anyway)");
+    std::fprintf(stderr, "%s: warning: %s; resuming with it\n",
+                 programName(), message.c_str());
+  }
+  return absl::OkStatus();
+}
+
 absl::Status
 Checkpointing::save(int64_t step,
                     const std::map<std::string, ofrt::TensorData> &tensors) {
+  if (!allowNonfinite)
+    for (const auto &[name, value] : tensors)
+      if (std::string where = findNonfinite(value); !where.empty())
+        return absl::DataLossError(
+            "did not save the checkpoint of step " + std::to_string(step) +
+            ": variable '" + name + "' holds " + where +
+            "; earlier checkpoints are kept (--on-nonfinite warn saves such "
+            "values)");
   absl::StatusOr<std::string> dir =
       ofrt::saveCheckpoint(saveRoot, step, tensors, saveOptions);
   if (!dir.ok())

@@ -51,8 +51,14 @@ private:
   absl::Status save(int64_t step,
                     const std::map<std::string, ofrt::TensorData> &tensors);
 
+  /// Refuses --resume of a checkpoint that holds values that are not
+  /// finite, unless they are allowed (a warning then).
+  absl::Status checkResumedValues() const;
+
   std::string saveRoot;
   bool verbose = false;
+  /// Checkpoints may hold values that are not finite (--on-nonfinite).
+  bool allowNonfinite = false;
   int64_t every = 0;
   ofrt::SaveOptions saveOptions;
   std::unique_ptr<ofrt::CheckpointReader> resume;

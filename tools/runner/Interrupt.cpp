@@ -89,7 +89,8 @@ void StopWatcher::watch() {
   auto lastPoll = steady_clock::now();
   while (!done) {
     std::this_thread::sleep_for(milliseconds(20));
-    bool asked = signalsSeen > 0;
+    bool here = signalsSeen > 0 || requested;
+    bool asked = here;
     if (!asked && store && steady_clock::now() - lastPoll > milliseconds(100)) {
       lastPoll = steady_clock::now();
       // (A zero timeout would mean none to the stores underneath.)
@@ -97,7 +98,7 @@ void StopWatcher::watch() {
     }
     if (!asked)
       continue;
-    if (signalsSeen > 0 && store)
+    if (here && store)
       (void)store->set(kRequest, std::to_string(rank));
     agree();
     return;

@@ -55,6 +55,13 @@ public:
   /// With peers, publishes where this process ended, for a peer that asks
   /// later.
   void stop();
+  /// Asks every rank of the job to stop as a first Ctrl-C does (the run
+  /// found a reason to end early): this process begins no new step from
+  /// now on; thread-safe.
+  void request() {
+    gate.hold();
+    requested = true;
+  }
   /// Whether the run was asked to stop, and at which step (exclusive).
   bool interrupted() const { return stopAt >= 0; }
   int64_t stopStep() const { return stopAt; }
@@ -70,6 +77,7 @@ private:
   int rank, world;
   std::chrono::milliseconds timeout;
   std::atomic<bool> done{false};
+  std::atomic<bool> requested{false};
   std::atomic<int64_t> stopAt{-1};
   absl::Status error;
   std::thread thread;

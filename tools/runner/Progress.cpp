@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Progress.h"
+#include "Nonfinite.h"
 
 #include "ofrt/Pieces.h"
 
@@ -30,8 +31,10 @@ Progress::watchedOutputs(const std::vector<ofrt::RankProgram> &ranks) {
   for (const ofrt::RankProgram &program : ranks)
     for (const ofrt::ActorSpec &actor : program.actors) {
       const ofrt::OpDesc &op = actor.op;
+      // The gradient check is the monitor's (Nonfinite.h), not a metric.
       if (op.role != ofrt::OpRole::Output || op.inputs.empty() ||
-          !isWatchable(op.inputs[0]))
+          !isWatchable(op.inputs[0]) ||
+          op.get<std::string>("name", op.name) == kNonfiniteOutput)
         continue;
       // Values a rank holds whole (not a piece or a partial sum), from the
       // first rank that does (a pipeline's loss is on its last stage).

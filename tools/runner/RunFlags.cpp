@@ -135,6 +135,7 @@ std::vector<oftools::FlagGroup> ofrun::runFlagGroups() {
         "batch_norm_groups"}},
       {"Checkpoints",
        {"save", "save_every", "keep", "resume", "resume_partial"}},
+      {"NaN and infinity", {"on_nonfinite"}},
       {"Output and profiling",
        {"print_limit", "save_outputs", "metrics", "progress", "log_every",
         "profile", "trace"}},

@@ -8,6 +8,7 @@
 
 #include "Checkpointing.h"
 #include "Interrupt.h"
+#include "Nonfinite.h"
 #include "Progress.h"
 
 #include "ofrt/Backend.h"
@@ -292,6 +293,12 @@ absl::StatusOr<Job> ofrun::jobFromFlags() {
   if (job.processes < 0)
     return absl::InvalidArgumentError(
         "--nproc-per-node must not be negative");
+  // Checked before anything compiles for that many ranks (Launch.cpp's
+  // limit).
+  if (job.processes > 4096)
+    return absl::InvalidArgumentError(
+        "--nproc-per-node " + std::to_string(job.processes) +
+        " is more than the 4096 processes one launcher starts");
   std::string streams = absl::GetFlag(FLAGS_stream_threads);
   if (streams != "auto" && streams != "each" && streams != "one")
     return absl::InvalidArgumentError("--stream-threads '" + streams +
@@ -300,6 +307,9 @@ absl::StatusOr<Job> ofrun::jobFromFlags() {
   if (progress != "on" && progress != "off" && progress != "auto")
     return absl::InvalidArgumentError("--progress '" + progress +
                                       "' is not on, off or auto");
+  if (absl::StatusOr<NonfiniteAction> action = nonfiniteActionFromFlags();
+      !action.ok())
+    return action.status();
   std::string collectives = absl::GetFlag(FLAGS_collectives);
   if (!collectives.empty() &&
       !ofrt::CollectivesRegistry::global().contains(collectives))
@@ -409,6 +419,15 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
   if (absl::Status status = loadKernelPlugins(); !status.ok())
     return fail(std::string(status.message()));
 
+  // Training runs only (plans that update variables): a model may compute
+  // a NaN on purpose, a step that trains on one is the mistake. Checked by
+  // jobFromFlags.
+  bool trains = false;
+  for (const ofrt::RankProgram &program : plan.ranks)
+    for (const ofrt::ActorSpec &actor : program.actors)
+      trains |= actor.op.role == ofrt::OpRole::Optimizer;
+  NonfiniteAction onNonfinite =
+      trains ? *nonfiniteActionFromFlags() : NonfiniteAction::Off;
   ofrt::MultiRankOptions options;
   options.session.seed = absl::GetFlag(FLAGS_seed);
   options.timeout = std::chrono::milliseconds(absl::GetFlag(FLAGS_timeout_ms));
@@ -427,6 +446,14 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
         parseInputSource(binding.substr(eq + 1));
     if (!source.ok())
       return fail(std::string(source.status().message()));
+    if (onNonfinite == NonfiniteAction::Stop) {
+      if (source->kind == ofrt::InputSource::Kind::Fill &&
+          !std::isfinite(source->value))
+        return fail("--input '" + binding +
+                    "' fills the input with a value that is not finite "
+                    "(--on-nonfinite skip or warn trains on)");
+      source->refuseNonfinite = true;
+    }
     options.session.inputs[binding.substr(0, eq)] = *source;
   }
   // Inputs without --input get random data: say so (once per job).
@@ -477,11 +504,24 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
   if (!progress.ok())
     return fail(std::string(progress.status().message()));
   (*progress)->setFirstStep(options.run.firstStep);
-  options.session.onOutput = (*progress)->observer();
+  std::optional<StopWatcher> watcher;
+  ofrt::StepGate gate;
+  NonfiniteMonitor nonfinite(plan.ranks, onNonfinite, reports, [&] {
+    if (watcher)
+      watcher->request();
+  });
+  options.session.onOutput = [observe = (*progress)->observer(),
+                              &nonfinite](int64_t rank, const std::string &name,
+                                          int64_t step,
+                                          const ofrt::TensorView &value,
+                                          bool whole) {
+    if (name != kNonfiniteOutput)
+      observe(rank, name, step, value, whole);
+    nonfinite.observe(rank, name, step, value, whole);
+  };
   // Ctrl-C stops every rank after the same step (Interrupt.h): the ranks
   // of this process share one step gate, processes agree through their
   // store (under mpirun without one, mpirun's signals end the job).
-  ofrt::StepGate gate;
   options.run.gate = &gate;
   std::shared_ptr<ofrt::Store> store;
   int rank = 0, world = 1;
@@ -501,7 +541,6 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
     if (options.hostname.empty())
       options.hostname = "127.0.0.1";
   }
-  std::optional<StopWatcher> watcher;
   if (world == 1 || store)
     watcher.emplace(gate, store, rank, world, options.timeout);
   absl::StatusOr<ofrt::MultiRankResult> result =
@@ -509,7 +548,8 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
                 : ofrt::runAllRanks(plan, options);
   if (watcher)
     watcher->stop();
-  bool interrupted = watcher && watcher->interrupted();
+  bool stoppedNonfinite = nonfinite.stopped();
+  bool interrupted = watcher && watcher->interrupted() && !stoppedNonfinite;
   if (!result.ok()) {
     if (watcher && !watcher->status().ok())
       return fail(std::string(result.status().message()) + " (stopping: " +
@@ -519,7 +559,16 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
   // The summary comes from the process that watched the loss, last.
   if (reports)
     (*progress)->endLine();
-  int done = interrupted ? kInterruptedExit : 0;
+  int done = interrupted ? kInterruptedExit : stoppedNonfinite ? 1 : 0;
+  if (stoppedNonfinite && reports)
+    std::fprintf(stderr,
+                 "%s: error: %s; stopped after step %lld (--on-nonfinite "
+                 "stop; skip goes on without such steps, warn trains on with "
+                 "them)\n",
+                 programName(), nonfinite.stopMessage().c_str(),
+                 static_cast<long long>(
+                     watcher ? watcher->stopStep() - 1 : gate.frontier() - 1));
+  nonfinite.printSummary();
   if (rank != 0) {
     if (reports)
       (*progress)->printSummary();
@@ -535,7 +584,8 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
       return rc;
 
   for (const auto &[name, value] : result->outputs)
-    printOutput(name, value, absl::GetFlag(FLAGS_print_limit));
+    if (name != kNonfiniteOutput)
+      printOutput(name, value, absl::GetFlag(FLAGS_print_limit));
   if (std::string dir = absl::GetFlag(FLAGS_save_outputs); !dir.empty())
     for (const auto &[name, value] : result->outputs)
       if (absl::Status status = ofrt::writeNpy(dir + "/" + name + ".npy", value);

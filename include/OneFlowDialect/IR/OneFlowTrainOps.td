@@ -11,8 +11,11 @@ include "OneFlowDialect/IR/OneFlowOpBase.td"
 
 // An optimizer step. Operand 0 is a variable's value, operand 1 its
 // gradient, then the optimizer states (variables too), then optionally a
-// rank-0 `scale` that multiplies the gradient first (global-norm clipping).
-// The op has no results: its kernel writes the new value and states into
+// rank-0 `scale` that multiplies the gradient first (global-norm clipping),
+// then optionally a rank-0 f32 `skip`: when it is not 0 the op changes
+// nothing (the step's gradients were not finite; see find_nonfinite). A
+// `skip` comes with a `scale` (1 without clipping), so that a plan's flat
+// operand list says which is which. The op has no results: its kernel writes the new value and states into
 // their buffers, which the next step's variable actors hand out again. The
 // write effects keep DCE, CSE and reordering away from it.
 //
@@ -23,7 +26,7 @@ include "OneFlowDialect/IR/OneFlowOpBase.td"
 // warmup)))) / 2; otherwise `lr`.
 //
 // Every tensor operand but `scale` has one logical type; SBP: they share one
-// layout (all S(i) on the same axis, or all B); `scale` is B. A partial
+// layout (all S(i) on the same axis, or all B); `scale` and `skip` are B. A partial
 // gradient is reduced by boxing before the update.
 class OneFlow_UpdateOp<string mnemonic, string desc>
     : OneFlow_Op<mnemonic, [OneFlow_HasSbp, AttrSizedOperandSegments]> {
@@ -31,10 +34,11 @@ class OneFlow_UpdateOp<string mnemonic, string desc>
   let results = (outs);
   let assemblyFormat = [{
     $param `,` $grad (`states` `(` $states^ `)`)? (`scale` `(` $scale^ `)`)?
-    attr-dict `:` type(operands)
+    (`skip` `(` $skip^ `)`)? attr-dict `:` type(operands)
   }];
   let hasVerifier = 1;
-  // Element-wise over the first operand's axes; `scale` has none (B).
+  // Element-wise over the first operand's axes; `scale` and `skip` have
+  // none (B).
   let extraClassDefinition = OneFlow_ElementwiseSbp<>.definition;
 }
 
@@ -46,6 +50,7 @@ defvar OneFlow_UpdateOperands = (ins
     Arg<Variadic<OneFlow_FloatTensor>, "optimizer states, updated in place",
         [MemRead, MemWrite]>:$states,
     Optional<OneFlow_FloatTensor>:$scale,
+    Optional<OneFlow_FloatTensor>:$skip,
     F64Attr:$lr,
     DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
     DefaultValuedAttr<I64Attr, "0">:$warmup_steps,
@@ -119,6 +124,30 @@ def OneFlow_MovingAverageUpdateOp
   let assemblyFormat = "$moving `,` $value attr-dict `:` type(operands)";
   let hasVerifier = 1;
   let extraClassDefinition = OneFlow_ElementwiseSbp<>.definition;
+}
+
+def OneFlow_FindNonfiniteOp
+    : OneFlow_Op<"find_nonfinite", [Pure, OneFlow_HasSbp]> {
+  let summary = "`code` when x holds a NaN or an infinity, else 0";
+  let description = [{
+    A rank-0 f32: `code` (at least 1) when an element of `x` is a NaN or an
+    infinity, 0 when every element is finite. `label` says what `x` is
+    ("gradient of 'fc1.weight'"), for the message that reports it.
+    oneflow-optimizer checks a step's gradients with it: the maximum of the
+    codes of all gradients is the step's `skip` flag, and with codes
+    numbered down from the first gradient it names the first one that is
+    not finite. SBP: a split `x` gives P(max) (each rank sees its piece),
+    a broadcast one B. Not differentiable.
+
+    ```mlir
+    %c = oneflow.find_nonfinite %g {code = 3 : i64, label = "gradient of 'w'"}
+        : (tensor<4x4xf32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins OneFlow_FloatTensor:$x, I64Attr:$code, StrAttr:$label);
+  let results = (outs OneFlow_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
 }
 
 #endif // ONEFLOWDIALECT_IR_ONEFLOWTRAINOPS_TD

@@ -137,6 +137,11 @@ struct OneFlowTrainingPipelineOptions
   Option<double> minLr{*this, "min-lr",
                        llvm::cl::desc("Learning rate at total-steps"),
                        llvm::cl::init(OptimizerPassOptions().minLr)};
+  Option<std::string> nonfinite{
+      *this, "nonfinite",
+      llvm::cl::desc("Check the gradients for NaN and infinity: off, report "
+                     "or skip (such a step updates nothing)"),
+      llvm::cl::init("skip")};
   Option<std::string> strategy{
       *this, "strategy",
       llvm::cl::desc("dp, tp, hybrid, zero, auto or a strategy file")};

@@ -36,6 +36,18 @@ def OptimizerPass : Pass<"oneflow-optimizer", "::mlir::func::FuncOp"> {
     every gradient's squares) and min(1, clip-norm / (n + 1e-6)), which
     feeds every update op's `scale` operand.
 
+    With `nonfinite=report` or `skip`, every gradient is checked for NaN
+    and infinity: one `oneflow.find_nonfinite` per gradient (codes N for
+    the first of N gradients, down to 1 for the last; label "gradient of
+    '<variable>'"), their maximum by `oneflow.maximum`, and an output named
+    "nonfinite" that the runner reads each step (0: all finite; else the
+    code of the first gradient that is not). With `skip` the maximum is
+    also every update op's `skip` flag (and a scale of 1 is added where
+    there is no clipping): a step with a gradient that is not finite
+    changes no variable; the output then has the unit attribute
+    `skips_updates`. A program that has an output named "nonfinite"
+    already is an error.
+
     A `grad_of` that names no variable, a frozen variable, or a gradient
     of another type, a second gradient of one variable, a state name that
     is taken, and bad option values are errors.
@@ -71,7 +83,10 @@ def OptimizerPass : Pass<"oneflow-optimizer", "::mlir::func::FuncOp"> {
     Option<"totalSteps", "total-steps", "int64_t", /*default=*/"0",
            "Step at which the cosine decay reaches min-lr (0: no decay)">,
     Option<"minLr", "min-lr", "double", /*default=*/"0.0",
-           "Learning rate at the end of the cosine decay">
+           "Learning rate at the end of the cosine decay">,
+    Option<"nonfinite", "nonfinite", "std::string", /*default=*/"\"off\"",
+           "off, report (an output flags a gradient that is not finite) or "
+           "skip (and such a step updates nothing)">
   ];
 }
 

@@ -5,13 +5,15 @@
 //===----------------------------------------------------------------------===//
 //
 // Verifiers of oneflow.sgd_update and oneflow.adam_update (operand types,
-// state counts and the ranges of the hyper-parameters) and of
-// oneflow.moving_average_update.
+// state counts and the ranges of the hyper-parameters), of
+// oneflow.moving_average_update, and oneflow.find_nonfinite's verifier and
+// SBP signatures.
 //
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/IR/OneFlowTypeUtils.h"
+#include "OneFlowDialect/Interfaces/SbpRules.h"
 
 #include <cmath>
 
@@ -19,7 +21,8 @@ using namespace mlir;
 using namespace mlir::oneflow;
 
 /// Checks what every update op shares: the gradient and `numStates` states
-/// of the parameter's logical type, a rank-0 scale, and the schedule.
+/// of the parameter's logical type, a rank-0 scale and skip flag, and the
+/// schedule.
 template <typename OpTy>
 static LogicalResult verifyUpdate(OpTy op, size_t numStates,
                                   StringRef statesNeed) {
@@ -45,6 +48,16 @@ static LogicalResult verifyUpdate(OpTy op, size_t numStates,
       return op.emitOpError()
              << "scale must be a rank-0 tensor of " << param.getElementType()
              << ", got " << stripEncoding(type);
+  }
+  if (Value skip = op.getSkip()) {
+    if (!op.getScale())
+      return op.emitOpError() << "has a skip flag but no scale; a skip comes "
+                                 "with a scale (1 without clipping)";
+    auto type = cast<RankedTensorType>(skip.getType());
+    if (type.getRank() != 0 || !type.getElementType().isF32())
+      return op.emitOpError()
+             << "skip must be a rank-0 tensor of f32, got "
+             << stripEncoding(type);
   }
   double lr = op.getLr().convertToDouble();
   double minLr = op.getMinLr().convertToDouble();
@@ -118,4 +131,33 @@ LogicalResult MovingAverageUpdateOp::verify() {
     return emitOpError() << "momentum " << formatDouble(momentum)
                          << " is not in [0, 1]";
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FindNonfiniteOp
+//===----------------------------------------------------------------------===//
+
+/// Codes are f32 values; every integer up to 2^24 is one exactly.
+static constexpr int64_t kMaxNonfiniteCode = int64_t(1) << 24;
+
+LogicalResult FindNonfiniteOp::verify() {
+  auto result = stripEncoding(getResult().getType());
+  if (result.getRank() != 0 || !result.getElementType().isF32())
+    return emitOpError() << "result must be a rank-0 tensor of f32, got "
+                         << result;
+  if (getCode() < 1 || getCode() > kMaxNonfiniteCode)
+    return emitOpError() << "code " << getCode() << " is not in [1, "
+                         << kMaxNonfiniteCode << "]";
+  return success();
+}
+
+// Every axis of x is reduced, by a maximum: a split x leaves P(max).
+void FindNonfiniteOp::getSbpSignatures(
+    int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
+  SbpDims dims(*this);
+  int64_t rank = stripEncoding(getX().getType()).getRank();
+  for (int64_t axis = 0; axis < rank; ++axis)
+    dims.mapOperandAxis(
+        0, axis, dims.addDim(SbpDimKind::reduction, PartialReduction::max));
+  dims.derive(meshAxisSize, signatures);
 }

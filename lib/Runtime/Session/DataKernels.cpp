@@ -187,6 +187,8 @@ public:
         return absl::DataLossError("data file '" + source.path +
                                    "' for input '" + name +
                                    "' could not be read");
+      if (source.refuseNonfinite)
+        OFRT_RETURN_IF_ERROR(checkFinite(target, context.step, batchIndex));
       if (layout.zero)
         std::memset(out.data, 0, desc.bytes());
       else if (!batch.empty())
@@ -217,6 +219,31 @@ public:
   }
 
 private:
+  /// Refuses a batch of floats (at `data`, the logical batch) that holds
+  /// a NaN or an infinity.
+  absl::Status checkFinite(const void *data, int64_t step,
+                           int64_t batchIndex) const {
+    if (!isFloat(logical.dtype))
+      return absl::OkStatus();
+    int64_t n = logical.numel();
+    for (int64_t i = 0; i < n; ++i) {
+      double v = loadElement(logical.dtype, data, i);
+      if (std::isfinite(v))
+        continue;
+      // Rows of the file: the batch's leading axis.
+      int64_t rows = logical.shape.empty() ? 1 : logical.shape[0];
+      int64_t row = batchIndex * rows + i / (n / rows);
+      return absl::DataLossError(
+          "input '" + name + "' at step " + std::to_string(step) + " holds " +
+          (std::isnan(v) ? "a NaN" : "an infinity") + " (batch " +
+          std::to_string(batchIndex) + " of data file '" + source.path +
+          "', row " + std::to_string(row) + ", element " +
+          std::to_string(i) + " of the batch); --on-nonfinite skip or warn "
+          "trains on");
+    }
+    return absl::OkStatus();
+  }
+
   InputSource source;
   TensorDesc desc;
   PieceLayout layout;

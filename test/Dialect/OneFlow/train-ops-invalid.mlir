@@ -125,3 +125,35 @@ func.func @moving_average_momentum(%rm: tensor<16xf32>, %mean: tensor<16xf32>) {
   oneflow.moving_average_update %rm, %mean {momentum = 1.5 : f64} : tensor<16xf32>, tensor<16xf32>
   return
 }
+
+// -----
+
+func.func @skip_without_scale(%w: tensor<4xf32>, %s: tensor<f32>) {
+  // expected-error@+1 {{'oneflow.sgd_update' op has a skip flag but no scale; a skip comes with a scale (1 without clipping)}}
+  oneflow.sgd_update %w, %w skip(%s) {lr = 1.0 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @skip_type(%w: tensor<4xf32>, %s: tensor<f32>, %k: tensor<2xf32>) {
+  // expected-error@+1 {{'oneflow.sgd_update' op skip must be a rank-0 tensor of f32, got 'tensor<2xf32>'}}
+  oneflow.sgd_update %w, %w scale(%s) skip(%k) {lr = 1.0 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @find_nonfinite_code(%g: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.find_nonfinite' op code 0 is not in [1, 16777216]}}
+  %c = oneflow.find_nonfinite %g {code = 0 : i64, label = "g"} : (tensor<4xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @find_nonfinite_result(%g: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.find_nonfinite' op result must be a rank-0 tensor of f32, got 'tensor<1xf32>'}}
+  %c = oneflow.find_nonfinite %g {code = 1 : i64, label = "g"} : (tensor<4xf32>) -> tensor<1xf32>
+  return
+}

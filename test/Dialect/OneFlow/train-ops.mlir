@@ -14,6 +14,22 @@ func.func @updates(%w: tensor<4x6xf32>, %g: tensor<4x6xf32>, %m: tensor<4x6xf32>
   // CHECK: oneflow.adam_update %{{.*}}, %{{.*}} states(%{{.*}}, %{{.*}}) {decoupled, lr = 1.000000e-03 : f64, total_steps = 100 : i64, warmup_steps = 10 : i64, weight_decay = 1.000000e-02 : f64}
   // expected-remark@+1 {{sbp: S(0), S(0), S(0), S(0) -> | S(1), S(1), S(1), S(1) ->}}
   oneflow.adam_update %w, %g states(%m, %v) {lr = 1.0e-3 : f64, weight_decay = 0.01 : f64, decoupled, warmup_steps = 10, total_steps = 100} : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>
+  // CHECK: oneflow.adam_update %{{.*}}, %{{.*}} states(%{{.*}}, %{{.*}}) scale(%{{.*}}) skip(%{{.*}}) {lr = 1.000000e-03 : f64}
+  // expected-remark@+1 {{sbp: S(0), S(0), S(0), S(0), B, B -> | S(1), S(1), S(1), S(1), B, B ->}}
+  oneflow.adam_update %w, %g states(%m, %v) scale(%s) skip(%s) {lr = 1.0e-3 : f64} : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<f32>, tensor<f32>
+  return
+}
+
+// The gradient check: a split operand leaves P(max), each rank's piece its
+// own flag.
+
+// CHECK-LABEL: func.func @find_nonfinite
+func.func @find_nonfinite(%g: tensor<4x6xf32>, %b: tensor<6xbf16>) {
+  // CHECK: oneflow.find_nonfinite %{{.*}} {code = 3 : i64, label = "gradient of 'w'"} : (tensor<4x6xf32>) -> tensor<f32>
+  // expected-remark@+1 {{sbp: S(0) -> P(max) | S(1) -> P(max)}}
+  %c = oneflow.find_nonfinite %g {code = 3 : i64, label = "gradient of 'w'"} : (tensor<4x6xf32>) -> tensor<f32>
+  // expected-remark@+1 {{sbp: S(0) -> P(max)}}
+  %d = oneflow.find_nonfinite %b {code = 1 : i64, label = "b"} : (tensor<6xbf16>) -> tensor<f32>
   return
 }
 

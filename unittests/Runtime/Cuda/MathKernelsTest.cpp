@@ -11,6 +11,8 @@
 
 #include "CudaKernelTests.h"
 
+#include <limits>
+
 using namespace ofrt;
 using namespace ofrt::test;
 
@@ -176,6 +178,33 @@ TEST_F(CudaKernels, OptimizerUpdatesInPlace) {
                4);
   expectSame(op("moving_average_update", {p, p}, {}, {{"momentum", 0.1}}),
              {t(10), t(11)}, 2);
+  // A set skip flag (read on the device) changes nothing, as on the CPU.
+  for (double flag : {0.0, 2.0}) {
+    TensorData skip = f32({}, {flag});
+    expectSame(op("sgd_update", {p, p, p, scale.desc, skip.desc}, {},
+                  with({{"momentum", 0.9}})),
+               {t(12), t(13), t(14), scale, skip}, 2);
+    expectSame(op("adam_update", {p, p, p, p, scale.desc, skip.desc}, {},
+                  with({{"weight_decay", 0.1}})),
+               {t(15), t(16), t(17), randomTensor(DType::F32, p.shape, 18, 0, 1),
+                scale, skip},
+               2);
+  }
+}
+
+TEST_F(CudaKernels, FindNonfinite) {
+  const double bad[] = {0.0, std::numeric_limits<double>::quiet_NaN(),
+                        std::numeric_limits<double>::infinity()};
+  unsigned seed = 1900;
+  for (DType dtype : {DType::F32, DType::F64, DType::BF16})
+    for (double value : bad) {
+      Values x = randomValues(5000, seed++, -100, 100);
+      if (value != 0.0)
+        x[4321] = value;
+      expectSame(op("find_nonfinite", {{dtype, {5000}}}, {{DType::F32, {}}},
+                    {{"code", int64_t(9)}}),
+                 {tensor(dtype, {5000}, x)});
+    }
 }
 
 TEST_F(CudaKernels, Casts) {

@@ -7,11 +7,16 @@
 // Five steps of each optimizer, in place, against torch.optim: the table
 // below is printed by scripts/optimizer_reference.py (PyTorch in float64,
 // same parameter, gradients and options). The moving average of batch
-// norm's running statistics is checked against its formula.
+// norm's running statistics is checked against its formula; a set skip
+// flag changes nothing; find_nonfinite finds NaN and infinities in every
+// float type.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelTestUtils.h"
+
+#include <cstring>
+#include <limits>
 
 using namespace ofrt;
 using namespace ofrt::test;
@@ -194,7 +199,7 @@ TEST(OptimizerKernels, Errors) {
   expectCreateError(op("sgd_update", {p, p, p}, {}, lr), "scale of type");
   expectCreateError(
       op("sgd_update", {p, p}, {}, {{"lr", 0.1}, {"momentum", 0.9}}),
-      "needs 3 to 4 operands, got 2");
+      "needs 3 to 5 operands, got 2");
   expectCreateError(op("sgd_update", {p, {DType::F32, {3}}}, {}, lr),
                     "operand #1 of type 3xf32 does not match");
   expectCreateError(op("sgd_update", {{DType::I32, {4}}, {DType::I32, {4}}},
@@ -206,13 +211,105 @@ TEST(OptimizerKernels, Errors) {
   expectCreateError(op("adam_update", {p, p, p, s}, {}, lr),
                     "operand #3 of type f32 does not match");
   expectCreateError(op("adam_update", {p, p}, {}, lr),
-                    "needs 4 to 5 operands, got 2");
+                    "needs 4 to 6 operands, got 2");
   expectCreateError(
       op("adam_update", {p, p, p, p}, {},
          {{"lr", 0.1}, {"warmup_steps", int64_t(5)}, {"total_steps", int64_t(5)}}),
       "bad schedule: warmup_steps 5, total_steps 5");
   expectCreateError(op("sgd_update", {p, p}, {}, {{"lr", std::string("x")}}),
                     "lr");
+  expectCreateError(op("sgd_update", {p, p, s, {DType::F64, {}}}, {}, lr),
+                    "skip flag of type f64 is not one f32 element");
+}
+
+/// One firing of `desc` on `inputs`, in place.
+void fire(const OpDesc &desc, std::vector<TensorData> &inputs) {
+  auto kernel = create(desc);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  std::vector<TensorView> views;
+  for (TensorData &t : inputs)
+    views.push_back(t.view());
+  KernelContext context;
+  ASSERT_TRUE((*kernel)->compute(context, views, {}).ok());
+}
+
+TEST(OptimizerKernels, SkipFlagChangesNothing) {
+  Shape shape = {int64_t(kParam.size())};
+  struct Update {
+    std::string op;
+    int states;
+    std::map<std::string, AttrValue> attrs;
+  };
+  for (const Update &u :
+       {Update{"sgd_update", 1, {{"lr", 0.1}, {"momentum", 0.9}}},
+        Update{"adam_update", 2, {{"lr", 0.1}, {"weight_decay", 0.1}}}})
+    for (double skip : {0.0, 3.0}) {
+      SCOPED_TRACE(u.op + " skip " + std::to_string(skip));
+      std::vector<TensorData> inputs = {
+          f32(shape, kParam), f32(shape, {0.1, 0.2, 0.3, 0.4})};
+      for (int i = 0; i < u.states; ++i)
+        inputs.push_back(f32(shape, {0.5, 0.5, 0.5, 0.5}));
+      inputs.push_back(f32({}, {1.0}));
+      inputs.push_back(f32({}, {skip}));
+      std::vector<TensorData> before = inputs;
+      fire(op(u.op, descs(inputs), {}, u.attrs), inputs);
+      for (int i = 0; i < 2 + u.states; ++i) {
+        bool same = values(inputs[i]) == values(before[i]);
+        // The gradient is read only; the parameter and states change
+        // unless the step is skipped.
+        EXPECT_EQ(same, i == 1 || skip != 0) << "operand #" << i;
+      }
+    }
+}
+
+TEST(OptimizerKernels, FindNonfinite) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // 37 elements: the vector loop and its tail.
+  for (DType dtype : {DType::F32, DType::F64, DType::BF16})
+    for (double bad : {nan, inf, -inf})
+      for (int64_t at : {int64_t(-1), int64_t(0), int64_t(17), int64_t(36)}) {
+        SCOPED_TRACE(std::string(dtypeName(dtype)) + " " +
+                     std::to_string(bad) + " at " + std::to_string(at));
+        Values x = randomValues(37, 7, -100, 100);
+        if (at >= 0)
+          x[at] = bad;
+        std::vector<TensorData> found =
+            runOk("find_nonfinite", {tensor(dtype, {37}, x)},
+                  {{DType::F32, {}}}, {{"code", int64_t(7)}});
+        EXPECT_EQ(values(found[0]), Values{at >= 0 ? 7.0 : 0.0});
+      }
+  // f16 by its bits: 1.0, 65504 (the largest), +infinity, NaN.
+  for (uint16_t bad : {uint16_t(0), uint16_t(0x7c00), uint16_t(0x7e00)}) {
+    std::vector<uint16_t> bits = {0x3c00, 0x7bff, 0x3c00};
+    if (bad)
+      bits[2] = bad;
+    TensorData x{{DType::F16, {3}}, std::vector<uint8_t>(6)};
+    std::memcpy(x.bytes.data(), bits.data(), 6);
+    std::vector<TensorData> found = runOk(
+        "find_nonfinite", {x}, {{DType::F32, {}}}, {{"code", int64_t(5)}});
+    EXPECT_EQ(values(found[0]), Values{bad ? 5.0 : 0.0}) << "f16 " << bad;
+  }
+  // The largest finite values are finite.
+  for (auto [dtype, big] : {std::pair<DType, double>{DType::F32, 3.0e38},
+                            {DType::F64, 1.0e308}}) {
+    std::vector<TensorData> found =
+        runOk("find_nonfinite", {tensor(dtype, {2}, {big, -big})},
+              {{DType::F32, {}}}, {{"code", int64_t(1)}});
+    EXPECT_EQ(values(found[0]), Values{0.0}) << dtypeName(dtype);
+  }
+}
+
+TEST(OptimizerKernels, FindNonfiniteErrors) {
+  TensorDesc x{DType::F32, {4}}, flag{DType::F32, {}};
+  std::map<std::string, AttrValue> code = {{"code", int64_t(2)}};
+  expectCreateError(op("find_nonfinite", {x}, {flag}), "needs attribute 'code'");
+  expectCreateError(op("find_nonfinite", {{DType::I32, {4}}}, {flag}, code),
+                    "checks float tensors, not i32");
+  expectCreateError(op("find_nonfinite", {x}, {{DType::F64, {}}}, code),
+                    "result of type f64 is not one f32 element");
+  expectCreateError(op("find_nonfinite", {x}, {flag}, {{"code", int64_t(0)}}),
+                    "code 0 is not in [1, 2^24]");
 }
 
 TEST(OptimizerKernels, MovingAverageInPlace) {

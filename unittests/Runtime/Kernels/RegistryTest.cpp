@@ -110,6 +110,7 @@ TEST(CpuKernelRegistry, HasEveryComputeOp) {
                        "sgd_update",
                        "adam_update",
                        "moving_average_update",
+                       "find_nonfinite",
                        "conv2d_backward_data",
                        "conv2d_backward_filter",
                        "max_pool2d_grad",

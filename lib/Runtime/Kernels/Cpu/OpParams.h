@@ -33,6 +33,11 @@ struct UpdateParams {
   size_t numStates = 0;
   /// The operand after the states is a one-element gradient scale.
   bool hasScale = false;
+  /// The operand after the scale is a one-element f32 flag: not 0, the
+  /// update changes nothing (a gradient of the step was not finite).
+  bool hasSkip = false;
+  /// The index of the skip flag among the inputs.
+  size_t skipIndex() const { return 3 + numStates; }
 };
 
 struct SgdParams : UpdateParams {
@@ -55,6 +60,9 @@ absl::StatusOr<AdamParams> readAdamParams(const OpDesc &op);
 
 /// moving_average_update's momentum.
 absl::StatusOr<double> readMovingAverageMomentum(const OpDesc &op);
+
+/// find_nonfinite's code (its operand a float tensor, its result one f32).
+absl::StatusOr<float> readNonfiniteCode(const OpDesc &op);
 
 /// A unary op's parameters: the scalar (or first parameter) and the second.
 struct UnaryParams {

@@ -6,11 +6,11 @@
 //
 // Optimizer steps with PyTorch's formulas (torch.optim.SGD, Adam, AdamW),
 // written in place into the buffers of their operands: the parameter and the
-// optimizer states. The step counter of the kernel context drives the
+// optimizer states; a step whose skip flag is set changes nothing. The step counter of the kernel context drives the
 // learning-rate schedule and Adam's bias correction. Parameters are f32 or
 // f64; the arithmetic is in the parameter's type, as in PyTorch. The moving
 // average of batch normalization's running statistics is written in place
-// the same way.
+// the same way. find_nonfinite checks a tensor for NaN and infinity.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +21,7 @@
 #include "ofrt/Schedule.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace ofrt;
 using namespace ofrt::cpu;
@@ -30,6 +31,11 @@ namespace {
 /// The learning rate and its schedule (the attributes every update op has).
 using Schedule = LearningRateSchedule;
 
+/// Whether the update's skip flag is set.
+bool skips(const UpdateParams &p, const std::vector<TensorView> &in) {
+  return p.hasSkip && *in[p.skipIndex()].as<float>() != 0.0f;
+}
+
 class SgdKernel : public CpuKernel {
 public:
   SgdKernel(const OpDesc &op, SgdParams params)
@@ -38,6 +44,8 @@ public:
   absl::Status compute(const KernelContext &context,
                        const std::vector<TensorView> &in,
                        const std::vector<TensorView> &) override {
+    if (skips(p, in))
+      return absl::OkStatus();
     if (dtype == DType::F32)
       run<float>(context.step, in);
     else
@@ -72,6 +80,8 @@ public:
   absl::Status compute(const KernelContext &context,
                        const std::vector<TensorView> &in,
                        const std::vector<TensorView> &) override {
+    if (skips(p, in))
+      return absl::OkStatus();
     if (dtype == DType::F32)
       run<float>(context.step, in);
     else
@@ -137,7 +147,7 @@ private:
 /// results.
 absl::Status readCommon(const OpDesc &op, size_t numStates,
                         UpdateParams &params) {
-  OFRT_RETURN_IF_ERROR(checkArity(op, 2 + numStates, 3 + numStates, 0));
+  OFRT_RETURN_IF_ERROR(checkArity(op, 2 + numStates, 4 + numStates, 0));
   const TensorDesc &param = op.inputs[0];
   if (param.dtype != DType::F32 && param.dtype != DType::F64)
     return opError(op, "updates f32 and f64 parameters, not " +
@@ -148,12 +158,19 @@ absl::Status readCommon(const OpDesc &op, size_t numStates,
                              op.inputs[i].str() +
                              " does not match the parameter's " + param.str());
   params.numStates = numStates;
-  params.hasScale = op.inputs.size() == 3 + numStates;
+  params.hasScale = op.inputs.size() >= 3 + numStates;
+  params.hasSkip = op.inputs.size() == 4 + numStates;
   if (params.hasScale) {
-    const TensorDesc &scale = op.inputs.back();
+    const TensorDesc &scale = op.inputs[2 + numStates];
     if (scale.dtype != param.dtype || scale.numel() != 1)
       return opError(op, "scale of type " + scale.str() +
                              " is not one element of the parameter's type");
+  }
+  if (params.hasSkip) {
+    const TensorDesc &skip = op.inputs[params.skipIndex()];
+    if (skip.dtype != DType::F32 || skip.numel() != 1)
+      return opError(op, "skip flag of type " + skip.str() +
+                             " is not one f32 element");
   }
   Schedule &schedule = params.schedule;
   OFRT_RETURN_IF_ERROR(readAttr(op, "lr", schedule.lr));
@@ -172,7 +189,70 @@ absl::Status readCommon(const OpDesc &op, size_t numStates,
   return absl::OkStatus();
 }
 
+/// Whether any of `n` elements of `data`, IEEE numbers of `Bits` bits, has
+/// all exponent bits set (a NaN or an infinity); integer operations only,
+/// so the loop vectorizes.
+template <typename Bits>
+bool anyNonfinite(const void *data, int64_t n, Bits exponent) {
+  const Bits *bits = static_cast<const Bits *>(data);
+  Bits found = 0;
+  for (int64_t i = 0; i < n; ++i)
+    found |= static_cast<Bits>((bits[i] & exponent) == exponent);
+  return found != 0;
+}
+
+/// `code` when the input holds a NaN or an infinity, else 0 (an f32).
+class FindNonfiniteKernel : public CpuKernel {
+public:
+  FindNonfiniteKernel(const OpDesc &op, float code)
+      : CpuKernel(op), code(code) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    const TensorDesc &x = in[0].desc;
+    bool found = false;
+    switch (x.dtype) {
+    case DType::F32:
+      found = anyNonfinite<uint32_t>(in[0].data, x.numel(), 0x7f800000u);
+      break;
+    case DType::F64:
+      found = anyNonfinite<uint64_t>(in[0].data, x.numel(),
+                                     0x7ff0000000000000ull);
+      break;
+    case DType::BF16:
+      found = anyNonfinite<uint16_t>(in[0].data, x.numel(), 0x7f80u);
+      break;
+    default: // F16, checked at creation.
+      found = anyNonfinite<uint16_t>(in[0].data, x.numel(), 0x7c00u);
+      break;
+    }
+    *out[0].as<float>() = found ? code : 0.0f;
+    return absl::OkStatus();
+  }
+
+private:
+  float code;
+};
+
 } // namespace
+
+absl::StatusOr<float> cpu::readNonfiniteCode(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
+  DType dtype = op.inputs[0].dtype;
+  if (dtype != DType::F32 && dtype != DType::F64 && dtype != DType::BF16 &&
+      dtype != DType::F16)
+    return opError(op, "checks float tensors, not " +
+                           std::string(dtypeName(dtype)));
+  if (op.outputs[0].dtype != DType::F32 || op.outputs[0].numel() != 1)
+    return opError(op, "result of type " + op.outputs[0].str() +
+                           " is not one f32 element");
+  int64_t code = 0;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "code", code));
+  if (code < 1 || code > (int64_t(1) << 24))
+    return opError(op, "code " + std::to_string(code) +
+                           " is not in [1, 2^24]");
+  return static_cast<float>(code);
+}
 
 absl::StatusOr<SgdParams> cpu::readSgdParams(const OpDesc &op) {
   SgdParams params;
@@ -243,9 +323,17 @@ KernelOr createMovingAverage(const OpDesc &op) {
   return std::make_unique<MovingAverageKernel>(op, *momentum);
 }
 
+KernelOr createFindNonfinite(const OpDesc &op) {
+  absl::StatusOr<float> code = readNonfiniteCode(op);
+  if (!code.ok())
+    return code.status();
+  return std::make_unique<FindNonfiniteKernel>(op, *code);
+}
+
 } // namespace
 
 void cpu::registerOptimizerKernels(KernelRegistry &registry) {
+  addKernel(registry, "oneflow.find_nonfinite", createFindNonfinite);
   addKernel(registry, "oneflow.sgd_update", createSgd);
   addKernel(registry, "oneflow.adam_update", createAdam);
   addKernel(registry, "oneflow.moving_average_update", createMovingAverage);

@@ -84,7 +84,10 @@ int broadcastMode(const BroadcastShape &shape) {
 
 template <typename T>
 __global__ void sgdKernel(T *param, const T *grad, T *buf, const T *scale,
-                          int64_t n, T lr, T wd, T mu, bool nesterov) {
+                          const float *skip, int64_t n, T lr, T wd, T mu,
+                          bool nesterov) {
+  if (skip && *skip != 0.0f)
+    return;
   T s = scale ? *scale : T(1);
   GRID_LOOP(i, n) {
     sgdElement(param[i], grad[i] * s, buf ? &buf[i] : nullptr, lr, wd, mu,
@@ -94,12 +97,27 @@ __global__ void sgdKernel(T *param, const T *grad, T *buf, const T *scale,
 
 template <typename T>
 __global__ void adamKernel(T *param, const T *grad, T *m, T *v, const T *scale,
-                           int64_t n, T stepSize, T correction2, T b1, T b2,
-                           T eps, T wd, T decay, bool decoupled) {
+                           const float *skip, int64_t n, T stepSize,
+                           T correction2, T b1, T b2, T eps, T wd, T decay,
+                           bool decoupled) {
+  if (skip && *skip != 0.0f)
+    return;
   T s = scale ? *scale : T(1);
   GRID_LOOP(i, n) {
     adamElement(param[i], grad[i] * s, m[i], v[i], stepSize, correction2, b1,
                 b2, eps, wd, decay, decoupled);
+  }
+}
+
+/// Writes `code` to *found when an element of `bits`, IEEE numbers of
+/// Bits' width, has all exponent bits set (a NaN or an infinity); every
+/// writer writes the same value.
+template <typename Bits>
+__global__ void findNonfiniteKernel(const Bits *bits, int64_t n, Bits exponent,
+                                    float code, float *found) {
+  GRID_LOOP(i, n) {
+    if ((bits[i] & exponent) == exponent)
+      *found = code;
   }
 }
 
@@ -198,26 +216,28 @@ cudaError_t cuda::launchBinary(Op op, DType dtype, DType resultType,
 }
 
 cudaError_t cuda::launchSgd(DType dtype, void *param, const void *grad,
-                            void *buf, const void *scale, int64_t n, double lr,
-                            double wd, double momentum, bool nesterov,
-                            cudaStream_t stream) {
+                            void *buf, const void *scale, const void *skip,
+                            int64_t n, double lr, double wd, double momentum,
+                            bool nesterov, cudaStream_t stream) {
   if (n == 0)
     return cudaSuccess;
   if (dtype == DType::F32)
     sgdKernel<float><<<blocksFor(n), kThreads, 0, stream>>>(
         static_cast<float *>(param), static_cast<const float *>(grad),
-        static_cast<float *>(buf), static_cast<const float *>(scale), n,
-        float(lr), float(wd), float(momentum), nesterov);
+        static_cast<float *>(buf), static_cast<const float *>(scale),
+        static_cast<const float *>(skip), n, float(lr), float(wd),
+        float(momentum), nesterov);
   else
     sgdKernel<double><<<blocksFor(n), kThreads, 0, stream>>>(
         static_cast<double *>(param), static_cast<const double *>(grad),
-        static_cast<double *>(buf), static_cast<const double *>(scale), n, lr,
-        wd, momentum, nesterov);
+        static_cast<double *>(buf), static_cast<const double *>(scale),
+        static_cast<const float *>(skip), n, lr, wd, momentum, nesterov);
   return cudaGetLastError();
 }
 
 cudaError_t cuda::launchAdam(DType dtype, void *param, const void *grad,
-                             void *m, void *v, const void *scale, int64_t n,
+                             void *m, void *v, const void *scale,
+                             const void *skip, int64_t n,
                              double stepSize, double correction2, double beta1,
                              double beta2, double epsilon, double wd,
                              double decay, bool decoupled,
@@ -228,15 +248,47 @@ cudaError_t cuda::launchAdam(DType dtype, void *param, const void *grad,
     adamKernel<float><<<blocksFor(n), kThreads, 0, stream>>>(
         static_cast<float *>(param), static_cast<const float *>(grad),
         static_cast<float *>(m), static_cast<float *>(v),
-        static_cast<const float *>(scale), n, float(stepSize),
+        static_cast<const float *>(scale), static_cast<const float *>(skip), n,
+        float(stepSize),
         float(correction2), float(beta1), float(beta2), float(epsilon),
         float(wd), float(decay), decoupled);
   else
     adamKernel<double><<<blocksFor(n), kThreads, 0, stream>>>(
         static_cast<double *>(param), static_cast<const double *>(grad),
         static_cast<double *>(m), static_cast<double *>(v),
-        static_cast<const double *>(scale), n, stepSize, correction2, beta1,
+        static_cast<const double *>(scale), static_cast<const float *>(skip), n,
+        stepSize, correction2, beta1,
         beta2, epsilon, wd, decay, decoupled);
+  return cudaGetLastError();
+}
+
+cudaError_t cuda::launchFindNonfinite(DType dtype, const void *x, int64_t n,
+                                      float code, void *found,
+                                      cudaStream_t stream) {
+  cudaError_t status = cudaMemsetAsync(found, 0, sizeof(float), stream);
+  if (status != cudaSuccess || n == 0)
+    return status;
+  float *out = static_cast<float *>(found);
+  switch (dtype) {
+  case DType::F32:
+    findNonfiniteKernel<uint32_t><<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<const uint32_t *>(x), n, 0x7f800000u, code, out);
+    break;
+  case DType::F64:
+    findNonfiniteKernel<uint64_t><<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<const uint64_t *>(x), n, 0x7ff0000000000000ull, code,
+        out);
+    break;
+  case DType::BF16:
+  case DType::F16:
+    findNonfiniteKernel<uint16_t><<<blocksFor(n), kThreads, 0, stream>>>(
+        static_cast<const uint16_t *>(x), n,
+        static_cast<uint16_t>(dtype == DType::BF16 ? 0x7f80u : 0x7c00u), code,
+        out);
+    break;
+  default:
+    return cudaErrorInvalidValue;
+  }
   return cudaGetLastError();
 }
 

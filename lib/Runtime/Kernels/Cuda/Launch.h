@@ -158,16 +158,24 @@ cudaError_t launchArgReduce(DType dtype, bool max, bool last, const void *x,
 
 /// PyTorch's SGD step in place (param, grad, momentum buffer or null);
 /// `scale` is a device pointer to one element, or null.
+/// `skip` (one f32 on the device, or null): not 0, nothing changes.
 cudaError_t launchSgd(DType dtype, void *param, const void *grad, void *buf,
-                      const void *scale, int64_t n, double lr, double wd,
-                      double momentum, bool nesterov, cudaStream_t stream);
+                      const void *scale, const void *skip, int64_t n,
+                      double lr, double wd, double momentum, bool nesterov,
+                      cudaStream_t stream);
 
 /// PyTorch's Adam (decoupled: AdamW) step in place.
 cudaError_t launchAdam(DType dtype, void *param, const void *grad, void *m,
-                       void *v, const void *scale, int64_t n, double stepSize,
+                       void *v, const void *scale, const void *skip, int64_t n,
+                       double stepSize,
                        double correction2, double beta1, double beta2,
                        double epsilon, double wd, double decay, bool decoupled,
                        cudaStream_t stream);
+
+/// Sets the f32 *found to `code` when one of the `n` floats of `x` (f32,
+/// f64, bf16 or f16) is a NaN or an infinity, else to 0.
+cudaError_t launchFindNonfinite(DType dtype, const void *x, int64_t n,
+                                float code, void *found, cudaStream_t stream);
 
 /// moving = momentum * moving + (1 - momentum) * value, in place.
 cudaError_t launchMovingAverage(DType dtype, void *moving, const void *value,

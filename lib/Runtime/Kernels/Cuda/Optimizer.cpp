@@ -6,7 +6,9 @@
 //
 // In place on the GPU, with the CPU kernels' parameters (Cpu/OpParams.h):
 // the step's learning rate and Adam's corrections are computed on the host
-// each firing and passed to one element-wise kernel per tensor.
+// each firing and passed to one element-wise kernel per tensor, which reads
+// the skip flag on the device. find_nonfinite clears its flag and sets it
+// from one element-wise kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,8 +30,9 @@ public:
                    const std::vector<TensorView> &in,
                    const std::vector<TensorView> &) override {
     const void *scale = p.hasScale ? in[2 + p.numStates].data : nullptr;
+    const void *skip = p.hasSkip ? in[p.skipIndex()].data : nullptr;
     return check(launchSgd(in[0].desc.dtype, in[0].data, in[1].data,
-                           p.numStates ? in[2].data : nullptr, scale,
+                           p.numStates ? in[2].data : nullptr, scale, skip,
                            in[0].desc.numel(), p.schedule.at(context.step),
                            p.weightDecay, p.momentum, p.nesterov,
                            stream.handle()),
@@ -50,8 +53,10 @@ public:
                    const std::vector<TensorView> &) override {
     cpu::AdamParams::Step at = p.at(context.step);
     const void *scale = p.hasScale ? in[4].data : nullptr;
+    const void *skip = p.hasSkip ? in[p.skipIndex()].data : nullptr;
     return check(launchAdam(in[0].desc.dtype, in[0].data, in[1].data,
-                            in[2].data, in[3].data, scale, in[0].desc.numel(),
+                            in[2].data, in[3].data, scale, skip,
+                            in[0].desc.numel(),
                             at.stepSize, at.correction2, p.beta1, p.beta2,
                             p.epsilon, p.weightDecay, at.decay, p.decoupled,
                             stream.handle()),
@@ -80,6 +85,24 @@ private:
   double momentum;
 };
 
+class FindNonfiniteKernel : public CudaKernel {
+public:
+  FindNonfiniteKernel(const OpDesc &op, float code)
+      : CudaKernel(op), code(code) {}
+
+  absl::Status run(CudaStream &stream, const KernelContext &,
+                   const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &out) override {
+    return check(launchFindNonfinite(in[0].desc.dtype, in[0].data,
+                                     in[0].desc.numel(), code, out[0].data,
+                                     stream.handle()),
+                 "the find_nonfinite kernel");
+  }
+
+private:
+  float code;
+};
+
 template <typename K, typename Params>
 absl::StatusOr<std::unique_ptr<Kernel>> make(const OpDesc &op,
                                              absl::StatusOr<Params> params) {
@@ -97,6 +120,11 @@ void cuda::registerOptimizerKernels(KernelRegistry &registry) {
   registry.add(DeviceKind::Cuda, "oneflow.adam_update", [](const OpDesc &op) {
     return make<AdamKernel>(op, cpu::readAdamParams(op));
   });
+  registry.add(DeviceKind::Cuda, "oneflow.find_nonfinite",
+               [](const OpDesc &op) {
+                 return make<FindNonfiniteKernel>(op,
+                                                  cpu::readNonfiniteCode(op));
+               });
   registry.add(DeviceKind::Cuda, "oneflow.moving_average_update",
                [](const OpDesc &op) {
                  return make<MovingAverageKernel>(

@@ -1,0 +1,208 @@
+//===- Nonfinite.cpp - A run that notices NaN and infinity ----------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "Nonfinite.h"
+#include "RunFlags.h"
+
+#include "ofrt/Tensor.h"
+
+#include "absl/flags/flag.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+ABSL_FLAG(std::string, on_nonfinite, "stop",
+          "When a step's loss or gradients hold a NaN or an infinity: stop "
+          "(after that step, which updates nothing), skip (report; such "
+          "steps update nothing), warn (report and train on with them) or "
+          "off (check nothing). Checkpoints with values that are not finite "
+          "are written only with warn or off");
+
+using namespace ofrun;
+
+namespace {
+
+/// Steps reported one by one; later ones are counted for the summary.
+constexpr int64_t kReportedSteps = 5;
+/// Steps remembered, so that a step's second finding is not a new step.
+constexpr size_t kRecentSteps = 64;
+
+std::string describe(double value) {
+  return std::isnan(value) ? "NaN" : value > 0 ? "+infinity" : "-infinity";
+}
+
+} // namespace
+
+absl::StatusOr<NonfiniteAction> ofrun::nonfiniteActionFromFlags() {
+  std::string mode = absl::GetFlag(FLAGS_on_nonfinite);
+  if (mode == "stop")
+    return NonfiniteAction::Stop;
+  if (mode == "skip")
+    return NonfiniteAction::Skip;
+  if (mode == "warn")
+    return NonfiniteAction::Warn;
+  if (mode == "off")
+    return NonfiniteAction::Off;
+  return absl::InvalidArgumentError("--on-nonfinite '" + mode +
+                                    "' is not stop, skip, warn or off");
+}
+
+const char *ofrun::optimizerNonfiniteMode(NonfiniteAction action) {
+  switch (action) {
+  case NonfiniteAction::Stop:
+  case NonfiniteAction::Skip:
+    return "skip";
+  case NonfiniteAction::Warn:
+    return "report";
+  case NonfiniteAction::Off:
+    break;
+  }
+  return "off";
+}
+
+bool ofrun::savesNonfinite(NonfiniteAction action) {
+  return action == NonfiniteAction::Warn || action == NonfiniteAction::Off;
+}
+
+std::string ofrun::findNonfinite(const ofrt::TensorData &value) {
+  ofrt::DType dtype = value.desc.dtype;
+  if (dtype != ofrt::DType::F32 && dtype != ofrt::DType::F64 &&
+      dtype != ofrt::DType::BF16 && dtype != ofrt::DType::F16)
+    return "";
+  int64_t n = value.desc.numel(), count = 0, first = -1;
+  double firstValue = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = ofrt::loadElement(dtype, value.bytes.data(), i);
+    if (std::isfinite(v))
+      continue;
+    if (count++ == 0) {
+      first = i;
+      firstValue = v;
+    }
+  }
+  if (count == 0)
+    return "";
+  return (std::isnan(firstValue) ? "a NaN" : "an infinity") +
+         std::string(" at index ") + std::to_string(first) + " (" +
+         std::to_string(count) + " of " + std::to_string(n) +
+         " values not finite)";
+}
+
+NonfiniteMonitor::NonfiniteMonitor(const std::vector<ofrt::RankProgram> &ranks,
+                                   NonfiniteAction action, bool reports,
+                                   std::function<void()> requestStop)
+    : action(action), reports(reports), requestStop(std::move(requestStop)) {
+  for (const ofrt::RankProgram &program : ranks)
+    for (const ofrt::ActorSpec &actor : program.actors) {
+      const ofrt::OpDesc &op = actor.op;
+      if (op.type == "oneflow.find_nonfinite")
+        labels.emplace(op.get<int64_t>("code", 0),
+                       op.get<std::string>("label", op.name));
+      if (op.role == ofrt::OpRole::Output &&
+          op.get<std::string>("name", op.name) == kNonfiniteOutput)
+        skipsUpdates |= op.get<bool>("skips_updates", false);
+    }
+}
+
+void NonfiniteMonitor::observe(int64_t rank, const std::string &name,
+                               int64_t step, const ofrt::TensorView &value,
+                               bool whole) {
+  if (action == NonfiniteAction::Off || !whole || value.desc.numel() != 1)
+    return;
+  ofrt::DType dtype = value.desc.dtype;
+  if (dtype != ofrt::DType::F32 && dtype != ofrt::DType::F64 &&
+      dtype != ofrt::DType::BF16 && dtype != ofrt::DType::F16)
+    return;
+  double v = ofrt::loadElement(dtype, value.data, 0);
+  if (name == kNonfiniteOutput) {
+    if (v == 0)
+      return;
+    auto label = labels.find(static_cast<int64_t>(v));
+    report(step, "the " +
+                     (label == labels.end() ? "gradient check " +
+                                                  std::to_string(int64_t(v))
+                                            : label->second) +
+                     " holds a NaN or an infinity (the first gradient that "
+                     "does)" +
+                     (skipsUpdates ? "; the step updated no variable"
+                      : action == NonfiniteAction::Warn
+                          ? ""
+                          : "; the plan does not skip such steps (it was "
+                            "compiled with --on-nonfinite warn or off), the "
+                            "variables took it in"));
+    return;
+  }
+  if (!std::isfinite(v))
+    report(step, "output '" + name + "' is " + describe(v) + " on rank " +
+                     std::to_string(rank));
+}
+
+void NonfiniteMonitor::report(int64_t step, const std::string &what) {
+  bool stop = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    // One finding per step (its loss and its gradients); steps complete
+    // nearly in order, so only recent ones are kept.
+    auto [it, inserted] = recent.try_emplace(step);
+    it->second.insert(what);
+    if (!inserted)
+      return;
+    while (recent.size() > kRecentSteps)
+      recent.erase(recent.begin());
+    ++count;
+    first = count == 1 ? step : std::min(first, step);
+    last = std::max(last, step);
+    if (action == NonfiniteAction::Stop) {
+      if (stopRequested)
+        return;
+      stopRequested = true;
+      stopStep = step;
+      stop = true;
+    } else if (reports && count <= kReportedSteps) {
+      std::fprintf(stderr, "%s: warning: step %lld: %s; %s\n", programName(),
+                   static_cast<long long>(step), what.c_str(),
+                   action == NonfiniteAction::Skip
+                       ? "going on without it (--on-nonfinite skip)"
+                       : "training goes on with it (--on-nonfinite warn)");
+      if (count == kReportedSteps)
+        std::fprintf(stderr,
+                     "%s: warning: further steps with values that are not "
+                     "finite are counted, not listed\n",
+                     programName());
+    }
+  }
+  if (stop && requestStop)
+    requestStop();
+}
+
+bool NonfiniteMonitor::stopped() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return stopRequested;
+}
+
+std::string NonfiniteMonitor::stopMessage() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = recent.find(stopStep);
+  std::string message = "step " + std::to_string(stopStep) + ": ";
+  if (it == recent.end())
+    return message + "a value is not finite";
+  // In a fixed order, whichever arrived first.
+  for (const std::string &what : it->second)
+    message += (&what == &*it->second.begin() ? "" : "; ") + what;
+  return message;
+}
+
+void NonfiniteMonitor::printSummary() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!reports || action == NonfiniteAction::Stop || count == 0)
+    return;
+  std::fprintf(stderr,
+               "%s: warning: %lld step(s) had values that are not finite "
+               "(first: step %lld, last: step %lld)\n",
+               programName(), static_cast<long long>(count),
+               static_cast<long long>(first), static_cast<long long>(last));
+}
