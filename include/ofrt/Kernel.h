@@ -62,6 +62,12 @@ bool isCollective(OpRole role);
 /// variable): found by name (feeds, fetches, checkpoints), no computation.
 bool isDataEndpoint(OpRole role);
 
+/// The role an actor of op `type` has (what the compiler's plan export
+/// gives it, lib/Target/PlanExport.cpp): the runtime's own actors by their
+/// ops' names, the optimizer updates, and Kernel for every other op
+/// (plugins' ops too). Plans are checked against it when they load.
+OpRole roleOfOp(const std::string &type);
+
 /// What a kernel is created for: the op's name in the dialect (for example
 /// "oneflow.matmul"), its role, its attributes, its place among the ranks,
 /// and the static descriptions of its operands and results.

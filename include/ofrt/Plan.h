@@ -25,16 +25,24 @@ struct LoadedPlan {
   std::vector<RankProgram> ranks;
 };
 
-/// Parses `bytes` (binary, or text format when `text` is set); `what` names
-/// the plan in messages. A plan of another version, a corrupt plan, or one
-/// whose references do not resolve is an error saying so.
 /// `plan` as a Graphviz graph (DOT): a cluster per rank and per stream,
 /// regsts as edges with their types and buffer counts, collectives and
 /// transfers highlighted, sends joined to their receives.
 std::string planToDot(const LoadedPlan &plan);
 
+/// Parses `bytes` (binary, or text format when `text` is set); `what` names
+/// the plan in messages. A plan of another version, a corrupt plan, one
+/// whose references do not resolve, whose actors' roles do not fit their
+/// ops, or whose ranks disagree on their collectives is an error saying so.
 absl::StatusOr<LoadedPlan> parsePlan(const std::string &bytes, bool text,
                                      const std::string &what);
+
+/// Checks that the ranks of each group issue the same collectives in the
+/// same order (their collective streams' orders): kind, reduction, element
+/// type and, for all-reduces, element count. A plan whose ranks disagree
+/// (edited, corrupted, or assembled from different programs) would hang or
+/// compute wrong numbers; the error names the group, the call and the ranks.
+absl::Status checkCollectivesAgree(const std::vector<RankProgram> &ranks);
 
 /// Reads a plan file: text format for names ending in .plantxt, .pbtxt or
 /// .txtpb, binary otherwise.

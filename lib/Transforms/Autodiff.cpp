@@ -84,6 +84,18 @@ void AutodiffPass::runOnOperation() {
   OutputOp lossOutput = findLoss(func);
   if (!lossOutput)
     return signalPassFailure();
+  // A batch of no samples has no loss to minimize (a mean over it is NaN).
+  WalkResult empty = func.walk([&](InputOp input) {
+    auto type = stripEncoding(input.getType());
+    if (!type.hasStaticShape() || type.getNumElements() != 0)
+      return WalkResult::advance();
+    input.emitOpError() << "of type " << type
+                        << " holds no elements (a zero-size batch); a "
+                           "training step needs at least one sample";
+    return WalkResult::interrupt();
+  });
+  if (empty.wasInterrupted())
+    return signalPassFailure();
   Block &body = func.getBody().front();
 
   // Values that depend on a trainable variable, in program order.

@@ -50,3 +50,15 @@ func.func @layer_norm_statistics(%x: tensor<2x4xf32>) {
   oneflow.output "loss", %s : tensor<f32>
   return
 }
+
+// -----
+
+func.func @zero_size_batch() {
+  // expected-error@+1 {{'oneflow.input' op of type 'tensor<0x4xf32>' holds no elements (a zero-size batch); a training step needs at least one sample}}
+  %x = oneflow.input "x" : tensor<0x4xf32>
+  %w = oneflow.variable "w" {init = #oneflow.init<normal(0.0, 1.0)>} : tensor<4xf32>
+  %y = oneflow.mul %x, %w : (tensor<0x4xf32>, tensor<4xf32>) -> tensor<0x4xf32>
+  %s = oneflow.reduce_sum %y {axes = array<i64: 0, 1>} : (tensor<0x4xf32>) -> tensor<f32>
+  oneflow.output "loss", %s : tensor<f32>
+  return
+}

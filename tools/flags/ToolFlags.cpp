@@ -156,6 +156,32 @@ oftools::parseToolFlags(int argc, char **argv, const ToolInfo &tool,
       std::exit(0);
     }
   }
+  // An empty string is each string flag's "not given": one given empty is
+  // a mistake (an unset shell variable), not a choice.
+  for (size_t i = 1; i < normalized.size() && normalized[i] != "--"; ++i) {
+    const std::string &arg = normalized[i];
+    size_t dashes = arg.rfind("--", 0) == 0 ? 2 : arg.rfind("-", 0) == 0;
+    if (dashes == 0)
+      continue;
+    size_t eq = arg.find('=');
+    std::string name = arg.substr(dashes, eq == std::string::npos
+                                              ? std::string::npos
+                                              : eq - dashes);
+    const absl::CommandLineFlag *flag = absl::FindCommandLineFlag(name);
+    if (!flag || !(flag->IsOfType<std::string>() ||
+                   flag->IsOfType<std::vector<std::string>>()))
+      continue;
+    bool empty = eq != std::string::npos
+                     ? eq + 1 == arg.size()
+                     : i + 1 < normalized.size() && normalized[i + 1].empty();
+    if (empty) {
+      std::fprintf(stderr,
+                   "%s: error: --%s is given an empty value; leave the flag "
+                   "out for its default\n",
+                   tool.name, dashed(name).c_str());
+      std::exit(1);
+    }
+  }
   std::vector<char *> pointers;
   for (std::string &arg : normalized)
     pointers.push_back(arg.data());

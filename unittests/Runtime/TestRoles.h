@@ -15,27 +15,12 @@
 
 #include "ofrt/Kernel.h"
 
-#include <map>
 #include <string>
 
 namespace oftest {
 
 inline ofrt::OpRole roleOf(const std::string &type) {
-  using ofrt::OpRole;
-  static const std::map<std::string, OpRole> roles = {
-      {"oneflow.input", OpRole::Input},
-      {"oneflow.output", OpRole::Output},
-      {"oneflow.variable", OpRole::Variable},
-      {"oneflow.all_reduce", OpRole::AllReduce},
-      {"oneflow.reduce_scatter", OpRole::ReduceScatter},
-      {"oneflow.all_gather", OpRole::AllGather},
-      {"oneflow.all_to_all", OpRole::AllToAll},
-      {"oneflow.transfer", OpRole::Transfer},
-      {"oneflow.sgd_update", OpRole::Optimizer},
-      {"oneflow.adam_update", OpRole::Optimizer},
-  };
-  auto it = roles.find(type);
-  return it == roles.end() ? OpRole::Kernel : it->second;
+  return ofrt::roleOfOp(type);
 }
 
 } // namespace oftest

@@ -16,6 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
+#include <vector>
+
 #include <zlib.h>
 
 #include <fcntl.h>
@@ -147,13 +150,35 @@ CheckpointReader::open(const std::string &path) {
   absl::StatusOr<std::string> text = readText(manifestPath);
   if (!text.ok())
     return text.status();
+  // Strictly: bytes after the JSON (a padded or torn write) and keys given
+  // twice (only one would count) are errors, not quietly dropped.
+  if (size_t nul = text->find('\0'); nul != std::string::npos)
+    return manifestError(manifestPath, "holds a NUL byte at offset " +
+                                           std::to_string(nul) +
+                                           " (a padded or torn write)");
   Json manifest;
+  std::vector<std::set<std::string>> keys;
+  std::string duplicate;
+  auto strict = [&](int, Json::parse_event_t event, Json &parsed) {
+    if (event == Json::parse_event_t::object_start)
+      keys.emplace_back();
+    else if (event == Json::parse_event_t::object_end && !keys.empty())
+      keys.pop_back();
+    else if (event == Json::parse_event_t::key && !keys.empty() &&
+             !keys.back().insert(parsed.get<std::string>()).second &&
+             duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
   try {
-    manifest = Json::parse(*text);
+    manifest = Json::parse(*text, strict);
   } catch (const Json::parse_error &error) {
     return manifestError(manifestPath,
                          std::string("invalid JSON: ") + error.what());
   }
+  if (!duplicate.empty())
+    return manifestError(manifestPath, "has the key \"" + duplicate +
+                                           "\" twice in one object");
   if (!manifest.is_object())
     return manifestError(manifestPath, "is not a JSON object");
   std::optional<std::string> format = getString(manifest, "format");

@@ -7,6 +7,8 @@
 #include "ofrt/Kernel.h"
 #include "ofrt/Status.h"
 
+#include <map>
+
 using namespace ofrt;
 
 Kernel::~Kernel() = default;
@@ -36,6 +38,22 @@ bool ofrt::isCollective(OpRole role) {
 bool ofrt::isDataEndpoint(OpRole role) {
   return role == OpRole::Input || role == OpRole::Output ||
          role == OpRole::Variable;
+}
+
+OpRole ofrt::roleOfOp(const std::string &type) {
+  static const std::map<std::string, OpRole> roles = {
+      {"oneflow.input", OpRole::Input},
+      {"oneflow.output", OpRole::Output},
+      {"oneflow.variable", OpRole::Variable},
+      {"oneflow.all_reduce", OpRole::AllReduce},
+      {"oneflow.reduce_scatter", OpRole::ReduceScatter},
+      {"oneflow.all_gather", OpRole::AllGather},
+      {"oneflow.all_to_all", OpRole::AllToAll},
+      {"oneflow.transfer", OpRole::Transfer},
+      {"oneflow.sgd_update", OpRole::Optimizer},
+      {"oneflow.adam_update", OpRole::Optimizer}};
+  auto it = roles.find(type);
+  return it == roles.end() ? OpRole::Kernel : it->second;
 }
 
 void KernelRegistry::add(DeviceKind device, const std::string &opType,

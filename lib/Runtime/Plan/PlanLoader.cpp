@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -169,8 +170,9 @@ static ActorLayout convertLayout(const proto::Actor &actor) {
   return std::monostate();
 }
 
-/// The actor's role; a layout that only another role reads is an error
-/// (an edited plan whose role and layout disagree).
+/// The actor's role; one that does not fit the op, a reduction the runtime
+/// does not know, or a layout that only another role reads is an error (an
+/// edited plan).
 static absl::StatusOr<OpRole> convertRole(const proto::Actor &actor,
                                           const OpDesc &op) {
   static const std::map<proto::Role, OpRole> roles = {
@@ -190,6 +192,22 @@ static absl::StatusOr<OpRole> convertRole(const proto::Actor &actor,
                                       std::to_string(actor.role()) +
                                       ", which this runtime does not know");
   OpRole role = known->second;
+  // The role follows from the op (roleOfOp, as the plan export gives it).
+  proto::Role expected = proto::ROLE_KERNEL;
+  for (const auto &[protoRole, opRole] : roles)
+    if (opRole == roleOfOp(op.type))
+      expected = protoRole;
+  if (actor.role() != expected)
+    return absl::InvalidArgumentError(
+        op.where() + " has role " + proto::Role_Name(actor.role()) +
+        ", but an actor of " + op.type + " has role " +
+        proto::Role_Name(expected));
+  if (actor.layout_case() == proto::Actor::kCollective &&
+      !proto::Reduction_IsValid(actor.collective().reduction()))
+    return absl::InvalidArgumentError(
+        op.where() + " reduces with reduction " +
+        std::to_string(actor.collective().reduction()) +
+        ", which this runtime does not know (sum, max or min)");
   bool fits = true;
   switch (actor.layout_case()) {
   case proto::Actor::kSink:
@@ -381,6 +399,13 @@ absl::StatusOr<LoadedPlan> ofrt::parsePlan(const std::string &bytes, bool text,
                                         std::string(program.status().message()));
     loaded.ranks.push_back(std::move(*program));
   }
+  // Test hook: load a plan whose ranks disagree, to test what the
+  // collective libraries do with a peer that never comes.
+  if (std::getenv("OFRT_TEST_UNCHECKED_COLLECTIVES"))
+    return loaded;
+  if (absl::Status status = checkCollectivesAgree(loaded.ranks); !status.ok())
+    return absl::InvalidArgumentError("plan '" + what + "': " +
+                                      std::string(status.message()));
   return loaded;
 }
 

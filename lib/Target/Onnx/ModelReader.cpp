@@ -173,6 +173,19 @@ FailureOr<onnx::ModelProto> mlir::oneflow::onnx_import::readModel(
   if (opset < 0)
     return emitError(loc) << "the model imports no version of the default "
                              "ONNX operator set";
+  // Above what this ONNX library knows, its schemas would silently stand
+  // in for newer op versions (ReduceMean-18 takes its axes as an input).
+  int64_t known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance()
+                      .Map()
+                      .at(onnx::ONNX_DOMAIN)
+                      .second;
+  if (opset > known)
+    return emitError(loc) << "the model uses ONNX opset " << opset
+                          << ", newer than any this ONNX library knows (up "
+                             "to "
+                          << known << "); the importer maps opsets "
+                          << kMinOpset << " to " << kMaxOpset
+                          << " (export the model with one of them)";
   if (opset > kMaxOpset) {
     std::string unmapped = findUnmappedVersion(model.graph(), opset);
     if (!unmapped.empty())

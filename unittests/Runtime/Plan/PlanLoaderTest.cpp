@@ -138,38 +138,60 @@ TEST(PlanLoader, RefusesAVersionOnePlanAskingForARecompile) {
             "version 3; recompile the model");
 }
 
-// The runtime takes each actor's role from the plan, never from its op's
-// name; a role it does not know, or a layout another role reads, is an
-// error naming the actor.
-TEST(PlanLoader, ReadsRolesAndRefusesOnesThatDisagreeWithTheLayout) {
+// The runtime takes each actor's role from the plan and checks that it fits
+// the op (as the exporter gives it: the runtime's own actors by their ops'
+// names, a kernel for every other op) and the layout; a role or reduction
+// it does not know is an error naming the actor.
+TEST(PlanLoader, ReadsRolesAndRefusesOnesThatDisagreeWithTheOpOrLayout) {
   proto::Plan plan = reluPlan();
   proto::Actor &relu = *plan.mutable_ranks(0)->mutable_actors(1);
   auto loaded = parsePlan(plan.SerializeAsString(), false, "roles.plan");
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->ranks[0].actors[1].op.role, OpRole::Kernel);
-  // An op named like a collective is still a kernel without the role.
+  // An op named like a collective is not a kernel (an edited plan).
   relu.set_op("oneflow.all_reduce");
-  loaded = parsePlan(plan.SerializeAsString(), false, "roles.plan");
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
-  EXPECT_EQ(loaded->ranks[0].actors[1].op.role, OpRole::Kernel);
+  auto kernel = parsePlan(plan.SerializeAsString(), false, "roles.plan");
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_EQ(kernel.status().message(),
+            "plan 'roles.plan', rank 0: oneflow.all_reduce 'r' has role "
+            "ROLE_KERNEL, but an actor of oneflow.all_reduce has role "
+            "ROLE_ALL_REDUCE");
   relu.set_role(proto::ROLE_ALL_REDUCE);
   relu.mutable_collective()->add_group(0);
   loaded = parsePlan(plan.SerializeAsString(), false, "roles.plan");
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->ranks[0].actors[1].op.role, OpRole::AllReduce);
   EXPECT_TRUE(isCollective(loaded->ranks[0].actors[1].op.role));
+  // A reduction this runtime does not know.
+  relu.mutable_collective()->set_reduction(static_cast<proto::Reduction>(7));
+  auto reduction = parsePlan(plan.SerializeAsString(), false, "roles.plan");
+  ASSERT_FALSE(reduction.ok());
+  EXPECT_EQ(reduction.status().message(),
+            "plan 'roles.plan', rank 0: oneflow.all_reduce 'r' reduces with "
+            "reduction 7, which this runtime does not know (sum, max or min)");
+  relu.mutable_collective()->set_reduction(proto::REDUCTION_SUM);
+  // A kernel marked as one of the runtime's own actors (a matmul marked
+  // as an input would read a fed tensor instead of multiplying).
+  relu.set_op("oneflow.matmul");
+  auto input = parsePlan(plan.SerializeAsString(), false, "roles.plan");
+  ASSERT_FALSE(input.ok());
+  EXPECT_EQ(input.status().message(),
+            "plan 'roles.plan', rank 0: oneflow.matmul 'r' has role "
+            "ROLE_ALL_REDUCE, but an actor of oneflow.matmul has role "
+            "ROLE_KERNEL");
 
+  relu.set_op("oneflow.output");
   relu.set_role(proto::ROLE_OUTPUT);
   auto mismatch = parsePlan(plan.SerializeAsString(), false, "roles.plan");
   ASSERT_FALSE(mismatch.ok());
   EXPECT_EQ(mismatch.status().message(),
-            "plan 'roles.plan', rank 0: oneflow.all_reduce 'r' has role "
+            "plan 'roles.plan', rank 0: oneflow.output 'r' has role "
             "ROLE_OUTPUT but a layout only another role reads");
   relu.set_role(static_cast<proto::Role>(42));
   auto unknown = parsePlan(plan.SerializeAsString(), false, "roles.plan");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().message(),
-            "plan 'roles.plan', rank 0: oneflow.all_reduce 'r' has role 42, "
+            "plan 'roles.plan', rank 0: oneflow.output 'r' has role 42, "
             "which this runtime does not know");
 }
 
@@ -177,11 +199,13 @@ TEST(PlanLoader, ReadsTypedLayoutsDeviceAndFiringRate) {
   proto::Plan plan = reluPlan();
   plan.mutable_ranks(0)->mutable_device()->set_ordinal(3);
   proto::Actor &relu = *plan.mutable_ranks(0)->mutable_actors(1);
+  relu.set_op("oneflow.all_reduce");
   relu.set_role(proto::ROLE_ALL_REDUCE);
   proto::Collective &collective = *relu.mutable_collective();
   collective.add_group(0);
   collective.set_axis(1);
   proto::Actor &constant = *plan.mutable_ranks(0)->mutable_actors(0);
+  constant.set_op("oneflow.transfer");
   constant.set_role(proto::ROLE_TRANSFER);
   proto::PointToPoint &send =
       *constant.mutable_transfer()->add_sends();
@@ -210,8 +234,8 @@ TEST(PlanLoader, ReadsTypedLayoutsDeviceAndFiringRate) {
   auto none = parsePlan(plan.SerializeAsString(), false, "rate.plan");
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.status().message(),
-            "plan 'rate.plan', rank 0: actor 1 (oneflow.relu 'r') fires 0 "
-            "times per step; it needs at least 1");
+            "plan 'rate.plan', rank 0: actor 1 (oneflow.all_reduce 'r') "
+            "fires 0 times per step; it needs at least 1");
   relu.set_firings_per_step(4);
   auto micro = parsePlan(plan.SerializeAsString(), false, "rate.plan");
   ASSERT_FALSE(micro.ok());
