@@ -44,6 +44,15 @@ absl::StatusOr<LoadedPlan> parsePlan(const std::string &bytes, bool text,
 /// compute wrong numbers; the error names the group, the call and the ranks.
 absl::Status checkCollectivesAgree(const std::vector<RankProgram> &ranks);
 
+/// The checksum a binary plan carries (plan.proto's `checksum`): FNV-1a
+/// (64 bits) of the plan's deterministic serialization without it.
+uint64_t planChecksum(const std::string &serialized);
+
+/// A digest (16 hex digits) of every rank's collectives in order, with
+/// their groups and operand types: processes of one job that compiled or
+/// read their plans apart publish it at the rendezvous and must agree.
+std::string collectivesDigest(const std::vector<RankProgram> &ranks);
+
 /// Reads a plan file: text format for names ending in .plantxt, .pbtxt or
 /// .txtpb, binary otherwise.
 absl::StatusOr<LoadedPlan> loadPlanFile(const std::string &path);

@@ -124,6 +124,15 @@ SmallVector<unsigned> mlir::oneflow::getInPlaceOperands(Operation *op) {
   return operands;
 }
 
+SmallVector<unsigned> mlir::oneflow::getLayoutKeepingOperands(Operation *op) {
+  SmallVector<unsigned> operands = getInPlaceOperands(op);
+  if (auto sbp = dyn_cast<SbpInterface>(op))
+    for (unsigned i : sbp.getLayoutKeepingOperands())
+      if (!llvm::is_contained(operands, i))
+        operands.push_back(i);
+  return operands;
+}
+
 bool mlir::oneflow::fitsShapes(Operation *op, const NdSbpSignature &candidate,
                                ArrayRef<int64_t> mesh) {
   for (auto [value, ndSbp] : llvm::zip(op->getOperands(), candidate.operands))
@@ -244,8 +253,9 @@ mlir::oneflow::getLegalSignatures(SbpInterface op, PlacementAttr placement,
   }
 
   // An operand the op writes in place (an optimizer's variable and states)
-  // keeps its layout: boxing it would make the op write into a copy.
-  SmallVector<unsigned> inPlace = getInPlaceOperands(op);
+  // keeps its layout: boxing it would make the op write into a copy; so
+  // does one the op takes others' layouts from.
+  SmallVector<unsigned> inPlace = getLayoutKeepingOperands(op);
   if (!inPlace.empty() && !operandLayouts.empty()) {
     llvm::erase_if(legal, [&](const NdSbpSignature &candidate) {
       return llvm::any_of(inPlace, [&](unsigned i) {
@@ -255,7 +265,8 @@ mlir::oneflow::getLegalSignatures(SbpInterface op, PlacementAttr placement,
     });
     if (legal.empty()) {
       os << "no signature of " << op->getName()
-         << " keeps the layouts of the operands it writes in place";
+         << " keeps the layouts of the operands it writes in place (or "
+            "takes layouts from)";
       return failure();
     }
   }

@@ -536,11 +536,20 @@ LogicalResult mlir::oneflow::writePlan(Operation *root, llvm::raw_ostream &os,
     written = google::protobuf::TextFormat::PrintToString(plan, &bytes);
   } else {
     // Deterministic: attribute maps in key order, so that one program
-    // gives one plan, byte for byte, whatever built its attributes.
-    google::protobuf::io::StringOutputStream stream(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    written = plan.SerializeToCodedStream(&coded);
+    // gives one plan, byte for byte, whatever built its attributes. Twice:
+    // the second time with the checksum of the first.
+    auto serialize = [&]() {
+      std::string out;
+      {
+        google::protobuf::io::StringOutputStream stream(&out);
+        google::protobuf::io::CodedOutputStream coded(&stream);
+        coded.SetSerializationDeterministic(true);
+        written = plan.SerializeToCodedStream(&coded);
+      }
+      return out;
+    };
+    plan.set_checksum(ofrt::planChecksum(serialize()));
+    bytes = serialize();
   }
   if (!written)
     return emitError(root->getLoc()) << "cannot serialize the plan";

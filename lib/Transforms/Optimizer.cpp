@@ -180,9 +180,11 @@ OptimizerPass::buildNonfiniteFlag(OpBuilder &builder, func::FuncOp func,
     int64_t code = static_cast<int64_t>(gradients.size() - index);
     VariableOp variable = g.variable;
     std::string label = ("gradient of '" + variable.getName() + "'").str();
-    Value found = FindNonfiniteOp::create(builder, g.loc, flagType, g.grad,
-                                          builder.getI64IntegerAttr(code),
-                                          builder.getStringAttr(label));
+    // Like its variable: the check reads the gradient in the layout the
+    // update does, through the same boxing.
+    Value found = FindNonfiniteOp::create(
+        builder, g.loc, flagType, g.grad, variable.getResult(),
+        builder.getI64IntegerAttr(code), builder.getStringAttr(label));
     flag = flag ? Value(MaximumOp::create(builder, g.loc, flag, found)) : found;
   }
   auto output =

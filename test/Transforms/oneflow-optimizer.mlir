@@ -44,15 +44,18 @@
 // ADAMW: %[[V:.*]] = oneflow.variable "w.v" {init = #oneflow.init<zeros>}
 // ADAMW: oneflow.adam_update %{{.*}}, %[[GW]] states(%[[M]], %[[V]]) scale(%[[S]]) {decoupled, lr = 1.000000e-03 : f64, min_lr = 1.000000e-04 : f64, total_steps = 100 : i64, warmup_steps = 10 : i64, weight_decay = 1.000000e-01 : f64}
 // ADAMW: oneflow.adam_update %{{.*}}, %[[GB]] states(%{{.*}}, %{{.*}}) scale(%[[S]])
-// The gradient check: codes 2 (w, the first gradient) and 1 (b), their
-// maximum fetched as "nonfinite" and, with skip, every update's skip flag
-// (with a scale of 1 without clipping, the clip scale with it).
+// The gradient check: codes 2 (w, the first gradient) and 1 (b), each like
+// its variable (the update's layout), their maximum fetched as "nonfinite"
+// and, with skip, every update's skip flag (with a scale of 1 without
+// clipping, the clip scale with it).
 
 // SKIP-LABEL: func.func @two_params
+// SKIP: %[[W:.*]] = oneflow.variable "w"
+// SKIP: %[[B:.*]] = oneflow.variable "b"
 // SKIP: %[[GW:.*]] = oneflow.scalar_mul %{{.*}}, 2.000000e+00
 // SKIP: %[[GB:.*]] = oneflow.reduce_sum
-// SKIP: %[[CW:.*]] = oneflow.find_nonfinite %[[GW]] {code = 2 : i64, label = "gradient of 'w'"} : (tensor<4x3xf32>) -> tensor<f32>
-// SKIP: %[[CB:.*]] = oneflow.find_nonfinite %[[GB]] {code = 1 : i64, label = "gradient of 'b'"} : (tensor<3xf32>) -> tensor<f32>
+// SKIP: %[[CW:.*]] = oneflow.find_nonfinite %[[GW]] like %[[W]] {code = 2 : i64, label = "gradient of 'w'"} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<f32>
+// SKIP: %[[CB:.*]] = oneflow.find_nonfinite %[[GB]] like %[[B]] {code = 1 : i64, label = "gradient of 'b'"} : (tensor<3xf32>, tensor<3xf32>) -> tensor<f32>
 // SKIP: %[[FLAG:.*]] = oneflow.maximum %[[CW]], %[[CB]]
 // SKIP: oneflow.output "nonfinite", %[[FLAG]] {skips_updates} : tensor<f32>
 // SKIP: %[[ONE:.*]] = oneflow.fill 1.000000e+00 : tensor<f32>

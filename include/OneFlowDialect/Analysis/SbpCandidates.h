@@ -49,6 +49,10 @@ bool fitsShape(RankedTensorType type, NdSbpAttr ndSbp, ArrayRef<int64_t> mesh);
 /// cannot change, or the op would write into a copy.
 SmallVector<unsigned> getInPlaceOperands(Operation *op);
 
+/// The operands whose layouts cannot change: those written in place and
+/// those the op's SbpInterface keeps (getLayoutKeepingOperands).
+SmallVector<unsigned> getLayoutKeepingOperands(Operation *op);
+
 /// Whether every operand and result of `candidate` fits its tensor's shape
 /// on `mesh` (fitsShape).
 bool fitsShapes(Operation *op, const NdSbpSignature &candidate,

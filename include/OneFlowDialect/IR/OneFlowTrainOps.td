@@ -127,7 +127,9 @@ def OneFlow_MovingAverageUpdateOp
 }
 
 def OneFlow_FindNonfiniteOp
-    : OneFlow_Op<"find_nonfinite", [Pure, OneFlow_HasSbp]> {
+    : OneFlow_Op<"find_nonfinite",
+                 [Pure, DeclareOpInterfaceMethods<OneFlow_SbpInterface,
+                                                  ["getLayoutKeepingOperands"]>]> {
   let summary = "`code` when x holds a NaN or an infinity, else 0";
   let description = [{
     A rank-0 f32: `code` (at least 1) when an element of `x` is a NaN or an
@@ -137,16 +139,23 @@ def OneFlow_FindNonfiniteOp
     codes of all gradients is the step's `skip` flag, and with codes
     numbered down from the first gradient it names the first one that is
     not finite. SBP: a split `x` gives P(max) (each rank sees its piece),
-    a broadcast one B. Not differentiable.
+    a broadcast one B. `like`, when given, is a tensor of x's shape whose
+    layout x takes (the gradient's variable): the check then reads the
+    gradient as its update does, through the same boxing, instead of
+    moving it a second time. Not differentiable.
 
     ```mlir
-    %c = oneflow.find_nonfinite %g {code = 3 : i64, label = "gradient of 'w'"}
-        : (tensor<4x4xf32>) -> tensor<f32>
+    %c = oneflow.find_nonfinite %g like %w {code = 3 : i64, label = "gradient of 'w'"}
+        : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<f32>
     ```
   }];
-  let arguments = (ins OneFlow_FloatTensor:$x, I64Attr:$code, StrAttr:$label);
+  let arguments = (ins OneFlow_FloatTensor:$x,
+                       Optional<OneFlow_FloatTensor>:$like, I64Attr:$code,
+                       StrAttr:$label);
   let results = (outs OneFlow_FloatTensor:$result);
-  let assemblyFormat = "$x attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $x (`like` $like^)? attr-dict `:` functional-type(operands, results)
+  }];
   let hasVerifier = 1;
 }
 

@@ -33,7 +33,16 @@ def OneFlow_SbpInterface : OpInterface<"SbpInterface"> {
       }],
       "void", "getSbpSignatures",
       (ins "int64_t":$meshAxisSize,
-           "::llvm::SmallVectorImpl<::mlir::oneflow::SbpSignature> &":$signatures)>
+           "::llvm::SmallVectorImpl<::mlir::oneflow::SbpSignature> &":$signatures)>,
+    InterfaceMethod<[{
+        The operands, besides those the op writes in place (which always
+        do), that keep the layout they come with: the op takes its other
+        operands' layouts from them and they are never boxed (for
+        find_nonfinite's `like`, the variable whose layout the gradient
+        check reads its gradient in). None by default.
+      }],
+      "::llvm::SmallVector<unsigned>", "getLayoutKeepingOperands", (ins), [{}],
+      /*defaultImplementation=*/[{ return {}; }]>
   ];
 }
 

@@ -145,19 +145,37 @@ LogicalResult FindNonfiniteOp::verify() {
   if (result.getRank() != 0 || !result.getElementType().isF32())
     return emitOpError() << "result must be a rank-0 tensor of f32, got "
                          << result;
+  if (Value like = getLike();
+      like && stripEncoding(like.getType()).getShape() !=
+                  stripEncoding(getX().getType()).getShape())
+    return emitOpError() << "like of type " << stripEncoding(like.getType())
+                         << " does not have the shape of x's "
+                         << stripEncoding(getX().getType());
   if (getCode() < 1 || getCode() > kMaxNonfiniteCode)
     return emitOpError() << "code " << getCode() << " is not in [1, "
                          << kMaxNonfiniteCode << "]";
   return success();
 }
 
-// Every axis of x is reduced, by a maximum: a split x leaves P(max).
+// Every axis of x is reduced, by a maximum: a split x leaves P(max); `like`
+// is split with x, axis for axis.
 void FindNonfiniteOp::getSbpSignatures(
     int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
   SbpDims dims(*this);
   int64_t rank = stripEncoding(getX().getType()).getRank();
-  for (int64_t axis = 0; axis < rank; ++axis)
-    dims.mapOperandAxis(
-        0, axis, dims.addDim(SbpDimKind::reduction, PartialReduction::max));
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    int64_t dim = dims.addDim(SbpDimKind::reduction, PartialReduction::max);
+    dims.mapOperandAxis(0, axis, dim);
+    if (getLike())
+      dims.mapOperandAxis(1, axis, dim);
+  }
   dims.derive(meshAxisSize, signatures);
+}
+
+// The gradient check reads its gradient in the layout of `like` (its
+// variable's, as the update does), never boxing the variable.
+SmallVector<unsigned> FindNonfiniteOp::getLayoutKeepingOperands() {
+  if (getLike())
+    return {1};
+  return {};
 }

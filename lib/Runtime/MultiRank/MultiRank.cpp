@@ -316,6 +316,45 @@ ofrt::runAllRanks(const LoadedPlan &plan, const MultiRankOptions &options) {
   return collectResult(states, *variables, options);
 }
 
+/// Every process of the job publishes its plan's collectives digest; all
+/// must agree (processes that compiled different programs would hang or
+/// compute wrong numbers together).
+static absl::Status checkPlansAgree(Store &store, const LoadedPlan &plan,
+                                    int rank, int world,
+                                    std::chrono::milliseconds timeout) {
+  std::string ours = collectivesDigest(plan.ranks);
+  auto key = [](int r) { return "plan/collectives/" + std::to_string(r); };
+  if (absl::Status status = store.set(key(rank), ours); !status.ok())
+    return status;
+  std::vector<std::string> keys;
+  for (int peer = 0; peer < world; ++peer)
+    keys.push_back(key(peer));
+  if (!store.wait(keys, timeout).ok()) {
+    std::string missing;
+    for (int peer = 0; peer < world; ++peer)
+      if (!store.get(key(peer), std::chrono::milliseconds(1)).ok())
+        missing += (missing.empty() ? "" : ", ") + std::to_string(peer);
+    return absl::DeadlineExceededError(
+        "not every rank joined within " + std::to_string(timeout.count()) +
+        " ms; missing rank(s) " + missing +
+        " (comparing the ranks' plans before the first collective)");
+  }
+  for (int peer = 0; peer < world; ++peer) {
+    if (peer == rank)
+      continue;
+    absl::StatusOr<std::string> theirs = store.get(key(peer), timeout);
+    if (!theirs.ok())
+      return theirs.status();
+    if (*theirs != ours)
+      return absl::FailedPreconditionError(
+          "rank " + std::to_string(rank) + "'s plan and rank " +
+          std::to_string(peer) + "'s disagree on their collectives (digest " +
+          ours + " here, " + *theirs + " there): the processes compiled "
+          "different programs or read different plans");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<MultiRankResult>
 ofrt::runRank(const LoadedPlan &plan, int rank, std::shared_ptr<Store> store,
               const MultiRankOptions &options) {
@@ -337,6 +376,7 @@ ofrt::runRank(const LoadedPlan &plan, int rank, std::shared_ptr<Store> store,
   if (!library.ok())
     return library.status();
   std::vector<RankState> states(world);
+  std::shared_ptr<Store> shared = store;
   absl::StatusOr<std::unique_ptr<CommunicatorPool>> pool =
       CommunicatorPool::create(
           CollectivesRegistry::global(), *library,
@@ -349,6 +389,9 @@ ofrt::runRank(const LoadedPlan &plan, int rank, std::shared_ptr<Store> store,
                              rankOptions.run.epoch->time_since_epoch())
                              .count();
   absl::Status status = pool.status();
+  // The processes have met: before any collective, their plans agree.
+  if (status.ok() && shared)
+    status = checkPlansAgree(*shared, plan, rank, world, options.timeout);
   if (status.ok())
     status = runProgram(plan.ranks[rank], **pool, rankOptions, inputNames(plan),
                         states[rank], collect ? &(*collect)[rank] : nullptr);

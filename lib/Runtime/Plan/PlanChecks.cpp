@@ -16,6 +16,7 @@
 #include "ofrt/Plan.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 using namespace ofrt;
@@ -101,4 +102,47 @@ absl::Status ofrt::checkCollectivesAgree(const std::vector<RankProgram> &ranks) 
     }
   }
   return absl::OkStatus();
+}
+
+namespace {
+
+/// FNV-1a, 64 bits, continued from `hash`.
+uint64_t fnv1a(const std::string &bytes,
+               uint64_t hash = 1469598103934665603ull) {
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+} // namespace
+
+uint64_t ofrt::planChecksum(const std::string &serialized) {
+  return fnv1a(serialized);
+}
+
+std::string ofrt::collectivesDigest(const std::vector<RankProgram> &ranks) {
+  // Over each rank's calls: group, what must agree, operand type.
+  uint64_t hash = fnv1a("");
+  auto mix = [&](const std::string &text) { hash = fnv1a(text + ';', hash); };
+  for (const RankProgram &program : ranks) {
+    mix("rank " + std::to_string(program.rank));
+    for (const StreamSpec &stream : program.streams)
+      for (int64_t id : stream.actors) {
+        const ActorSpec *actor = program.findActor(id);
+        if (!actor || !isCollective(actor->op.role) ||
+            actor->op.role == OpRole::Transfer)
+          continue;
+        const CollectiveLayout *layout =
+            actor->op.layoutAs<CollectiveLayout>();
+        mix(groupName(layout ? layout->group : std::vector<int64_t>{}) + " " +
+            describe(*actor) + " " +
+            (actor->op.inputs.empty() ? "" : actor->op.inputs[0].str()));
+      }
+  }
+  char digits[17];
+  std::snprintf(digits, sizeof(digits), "%016llx",
+                static_cast<unsigned long long>(hash));
+  return digits;
 }

@@ -10,7 +10,9 @@
 
 #include "absl/strings/match.h"
 
+#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/text_format.h>
 
@@ -334,6 +336,19 @@ static bool parseText(const std::string &bytes, proto::Plan &plan,
   return parser.ParseFromString(bytes, &plan);
 }
 
+/// The plan's bytes with attribute maps in key order, as the compiler
+/// writes them (PlanExport.cpp).
+static std::string serializeDeterministic(const proto::Plan &plan) {
+  std::string bytes;
+  google::protobuf::io::StringOutputStream stream(&bytes);
+  {
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    plan.SerializeToCodedStream(&coded);
+  }
+  return bytes;
+}
+
 absl::StatusOr<LoadedPlan> ofrt::parsePlan(const std::string &bytes, bool text,
                                            const std::string &what) {
   proto::Plan plan;
@@ -387,6 +402,14 @@ absl::StatusOr<LoadedPlan> ofrt::parsePlan(const std::string &bytes, bool text,
                                       "': not a valid version " +
                                       std::to_string(proto::CURRENT) +
                                       " plan in text format (" + error + ")");
+  if (plan.checksum() != 0) {
+    proto::Plan unsummed = plan;
+    unsummed.clear_checksum();
+    if (planChecksum(serializeDeterministic(unsummed)) != plan.checksum())
+      return absl::DataLossError(
+          "plan '" + what + "' does not match its checksum: it was "
+          "corrupted after it was written (recompile the model)");
+  }
   if (plan.ranks().empty())
     return absl::InvalidArgumentError("plan '" + what + "' has no ranks");
   LoadedPlan loaded;

@@ -157,3 +157,11 @@ func.func @find_nonfinite_result(%g: tensor<4xf32>) {
   %c = oneflow.find_nonfinite %g {code = 1 : i64, label = "g"} : (tensor<4xf32>) -> tensor<1xf32>
   return
 }
+
+// -----
+
+func.func @find_nonfinite_like(%g: tensor<4xf32>, %w: tensor<5xf32>) {
+  // expected-error@+1 {{'oneflow.find_nonfinite' op like of type 'tensor<5xf32>' does not have the shape of x's 'tensor<4xf32>'}}
+  %c = oneflow.find_nonfinite %g like %w {code = 1 : i64, label = "g"} : (tensor<4xf32>, tensor<5xf32>) -> tensor<f32>
+  return
+}

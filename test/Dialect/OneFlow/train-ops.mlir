@@ -30,6 +30,10 @@ func.func @find_nonfinite(%g: tensor<4x6xf32>, %b: tensor<6xbf16>) {
   %c = oneflow.find_nonfinite %g {code = 3 : i64, label = "gradient of 'w'"} : (tensor<4x6xf32>) -> tensor<f32>
   // expected-remark@+1 {{sbp: S(0) -> P(max)}}
   %d = oneflow.find_nonfinite %b {code = 1 : i64, label = "b"} : (tensor<6xbf16>) -> tensor<f32>
+  // Like a tensor of its shape: split with it.
+  // CHECK: oneflow.find_nonfinite %{{.*}} like %{{.*}} {code = 2 : i64, label = "g"} : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<f32>
+  // expected-remark@+1 {{sbp: S(0), S(0) -> P(max) | S(1), S(1) -> P(max)}}
+  %e = oneflow.find_nonfinite %g like %g {code = 2 : i64, label = "g"} : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<f32>
   return
 }
 

@@ -237,7 +237,8 @@ private:
 } // namespace
 
 absl::StatusOr<float> cpu::readNonfiniteCode(const OpDesc &op) {
-  OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
+  // A second operand (`like`) only gave the first its layout.
+  OFRT_RETURN_IF_ERROR(checkArity(op, 1, 2, 1));
   DType dtype = op.inputs[0].dtype;
   if (dtype != DType::F32 && dtype != DType::F64 && dtype != DType::BF16 &&
       dtype != DType::F16)
