@@ -27,8 +27,8 @@ namespace {
 std::string describe(const ActorSpec &actor) {
   const CollectiveLayout *layout = actor.op.layoutAs<CollectiveLayout>();
   std::string what = actor.op.type.substr(actor.op.type.find('.') + 1);
-  if (actor.op.role == OpRole::AllReduce ||
-      actor.op.role == OpRole::ReduceScatter)
+  if (layout && (actor.op.role == OpRole::AllReduce ||
+                 actor.op.role == OpRole::ReduceScatter))
     what += layout->reduce == ReduceOp::Max   ? " (max)"
             : layout->reduce == ReduceOp::Min ? " (min)"
                                               : " (sum)";
@@ -47,6 +47,21 @@ std::string groupName(const std::vector<int64_t> &group) {
   return s + "]";
 }
 
+/// The collectives of `program` (not transfers, which pair by tags) with
+/// their layouts, in its streams' orders, once per firing.
+std::vector<std::pair<const ActorSpec *, const CollectiveLayout *>>
+collectiveCalls(const RankProgram &program) {
+  std::vector<std::pair<const ActorSpec *, const CollectiveLayout *>> calls;
+  for (const StreamSpec &stream : program.streams)
+    for (int64_t id : stream.actors) {
+      const ActorSpec *actor = program.findActor(id);
+      if (actor && isCollective(actor->op.role) &&
+          actor->op.role != OpRole::Transfer)
+        calls.emplace_back(actor, actor->op.layoutAs<CollectiveLayout>());
+    }
+  return calls;
+}
+
 } // namespace
 
 absl::Status ofrt::checkCollectivesAgree(const std::vector<RankProgram> &ranks) {
@@ -54,17 +69,9 @@ absl::Status ofrt::checkCollectivesAgree(const std::vector<RankProgram> &ranks) 
   std::map<std::vector<int64_t>, std::map<int64_t, std::vector<const ActorSpec *>>>
       calls;
   for (const RankProgram &program : ranks)
-    for (const StreamSpec &stream : program.streams)
-      for (int64_t id : stream.actors) {
-        const ActorSpec *actor = program.findActor(id);
-        if (!actor || !isCollective(actor->op.role) ||
-            actor->op.role == OpRole::Transfer)
-          continue;
-        const CollectiveLayout *layout =
-            actor->op.layoutAs<CollectiveLayout>();
-        if (layout && layout->group.size() > 1)
-          calls[layout->group][program.rank].push_back(actor);
-      }
+    for (auto [actor, layout] : collectiveCalls(program))
+      if (layout && layout->group.size() > 1)
+        calls[layout->group][program.rank].push_back(actor);
   for (auto &[group, byRank] : calls) {
     // The first member the plan has is the reference.
     auto reference = byRank.end();
@@ -128,18 +135,10 @@ std::string ofrt::collectivesDigest(const std::vector<RankProgram> &ranks) {
   auto mix = [&](const std::string &text) { hash = fnv1a(text + ';', hash); };
   for (const RankProgram &program : ranks) {
     mix("rank " + std::to_string(program.rank));
-    for (const StreamSpec &stream : program.streams)
-      for (int64_t id : stream.actors) {
-        const ActorSpec *actor = program.findActor(id);
-        if (!actor || !isCollective(actor->op.role) ||
-            actor->op.role == OpRole::Transfer)
-          continue;
-        const CollectiveLayout *layout =
-            actor->op.layoutAs<CollectiveLayout>();
-        mix(groupName(layout ? layout->group : std::vector<int64_t>{}) + " " +
-            describe(*actor) + " " +
-            (actor->op.inputs.empty() ? "" : actor->op.inputs[0].str()));
-      }
+    for (auto [actor, layout] : collectiveCalls(program))
+      mix(groupName(layout ? layout->group : std::vector<int64_t>{}) + " " +
+          describe(*actor) + " " +
+          (actor->op.inputs.empty() ? "" : actor->op.inputs[0].str()));
   }
   char digits[17];
   std::snprintf(digits, sizeof(digits), "%016llx",
