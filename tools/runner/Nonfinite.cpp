@@ -136,6 +136,13 @@ void NonfiniteMonitor::observe(int64_t rank, const std::string &name,
                             "variables took it in"));
     return;
   }
+  // A loss every rank holds is read from one: the first to report it
+  // (each process of a job reads its own).
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (watched.try_emplace(name, rank).first->second != rank)
+      return;
+  }
   if (!std::isfinite(v))
     report(step, "output '" + name + "' is " + describe(v) + " on rank " +
                      std::to_string(rank));

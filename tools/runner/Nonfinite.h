@@ -97,6 +97,8 @@ private:
   std::map<int64_t, std::string> labels;
   /// The plan skips the updates of a step whose gradients are not finite.
   bool skipsUpdates = false;
+  /// The scalar outputs checked, each with the one rank it is read from.
+  std::map<std::string, int64_t> watched;
   mutable std::mutex mutex;
   /// The last steps found (a step's loss and gradients are one finding).
   std::map<int64_t, std::set<std::string>> recent;
