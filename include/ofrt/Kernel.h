@@ -36,7 +36,7 @@ namespace ofrt {
 /// attributes (unit attributes are bools). Tensors carry constant values.
 using AttrValue = std::variant<int64_t, double, bool, std::string,
                                std::vector<int64_t>, std::vector<double>,
-                               TensorData>;
+                               TensorData, std::vector<std::string>>;
 
 /// What the runtime makes of an op (the plan's `role`): a kernel of the
 /// registry, found by the op's name (the open set: plugins register kernels

@@ -56,6 +56,8 @@ template <typename T> const char *wantedTypeName() {
     return "an integer array";
   else if constexpr (std::is_same_v<T, std::vector<double>>)
     return "a float array";
+  else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+    return "a string array";
   else
     return "a tensor";
 }

@@ -13,6 +13,7 @@
 //   StringAttr -> s             DenseI64ArrayAttr -> ints
 //   DenseF64ArrayAttr -> floats ElementsAttr -> tensor (little-endian,
 //                               row-major; i1 as one byte per element)
+//   ArrayAttr of StringAttr -> strings
 //   #oneflow.init<kind(args)> named N -> N = s kind, N_args = floats args
 //
 //===----------------------------------------------------------------------===//
@@ -198,6 +199,16 @@ convertAttr(StringRef name, Attribute attr,
     proto::Floats &list = *value.mutable_floats();
     for (double f : floats.asArrayRef())
       list.add_values(f);
+  } else if (auto array = dyn_cast<ArrayAttr>(attr);
+             array && llvm::all_of(array, llvm::IsaPred<StringAttr>)) {
+    proto::Strings &list = *value.mutable_strings();
+    for (StringAttr str : array.getAsRange<StringAttr>()) {
+      if (!llvm::json::isUTF8(str.getValue())) {
+        why = "a string of it is not valid UTF-8";
+        return failure();
+      }
+      list.add_values(str.str());
+    }
   } else if (auto elements = dyn_cast<ElementsAttr>(attr)) {
     FailureOr<proto::Tensor> tensor = convertElements(elements, why);
     if (failed(tensor))

@@ -15,6 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Fusion.h"
+
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Transforms/Passes.h"
 
@@ -22,8 +24,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 #define DEBUG_TYPE "oneflow-fuse-all-reduce"
 
@@ -50,59 +50,10 @@ static int64_t wholeBytes(AllReduceOp op) {
          llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
 }
 
-/// Whether `op` uses, directly or through other ops, a result of one of
-/// `members` (the first of which comes first in the block): then the two
-/// cannot be one all-reduce.
-static bool dependsOn(Operation *op, ArrayRef<AllReduceOp> members) {
-  Operation *first = members.front();
-  SmallPtrSet<Operation *, 8> targets, seen;
-  for (AllReduceOp member : members)
-    targets.insert(member);
-  SmallVector<Operation *> work{op};
-  while (!work.empty()) {
-    Operation *current = work.pop_back_val();
-    for (Value operand : current->getOperands()) {
-      Operation *def = operand.getDefiningOp();
-      if (!def || def->getBlock() != first->getBlock() ||
-          def->isBeforeInBlock(first) || !seen.insert(def).second)
-        continue;
-      if (targets.contains(def))
-        return true;
-      work.push_back(def);
-    }
-  }
-  return false;
-}
-
-/// Whether fusing `bucket` keeps every in-place write where it is relative
-/// to the other users of the value it writes. The users of the bucket's
-/// results (and theirs) only move later; an optimizer update among them
-/// must not move past a user of its variable that came after it.
-static bool keepsWritesInOrder(ArrayRef<AllReduceOp> bucket) {
-  SetVector<Operation *> moving;
-  SmallVector<Operation *> work;
-  for (AllReduceOp op : bucket)
-    work.push_back(op);
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
-    for (Operation *user : op->getUsers())
-      if (moving.insert(user))
-        work.push_back(user);
-  }
-  for (Operation *op : moving) {
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects)
-      continue;
-    for (Value operand : op->getOperands()) {
-      if (!effects.getEffectOnValue<MemoryEffects::Write>(operand))
-        continue;
-      for (Operation *user : operand.getUsers())
-        if (!moving.contains(user) && user->getBlock() == op->getBlock() &&
-            op->isBeforeInBlock(user))
-          return false;
-    }
-  }
-  return true;
+static SmallVector<Operation *> operations(ArrayRef<AllReduceOp> ops) {
+  return llvm::map_to_vector(ops, [](AllReduceOp op) -> Operation * {
+    return op.getOperation();
+  });
 }
 
 /// Moves `op` right after the op that defines its operand: an all-reduce
@@ -223,7 +174,8 @@ struct FuseAllReducePass
                 op.getMeshAxis()};
         auto &[members, used] = open[key];
         if (!members.empty() &&
-            (used + bytes > bucketBytes || dependsOn(op, members))) {
+            (used + bytes > bucketBytes ||
+             dependsOnAny(op, operations(members)))) {
           buckets.push_back(std::move(members));
           members.clear();
           used = 0;
@@ -235,11 +187,11 @@ struct FuseAllReducePass
         buckets.push_back(std::move(entry.second.first));
       SmallVector<Operation *> unpacked;
       for (ArrayRef<AllReduceOp> bucket : buckets)
-        if (bucket.size() > 1 && keepsWritesInOrder(bucket))
+        if (bucket.size() > 1 && keepsWritesInOrder(operations(bucket)))
           fuse(bucket, unpacked);
       if (unpacked.empty())
         continue;
-      // Buckets hold independent all-reduces (dependsOn), so an order
+      // Buckets hold independent all-reduces (dependsOnAny), so an order
       // exists.
       bool sorted = sortTopologically(&block);
       assert(sorted && "a bucket holds an all-reduce that depends on another");

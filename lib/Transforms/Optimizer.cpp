@@ -183,8 +183,9 @@ OptimizerPass::buildNonfiniteFlag(OpBuilder &builder, func::FuncOp func,
     // Like its variable: the check reads the gradient in the layout the
     // update does, through the same boxing.
     Value found = FindNonfiniteOp::create(
-        builder, g.loc, flagType, g.grad, variable.getResult(),
-        builder.getI64IntegerAttr(code), builder.getStringAttr(label));
+        builder, g.loc, flagType, ValueRange{g.grad},
+        ValueRange{variable.getResult()}, builder.getDenseI64ArrayAttr({code}),
+        builder.getStrArrayAttr({label}));
     flag = flag ? Value(MaximumOp::create(builder, g.loc, flag, found)) : found;
   }
   auto output =

@@ -27,6 +27,7 @@ void mlir::oneflow::buildOneFlowDefaultPipeline(
   funcPm.addPass(createInsertBoxingPass());
   funcPm.addPass(createLowerBoxingPass());
   funcPm.addPass(createFuseAllReducePass());
+  funcPm.addPass(createFuseNonfiniteChecksPass());
   funcPm.addPass(createAccumulateMicroBatchesPass());
   funcPm.addPass(createPackConstantWeightsPass());
   pm.addPass(createLowerToActorGraphPass(

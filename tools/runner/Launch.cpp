@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -74,7 +75,7 @@ absl::StatusOr<std::optional<ProcessRank>> ofrun::rankFromEnvironment() {
       return absl::InvalidArgumentError(
           std::string(source.rank) + "=" + std::to_string(**rank) +
           " is not below " + source.world + "=" + std::to_string(**world));
-    ProcessRank result{**rank, **world, source.launcher, ""};
+    ProcessRank result{**rank, **world, source.launcher, "", source.rank};
     if (const char *dir = std::getenv("OF_STORE_DIR"))
       result.storeDir = dir;
     return std::optional<ProcessRank>(result);
@@ -257,8 +258,14 @@ int ofrun::launchProcesses(int processes, const std::vector<std::string> &args) 
       setenv("OF_RANK", std::to_string(rank).c_str(), 1);
       setenv("OF_WORLD_SIZE", std::to_string(processes).c_str(), 1);
       setenv("OF_STORE_DIR", storeDir.c_str(), 1);
+      // A rank launches nothing: its --nproc-per-node is 0 (the last value
+      // given wins; before a "--", after which arguments are positional),
+      // so that one given with a launcher's rank is the user's.
+      std::vector<std::string> rankArgs = args;
+      rankArgs.insert(std::find(rankArgs.begin(), rankArgs.end(), "--"),
+                      "--nproc_per_node=0");
       std::vector<char *> argv{const_cast<char *>(self.c_str())};
-      for (const std::string &arg : args)
+      for (const std::string &arg : rankArgs)
         argv.push_back(const_cast<char *>(arg.c_str()));
       argv.push_back(nullptr);
       execv(self.c_str(), argv.data());

@@ -30,6 +30,8 @@ struct ProcessRank {
   std::string launcher;
   /// The store directory the launcher chose (OF_STORE_DIR), if any.
   std::string storeDir;
+  /// The environment variable the rank came from ("OF_RANK", "RANK", ...).
+  std::string rankVariable;
 };
 
 /// The rank and world size from OF_RANK/OF_WORLD_SIZE (and OF_STORE_DIR),

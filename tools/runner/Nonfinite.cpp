@@ -99,9 +99,12 @@ NonfiniteMonitor::NonfiniteMonitor(const std::vector<ofrt::RankProgram> &ranks,
   for (const ofrt::RankProgram &program : ranks)
     for (const ofrt::ActorSpec &actor : program.actors) {
       const ofrt::OpDesc &op = actor.op;
-      if (op.type == "oneflow.find_nonfinite")
-        labels.emplace(op.get<int64_t>("code", 0),
-                       op.get<std::string>("label", op.name));
+      if (op.type == "oneflow.find_nonfinite") {
+        auto codes = op.get<std::vector<int64_t>>("codes", {});
+        auto names = op.get<std::vector<std::string>>("labels", {});
+        for (size_t i = 0; i < codes.size(); ++i)
+          labels.emplace(codes[i], i < names.size() ? names[i] : op.name);
+      }
       if (op.role == ofrt::OpRole::Output &&
           op.get<std::string>("name", op.name) == kNonfiniteOutput)
         skipsUpdates |= op.get<bool>("skips_updates", false);

@@ -321,6 +321,13 @@ absl::StatusOr<Job> ofrun::jobFromFlags() {
   if (!launched.ok())
     return launched.status();
   job.launched = *launched;
+  if (job.launched && job.processes > 0)
+    std::fprintf(stderr,
+                 "%s: note: --nproc-per-node %d is ignored: %s=%d makes this "
+                 "process one rank of %d already started\n",
+                 programName(), job.processes,
+                 job.launched->rankVariable.c_str(), job.launched->rank,
+                 job.launched->world);
   if (job.launched && job.devices != 1)
     return absl::InvalidArgumentError(
         "--devices " + job.device + ":" + std::to_string(job.devices) +

@@ -128,30 +128,39 @@ def OneFlow_MovingAverageUpdateOp
 
 def OneFlow_FindNonfiniteOp
     : OneFlow_Op<"find_nonfinite",
-                 [Pure, DeclareOpInterfaceMethods<OneFlow_SbpInterface,
-                                                  ["getLayoutKeepingOperands"]>]> {
-  let summary = "`code` when x holds a NaN or an infinity, else 0";
+                 [Pure, AttrSizedOperandSegments,
+                  DeclareOpInterfaceMethods<OneFlow_SbpInterface,
+                                            ["getLayoutKeepingOperands"]>]> {
+  let summary = "the largest code of the tensors that hold a NaN or an "
+                "infinity, else 0";
   let description = [{
-    A rank-0 f32: `code` (at least 1) when an element of `x` is a NaN or an
-    infinity, 0 when every element is finite. `label` says what `x` is
-    ("gradient of 'fc1.weight'"), for the message that reports it.
-    oneflow-optimizer checks a step's gradients with it: the maximum of the
-    codes of all gradients is the step's `skip` flag, and with codes
+    A rank-0 f32: the largest `codes[i]` (each at least 1) such that an
+    element of `x[i]` is a NaN or an infinity, 0 when every element of every
+    `x` is finite. `labels[i]` says what `x[i]` is ("gradient of
+    'fc1.weight'"), for the message that reports it.
+    oneflow-optimizer checks each of a step's gradients with one; the
+    maximum of their results is the step's `skip` flag, and with codes
     numbered down from the first gradient it names the first one that is
-    not finite. SBP: a split `x` gives P(max) (each rank sees its piece),
-    a broadcast one B. `like`, when given, is a tensor of x's shape whose
-    layout x takes (the gradient's variable): the check then reads the
-    gradient as its update does, through the same boxing, instead of
-    moving it a second time. Not differentiable.
+    not finite. oneflow-fuse-nonfinite-checks then makes the checks of one
+    layout one op (one kernel for all of them).
+
+    SBP: every axis of every `x` is reduced by a maximum, so a split `x`
+    gives P(max) (each rank sees its piece; an `x` that is broadcast at the
+    same time only repeats its code). `like`, when given, holds one tensor
+    per `x`, of its shape, whose layout that `x` takes (the gradient's
+    variable): the check then reads the gradient as its update does,
+    through the same boxing, instead of moving it a second time. Not
+    differentiable.
 
     ```mlir
-    %c = oneflow.find_nonfinite %g like %w {code = 3 : i64, label = "gradient of 'w'"}
+    %c = oneflow.find_nonfinite %g like %w
+        {codes = array<i64: 3>, labels = ["gradient of 'w'"]}
         : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<f32>
     ```
   }];
-  let arguments = (ins OneFlow_FloatTensor:$x,
-                       Optional<OneFlow_FloatTensor>:$like, I64Attr:$code,
-                       StrAttr:$label);
+  let arguments = (ins Variadic<OneFlow_FloatTensor>:$x,
+                       Variadic<OneFlow_FloatTensor>:$like,
+                       DenseI64ArrayAttr:$codes, StrArrayAttr:$labels);
   let results = (outs OneFlow_FloatTensor:$result);
   let assemblyFormat = [{
     $x (`like` $like^)? attr-dict `:` functional-type(operands, results)

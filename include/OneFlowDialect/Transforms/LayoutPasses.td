@@ -499,6 +499,37 @@ def FuseAllReducePass
   ];
 }
 
+def FuseNonfiniteChecksPass
+    : Pass<"oneflow-fuse-nonfinite-checks", "::mlir::func::FuncOp"> {
+  let summary = "Make the NaN and infinity checks of one layout one op";
+  let description = [{
+    oneflow-optimizer checks each gradient with its own
+    `oneflow.find_nonfinite` and takes the maximum of their results: on a
+    small model those checks and maximums are more ops than the rest of
+    the update, and each costs an actor firing per step. Once the layouts
+    are fixed (after boxing), this pass replaces the checks of one block
+    whose results have the same type, layout included, by one
+    `oneflow.find_nonfinite` of all their tensors (codes and labels in
+    order) built after the last of them, without `like` operands (they
+    only chose a layout, which is now fixed); a check that depends on the
+    result of another starts a new group. Every use of a member's result
+    uses the fused result instead, which is right because the maximum is
+    idempotent; `oneflow.maximum` ops whose two operands have become the
+    same value are then removed. Ops that use a result move after the
+    fused check (the block is sorted topologically); a group whose users
+    include an op that would then write in place after a later reader of
+    what it writes is left as it is.
+
+    ```mlir
+    %c1 = oneflow.find_nonfinite %g1 like %w1 {codes = array<i64: 2>, labels = ["gradient of 'w1'"]} : ...
+    %c2 = oneflow.find_nonfinite %g2 like %w2 {codes = array<i64: 1>, labels = ["gradient of 'w2'"]} : ...
+    %m = oneflow.maximum %c1, %c2 : ...
+    // becomes
+    %m = oneflow.find_nonfinite %g1, %g2 {codes = array<i64: 2, 1>, labels = ["gradient of 'w1'", "gradient of 'w2'"]} : ...
+    ```
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Test passes
 //===----------------------------------------------------------------------===//

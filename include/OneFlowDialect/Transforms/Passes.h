@@ -42,8 +42,11 @@ struct OneFlowPipelineOptions
 
 /// From a program of `oneflow` ops to planned rank plans:
 /// func.func(oneflow-infer-shapes, oneflow-fuse-conv-bn-act,
-/// oneflow-conv-blocked-layouts), oneflow-lower-to-actor-graph,
-/// oneflow_actor.rank_plan(oneflow-plan-memory).
+/// oneflow-conv-blocked-layouts, oneflow-sbp-propagation,
+/// oneflow-expand-split-softmax, oneflow-insert-boxing, oneflow-lower-boxing,
+/// oneflow-fuse-all-reduce, oneflow-fuse-nonfinite-checks,
+/// oneflow-accumulate-micro-batches, oneflow-pack-constant-weights),
+/// oneflow-lower-to-actor-graph, oneflow_actor.rank_plan(oneflow-plan-memory).
 void buildOneFlowDefaultPipeline(OpPassManager &pm,
                                  const OneFlowPipelineOptions &options);
 

@@ -145,29 +145,48 @@ LogicalResult FindNonfiniteOp::verify() {
   if (result.getRank() != 0 || !result.getElementType().isF32())
     return emitOpError() << "result must be a rank-0 tensor of f32, got "
                          << result;
-  if (Value like = getLike();
-      like && stripEncoding(like.getType()).getShape() !=
-                  stripEncoding(getX().getType()).getShape())
-    return emitOpError() << "like of type " << stripEncoding(like.getType())
-                         << " does not have the shape of x's "
-                         << stripEncoding(getX().getType());
-  if (getCode() < 1 || getCode() > kMaxNonfiniteCode)
-    return emitOpError() << "code " << getCode() << " is not in [1, "
-                         << kMaxNonfiniteCode << "]";
+  size_t n = getX().size();
+  if (n == 0)
+    return emitOpError() << "checks no tensor";
+  if (getCodes().size() != n || getLabels().size() != n)
+    return emitOpError() << "has " << getCodes().size() << " codes and "
+                         << getLabels().size() << " labels for " << n
+                         << " tensors";
+  if (!getLike().empty() && getLike().size() != n)
+    return emitOpError() << "has " << getLike().size()
+                         << " like operands for " << n << " tensors";
+  for (auto [index, x] : llvm::enumerate(getX())) {
+    auto xType = stripEncoding(x.getType());
+    if (!getLike().empty()) {
+      auto like = stripEncoding(getLike()[index].getType());
+      if (like.getShape() != xType.getShape())
+        return emitOpError() << "like #" << index << " of type " << like
+                             << " does not have the shape of x #" << index
+                             << "'s " << xType;
+    }
+    int64_t code = getCodes()[index];
+    if (code < 1 || code > kMaxNonfiniteCode)
+      return emitOpError() << "code " << code << " is not in [1, "
+                           << kMaxNonfiniteCode << "]";
+  }
   return success();
 }
 
-// Every axis of x is reduced, by a maximum: a split x leaves P(max); `like`
-// is split with x, axis for axis.
+// Every axis of every x is reduced, by a maximum: a split x leaves P(max);
+// each `like` is split with its x, axis for axis.
 void FindNonfiniteOp::getSbpSignatures(
     int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
   SbpDims dims(*this);
-  int64_t rank = stripEncoding(getX().getType()).getRank();
-  for (int64_t axis = 0; axis < rank; ++axis) {
-    int64_t dim = dims.addDim(SbpDimKind::reduction, PartialReduction::max);
-    dims.mapOperandAxis(0, axis, dim);
-    if (getLike())
-      dims.mapOperandAxis(1, axis, dim);
+  unsigned n = getX().size();
+  bool withLike = !getLike().empty();
+  for (unsigned index = 0; index < n; ++index) {
+    int64_t rank = stripEncoding(getX()[index].getType()).getRank();
+    for (int64_t axis = 0; axis < rank; ++axis) {
+      int64_t dim = dims.addDim(SbpDimKind::reduction, PartialReduction::max);
+      dims.mapOperandAxis(index, axis, dim);
+      if (withLike)
+        dims.mapOperandAxis(n + index, axis, dim);
+    }
   }
   dims.derive(meshAxisSize, signatures);
 }
@@ -175,7 +194,7 @@ void FindNonfiniteOp::getSbpSignatures(
 // The gradient check reads its gradient in the layout of `like` (its
 // variable's, as the update does), never boxing the variable.
 SmallVector<unsigned> FindNonfiniteOp::getLayoutKeepingOperands() {
-  if (getLike())
-    return {1};
-  return {};
+  unsigned n = getX().size();
+  return llvm::to_vector(
+      llvm::seq<unsigned>(n, n + static_cast<unsigned>(getLike().size())));
 }

@@ -72,8 +72,10 @@ const char *ofrt::attrTypeName(const AttrValue &value) {
     return "an integer array";
   case 5:
     return "a float array";
-  default:
+  case 6:
     return "a tensor";
+  default:
+    return "a string array";
   }
 }
 

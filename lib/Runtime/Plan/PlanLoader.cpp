@@ -98,6 +98,9 @@ static absl::StatusOr<AttrValue> convertAttr(const proto::AttrValue &attr) {
   case proto::AttrValue::kFloats:
     return AttrValue(std::vector<double>(attr.floats().values().begin(),
                                          attr.floats().values().end()));
+  case proto::AttrValue::kStrings:
+    return AttrValue(std::vector<std::string>(attr.strings().values().begin(),
+                                              attr.strings().values().end()));
   case proto::AttrValue::kTensor: {
     absl::StatusOr<TensorDesc> desc = convertDesc(attr.tensor().desc());
     if (!desc.ok())

@@ -146,7 +146,7 @@ func.func @skip_type(%w: tensor<4xf32>, %s: tensor<f32>, %k: tensor<2xf32>) {
 
 func.func @find_nonfinite_code(%g: tensor<4xf32>) {
   // expected-error@+1 {{'oneflow.find_nonfinite' op code 0 is not in [1, 16777216]}}
-  %c = oneflow.find_nonfinite %g {code = 0 : i64, label = "g"} : (tensor<4xf32>) -> tensor<f32>
+  %c = oneflow.find_nonfinite %g {codes = array<i64: 0>, labels = ["g"]} : (tensor<4xf32>) -> tensor<f32>
   return
 }
 
@@ -154,14 +154,38 @@ func.func @find_nonfinite_code(%g: tensor<4xf32>) {
 
 func.func @find_nonfinite_result(%g: tensor<4xf32>) {
   // expected-error@+1 {{'oneflow.find_nonfinite' op result must be a rank-0 tensor of f32, got 'tensor<1xf32>'}}
-  %c = oneflow.find_nonfinite %g {code = 1 : i64, label = "g"} : (tensor<4xf32>) -> tensor<1xf32>
+  %c = oneflow.find_nonfinite %g {codes = array<i64: 1>, labels = ["g"]} : (tensor<4xf32>) -> tensor<1xf32>
   return
 }
 
 // -----
 
 func.func @find_nonfinite_like(%g: tensor<4xf32>, %w: tensor<5xf32>) {
-  // expected-error@+1 {{'oneflow.find_nonfinite' op like of type 'tensor<5xf32>' does not have the shape of x's 'tensor<4xf32>'}}
-  %c = oneflow.find_nonfinite %g like %w {code = 1 : i64, label = "g"} : (tensor<4xf32>, tensor<5xf32>) -> tensor<f32>
+  // expected-error@+1 {{'oneflow.find_nonfinite' op like #0 of type 'tensor<5xf32>' does not have the shape of x #0's 'tensor<4xf32>'}}
+  %c = oneflow.find_nonfinite %g like %w {codes = array<i64: 1>, labels = ["g"]} : (tensor<4xf32>, tensor<5xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @find_nonfinite_codes(%g: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.find_nonfinite' op has 2 codes and 1 labels for 2 tensors}}
+  %c = oneflow.find_nonfinite %g, %g {codes = array<i64: 2, 1>, labels = ["g"]} : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @find_nonfinite_like_count(%g: tensor<4xf32>) {
+  // expected-error@+1 {{'oneflow.find_nonfinite' op has 1 like operands for 2 tensors}}
+  %c = oneflow.find_nonfinite %g, %g like %g {codes = array<i64: 2, 1>, labels = ["g", "h"]} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @find_nonfinite_nothing() {
+  // expected-error@+1 {{'oneflow.find_nonfinite' op checks no tensor}}
+  %c = oneflow.find_nonfinite {codes = array<i64>, labels = []} : () -> tensor<f32>
   return
 }

@@ -25,15 +25,20 @@ func.func @updates(%w: tensor<4x6xf32>, %g: tensor<4x6xf32>, %m: tensor<4x6xf32>
 
 // CHECK-LABEL: func.func @find_nonfinite
 func.func @find_nonfinite(%g: tensor<4x6xf32>, %b: tensor<6xbf16>) {
-  // CHECK: oneflow.find_nonfinite %{{.*}} {code = 3 : i64, label = "gradient of 'w'"} : (tensor<4x6xf32>) -> tensor<f32>
+  // CHECK: oneflow.find_nonfinite %{{.*}} {codes = array<i64: 3>, labels = ["gradient of 'w'"]} : (tensor<4x6xf32>) -> tensor<f32>
   // expected-remark@+1 {{sbp: S(0) -> P(max) | S(1) -> P(max)}}
-  %c = oneflow.find_nonfinite %g {code = 3 : i64, label = "gradient of 'w'"} : (tensor<4x6xf32>) -> tensor<f32>
+  %c = oneflow.find_nonfinite %g {codes = array<i64: 3>, labels = ["gradient of 'w'"]} : (tensor<4x6xf32>) -> tensor<f32>
   // expected-remark@+1 {{sbp: S(0) -> P(max)}}
-  %d = oneflow.find_nonfinite %b {code = 1 : i64, label = "b"} : (tensor<6xbf16>) -> tensor<f32>
+  %d = oneflow.find_nonfinite %b {codes = array<i64: 1>, labels = ["b"]} : (tensor<6xbf16>) -> tensor<f32>
   // Like a tensor of its shape: split with it.
-  // CHECK: oneflow.find_nonfinite %{{.*}} like %{{.*}} {code = 2 : i64, label = "g"} : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<f32>
+  // CHECK: oneflow.find_nonfinite %{{.*}} like %{{.*}} {codes = array<i64: 2>, labels = ["g"]} : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<f32>
   // expected-remark@+1 {{sbp: S(0), S(0) -> P(max) | S(1), S(1) -> P(max)}}
-  %e = oneflow.find_nonfinite %g like %g {code = 2 : i64, label = "g"} : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<f32>
+  %e = oneflow.find_nonfinite %g like %g {codes = array<i64: 2>, labels = ["g"]} : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<f32>
+  // Several tensors (as oneflow-fuse-nonfinite-checks makes them): one is
+  // split at a time, the others repeat their codes on every rank.
+  // CHECK: oneflow.find_nonfinite %{{.*}}, %{{.*}} {codes = array<i64: 2, 1>, labels = ["g", "b"]} : (tensor<4x6xf32>, tensor<6xbf16>) -> tensor<f32>
+  // expected-remark@+1 {{sbp: S(0), B -> P(max) | S(1), B -> P(max) | B, S(0) -> P(max)}}
+  %f = oneflow.find_nonfinite %g, %b {codes = array<i64: 2, 1>, labels = ["g", "b"]} : (tensor<4x6xf32>, tensor<6xbf16>) -> tensor<f32>
   return
 }
 

@@ -202,9 +202,26 @@ TEST_F(CudaKernels, FindNonfinite) {
       if (value != 0.0)
         x[4321] = value;
       expectSame(op("find_nonfinite", {{dtype, {5000}}}, {{DType::F32, {}}},
-                    {{"code", int64_t(9)}}),
+                    {{"codes", std::vector<int64_t>{9}}}),
                  {tensor(dtype, {5000}, x)});
     }
+  // Several tensors: the largest code of those that are not finite, though
+  // the tensors are not in order of code.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int bad = 0; bad < 8; ++bad) {
+    std::vector<TensorData> in;
+    std::vector<TensorDesc> descs;
+    for (int i = 0; i < 3; ++i) {
+      Values x = randomValues(3000 + i, seed++, -1, 1);
+      if (bad & (1 << i))
+        x[1000 * i] = nan;
+      in.push_back(tensor(i == 2 ? DType::BF16 : DType::F32, {3000 + i}, x));
+      descs.push_back(in.back().desc);
+    }
+    expectSame(op("find_nonfinite", descs, {{DType::F32, {}}},
+                  {{"codes", std::vector<int64_t>{4, 9, 2}}}),
+               in);
+  }
 }
 
 TEST_F(CudaKernels, Casts) {

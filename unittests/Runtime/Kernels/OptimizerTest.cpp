@@ -15,6 +15,7 @@
 
 #include "KernelTestUtils.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -22,6 +23,8 @@ using namespace ofrt;
 using namespace ofrt::test;
 
 namespace {
+
+using Ints = std::vector<int64_t>;
 
 const Values kParam = {0.5, -1.0, 2.0, 0.1};
 constexpr int64_t kSteps = 5;
@@ -276,7 +279,7 @@ TEST(OptimizerKernels, FindNonfinite) {
           x[at] = bad;
         std::vector<TensorData> found =
             runOk("find_nonfinite", {tensor(dtype, {37}, x)},
-                  {{DType::F32, {}}}, {{"code", int64_t(7)}});
+                  {{DType::F32, {}}}, {{"codes", Ints{7}}});
         EXPECT_EQ(values(found[0]), Values{at >= 0 ? 7.0 : 0.0});
       }
   // f16 by its bits: 1.0, 65504 (the largest), +infinity, NaN.
@@ -287,7 +290,7 @@ TEST(OptimizerKernels, FindNonfinite) {
     TensorData x{{DType::F16, {3}}, std::vector<uint8_t>(6)};
     std::memcpy(x.bytes.data(), bits.data(), 6);
     std::vector<TensorData> found = runOk(
-        "find_nonfinite", {x}, {{DType::F32, {}}}, {{"code", int64_t(5)}});
+        "find_nonfinite", {x}, {{DType::F32, {}}}, {{"codes", Ints{5}}});
     EXPECT_EQ(values(found[0]), Values{bad ? 5.0 : 0.0}) << "f16 " << bad;
   }
   // The largest finite values are finite.
@@ -295,21 +298,55 @@ TEST(OptimizerKernels, FindNonfinite) {
                             {DType::F64, 1.0e308}}) {
     std::vector<TensorData> found =
         runOk("find_nonfinite", {tensor(dtype, {2}, {big, -big})},
-              {{DType::F32, {}}}, {{"code", int64_t(1)}});
+              {{DType::F32, {}}}, {{"codes", Ints{1}}});
     EXPECT_EQ(values(found[0]), Values{0.0}) << dtypeName(dtype);
+  }
+}
+
+// Several tensors (a fused check): the largest code of those that are not
+// finite, whatever their order; `like` operands are not read.
+TEST(OptimizerKernels, FindNonfiniteOfSeveral) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<int64_t> codes = {2, 5, 3};
+  for (int bad = 0; bad < 8; ++bad) {
+    std::vector<TensorData> in;
+    double expected = 0;
+    for (int i = 0; i < 3; ++i) {
+      Values x = randomValues(9 + i, 40 + i, -1, 1);
+      if (bad & (1 << i)) {
+        x[i] = nan;
+        expected = std::max(expected, double(codes[i]));
+      }
+      in.push_back(tensor(i == 1 ? DType::BF16 : DType::F32, {9 + i}, x));
+    }
+    std::vector<TensorData> withLike = in;
+    for (int i = 0; i < 3; ++i)
+      withLike.push_back(tensor(DType::F32, {9 + i}, Values(9 + i, nan)));
+    for (const std::vector<TensorData> *operands : {&in, &withLike})
+      EXPECT_EQ(values(runOk("find_nonfinite", *operands, {{DType::F32, {}}},
+                             {{"codes", Ints(codes)}})[0]),
+                Values{expected})
+          << "bad " << bad << ", " << operands->size() << " operands";
   }
 }
 
 TEST(OptimizerKernels, FindNonfiniteErrors) {
   TensorDesc x{DType::F32, {4}}, flag{DType::F32, {}};
-  std::map<std::string, AttrValue> code = {{"code", int64_t(2)}};
-  expectCreateError(op("find_nonfinite", {x}, {flag}), "needs attribute 'code'");
+  std::map<std::string, AttrValue> code = {{"codes", Ints{2}}};
+  expectCreateError(op("find_nonfinite", {x}, {flag}),
+                    "needs attribute 'codes'");
+  expectCreateError(op("find_nonfinite", {x}, {flag}, {{"codes", int64_t(2)}}),
+                    "attribute 'codes' must be an integer array");
   expectCreateError(op("find_nonfinite", {{DType::I32, {4}}}, {flag}, code),
-                    "checks float tensors, not i32");
+                    "checks float tensors, not i32 (operand #0)");
   expectCreateError(op("find_nonfinite", {x}, {{DType::F64, {}}}, code),
                     "result of type f64 is not one f32 element");
-  expectCreateError(op("find_nonfinite", {x}, {flag}, {{"code", int64_t(0)}}),
+  expectCreateError(op("find_nonfinite", {x}, {flag}, {{"codes", Ints{0}}}),
                     "code 0 is not in [1, 2^24]");
+  expectCreateError(op("find_nonfinite", {x, x, x}, {flag}, code),
+                    "has 1 codes for 3 operands");
+  expectCreateError(op("find_nonfinite", {x}, {flag}, {{"codes", Ints{}}}),
+                    "has 0 codes for 1 operands");
 }
 
 TEST(OptimizerKernels, MovingAverageInPlace) {

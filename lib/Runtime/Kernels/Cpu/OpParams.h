@@ -61,8 +61,10 @@ absl::StatusOr<AdamParams> readAdamParams(const OpDesc &op);
 /// moving_average_update's momentum.
 absl::StatusOr<double> readMovingAverageMomentum(const OpDesc &op);
 
-/// find_nonfinite's code (its operand a float tensor, its result one f32).
-absl::StatusOr<float> readNonfiniteCode(const OpDesc &op);
+/// find_nonfinite's codes, one per checked tensor: its first operands, float
+/// tensors, then as many `like` operands or none (they only chose the
+/// layouts); its result one f32.
+absl::StatusOr<std::vector<float>> readNonfiniteCodes(const OpDesc &op);
 
 /// A unary op's parameters: the scalar (or first parameter) and the second.
 struct UnaryParams {

@@ -6,11 +6,12 @@
 //
 // Optimizer steps with PyTorch's formulas (torch.optim.SGD, Adam, AdamW),
 // written in place into the buffers of their operands: the parameter and the
-// optimizer states; a step whose skip flag is set changes nothing. The step counter of the kernel context drives the
-// learning-rate schedule and Adam's bias correction. Parameters are f32 or
-// f64; the arithmetic is in the parameter's type, as in PyTorch. The moving
-// average of batch normalization's running statistics is written in place
-// the same way. find_nonfinite checks a tensor for NaN and infinity.
+// optimizer states; a step whose skip flag is set changes nothing. The step
+// counter of the kernel context drives the learning-rate schedule and Adam's
+// bias correction. Parameters are f32 or f64; the arithmetic is in the
+// parameter's type, as in PyTorch. The moving average of batch
+// normalization's running statistics is written in place the same way.
+// find_nonfinite checks tensors for NaN and infinity.
 //
 //===----------------------------------------------------------------------===//
 
@@ -201,58 +202,74 @@ bool anyNonfinite(const void *data, int64_t n, Bits exponent) {
   return found != 0;
 }
 
-/// `code` when the input holds a NaN or an infinity, else 0 (an f32).
+/// Whether `x` holds a NaN or an infinity (a float tensor).
+bool anyNonfinite(const TensorView &x) {
+  int64_t n = x.desc.numel();
+  switch (x.desc.dtype) {
+  case DType::F32:
+    return anyNonfinite<uint32_t>(x.data, n, 0x7f800000u);
+  case DType::F64:
+    return anyNonfinite<uint64_t>(x.data, n, 0x7ff0000000000000ull);
+  case DType::BF16:
+    return anyNonfinite<uint16_t>(x.data, n, 0x7f80u);
+  default: // F16, checked at creation.
+    return anyNonfinite<uint16_t>(x.data, n, 0x7c00u);
+  }
+}
+
+/// The largest code of the tensors that hold a NaN or an infinity, else 0
+/// (an f32).
 class FindNonfiniteKernel : public CpuKernel {
 public:
-  FindNonfiniteKernel(const OpDesc &op, float code)
-      : CpuKernel(op), code(code) {}
+  FindNonfiniteKernel(const OpDesc &op, std::vector<float> codes)
+      : CpuKernel(op), codes(std::move(codes)) {}
 
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) override {
-    const TensorDesc &x = in[0].desc;
-    bool found = false;
-    switch (x.dtype) {
-    case DType::F32:
-      found = anyNonfinite<uint32_t>(in[0].data, x.numel(), 0x7f800000u);
-      break;
-    case DType::F64:
-      found = anyNonfinite<uint64_t>(in[0].data, x.numel(),
-                                     0x7ff0000000000000ull);
-      break;
-    case DType::BF16:
-      found = anyNonfinite<uint16_t>(in[0].data, x.numel(), 0x7f80u);
-      break;
-    default: // F16, checked at creation.
-      found = anyNonfinite<uint16_t>(in[0].data, x.numel(), 0x7c00u);
-      break;
-    }
-    *out[0].as<float>() = found ? code : 0.0f;
+    float found = 0.0f;
+    for (size_t i = 0; i < codes.size(); ++i)
+      if (codes[i] > found && anyNonfinite(in[i]))
+        found = codes[i];
+    *out[0].as<float>() = found;
     return absl::OkStatus();
   }
 
 private:
-  float code;
+  std::vector<float> codes;
 };
 
 } // namespace
 
-absl::StatusOr<float> cpu::readNonfiniteCode(const OpDesc &op) {
-  // A second operand (`like`) only gave the first its layout.
-  OFRT_RETURN_IF_ERROR(checkArity(op, 1, 2, 1));
-  DType dtype = op.inputs[0].dtype;
-  if (dtype != DType::F32 && dtype != DType::F64 && dtype != DType::BF16 &&
-      dtype != DType::F16)
-    return opError(op, "checks float tensors, not " +
-                           std::string(dtypeName(dtype)));
+absl::StatusOr<std::vector<float>>
+cpu::readNonfiniteCodes(const OpDesc &op) {
+  std::vector<int64_t> codes;
+  OFRT_RETURN_IF_ERROR(readAttr(op, "codes", codes));
+  size_t n = codes.size();
+  if (n == 0 || (op.inputs.size() != n && op.inputs.size() != 2 * n))
+    return opError(op, "has " + std::to_string(n) + " codes for " +
+                           std::to_string(op.inputs.size()) +
+                           " operands (one per checked tensor, and as many "
+                           "`like` operands or none)");
+  OFRT_RETURN_IF_ERROR(checkArity(op, op.inputs.size(), 1));
+  for (size_t i = 0; i < n; ++i) {
+    DType dtype = op.inputs[i].dtype;
+    if (dtype != DType::F32 && dtype != DType::F64 && dtype != DType::BF16 &&
+        dtype != DType::F16)
+      return opError(op, "checks float tensors, not " +
+                             std::string(dtypeName(dtype)) + " (operand #" +
+                             std::to_string(i) + ")");
+  }
   if (op.outputs[0].dtype != DType::F32 || op.outputs[0].numel() != 1)
     return opError(op, "result of type " + op.outputs[0].str() +
                            " is not one f32 element");
-  int64_t code = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "code", code));
-  if (code < 1 || code > (int64_t(1) << 24))
-    return opError(op, "code " + std::to_string(code) +
-                           " is not in [1, 2^24]");
-  return static_cast<float>(code);
+  std::vector<float> out;
+  for (int64_t code : codes) {
+    if (code < 1 || code > (int64_t(1) << 24))
+      return opError(op, "code " + std::to_string(code) +
+                             " is not in [1, 2^24]");
+    out.push_back(static_cast<float>(code));
+  }
+  return out;
 }
 
 absl::StatusOr<SgdParams> cpu::readSgdParams(const OpDesc &op) {
@@ -325,10 +342,10 @@ KernelOr createMovingAverage(const OpDesc &op) {
 }
 
 KernelOr createFindNonfinite(const OpDesc &op) {
-  absl::StatusOr<float> code = readNonfiniteCode(op);
-  if (!code.ok())
-    return code.status();
-  return std::make_unique<FindNonfiniteKernel>(op, *code);
+  absl::StatusOr<std::vector<float>> codes = readNonfiniteCodes(op);
+  if (!codes.ok())
+    return codes.status();
+  return std::make_unique<FindNonfiniteKernel>(op, *std::move(codes));
 }
 
 } // namespace

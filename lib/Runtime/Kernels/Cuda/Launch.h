@@ -173,7 +173,9 @@ cudaError_t launchAdam(DType dtype, void *param, const void *grad, void *m,
                        cudaStream_t stream);
 
 /// Sets the f32 *found to `code` when one of the `n` floats of `x` (f32,
-/// f64, bf16 or f16) is a NaN or an infinity, else to 0.
+/// f64, bf16 or f16) is a NaN or an infinity, else leaves it: launches in
+/// increasing order of code after *found is cleared leave the largest code
+/// of the tensors that are not finite.
 cudaError_t launchFindNonfinite(DType dtype, const void *x, int64_t n,
                                 float code, void *found, cudaStream_t stream);
 

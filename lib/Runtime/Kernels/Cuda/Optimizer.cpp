@@ -8,13 +8,16 @@
 // the step's learning rate and Adam's corrections are computed on the host
 // each firing and passed to one element-wise kernel per tensor, which reads
 // the skip flag on the device. find_nonfinite clears its flag and sets it
-// from one element-wise kernel.
+// from one element-wise kernel per checked tensor.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Kernels/Cpu/OpParams.h"
 #include "Kernels/Cuda/CudaKernels.h"
 #include "Kernels/Cuda/Launch.h"
+
+#include <algorithm>
+#include <numeric>
 
 using namespace ofrt;
 using namespace ofrt::cuda;
@@ -85,22 +88,36 @@ private:
   double momentum;
 };
 
+/// Clears the flag, then checks the tensors in increasing order of code:
+/// stream order leaves the largest code of those that are not finite.
 class FindNonfiniteKernel : public CudaKernel {
 public:
-  FindNonfiniteKernel(const OpDesc &op, float code)
-      : CudaKernel(op), code(code) {}
+  FindNonfiniteKernel(const OpDesc &op, std::vector<float> codes)
+      : CudaKernel(op), codes(std::move(codes)) {
+    order.resize(this->codes.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return this->codes[a] < this->codes[b];
+    });
+  }
 
   absl::Status run(CudaStream &stream, const KernelContext &,
                    const std::vector<TensorView> &in,
                    const std::vector<TensorView> &out) override {
-    return check(launchFindNonfinite(in[0].desc.dtype, in[0].data,
-                                     in[0].desc.numel(), code, out[0].data,
-                                     stream.handle()),
-                 "the find_nonfinite kernel");
+    OFRT_RETURN_IF_ERROR(check(
+        cudaMemsetAsync(out[0].data, 0, sizeof(float), stream.handle()),
+        "cudaMemsetAsync"));
+    for (size_t i : order)
+      OFRT_RETURN_IF_ERROR(check(
+          launchFindNonfinite(in[i].desc.dtype, in[i].data, in[i].desc.numel(),
+                              codes[i], out[0].data, stream.handle()),
+          "the find_nonfinite kernel"));
+    return absl::OkStatus();
   }
 
 private:
-  float code;
+  std::vector<float> codes;
+  std::vector<size_t> order; // Indices of `codes`, by increasing code.
 };
 
 template <typename K, typename Params>
@@ -123,7 +140,7 @@ void cuda::registerOptimizerKernels(KernelRegistry &registry) {
   registry.add(DeviceKind::Cuda, "oneflow.find_nonfinite",
                [](const OpDesc &op) {
                  return make<FindNonfiniteKernel>(op,
-                                                  cpu::readNonfiniteCode(op));
+                                                  cpu::readNonfiniteCodes(op));
                });
   registry.add(DeviceKind::Cuda, "oneflow.moving_average_update",
                [](const OpDesc &op) {
