@@ -159,7 +159,9 @@ Value OptimizerPass::buildClipScale(OpBuilder &builder,
 }
 
 /// The maximum of one oneflow.find_nonfinite per gradient (codes from N for
-/// the first down to 1), fetched as the output "nonfinite".
+/// the first of N down to 1) and one per variable, as the step begins
+/// (codes from 2N down to N + 1: a variable that is not finite is named
+/// before the gradients it spoils), fetched as the output "nonfinite".
 FailureOr<Value>
 OptimizerPass::buildNonfiniteFlag(OpBuilder &builder, func::FuncOp func,
                                   ArrayRef<Gradient> gradients) const {
@@ -176,17 +178,24 @@ OptimizerPass::buildNonfiniteFlag(OpBuilder &builder, func::FuncOp func,
     return failure();
   auto flagType = RankedTensorType::get({}, builder.getF32Type());
   Value flag;
-  for (auto [index, g] : llvm::enumerate(gradients)) {
-    int64_t code = static_cast<int64_t>(gradients.size() - index);
-    VariableOp variable = g.variable;
-    std::string label = ("gradient of '" + variable.getName() + "'").str();
-    // Like its variable: the check reads the gradient in the layout the
-    // update does, through the same boxing.
+  auto check = [&](Location loc, Value x, Value like, int64_t code,
+                   const Twine &label) {
     Value found = FindNonfiniteOp::create(
-        builder, g.loc, flagType, ValueRange{g.grad},
-        ValueRange{variable.getResult()}, builder.getDenseI64ArrayAttr({code}),
-        builder.getStrArrayAttr({label}));
-    flag = flag ? Value(MaximumOp::create(builder, g.loc, flag, found)) : found;
+        builder, loc, flagType, ValueRange{x}, ValueRange{like},
+        builder.getDenseI64ArrayAttr({code}),
+        builder.getStrArrayAttr({label.str()}));
+    flag = flag ? Value(MaximumOp::create(builder, loc, flag, found)) : found;
+  };
+  int64_t n = static_cast<int64_t>(gradients.size());
+  for (auto [index, g] : llvm::enumerate(gradients)) {
+    int64_t code = n - static_cast<int64_t>(index);
+    VariableOp op = g.variable;
+    Value variable = op.getResult();
+    // Like its variable: the check reads the gradient in the layout the
+    // update does, through the same boxing; the variable in its own.
+    check(g.loc, g.grad, variable, code, "gradient of '" + op.getName() + "'");
+    check(g.loc, variable, variable, n + code,
+          "variable '" + op.getName() + "'");
   }
   auto output =
       OutputOp::create(builder, gradients.front().loc, kNonfiniteOutput, flag);

@@ -45,7 +45,8 @@
 // ADAMW: oneflow.adam_update %{{.*}}, %[[GW]] states(%[[M]], %[[V]]) scale(%[[S]]) {decoupled, lr = 1.000000e-03 : f64, min_lr = 1.000000e-04 : f64, total_steps = 100 : i64, warmup_steps = 10 : i64, weight_decay = 1.000000e-01 : f64}
 // ADAMW: oneflow.adam_update %{{.*}}, %[[GB]] states(%{{.*}}, %{{.*}}) scale(%[[S]])
 // The gradient check: codes 2 (w, the first gradient) and 1 (b), each like
-// its variable (the update's layout), their maximum fetched as "nonfinite"
+// its variable (the update's layout), and the variables as the step
+// begins, codes 4 (w) and 3 (b); their maximum fetched as "nonfinite"
 // and, with skip, every update's skip flag (with a scale of 1 without
 // clipping, the clip scale with it).
 
@@ -55,8 +56,12 @@
 // SKIP: %[[GW:.*]] = oneflow.scalar_mul %{{.*}}, 2.000000e+00
 // SKIP: %[[GB:.*]] = oneflow.reduce_sum
 // SKIP: %[[CW:.*]] = oneflow.find_nonfinite %[[GW]] like %[[W]] {codes = array<i64: 2>, labels = ["gradient of 'w'"]} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<f32>
+// SKIP: %[[VW:.*]] = oneflow.find_nonfinite %[[W]] like %[[W]] {codes = array<i64: 4>, labels = ["variable 'w'"]} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<f32>
+// SKIP: %[[M1:.*]] = oneflow.maximum %[[CW]], %[[VW]]
 // SKIP: %[[CB:.*]] = oneflow.find_nonfinite %[[GB]] like %[[B]] {codes = array<i64: 1>, labels = ["gradient of 'b'"]} : (tensor<3xf32>, tensor<3xf32>) -> tensor<f32>
-// SKIP: %[[FLAG:.*]] = oneflow.maximum %[[CW]], %[[CB]]
+// SKIP: %[[M2:.*]] = oneflow.maximum %[[M1]], %[[CB]]
+// SKIP: %[[VB:.*]] = oneflow.find_nonfinite %[[B]] like %[[B]] {codes = array<i64: 3>, labels = ["variable 'b'"]} : (tensor<3xf32>, tensor<3xf32>) -> tensor<f32>
+// SKIP: %[[FLAG:.*]] = oneflow.maximum %[[M2]], %[[VB]]
 // SKIP: oneflow.output "nonfinite", %[[FLAG]] {skips_updates} : tensor<f32>
 // SKIP: %[[ONE:.*]] = oneflow.fill 1.000000e+00 : tensor<f32>
 // SKIP: oneflow.sgd_update %{{.*}}, %[[GW]] scale(%[[ONE]]) skip(%[[FLAG]]) {lr = 5.000000e-01 : f64}
@@ -64,15 +69,15 @@
 
 // SKIP-CLIP-LABEL: func.func @two_params
 // SKIP-CLIP: %[[S:.*]] = oneflow.minimum
+// SKIP-CLIP-COUNT-2: oneflow.maximum
 // SKIP-CLIP: %[[FLAG:.*]] = oneflow.maximum
-// SKIP-CLIP: oneflow.output "nonfinite", %[[FLAG]]
+// SKIP-CLIP-NEXT: oneflow.output "nonfinite", %[[FLAG]]
 // SKIP-CLIP-NOT: oneflow.fill
 // SKIP-CLIP: oneflow.adam_update {{.*}} scale(%[[S]]) skip(%[[FLAG]])
 // SKIP-CLIP: oneflow.adam_update {{.*}} scale(%[[S]]) skip(%[[FLAG]])
 
 // REPORT-LABEL: func.func @two_params
-// REPORT: oneflow.find_nonfinite
-// REPORT: oneflow.find_nonfinite
+// REPORT-COUNT-4: oneflow.find_nonfinite
 // REPORT: oneflow.output "nonfinite", %{{.*}} : tensor<f32>
 // REPORT-NOT: skip
 // REPORT: oneflow.sgd_update %{{.*}}, %{{.*}} {lr = 5.000000e-01 : f64}

@@ -10,6 +10,7 @@
 #include "ofrt/Tensor.h"
 
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
 
 #include <algorithm>
 #include <cmath>
@@ -125,18 +126,25 @@ void NonfiniteMonitor::observe(int64_t rank, const std::string &name,
     if (v == 0)
       return;
     auto label = labels.find(static_cast<int64_t>(v));
-    report(step, "the " +
-                     (label == labels.end() ? "gradient check " +
-                                                  std::to_string(int64_t(v))
-                                            : label->second) +
-                     " holds a NaN or an infinity (the first gradient that "
-                     "does)" +
-                     (skipsUpdates ? "; the step updated no variable"
-                      : action == NonfiniteAction::Warn
-                          ? ""
-                          : "; the plan does not skip such steps (it was "
-                            "compiled with --on-nonfinite warn or off), the "
-                            "variables took it in"));
+    std::string what = label == labels.end()
+                           ? "check " + std::to_string(int64_t(v))
+                           : label->second;
+    // A variable is checked as the step begins: an earlier update made it
+    // so, and skipping steps cannot repair it.
+    bool variable = absl::StartsWith(what, "variable '");
+    report(step,
+           "the " + what +
+               (variable ? " holds a NaN or an infinity as the step begins "
+                           "(an earlier step's update made it so)"
+                         : " holds a NaN or an infinity (the first gradient "
+                           "that does)") +
+               (skipsUpdates ? "; the step updated no variable"
+                : action == NonfiniteAction::Warn
+                    ? ""
+                    : "; the plan does not skip such steps (it was "
+                      "compiled with --on-nonfinite warn or off), the "
+                      "variables took it in"),
+           /*repairable=*/!variable);
     return;
   }
   // A loss every rank holds is read from one: the first to report it
@@ -151,27 +159,35 @@ void NonfiniteMonitor::observe(int64_t rank, const std::string &name,
                      std::to_string(rank));
 }
 
-void NonfiniteMonitor::report(int64_t step, const std::string &what) {
+void NonfiniteMonitor::report(int64_t step, const std::string &what,
+                              bool repairable) {
   bool stop = false;
   {
     std::lock_guard<std::mutex> lock(mutex);
     // One finding per step (its loss and its gradients); steps complete
     // nearly in order, so only recent ones are kept.
+    // A variable that is not finite stops a run that skips, though its
+    // step was reported already (for its loss).
+    bool stops = action == NonfiniteAction::Stop ||
+                 (action == NonfiniteAction::Skip && !repairable);
     auto [it, inserted] = recent.try_emplace(step);
     it->second.insert(what);
-    if (!inserted)
+    if (!inserted && !(stops && !stopRequested))
       return;
-    while (recent.size() > kRecentSteps)
-      recent.erase(recent.begin());
-    ++count;
-    first = count == 1 ? step : std::min(first, step);
-    last = std::max(last, step);
-    if (action == NonfiniteAction::Stop) {
+    if (inserted) {
+      while (recent.size() > kRecentSteps)
+        recent.erase(recent.begin());
+      ++count;
+      first = count == 1 ? step : std::min(first, step);
+      last = std::max(last, step);
+    }
+    if (stops) {
       if (stopRequested)
         return;
       stopRequested = true;
       stopStep = step;
       stop = true;
+      unrepairable = !repairable;
     } else if (reports && count <= kReportedSteps) {
       std::fprintf(stderr, "%s: warning: step %lld: %s; %s\n", programName(),
                    static_cast<long long>(step), what.c_str(),
@@ -204,6 +220,15 @@ std::string NonfiniteMonitor::stopMessage() const {
   for (const std::string &what : it->second)
     message += (&what == &*it->second.begin() ? "" : "; ") + what;
   return message;
+}
+
+std::string NonfiniteMonitor::stopReason() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (unrepairable)
+    return "--on-nonfinite skip cannot repair a variable; resume from an "
+           "earlier checkpoint, with a smaller learning rate";
+  return "--on-nonfinite stop; skip goes on without such steps, warn trains "
+         "on with them";
 }
 
 void NonfiniteMonitor::printSummary() const {

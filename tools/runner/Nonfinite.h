@@ -83,12 +83,18 @@ public:
   /// message that said why.
   bool stopped() const;
   std::string stopMessage() const;
+  /// Why the run stopped, after the message: the action's choices, or
+  /// that a variable that is not finite stops even a run that skips.
+  std::string stopReason() const;
   /// After the run: one line with the steps that had values that are not
   /// finite, when more than were reported one by one.
   void printSummary() const;
 
 private:
-  void report(int64_t step, const std::string &what);
+  /// `repairable`: skipping steps leaves the variables finite (a
+  /// gradient, an input, the loss); a variable that is not finite stops a
+  /// run that skips.
+  void report(int64_t step, const std::string &what, bool repairable = true);
 
   NonfiniteAction action;
   bool reports;
@@ -106,6 +112,8 @@ private:
   int64_t count = 0, first = -1, last = -1;
   bool stopRequested = false;
   int64_t stopStep = -1;
+  /// The stop was for a variable, which skipping cannot repair.
+  bool unrepairable = false;
 };
 
 } // namespace ofrun

@@ -569,12 +569,11 @@ int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
   int done = interrupted ? kInterruptedExit : stoppedNonfinite ? 1 : 0;
   if (stoppedNonfinite && reports)
     std::fprintf(stderr,
-                 "%s: error: %s; stopped after step %lld (--on-nonfinite "
-                 "stop; skip goes on without such steps, warn trains on with "
-                 "them)\n",
+                 "%s: error: %s; stopped after step %lld (%s)\n",
                  programName(), nonfinite.stopMessage().c_str(),
                  static_cast<long long>(
-                     watcher ? watcher->stopStep() - 1 : gate.frontier() - 1));
+                     watcher ? watcher->stopStep() - 1 : gate.frontier() - 1),
+                 nonfinite.stopReason().c_str());
   nonfinite.printSummary();
   if (rank != 0) {
     if (reports)

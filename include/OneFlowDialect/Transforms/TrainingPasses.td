@@ -36,16 +36,20 @@ def OptimizerPass : Pass<"oneflow-optimizer", "::mlir::func::FuncOp"> {
     every gradient's squares) and min(1, clip-norm / (n + 1e-6)), which
     feeds every update op's `scale` operand.
 
-    With `nonfinite=report` or `skip`, every gradient is checked for NaN
-    and infinity: one `oneflow.find_nonfinite` per gradient (codes N for
-    the first of N gradients, down to 1 for the last; label "gradient of
-    '<variable>'"), their maximum by `oneflow.maximum`, and an output named
-    "nonfinite" that the runner reads each step (0: all finite; else the
-    code of the first gradient that is not). With `skip` the maximum is
-    also every update op's `skip` flag (and a scale of 1 is added where
-    there is no clipping): a step with a gradient that is not finite
+    With `nonfinite=report` or `skip`, every gradient and every updated
+    variable is checked for NaN and infinity: one `oneflow.find_nonfinite`
+    per gradient (codes N for the first of N gradients, down to 1 for the
+    last; label "gradient of '<variable>'", `like` the variable) and one
+    per variable as the step begins, what the previous step's update made
+    (codes 2N down to N + 1, so that a variable is named before the
+    gradients it spoils; label "variable '<variable>'"), their maximum by
+    `oneflow.maximum`, and an output named "nonfinite" that the runner
+    reads each step (0: all finite; else the code of the first tensor that
+    is not). With `skip` the maximum is also every update op's `skip` flag
+    (and a scale of 1 is added where there is no clipping): such a step
     changes no variable; the output then has the unit attribute
-    `skips_updates`. A program that has an output named "nonfinite"
+    `skips_updates`. oneflow-fuse-nonfinite-checks later makes the checks
+    of one layout one op. A program that has an output named "nonfinite"
     already is an error.
 
     A `grad_of` that names no variable, a frozen variable, or a gradient
