@@ -42,7 +42,8 @@ void mlir::oneflow::registerOneFlowPipelines() {
       "infer shapes, fuse conv2d with inference batch_norm, add and relu "
       "(blocked layouts between fused convolutions), propagate SBP, expand "
       "softmax over split classes, insert and lower boxing, bucket small "
-      "all-reduces, sum over micro-batches, "
+      "all-reduces, make the NaN checks of one layout one op, sum over "
+      "micro-batches, "
       "mark constant matmul weights, lower to actors, plan memory",
       buildOneFlowDefaultPipeline);
   PassPipelineRegistration<OneFlowTrainingPipelineOptions>(

@@ -177,8 +177,8 @@ def ApplyStrategyPass
     : Pass<"oneflow-apply-strategy", "::mlir::func::FuncOp"> {
   let summary = "Lay out the inputs and variables of a one-device program";
   let description = [{
-    Makes a program written for one device a program for `devices` CPU
-    ranks (0 .. devices - 1): every `oneflow.input` and `oneflow.variable`
+    Makes a program written for one device a program for `devices` ranks
+    (0 .. devices - 1) of kind `device` (cpu or cuda): every `oneflow.input` and `oneflow.variable`
     gets a `#oneflow.global` layout on one placement and everything else is
     left to `oneflow-sbp-propagation` (layouts already on other values, and
     `oneflow.operand_layouts`, are cleared). Optimizer states (the state

@@ -139,7 +139,8 @@ def LowerToActorGraphPass
   let summary = "Lower each program to rank plans of actors";
   let description = [{
     Replaces every `func.func` of `oneflow` ops by `oneflow_actor.rank_plan`s
-    on the CPU. A single-device program (no layouts) becomes the plan of
+    (each rank's device kind from its placements; `device`, cpu or cuda,
+    for ranks no placement names). A single-device program (no layouts) becomes the plan of
     rank 0: one actor per op, one regst per op result with the result's
     tensor type and `regst-count` buffers. A program on global tensors
     (after `oneflow-lower-boxing`) becomes one plan per rank from 0 to the

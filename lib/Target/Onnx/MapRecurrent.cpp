@@ -33,6 +33,8 @@
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/IR/OneFlowTypeUtils.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 using namespace mlir;
 using namespace mlir::oneflow;
 using namespace mlir::oneflow::onnx_import;
@@ -40,12 +42,19 @@ using namespace mlir::oneflow::onnx_import;
 namespace {
 using Cell = RecurrentCell;
 
+/// A recurrent node's tensor inputs (those not given are null).
+struct RecurrentInputs {
+  Value w, r, bias, h0, c0, peep;
+};
+
 /// Builds one direction's steps.
 struct Unroller {
   NodeContext &node;
   Cell cell;
-  int64_t hidden, batch;
-  llvm::SmallVector<std::string> activations; // f, g[, h]
+  int64_t hidden, batch, seq, inputSize, gates, directions;
+  bool linearBeforeReset;
+  RecurrentInputs in;
+  Value flatX; // X as [seq batch, input]
 
   FailureOr<Value> activate(llvm::StringRef name, Value v) {
     if (name == "Sigmoid")
@@ -72,8 +81,205 @@ struct Unroller {
       return p;
     return add(*p, rb);
   }
+  /// a + p * c, or a without a peephole p.
+  FailureOr<Value> peephole(Value a, Value p, Value c) {
+    if (!p)
+      return a;
+    FailureOr<Value> pc = mul(p, c);
+    return succeeded(pc) ? add(a, *pc) : pc;
+  }
+
+  /// One RNN step: H = f(x + H R^T + Rb).
+  FailureOr<Value> rnnStep(Value xt, Value h, Value rd, Value rb,
+                           llvm::ArrayRef<std::string> act);
+  /// One GRU step (gates z, r, h; R's rows in the same order).
+  FailureOr<Value> gruStep(Value xt, Value h, Value rd, Value rb,
+                           llvm::ArrayRef<std::string> act,
+                           bool linearBeforeReset);
+  /// One LSTM step (gates i, o, f, c; peepholes pi, po, pf or none): the
+  /// new H, and C in `c`.
+  FailureOr<Value> lstmStep(Value xt, Value h, Value &c, Value rd, Value rb,
+                            llvm::ArrayRef<Value> peepholes,
+                            llvm::ArrayRef<std::string> act);
+  /// Direction `d`'s steps (`act` its activations): each step's H into
+  /// `ys` (at step t, [t * directions + d]), the last H and C.
+  LogicalResult unrollDirection(int64_t d, bool reverse,
+                                llvm::ArrayRef<std::string> act,
+                                llvm::MutableArrayRef<Value> ys, Value &lastH,
+                                Value &lastC);
 };
 } // namespace
+
+FailureOr<Value> Unroller::rnnStep(Value xt, Value h, Value rd, Value rb,
+                                   llvm::ArrayRef<std::string> act) {
+  FailureOr<Value> hr = recur(h, rd, rb);
+  FailureOr<Value> sum = succeeded(hr) ? add(xt, *hr) : hr;
+  return succeeded(sum) ? activate(act[0], *sum) : sum;
+}
+
+FailureOr<Value> Unroller::gruStep(Value xt, Value h, Value rd, Value rb,
+                                   llvm::ArrayRef<std::string> act,
+                                   bool linearBeforeReset) {
+  FailureOr<Value> rzr = node.sliceAlong(rd, 0, 0, 2 * hidden),
+                   rh = node.sliceAlong(rd, 0, 2 * hidden, 3 * hidden);
+  Value rbzr, rbh;
+  if (rb) {
+    FailureOr<Value> a = node.sliceAlong(rb, 0, 0, 2 * hidden),
+                     b = node.sliceAlong(rb, 0, 2 * hidden, 3 * hidden);
+    if (failed(a) || failed(b))
+      return failure();
+    rbzr = *a, rbh = *b;
+  }
+  if (failed(rzr) || failed(rh))
+    return failure();
+  FailureOr<Value> hzr = recur(h, *rzr, rbzr);
+  FailureOr<Value> xzr = node.sliceAlong(xt, 1, 0, 2 * hidden),
+                   xh = node.sliceAlong(xt, 1, 2 * hidden, 3 * hidden);
+  if (failed(hzr) || failed(xzr) || failed(xh))
+    return failure();
+  FailureOr<Value> zr = add(*xzr, *hzr);
+  FailureOr<Value> zrAct = succeeded(zr) ? activate(act[0], *zr) : zr;
+  FailureOr<Value> z = succeeded(zrAct) ? gate(*zrAct, 0) : zrAct,
+                   rg = succeeded(zrAct) ? gate(*zrAct, 1) : zrAct;
+  if (failed(z) || failed(rg))
+    return failure();
+  FailureOr<Value> inner;
+  if (linearBeforeReset) {
+    FailureOr<Value> hr = recur(h, *rh, rbh);
+    inner = succeeded(hr) ? mul(*rg, *hr) : hr;
+  } else {
+    FailureOr<Value> rh0 = mul(*rg, h);
+    inner = succeeded(rh0) ? recur(*rh0, *rh, rbh) : rh0;
+  }
+  FailureOr<Value> cand = succeeded(inner) ? add(*xh, *inner) : inner;
+  cand = succeeded(cand) ? activate(act[1], *cand) : cand;
+  // H = h~ + z (H - h~).
+  FailureOr<Value> diff =
+      succeeded(cand) ? valueOf(node.create<SubOp>({h, *cand})) : cand;
+  FailureOr<Value> kept = succeeded(diff) ? mul(*z, *diff) : diff;
+  return succeeded(kept) ? add(*cand, *kept) : kept;
+}
+
+FailureOr<Value> Unroller::lstmStep(Value xt, Value h, Value &c, Value rd,
+                                    Value rb, llvm::ArrayRef<Value> peepholes,
+                                    llvm::ArrayRef<std::string> act) {
+  FailureOr<Value> hr = recur(h, rd, rb);
+  FailureOr<Value> sum = succeeded(hr) ? add(xt, *hr) : hr;
+  if (failed(sum))
+    return failure();
+  FailureOr<Value> gi = gate(*sum, 0), go = gate(*sum, 1), gf = gate(*sum, 2),
+                   gc = gate(*sum, 3);
+  if (failed(gi) || failed(go) || failed(gf) || failed(gc))
+    return failure();
+  Value pi = peepholes.empty() ? Value() : peepholes[0],
+        po = peepholes.empty() ? Value() : peepholes[1],
+        pf = peepholes.empty() ? Value() : peepholes[2];
+  gi = peephole(*gi, pi, c);
+  gf = peephole(*gf, pf, c);
+  if (failed(gi) || failed(gf))
+    return failure();
+  FailureOr<Value> i = activate(act[0], *gi), f = activate(act[0], *gf),
+                   cc = activate(act[1], *gc);
+  if (failed(i) || failed(f) || failed(cc))
+    return failure();
+  FailureOr<Value> fc = mul(*f, c), ic = mul(*i, *cc);
+  if (failed(fc) || failed(ic))
+    return failure();
+  FailureOr<Value> cn = add(*fc, *ic);
+  if (failed(cn))
+    return failure();
+  c = *cn;
+  go = peephole(*go, po, c);
+  FailureOr<Value> o = succeeded(go) ? activate(act[0], *go) : go;
+  FailureOr<Value> hc = activate(act[2], c);
+  if (failed(o) || failed(hc))
+    return failure();
+  return mul(*o, *hc);
+}
+
+LogicalResult Unroller::unrollDirection(int64_t d, bool reverse,
+                                        llvm::ArrayRef<std::string> act,
+                                        llvm::MutableArrayRef<Value> ys,
+                                        Value &lastH, Value &lastC) {
+  auto stateType = RankedTensorType::get(
+      {batch, hidden}, NodeContext::typeOf(flatX).getElementType());
+  // Per-direction weights: W [G H, I], R [G H, H], biases [G H].
+  auto pick = [&](Value v,
+                  llvm::ArrayRef<int64_t> shape) -> FailureOr<Value> {
+    FailureOr<Value> s = node.sliceAlong(v, 0, d, d + 1);
+    if (failed(s))
+      return failure();
+    return node.reshape(*s, shape);
+  };
+  FailureOr<Value> wd = pick(in.w, {gates * hidden, inputSize}),
+                   rd = pick(in.r, {gates * hidden, hidden});
+  if (failed(wd) || failed(rd))
+    return failure();
+  Value wb, rb;
+  if (in.bias) {
+    FailureOr<Value> bd = pick(in.bias, {2 * gates * hidden});
+    FailureOr<Value> wbs = succeeded(bd)
+                               ? node.sliceAlong(*bd, 0, 0, gates * hidden)
+                               : FailureOr<Value>(failure());
+    FailureOr<Value> rbs =
+        succeeded(bd)
+            ? node.sliceAlong(*bd, 0, gates * hidden, 2 * gates * hidden)
+            : FailureOr<Value>(failure());
+    if (failed(wbs) || failed(rbs))
+      return failure();
+    wb = *wbs;
+    rb = *rbs;
+  }
+  // Every step's input part at once: [seq batch, G H].
+  FailureOr<Value> xw = valueOf(node.create<MatmulOp>(
+      {flatX, *wd}, {node.named("transpose_b", node.b.getUnitAttr())}));
+  if (succeeded(xw) && wb)
+    xw = add(*xw, wb);
+  if (failed(xw))
+    return failure();
+  Value h = node.fill(stateType, 0), c = node.fill(stateType, 0);
+  if (in.h0) {
+    FailureOr<Value> v = pick(in.h0, {batch, hidden});
+    if (failed(v))
+      return failure();
+    h = *v;
+  }
+  if (cell == Cell::lstm && in.c0) {
+    FailureOr<Value> v = pick(in.c0, {batch, hidden});
+    if (failed(v))
+      return failure();
+    c = *v;
+  }
+  llvm::SmallVector<Value> peepholes; // pi, po, pf
+  if (cell == Cell::lstm && in.peep) {
+    FailureOr<Value> pd = pick(in.peep, {3 * hidden});
+    if (failed(pd))
+      return failure();
+    FailureOr<Value> a = node.sliceAlong(*pd, 0, 0, hidden),
+                     b = node.sliceAlong(*pd, 0, hidden, 2 * hidden),
+                     e = node.sliceAlong(*pd, 0, 2 * hidden, 3 * hidden);
+    if (failed(a) || failed(b) || failed(e))
+      return failure();
+    peepholes = {*a, *b, *e};
+  }
+  for (int64_t s = 0; s < seq; ++s) {
+    int64_t t = reverse ? seq - 1 - s : s;
+    FailureOr<Value> xt = node.sliceAlong(*xw, 0, t * batch, (t + 1) * batch);
+    if (failed(xt))
+      return failure();
+    FailureOr<Value> next =
+        cell == Cell::rnn   ? rnnStep(*xt, h, *rd, rb, act)
+        : cell == Cell::gru ? gruStep(*xt, h, *rd, rb, act, linearBeforeReset)
+                            : lstmStep(*xt, h, c, *rd, rb, peepholes, act);
+    if (failed(next))
+      return failure();
+    h = *next;
+    ys[t * directions + d] = node.reshape(h, {1, 1, batch, hidden});
+  }
+  lastH = node.reshape(h, {1, batch, hidden});
+  lastC = node.reshape(c, {1, batch, hidden});
+  return success();
+}
 
 /// Reads the gate activations: `count` names, defaults `defaults`.
 static FailureOr<llvm::SmallVector<std::string>>
@@ -99,6 +305,46 @@ readActivations(NodeContext &node, int64_t directions,
     return node.error() << "activation_alpha and activation_beta are not "
                            "supported";
   return names;
+}
+
+/// Checks that the inputs have X's element type and the shapes the sizes
+/// imply (W [D, G H, I], R [D, G H, H], B [D, 2 G H], initial_h and
+/// initial_c [D, batch, H] ([batch, D, H] with layout 1), P [D, 3 H]),
+/// before they are sliced and reshaped, whose errors would not name the
+/// node.
+static LogicalResult checkInputs(NodeContext &node, Type element,
+                                 int64_t dirs, int64_t gates, int64_t batch,
+                                 int64_t inputSize, int64_t hidden,
+                                 bool batchFirst, const RecurrentInputs &in) {
+  llvm::SmallVector<int64_t> state = {dirs, batch, hidden};
+  if (batchFirst)
+    std::swap(state[0], state[1]);
+  struct Expected {
+    const char *name;
+    Value value;
+    llvm::SmallVector<int64_t> shape;
+  } expected[] = {{"W", in.w, {dirs, gates * hidden, inputSize}},
+                  {"R", in.r, {dirs, gates * hidden, hidden}},
+                  {"B", in.bias, {dirs, 2 * gates * hidden}},
+                  {"initial_h", in.h0, state},
+                  {"initial_c", in.c0, state},
+                  {"P", in.peep, {dirs, 3 * hidden}}};
+  for (const Expected &e : expected) {
+    if (!e.value)
+      continue;
+    RankedTensorType type = NodeContext::typeOf(e.value);
+    if (type.getElementType() == element &&
+        succeeded(verifyCompatibleShape(type.getShape(), e.shape)))
+      continue;
+    InFlightDiagnostic diag = node.error()
+                              << e.name << " has type " << type
+                              << " but needs shape [";
+    llvm::interleaveComma(e.shape, diag);
+    return diag << "] of " << element << " (X's element type; "
+                << dirs << (dirs == 1 ? " direction, " : " directions, ")
+                << "hidden size " << hidden << ")";
+  }
+  return success();
 }
 
 static LogicalResult mapRecurrent(NodeContext &node, Cell cell) {
@@ -141,6 +387,8 @@ static LogicalResult mapRecurrent(NodeContext &node, Cell cell) {
     return node.error() << "X must have rank 3";
   int64_t seq = xType.getDimSize(0), batch = xType.getDimSize(1),
           inputSize = xType.getDimSize(2);
+  if (NodeContext::typeOf(*r).getRank() != 3)
+    return node.error() << "R must have rank 3";
   int64_t hidden = NodeContext::typeOf(*r).getDimSize(2);
   if (node.getInt("hidden_size", hidden) != hidden)
     return node.error() << "hidden_size does not match R";
@@ -166,14 +414,19 @@ static LogicalResult mapRecurrent(NodeContext &node, Cell cell) {
                                            : FailureOr<Value>(Value()),
                    peep = cell == Cell::lstm ? optional(7)
                                              : FailureOr<Value>(Value());
-  if (failed(bias) || failed(h0) || failed(c0) || failed(peep))
+  if (failed(bias) || failed(h0) || failed(c0) || failed(peep) ||
+      failed(checkInputs(node, element, directions, gates, batch, inputSize,
+                         hidden, batchFirst,
+                         {*w, *r, *bias, *h0, *c0, *peep})))
     return failure();
   // The states as [dirs, batch, H] ([batch, dirs, H] with layout 1).
   if (batchFirst) {
     if (*h0)
       h0 = transposedValue(node, *h0, {1, 0, 2});
-    if (*c0)
+    if (succeeded(h0) && *c0)
       c0 = transposedValue(node, *c0, {1, 0, 2});
+    if (failed(h0) || failed(c0))
+      return failure();
   }
   std::string activation;
   if (fitsRecurrentPrimitive(cell, element, static_cast<bool>(*peep),
@@ -181,200 +434,57 @@ static LogicalResult mapRecurrent(NodeContext &node, Cell cell) {
     return mapRecurrentLayer(
         node, {cell, direction, activation, directions, seq, batch, hidden,
                batchFirst, linearBeforeReset, *x, *w, *r, *bias, *h0, *c0});
-  Unroller u{node, cell, hidden, batch, {}};
-  auto stateType = RankedTensorType::get({batch, hidden}, element);
-  Value flatX = node.reshape(*x, {seq * batch, inputSize});
-
-  llvm::SmallVector<Value> ys(seq * directions), lastH, lastC;
+  Unroller u{node,      cell,
+             hidden,    batch,
+             seq,       inputSize,
+             gates,     directions,
+             linearBeforeReset,
+             {*w, *r, *bias, *h0, *c0, *peep},
+             node.reshape(*x, {seq * batch, inputSize})};
+  llvm::SmallVector<Value> ys(seq * directions), lastH(directions),
+      lastC(directions);
   for (int64_t d = 0; d < directions; ++d) {
-    bool reverse = direction == "reverse" || d == 1;
     llvm::ArrayRef<std::string> act(*activations);
-    act = act.slice(d * defaults.size(), defaults.size());
-    // Per-direction weights: W [G H, I], R [G H, H], biases [G H].
-    auto pick = [&](Value v,
-                    llvm::ArrayRef<int64_t> shape) -> FailureOr<Value> {
-      FailureOr<Value> s = node.sliceAlong(v, 0, d, d + 1);
-      if (failed(s))
-        return failure();
-      return node.reshape(*s, shape);
-    };
-    FailureOr<Value> wd = pick(*w, {gates * hidden, inputSize}),
-                     rd = pick(*r, {gates * hidden, hidden});
-    if (failed(wd) || failed(rd))
+    if (failed(u.unrollDirection(
+            d, direction == "reverse" || d == 1,
+            act.slice(d * defaults.size(), defaults.size()), ys, lastH[d],
+            lastC[d])))
       return failure();
-    Value wb, rb;
-    if (*bias) {
-      FailureOr<Value> bd = pick(*bias, {2 * gates * hidden});
-      FailureOr<Value> wbs = succeeded(bd)
-                                 ? node.sliceAlong(*bd, 0, 0, gates * hidden)
-                                 : FailureOr<Value>(failure());
-      FailureOr<Value> rbs =
-          succeeded(bd)
-              ? node.sliceAlong(*bd, 0, gates * hidden, 2 * gates * hidden)
-              : FailureOr<Value>(failure());
-      if (failed(wbs) || failed(rbs))
-        return failure();
-      wb = *wbs;
-      rb = *rbs;
-    }
-    // Every step's input part at once: [seq batch, G H].
-    FailureOr<Value> xw = valueOf(node.create<MatmulOp>(
-        {flatX, *wd}, {node.named("transpose_b", node.b.getUnitAttr())}));
-    if (succeeded(xw) && wb)
-      xw = u.add(*xw, wb);
-    if (failed(xw))
-      return failure();
-    Value h = node.fill(stateType, 0), c = node.fill(stateType, 0);
-    if (*h0) {
-      FailureOr<Value> v = pick(*h0, {batch, hidden});
-      if (failed(v))
-        return failure();
-      h = *v;
-    }
-    if (cell == Cell::lstm && *c0) {
-      FailureOr<Value> v = pick(*c0, {batch, hidden});
-      if (failed(v))
-        return failure();
-      c = *v;
-    }
-    Value pi, po, pf;
-    if (cell == Cell::lstm && *peep) {
-      FailureOr<Value> pd = pick(*peep, {3 * hidden});
-      if (failed(pd))
-        return failure();
-      FailureOr<Value> a = node.sliceAlong(*pd, 0, 0, hidden),
-                       b = node.sliceAlong(*pd, 0, hidden, 2 * hidden),
-                       e = node.sliceAlong(*pd, 0, 2 * hidden, 3 * hidden);
-      if (failed(a) || failed(b) || failed(e))
-        return failure();
-      pi = *a, po = *b, pf = *e;
-    }
-    for (int64_t s = 0; s < seq; ++s) {
-      int64_t t = reverse ? seq - 1 - s : s;
-      FailureOr<Value> xt = node.sliceAlong(*xw, 0, t * batch, (t + 1) * batch);
-      if (failed(xt))
-        return failure();
-      FailureOr<Value> next;
-      if (cell == Cell::rnn) {
-        FailureOr<Value> hr = u.recur(h, *rd, rb);
-        FailureOr<Value> sum = succeeded(hr) ? u.add(*xt, *hr) : hr;
-        next = succeeded(sum) ? u.activate(act[0], *sum) : sum;
-      } else if (cell == Cell::gru) {
-        // Gates z, r, h; R's rows in the same order.
-        FailureOr<Value> rzr = node.sliceAlong(*rd, 0, 0, 2 * hidden),
-                         rh = node.sliceAlong(*rd, 0, 2 * hidden, 3 * hidden);
-        Value rbzr, rbh;
-        if (rb) {
-          FailureOr<Value> a = node.sliceAlong(rb, 0, 0, 2 * hidden),
-                           b = node.sliceAlong(rb, 0, 2 * hidden, 3 * hidden);
-          if (failed(a) || failed(b))
-            return failure();
-          rbzr = *a, rbh = *b;
-        }
-        if (failed(rzr) || failed(rh))
-          return failure();
-        FailureOr<Value> hzr = u.recur(h, *rzr, rbzr);
-        FailureOr<Value> xzr = node.sliceAlong(*xt, 1, 0, 2 * hidden),
-                         xh = node.sliceAlong(*xt, 1, 2 * hidden, 3 * hidden);
-        if (failed(hzr) || failed(xzr) || failed(xh))
-          return failure();
-        FailureOr<Value> zr = u.add(*xzr, *hzr);
-        FailureOr<Value> zrAct = succeeded(zr) ? u.activate(act[0], *zr) : zr;
-        FailureOr<Value> z = succeeded(zrAct) ? u.gate(*zrAct, 0) : zrAct,
-                         rg = succeeded(zrAct) ? u.gate(*zrAct, 1) : zrAct;
-        if (failed(z) || failed(rg))
-          return failure();
-        FailureOr<Value> inner;
-        if (linearBeforeReset) {
-          FailureOr<Value> hr = u.recur(h, *rh, rbh);
-          inner = succeeded(hr) ? u.mul(*rg, *hr) : hr;
-        } else {
-          FailureOr<Value> rh0 = u.mul(*rg, h);
-          inner = succeeded(rh0) ? u.recur(*rh0, *rh, rbh) : rh0;
-        }
-        FailureOr<Value> cand = succeeded(inner) ? u.add(*xh, *inner) : inner;
-        cand = succeeded(cand) ? u.activate(act[1], *cand) : cand;
-        // H = h~ + z (H - h~).
-        FailureOr<Value> diff =
-            succeeded(cand) ? valueOf(node.create<SubOp>({h, *cand})) : cand;
-        FailureOr<Value> kept = succeeded(diff) ? u.mul(*z, *diff) : diff;
-        next = succeeded(kept) ? u.add(*cand, *kept) : kept;
-      } else {
-        // Gates i, o, f, c.
-        FailureOr<Value> hr = u.recur(h, *rd, rb);
-        FailureOr<Value> sum = succeeded(hr) ? u.add(*xt, *hr) : hr;
-        if (failed(sum))
-          return failure();
-        FailureOr<Value> gi = u.gate(*sum, 0), go = u.gate(*sum, 1),
-                         gf = u.gate(*sum, 2), gc = u.gate(*sum, 3);
-        if (failed(gi) || failed(go) || failed(gf) || failed(gc))
-          return failure();
-        if (pi) {
-          gi = u.add(*gi, *u.mul(pi, c));
-          gf = u.add(*gf, *u.mul(pf, c));
-        }
-        FailureOr<Value> i = u.activate(act[0], *gi),
-                         f = u.activate(act[0], *gf),
-                         cc = u.activate(act[1], *gc);
-        if (failed(i) || failed(f) || failed(cc))
-          return failure();
-        FailureOr<Value> fc = u.mul(*f, c), ic = u.mul(*i, *cc);
-        FailureOr<Value> cn = u.add(*fc, *ic);
-        if (failed(cn))
-          return failure();
-        c = *cn;
-        if (po)
-          go = u.add(*go, *u.mul(po, c));
-        FailureOr<Value> o = u.activate(act[0], *go);
-        FailureOr<Value> hc = u.activate(act[2], c);
-        next = succeeded(o) && succeeded(hc) ? u.mul(*o, *hc)
-                                             : FailureOr<Value>(failure());
-      }
-      if (failed(next))
-        return failure();
-      h = *next;
-      ys[t * directions + d] = node.reshape(h, {1, 1, batch, hidden});
-    }
-    lastH.push_back(node.reshape(h, {1, batch, hidden}));
-    lastC.push_back(node.reshape(c, {1, batch, hidden}));
   }
-  auto join = [&](llvm::ArrayRef<Value> parts, int64_t axis) -> Value {
+  auto join = [&](llvm::ArrayRef<Value> parts,
+                  int64_t axis) -> FailureOr<Value> {
     if (parts.size() == 1)
       return parts.front();
-    return node
-        .create<ConcatOp>(parts,
-                          {node.named("axis", node.b.getI64IntegerAttr(axis))})
-        ->getResult();
+    return valueOf(node.create<ConcatOp>(
+        parts, {node.named("axis", node.b.getI64IntegerAttr(axis))}));
   };
   // Y [seq, dirs, batch, H]: steps in order, directions side by side.
   llvm::SmallVector<Value> steps;
-  for (int64_t t = 0; t < seq; ++t)
-    steps.push_back(
-        join(llvm::ArrayRef<Value>(ys).slice(t * directions, directions), 1));
-  Value y = join(steps, 0), yh = join(lastH, 0), yc = join(lastC, 0);
-  if (batchFirst) {
-    y = node.create<TransposeOp>(
-                y,
-                {node.named("perm", node.b.getDenseI64ArrayAttr({2, 0, 1, 3}))})
-            ->getResult();
-    yh = node.create<TransposeOp>(
-                 yh,
-                 {node.named("perm", node.b.getDenseI64ArrayAttr({1, 0, 2}))})
-             ->getResult();
-    yc = node.create<TransposeOp>(
-                 yc,
-                 {node.named("perm", node.b.getDenseI64ArrayAttr({1, 0, 2}))})
-             ->getResult();
+  for (int64_t t = 0; t < seq; ++t) {
+    FailureOr<Value> step =
+        join(llvm::ArrayRef<Value>(ys).slice(t * directions, directions), 1);
+    if (failed(step))
+      return failure();
+    steps.push_back(*step);
   }
+  FailureOr<Value> y = join(steps, 0), yh = join(lastH, 0),
+                   yc = join(lastC, 0);
+  if (succeeded(y) && batchFirst)
+    y = transposedValue(node, *y, {2, 0, 1, 3});
+  if (succeeded(yh) && batchFirst)
+    yh = transposedValue(node, *yh, {1, 0, 2});
+  if (succeeded(yc) && batchFirst)
+    yc = transposedValue(node, *yc, {1, 0, 2});
+  if (failed(y) || failed(yh) || failed(yc))
+    return failure();
   if (node.hasOutput(0))
-    node.setOutput(0, y);
+    node.setOutput(0, *y);
   if (node.hasOutput(1))
-    node.setOutput(1, yh);
+    node.setOutput(1, *yh);
   if (cell == Cell::lstm && node.hasOutput(2))
-    node.setOutput(2, yc);
+    node.setOutput(2, *yc);
   return success();
 }
-
 void mlir::oneflow::onnx_import::addRecurrentLowerings(
     llvm::StringMap<Lowering> &table) {
   table["RNN"] = [](NodeContext &n) { return mapRecurrent(n, Cell::rnn); };

@@ -40,8 +40,9 @@ bool fitsRecurrentPrimitive(RecurrentCell cell, Type element, bool peepholes,
 /// The node as one oneflow.rnn.
 LogicalResult mapRecurrentLayer(NodeContext &node, const RecurrentLayer &in);
 
-/// `v` transposed by `perm`.
-Value transposedValue(NodeContext &node, Value v, llvm::ArrayRef<int64_t> perm);
+/// `v` transposed by `perm` (a failure has been reported at the node).
+FailureOr<Value> transposedValue(NodeContext &node, Value v,
+                                 llvm::ArrayRef<int64_t> perm);
 
 } // namespace mlir::oneflow::onnx_import
 

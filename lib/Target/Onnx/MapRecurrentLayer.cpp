@@ -35,12 +35,10 @@ static FailureOr<Value> gatesInOrder(NodeContext &node, Value v,
       parts, {node.named("axis", node.b.getI64IntegerAttr(1))}));
 }
 
-Value mlir::oneflow::onnx_import::transposedValue(
+FailureOr<Value> mlir::oneflow::onnx_import::transposedValue(
     NodeContext &node, Value v, llvm::ArrayRef<int64_t> perm) {
-  return node
-      .create<TransposeOp>(
-          v, {node.named("perm", node.b.getDenseI64ArrayAttr(perm))})
-      ->getResult();
+  return valueOf(node.create<TransposeOp>(
+      v, {node.named("perm", node.b.getDenseI64ArrayAttr(perm))}));
 }
 
 LogicalResult
@@ -109,19 +107,25 @@ mlir::oneflow::onnx_import::mapRecurrentLayer(NodeContext &node,
   if (failed(op))
     return failure();
   // Y: [seq, batch, D H] -> [seq, D, batch, H] ([batch, seq, D, H]).
-  Value y = node.reshape(op->getY(), {in.seq, batch, dirs, hidden});
-  y = transposedValue(node, y,
-                      in.batchFirst ? llvm::ArrayRef<int64_t>{1, 0, 2, 3}
-                                    : llvm::ArrayRef<int64_t>{0, 2, 1, 3});
-  auto last = [&](Value v) {
+  FailureOr<Value> y = transposedValue(
+      node, node.reshape(op->getY(), {in.seq, batch, dirs, hidden}),
+      in.batchFirst ? llvm::ArrayRef<int64_t>{1, 0, 2, 3}
+                    : llvm::ArrayRef<int64_t>{0, 2, 1, 3});
+  auto last = [&](Value v) -> FailureOr<Value> {
     return in.batchFirst ? transposedValue(node, v, {1, 0, 2}) : v;
   };
+  FailureOr<Value> yh = last(op->getHn()),
+                   yc = in.cell == RecurrentCell::lstm
+                            ? last(op->getCn())
+                            : FailureOr<Value>(Value());
+  if (failed(y) || failed(yh) || failed(yc))
+    return failure();
   if (node.hasOutput(0))
-    node.setOutput(0, y);
+    node.setOutput(0, *y);
   if (node.hasOutput(1))
-    node.setOutput(1, last(op->getHn()));
+    node.setOutput(1, *yh);
   if (in.cell == RecurrentCell::lstm && node.hasOutput(2))
-    node.setOutput(2, last(op->getCn()));
+    node.setOutput(2, *yc);
   return success();
 }
 

@@ -281,6 +281,20 @@ def broken_models():
         [vi("x", F, [3, 1, 2])], [vi("y", F, [3, 1, 1, 2])],
         [init("w", np.ones((1, 8, 2), np.float32)),
          init("r", np.ones((1, 8, 2), np.float32))])
+    # Peepholes, an initial cell state and biases of the wrong sizes: named
+    # at the node, not by the reshape that cannot take them.
+    for what, index, shape in (("peephole", 7, (1, 4)),
+                               ("initial-c", 6, (1, 1, 3)),
+                               ("bias", 3, (1, 5))):
+        inputs = ["x", "w", "r", "", "", "", "", ""][:index + 1]
+        inputs[index] = "p"
+        yield "lstm-%s-shape" % what, model(
+            [helper.make_node("LSTM", inputs, ["y"], name="lstm",
+                              hidden_size=2)],
+            [vi("x", F, [3, 1, 2])], [vi("y", F, [3, 1, 1, 2])],
+            [init("w", np.ones((1, 8, 2), np.float32)),
+             init("r", np.ones((1, 8, 2), np.float32)),
+             init("p", np.ones(shape, np.float32))], check=False)
     yield "einsum-diagonal", model(
         [helper.make_node("Einsum", ["x"], ["y"], name="einsum",
                           equation="ii->i")],
