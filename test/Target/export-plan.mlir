@@ -2,7 +2,7 @@
 // RUN: of-translate --export-plan %s \
 // RUN:   | protoc --decode=ofrt.proto.Plan --proto_path=%oneflow_src/lib/Runtime/Plan plan.proto \
 // RUN:   | FileCheck %s
-// RUN: of-opt %S/../Transforms/default-pipeline.mlir -oneflow-default-pipeline -mlir-print-debuginfo \
+// RUN: of-opt %S/../Transforms/oneflow-default-pipeline.mlir -oneflow-default-pipeline -mlir-print-debuginfo \
 // RUN:   | of-translate --export-plan-text | FileCheck %s --check-prefix=PIPELINE
 
 // Binary and text exports decode to the same plan. Proto3 leaves out fields
@@ -238,7 +238,7 @@
 // PIPELINE: version: CURRENT
 // PIPELINE: world_size: 1
 // PIPELINE: name: "matmul_2"
-// PIPELINE-NEXT: location: "{{.*}}default-pipeline.mlir:{{[0-9]+}}:8"
+// PIPELINE-NEXT: location: "{{.*}}oneflow-default-pipeline.mlir:{{[0-9]+}}:8"
 // PIPELINE: arena_bytes: 1792
 // PIPELINE-NEXT: unplanned_bytes: 2304
 
