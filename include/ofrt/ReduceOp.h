@@ -13,7 +13,7 @@
 #ifndef OFRT_REDUCEOP_H
 #define OFRT_REDUCEOP_H
 
-#include "OneFlowDialect/Support/Layout.h"
+#include "ofsupport/Layout.h"
 
 namespace ofrt {
 

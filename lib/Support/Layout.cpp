@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OneFlowDialect/Support/Layout.h"
+#include "ofsupport/Layout.h"
 
 #include <cassert>
 

@@ -9,7 +9,7 @@
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Interfaces/ExternalModels.h"
 #include "OneFlowDialect/Interfaces/RankLoweringInterface.h"
-#include "OneFlowDialect/Support/Layout.h"
+#include "ofsupport/Layout.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"

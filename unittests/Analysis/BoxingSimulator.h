@@ -17,7 +17,7 @@
 #define ONEFLOWDIALECT_UNITTESTS_ANALYSIS_BOXINGSIMULATOR_H
 
 #include "OneFlowDialect/Analysis/BoxingRoute.h"
-#include "OneFlowDialect/Support/Layout.h"
+#include "ofsupport/Layout.h"
 
 #include <cstdint>
 #include <random>

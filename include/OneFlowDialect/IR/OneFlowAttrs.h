@@ -13,7 +13,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/TensorEncoding.h"
 
-#include "OneFlowDialect/Support/Layout.h"
+#include "ofsupport/Layout.h"
 
 #include <optional>
 

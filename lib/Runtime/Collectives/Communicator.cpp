@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ofrt/Communicator.h"
-#include "OneFlowDialect/Support/Layout.h"
+#include "ofsupport/Layout.h"
 #include "ofrt/Status.h"
 
 #include "Collectives/CollectiveUtils.h"

@@ -38,7 +38,7 @@
 
 #include "ofrt/Collectives.h"
 #include "ofrt/Status.h"
-#include "OneFlowDialect/Support/Layout.h"
+#include "ofsupport/Layout.h"
 
 #include <unistd.h>
 

@@ -15,7 +15,7 @@
 
 #include "ofrt/CollectiveKernels.h"
 #include "ofrt/Pieces.h"
-#include "OneFlowDialect/Support/Layout.h"
+#include "ofsupport/Layout.h"
 
 #include "ofrt/KernelChecks.h"
 #include "ofrt/Status.h"

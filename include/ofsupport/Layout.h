@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ONEFLOWDIALECT_SUPPORT_LAYOUT_H
-#define ONEFLOWDIALECT_SUPPORT_LAYOUT_H
+#ifndef OFSUPPORT_LAYOUT_H
+#define OFSUPPORT_LAYOUT_H
 
 #include <cstdint>
 #include <optional>
@@ -104,4 +104,4 @@ std::vector<int64_t> localShape(const std::vector<int64_t> &shape,
 
 } // namespace ofsupport
 
-#endif // ONEFLOWDIALECT_SUPPORT_LAYOUT_H
+#endif // OFSUPPORT_LAYOUT_H
