@@ -32,6 +32,10 @@ if os.environ.get("OF_OPT_VERIFY_ROUNDTRIP") == "1":
     of_opt = ToolSubst("of-opt", extra_args=["--verify-roundtrip"])
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# of-run --strategy auto keeps this machine's measured figures here, not in
+# the user's cache (tests of the cache itself set their own).
+config.environment["OF_CACHE_DIR"] = os.path.join(config.test_exec_root,
+                                                  "of-cache")
 llvm_config.add_tool_substitutions(
     [of_opt, "of-translate", "of-run", "of-run-plan", "of-check", "of-calibrate"],
     [config.oneflow_tools_dir])

@@ -122,6 +122,32 @@ struct JsonReader {
     return true;
   }
 
+  /// [{"<amount>": a, "rate": r}, ...] in increasing a.
+  bool throughput(const llvm::json::Value &value, StringRef key,
+                  StringRef amount, std::vector<ClusterDesc::Throughput> &out) {
+    const llvm::json::Array *array = value.getAsArray();
+    if (!array || array->empty())
+      return fail(key, "must be a non-empty array of {\"" + amount +
+                           "\", \"rate\"} objects");
+    for (size_t i = 0; i < array->size(); ++i) {
+      std::string path = (key + "[" + Twine(i) + "]").str();
+      const llvm::json::Object *object = (*array)[i].getAsObject();
+      if (!object || object->size() != 2 || !object->get(amount) ||
+          !object->get("rate"))
+        return fail(path, "must be {\"" + amount +
+                              "\": the size of a call, \"rate\": per second}");
+      ClusterDesc::Throughput entry;
+      if (!positiveNumber(*object->get(amount), path + "." + amount,
+                          entry.amount) ||
+          !positiveNumber(*object->get("rate"), path + ".rate", entry.rate))
+        return false;
+      if (!out.empty() && entry.amount <= out.back().amount)
+        return fail(path + "." + amount, "must be larger than the one before");
+      out.push_back(entry);
+    }
+    return true;
+  }
+
   /// [{"mesh": [d, ...], "axis": k, "collectives": {...}}, ...].
   bool meshAxes(const llvm::json::Value &value, StringRef key,
                 std::vector<ClusterDesc::MeshAxisFigures> &out) {
@@ -220,10 +246,17 @@ FailureOr<ClusterDesc> ClusterDesc::parse(StringRef json, StringRef source,
                                  /*allowZero=*/true);
     } else if (key == "flops") {
       ok = reader.positiveNumber(field, key, desc.flops);
+    } else if (key == "matmul_flops") {
+      ok = reader.throughput(field, key, "flops", desc.flopsBySize);
+    } else if (key == "elementwise_bandwidth") {
+      ok = reader.throughput(field, key, "bytes", desc.bandwidthBySize);
+    } else if (key == "format" || key == "identity") {
+      // of-run's cache of measured figures: what they were measured for.
     } else {
       ok = reader.fail(key, "is unknown (expected ranks_per_node, "
                             "intra_node, inter_node, collectives, "
                             "mesh_axes, memory_bandwidth, flops, "
+                            "matmul_flops, elementwise_bandwidth, "
                             "op_overhead)");
     }
     if (!ok)
@@ -242,6 +275,30 @@ FailureOr<ClusterDesc> ClusterDesc::load(StringRef path, std::string &error) {
     return failure();
   }
   return parse((*buffer)->getBuffer(), path, error);
+}
+
+/// The rate of a call of `amount` in `table` (see flopsPerSecond).
+static double interpolate(ArrayRef<ClusterDesc::Throughput> table,
+                          double amount) {
+  if (amount <= table.front().amount)
+    return table.front().rate;
+  if (amount >= table.back().amount)
+    return table.back().rate;
+  size_t i = 1;
+  while (table[i].amount < amount)
+    ++i;
+  const ClusterDesc::Throughput &low = table[i - 1], &high = table[i];
+  double t = std::log(amount / low.amount) / std::log(high.amount / low.amount);
+  return low.rate + t * (high.rate - low.rate);
+}
+
+double ClusterDesc::flopsPerSecond(double callFlops) const {
+  return flopsBySize.empty() ? flops : interpolate(flopsBySize, callFlops);
+}
+
+double ClusterDesc::bytesPerSecond(double bytes) const {
+  return bandwidthBySize.empty() ? memoryBandwidth
+                                 : interpolate(bandwidthBySize, bytes);
 }
 
 const LinkDesc &ClusterDesc::linkFor(ArrayRef<int64_t> ranks) const {

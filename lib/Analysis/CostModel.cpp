@@ -260,9 +260,12 @@ double mlir::oneflow::computeCost(Operation *op, int64_t pieces,
   auto cost = dyn_cast<CostInterface>(op);
   if (!cost)
     return 0;
-  double seconds = std::max(cost.getComputeFlops() / cluster.flops,
-                            cost.getMemoryBytes() / cluster.memoryBandwidth);
-  return cluster.opOverhead + seconds / std::max<int64_t>(1, pieces);
+  double n = std::max<int64_t>(1, pieces);
+  double flops = cost.getComputeFlops() / n;
+  double bytes = cost.getMemoryBytes() / n;
+  double seconds = std::max(flops / cluster.flopsPerSecond(flops),
+                            bytes / cluster.bytesPerSecond(bytes));
+  return cluster.opOverhead + seconds;
 }
 
 double mlir::oneflow::hiddenCommunicationCost(Operation *op,

@@ -17,6 +17,7 @@
 #include "RunFlags.h"
 
 #include "ofrt/Backend.h"
+#include "ofrt/Calibration.h"
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
@@ -71,6 +72,9 @@ ABSL_FLAG(int64_t, memory_limit, 0,
 ABSL_FLAG(std::string, cluster, "",
           "With --strategy auto: the cluster file of the cost model (JSON; "
           "default: this machine's measured figures)");
+ABSL_FLAG(bool, recalibrate, false,
+          "With --strategy auto and no --cluster: measure this machine's "
+          "figures again instead of reading them from the cache");
 ABSL_FLAG(bool, explain, false,
           "With --strategy auto: print the chosen layouts, their predicted "
           "cost and the alternatives before running");
@@ -218,7 +222,8 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   options.strategy = absl::GetFlag(FLAGS_strategy);
   if (options.strategy != "auto") {
     for (const char *name :
-         {"search", "mesh", "memory_limit", "cluster", "explain"}) {
+         {"search", "mesh", "memory_limit", "cluster", "recalibrate",
+          "explain"}) {
       if (std::optional<std::string> dashed = givenFlag(name))
         return absl::InvalidArgumentError(
             "--" + *dashed +
@@ -257,13 +262,10 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
                                       std::to_string(search.memoryLimitBytes) +
                                       " is not at least 0");
   search.cluster = absl::GetFlag(FLAGS_cluster);
-  if (options.strategy == "auto" && search.cluster.empty())
-    std::fprintf(stderr,
-                 "of-run: note: --strategy auto without --cluster prices "
-                 "communication with the built-in figures (Gloo over "
-                 "loopback TCP, far above what in-process ranks pay); "
-                 "`of-calibrate --ranks N --out FILE` measures this "
-                 "machine\n");
+  if (!search.cluster.empty() && absl::GetFlag(FLAGS_recalibrate))
+    return absl::InvalidArgumentError(
+        "--recalibrate measures this machine instead of reading --cluster; "
+        "give one of them");
   search.explain = absl::GetFlag(FLAGS_explain);
   options.devices = devices;
   options.microBatches = micro;
@@ -312,4 +314,44 @@ absl::Status ofrun::checkPrecision(const oftools::TrainOptions &options) {
                                       " on " + options.device + ": " +
                                       std::string(status.message()));
   return absl::OkStatus();
+}
+
+void ofrun::findClusterFigures(oftools::TrainOptions &options,
+                               const Job &job) {
+  std::string &cluster = options.autoParallel.cluster;
+  if (options.strategy != "auto" || !cluster.empty() || job.ranks() < 2)
+    return;
+  auto builtin = [](const std::string &why) {
+    std::fprintf(stderr,
+                 "of-run: note: --strategy auto prices with built-in figures "
+                 "(Gloo over loopback TCP): %s; `of-calibrate --ranks N "
+                 "--library L --out FILE` and --cluster FILE price with this "
+                 "machine's\n",
+                 why.c_str());
+  };
+  if (job.launched)
+    return builtin("under a launcher every rank must price alike, and the "
+                   "ranks cannot measure together before they compile");
+  if (job.device != "cpu")
+    return builtin("measuring " + job.device + " devices is not built");
+  ofrt::CalibrationOptions calibration;
+  calibration.ranks = job.ranks();
+  calibration.library = absl::GetFlag(FLAGS_collectives);
+  if (calibration.library.empty()) {
+    absl::StatusOr<const ofrt::Backend *> cpu =
+        ofrt::findBackend(ofrt::DeviceKind::Cpu);
+    calibration.library =
+        cpu.ok() ? (*cpu)->defaultCollectives(!job.launches(), false) : "gloo";
+  }
+  calibration.threads = absl::GetFlag(FLAGS_threads);
+  // A few seconds at most: three runs of each figure, 4 MiB collectives.
+  calibration.repeats = 3;
+  calibration.largeBytes =
+      std::max<int64_t>(4 << 20, int64_t(4096) * calibration.ranks);
+  absl::StatusOr<ofrt::CachedCluster> found =
+      ofrt::cachedCluster(calibration, ofrt::clusterCacheDirectory(),
+                          absl::GetFlag(FLAGS_recalibrate), stderr);
+  if (!found.ok())
+    return builtin(std::string(found.status().message()));
+  cluster = found->path;
 }

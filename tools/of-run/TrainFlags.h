@@ -7,6 +7,7 @@
 #ifndef ONEFLOW_TOOLS_OFRUN_TRAINFLAGS_H
 #define ONEFLOW_TOOLS_OFRUN_TRAINFLAGS_H
 
+#include "Runner.h"
 #include "Train.h"
 
 #include "absl/status/statusor.h"
@@ -23,6 +24,14 @@ trainOptionsFromFlags(int64_t devices);
 /// OK unless `options` ask for a mixed precision (--precision bf16) that
 /// the backend of `options.device` cannot compute in on this machine.
 absl::Status checkPrecision(const oftools::TrainOptions &options);
+
+/// With --strategy auto and no --cluster, sets the cluster file the search
+/// prices with: this machine's figures for the job's ranks, collective
+/// library and --threads, from the cache (ofrt/Calibration.h) or measured
+/// now (--recalibrate: always). Under an outside launcher (the ranks would
+/// each measure alone), on a device other than the CPU, or when measuring
+/// fails, the built-in figures, with a note that says why.
+void findClusterFigures(oftools::TrainOptions &options, const Job &job);
 
 } // namespace ofrun
 

@@ -88,6 +88,7 @@ int main(int argc, char **argv) {
   std::string emitPlan = absl::GetFlag(FLAGS_emit_plan);
   if (*train) {
     (*train)->device = job->device;
+    ofrun::findClusterFigures(**train, *job);
     precision = ofrun::checkPrecision(**train);
     if (!precision.ok() && emitPlan.empty())
       return fail(std::string(precision.message()));
@@ -118,14 +119,21 @@ int main(int argc, char **argv) {
     return exportTo(*values);
   }
   // Launched ranks compile the model again but leave --emit_plan (written
-  // above) alone, so that no two processes write one file.
+  // above) alone, so that no two processes write one file, and measure
+  // nothing again (--recalibrate).
+  // They price the layout search with the figures found here, so that
+  // every process compiles the same plan.
   std::vector<std::string> rest;
+  if (*train && (*train)->strategy == "auto" &&
+      !(*train)->autoParallel.cluster.empty())
+    rest.push_back("--cluster=" + (*train)->autoParallel.cluster);
   for (size_t i = 1; i < normalized.size(); ++i) {
     if (normalized[i] == "--emit_plan") {
       ++i;
       continue;
     }
-    if (normalized[i].rfind("--emit_plan=", 0) != 0)
+    if (normalized[i].rfind("--emit_plan=", 0) != 0 &&
+        normalized[i].rfind("--recalibrate", 0) != 0)
       rest.push_back(normalized[i]);
   }
   return ofrun::runPlan(*job, *plan, rest,

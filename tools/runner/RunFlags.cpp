@@ -125,6 +125,7 @@ std::vector<oftools::FlagGroup> ofrun::runFlagGroups() {
         "mesh",
         "memory_limit",
         "cluster",
+        "recalibrate",
         "explain",
         "micro_batches",
         "stages",

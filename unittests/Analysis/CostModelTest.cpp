@@ -167,7 +167,44 @@ TEST(ClusterDescTest, MalformedInputNamesFileAndKey) {
   EXPECT_EQ(parseError(R"({"latency": 1})"),
             "c.json: key 'latency' is unknown (expected ranks_per_node, "
             "intra_node, inter_node, collectives, mesh_axes, "
-            "memory_bandwidth, flops, op_overhead)");
+            "memory_bandwidth, flops, matmul_flops, elementwise_bandwidth, "
+            "op_overhead)");
+  EXPECT_EQ(parseError(R"({"matmul_flops": []})"),
+            "c.json: key 'matmul_flops' must be a non-empty array of "
+            "{\"flops\", \"rate\"} objects");
+  EXPECT_EQ(parseError(R"({"matmul_flops": [{"flops": 8, "rate": 1}, )"
+                       R"({"flops": 8, "rate": 2}]})"),
+            "c.json: key 'matmul_flops[1].flops' must be larger than the one "
+            "before");
+  EXPECT_EQ(parseError(R"({"elementwise_bandwidth": [{"bytes": 8}]})"),
+            "c.json: key 'elementwise_bandwidth[0]' must be {\"bytes\": the "
+            "size of a call, \"rate\": per second}");
+  EXPECT_EQ(parseError(R"({"matmul_flops": [{"flops": 8, "rate": -1}]})"),
+            "c.json: key 'matmul_flops[0].rate' must be a finite positive "
+            "number");
+}
+
+// Measured rates by call size are interpolated in log(size) between the
+// nearest two and held outside them; without them, the single figures.
+TEST(ClusterDescTest, RatesBySize) {
+  std::string error;
+  FailureOr<ClusterDesc> desc = ClusterDesc::parse(
+      R"({"flops": 5, "memory_bandwidth": 7,
+          "matmul_flops": [{"flops": 10, "rate": 100},
+                           {"flops": 1000, "rate": 300}],
+          "elementwise_bandwidth": [{"bytes": 100, "rate": 2}],
+          "format": 1, "identity": {"host": "h"}})",
+      "c.json", error);
+  ASSERT_TRUE(succeeded(desc)) << error;
+  EXPECT_DOUBLE_EQ(desc->flopsPerSecond(1), 100);
+  EXPECT_DOUBLE_EQ(desc->flopsPerSecond(10), 100);
+  EXPECT_DOUBLE_EQ(desc->flopsPerSecond(100), 200);
+  EXPECT_DOUBLE_EQ(desc->flopsPerSecond(1e6), 300);
+  EXPECT_DOUBLE_EQ(desc->bytesPerSecond(1), 2);
+  EXPECT_DOUBLE_EQ(desc->bytesPerSecond(1e9), 2);
+  ClusterDesc plain = ClusterDesc::getDefault();
+  EXPECT_DOUBLE_EQ(plain.flopsPerSecond(123), plain.flops);
+  EXPECT_DOUBLE_EQ(plain.bytesPerSecond(123), plain.memoryBandwidth);
 }
 
 TEST(ClusterDescTest, LoadNamesAMissingFile) {

@@ -69,6 +69,18 @@ struct ClusterDesc {
   double memoryBandwidth;
   /// Floating-point operations per second of one rank.
   double flops;
+  /// A measured rate by the size of the call, in increasing `amount`.
+  struct Throughput {
+    double amount = 0; ///< Operations (or bytes) of one call.
+    double rate = 0;   ///< Per second.
+  };
+  /// of-calibrate's "matmul_flops" (square matmuls in the runtime's
+  /// engine); when present it replaces `flops` (flopsPerSecond).
+  std::vector<Throughput> flopsBySize;
+  /// of-calibrate's "elementwise_bandwidth" (adds in the runtime's engine);
+  /// when present it replaces `memoryBandwidth` for ops
+  /// (bytesPerSecond).
+  std::vector<Throughput> bandwidthBySize;
   /// Seconds every kernel costs whatever its size (dispatch, the engine's
   /// firing): paid by each op and each local boxing step once per step.
   double opOverhead = 0;
@@ -82,8 +94,12 @@ struct ClusterDesc {
   /// `{"ranks_per_node": 8, "intra_node": {"alpha": 5e-6, "beta": 1e11},
   ///   "inter_node": {...}, "memory_bandwidth": 2e11, "flops": 1e14,
   ///   "collectives": {"all_reduce": {"alpha": ..., "beta": ...}, ...},
-  ///   "mesh_axes": [{"mesh": [2, 2], "axis": 0, "collectives": {...}}]}`
+  ///   "mesh_axes": [{"mesh": [2, 2], "axis": 0, "collectives": {...}}],
+  ///   "matmul_flops": [{"flops": 8192, "rate": 6.6e9}, ...],
+  ///   "elementwise_bandwidth": [{"bytes": 12288, "rate": 4e9}, ...]}`
   /// (collectives: all_reduce, reduce_scatter, all_gather, all_to_all).
+  /// "format" and "identity" (what of-run's cache of measured figures
+  /// adds) are accepted and not read.
   /// On failure, `error` names `source` and the offending key.
   static FailureOr<ClusterDesc> parse(StringRef json, StringRef source,
                                       std::string &error);
@@ -93,6 +109,13 @@ struct ClusterDesc {
 
   /// The link a group of `ranks` (global ranks) communicates over.
   const LinkDesc &linkFor(ArrayRef<int64_t> ranks) const;
+
+  /// Operations per second of a call of `callFlops` operations: the
+  /// measured throughput interpolated in log(flops) between the two
+  /// nearest sizes (the nearest outside them), else `flops`.
+  double flopsPerSecond(double callFlops) const;
+  /// Bytes per second of an op that moves `bytes`, the same way.
+  double bytesPerSecond(double bytes) const;
 };
 
 /// What one boxing step costs.

@@ -434,16 +434,19 @@ void Engine::Impl::awaitCompletions() {
   }
 }
 
-void Engine::Impl::watchForStalls(const std::atomic<bool> &finished,
-                                  const StepGate *gate) {
+void Engine::Impl::watchForStalls(RunEnd &end, const StepGate *gate) {
   using Clock = std::chrono::steady_clock;
   constexpr auto kPoll = std::chrono::milliseconds(20);
   constexpr auto kStall = std::chrono::milliseconds(1000);
   std::optional<Clock::time_point> since;
   uint64_t seen = 0;
   int64_t workerCount = static_cast<int64_t>(workers.size());
-  while (!finished && !stopped) {
-    std::this_thread::sleep_for(kPoll);
+  while (!stopped) {
+    {
+      std::unique_lock<std::mutex> lock(end.mutex);
+      if (end.changed.wait_for(lock, kPoll, [&] { return end.finished; }))
+        return;
+    }
     // Sources held at a gate wait for the job to agree where to stop.
     bool quiet = idleWorkers.load() == workerCount &&
                  asyncPending.load() == 0 && !(gate && gate->holding());
@@ -555,13 +558,17 @@ absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
       state.runWorker(w, options);
       state.idleWorkers.fetch_add(1); // Finished: it waits on nothing.
     });
-  std::atomic<bool> finished{false};
-  std::thread watcher([&] { state.watchForStalls(finished, options.gate); });
+  Impl::RunEnd end;
+  std::thread watcher([&] { state.watchForStalls(end, options.gate); });
   for (std::thread &thread : threads)
     thread.join();
   if (options.gate)
     options.gate->unsubscribe(wakeId);
-  finished = true;
+  {
+    std::lock_guard<std::mutex> lock(end.mutex);
+    end.finished = true;
+  }
+  end.changed.notify_all();
   watcher.join();
   // Work still on the device (after a failure) finishes before buffers go.
   for (auto &stream : state.streams)

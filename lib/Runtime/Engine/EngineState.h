@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -172,8 +173,14 @@ struct Engine::Impl : CompletionSink {
   /// Watches the workers during a run: when every one is asleep or
   /// finished with nothing queued and nothing running for a while, no actor
   /// can ever fire again (a plan whose orders and buffer counts deadlock);
-  /// the run then fails, naming the actors that wait and what for.
-  void watchForStalls(const std::atomic<bool> &finished, const StepGate *gate);
+  /// the run then fails, naming the actors that wait and what for. It
+  /// returns as soon as the run has `finished` (not at its next poll).
+  struct RunEnd {
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool finished = false;
+  };
+  void watchForStalls(RunEnd &end, const StepGate *gate);
   /// Why `actor` cannot fire now, for the stall report.
   std::string whyWaiting(const ActorState &actor) const;
   void complete(uint64_t token, absl::Status status) override;
