@@ -408,6 +408,11 @@ void AutoParallelPass::runOnOperation() {
   func.setFunctionType(
       FunctionType::get(context, func.getBody().getArgumentTypes(), results));
 
+  // What the search predicts a step takes, for the tools to set next to
+  // the measured one.
+  func->setAttr(kPredictedStepAttrName,
+                FloatAttr::get(Float64Type::get(context),
+                               best->result.cost.seconds()));
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

@@ -7,6 +7,7 @@
 #include "Compile.h"
 
 #include "OneFlowDialect/Actor/ActorDialect.h"
+#include "OneFlowDialect/Analysis/AutoParallel.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
 #include "OneFlowDialect/Interfaces/ExternalModels.h"
 #include "OneFlowDialect/Target/PlanExport.h"
@@ -24,17 +25,27 @@ void oftools::registerToolDialects(DialectRegistry &registry) {
   oneflow::registerOneFlowExternalModels(registry);
 }
 
-absl::StatusOr<std::string> oftools::compileToPlan(ModuleOp module,
-                                                   const std::string &what,
-                                                   const TrainOptions *train,
-                                                   const std::string &device) {
+absl::StatusOr<std::string>
+oftools::compileToPlan(ModuleOp module, const std::string &what,
+                       const TrainOptions *train, const std::string &device,
+                       double *predictedStepSeconds) {
   auto failedWith = [&](const std::string &stage) {
     return absl::InvalidArgumentError("cannot " + stage + " '" + what +
                                       "' (the errors above say why)");
   };
+  if (train) {
+    PassManager training(module.getContext());
+    oneflow::buildOneFlowTrainingPasses(training, *train);
+    if (failed(training.run(module)))
+      return failedWith("compile");
+    module.walk([&](func::FuncOp func) {
+      if (auto predicted =
+              func->getAttrOfType<FloatAttr>(oneflow::kPredictedStepAttrName);
+          predicted && predictedStepSeconds)
+        *predictedStepSeconds = predicted.getValueAsDouble();
+    });
+  }
   PassManager pm(module.getContext());
-  if (train)
-    oneflow::buildOneFlowTrainingPasses(pm, *train);
   oneflow::OneFlowPipelineOptions options;
   options.device = device;
   oneflow::buildOneFlowDefaultPipeline(pm, options);

@@ -30,11 +30,14 @@ void registerToolDialects(mlir::DialectRegistry &registry);
 /// Compiles `module` in place through oneflow-default-pipeline and returns
 /// the binary plan; `what` names the program in errors (the diagnostics
 /// themselves go to the context's handler). With `train`, the training
-/// passes (oneflow::buildOneFlowTrainingPasses) come first.
-absl::StatusOr<std::string> compileToPlan(mlir::ModuleOp module,
-                                          const std::string &what,
-                                          const TrainOptions *train = nullptr,
-                                          const std::string &device = "cpu");
+/// passes (oneflow::buildOneFlowTrainingPasses) come first; when the layout
+/// search ran among them, `predictedStepSeconds` (if given) gets the step
+/// time it predicts (else it is left alone).
+absl::StatusOr<std::string>
+compileToPlan(mlir::ModuleOp module, const std::string &what,
+              const TrainOptions *train = nullptr,
+              const std::string &device = "cpu",
+              double *predictedStepSeconds = nullptr);
 
 } // namespace oftools
 

@@ -69,9 +69,9 @@ static absl::StatusOr<std::vector<DialectPlugin> *> dialectPlugins() {
 }
 
 /// Compiles `path` to a binary plan, reporting diagnostics on stderr.
-static absl::StatusOr<std::string> compile(const std::string &path, int ranks,
-                                           const std::string &device,
-                                           const oftools::TrainOptions *train) {
+static absl::StatusOr<std::string>
+compile(const std::string &path, int ranks, const std::string &device,
+        const oftools::TrainOptions *train, double *predictedStepSeconds) {
   DialectRegistry registry;
   oftools::registerToolDialects(registry);
   absl::StatusOr<std::vector<DialectPlugin> *> plugins = dialectPlugins();
@@ -115,13 +115,15 @@ static absl::StatusOr<std::string> compile(const std::string &path, int ranks,
     return absl::InvalidArgumentError(
         (absl::EndsWith(path, ".onnx") ? "cannot import '" : "cannot parse '") +
         path + "' (the errors above say why)");
-  return oftools::compileToPlan(*module, path, train, device);
+  return oftools::compileToPlan(*module, path, train, device,
+                                predictedStepSeconds);
 }
 
 absl::StatusOr<ofrt::LoadedPlan>
 ofrun::loadModel(const std::string &path, const std::string &emitPlan,
                  int ranks, const std::string &device,
-                 const oftools::TrainOptions *train) {
+                 const oftools::TrainOptions *train,
+                 double *predictedStepSeconds) {
   if (!absl::GetFlag(FLAGS_onnx_dim).empty() && !absl::EndsWith(path, ".onnx"))
     return absl::InvalidArgumentError(
         "--onnx-dim sizes a dimension of an ONNX model; '" + path +
@@ -137,7 +139,8 @@ ofrun::loadModel(const std::string &path, const std::string &emitPlan,
           "--emit-plan needs a .mlir or .onnx model to compile");
     return ofrt::loadPlanFile(path);
   }
-  absl::StatusOr<std::string> plan = compile(path, ranks, device, train);
+  absl::StatusOr<std::string> plan =
+      compile(path, ranks, device, train, predictedStepSeconds);
   if (!plan.ok())
     return plan.status();
   if (!emitPlan.empty()) {

@@ -19,11 +19,13 @@ namespace ofrun {
 /// When `emitPlan` is not empty, the compiled plan is also written there.
 /// With `train`, a .mlir program or .onnx model (imported without layouts)
 /// becomes a training step first (oneflow::buildOneFlowTrainingPasses); plans
-/// cannot.
+/// cannot. `predictedStepSeconds` gets what the layout search predicts a
+/// step takes, when it ran (compileToPlan).
 absl::StatusOr<ofrt::LoadedPlan>
 loadModel(const std::string &path, const std::string &emitPlan, int ranks,
           const std::string &device,
-          const oftools::TrainOptions *train = nullptr);
+          const oftools::TrainOptions *train = nullptr,
+          double *predictedStepSeconds = nullptr);
 
 } // namespace ofrun
 

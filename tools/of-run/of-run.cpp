@@ -93,8 +93,10 @@ int main(int argc, char **argv) {
     if (!precision.ok() && emitPlan.empty())
       return fail(std::string(precision.message()));
   }
-  absl::StatusOr<ofrt::LoadedPlan> plan = ofrun::loadModel(
-      model, emitPlan, wanted, job->device, *train ? &**train : nullptr);
+  double predicted = 0;
+  absl::StatusOr<ofrt::LoadedPlan> plan =
+      ofrun::loadModel(model, emitPlan, wanted, job->device,
+                       *train ? &**train : nullptr, &predicted);
   if (!plan.ok())
     return fail(std::string(plan.status().message()));
   if (!precision.ok())
@@ -136,6 +138,13 @@ int main(int argc, char **argv) {
         normalized[i].rfind("--recalibrate", 0) != 0)
       rest.push_back(normalized[i]);
   }
-  return ofrun::runPlan(*job, *plan, rest,
-                        exportPath.empty() ? ofrun::VariablesHook() : exportTo);
+  int code = ofrun::runPlan(*job, *plan, rest,
+                           exportPath.empty() ? ofrun::VariablesHook()
+                                              : exportTo);
+  // Next to the measured step the run printed (this process's ranks).
+  if (code == 0 && predicted > 0 && !job->launches() && !job->launched)
+    std::printf("layout search: predicted %.3f ms/step (the steady state "
+                "above is the measured one)\n",
+                predicted * 1e3);
+  return code;
 }

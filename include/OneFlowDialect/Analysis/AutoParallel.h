@@ -37,6 +37,11 @@
 
 namespace mlir::oneflow {
 
+/// The f64 seconds per step that oneflow-auto-parallel predicts for the
+/// layouts it chose, set on the function it laid out.
+inline constexpr llvm::StringLiteral kPredictedStepAttrName =
+    "oneflow.predicted_step_seconds";
+
 /// What a strategy costs under the model.
 struct StrategyCost {
   double computeSeconds = 0;
