@@ -63,10 +63,6 @@ absl::StatusOr<std::string> calibrateCluster(const CalibrationOptions &options);
 /// over it).
 absl::Status writeFileWhole(const std::string &path, const std::string &text);
 
-/// What identifies the machine a cached figure was measured on: host name,
-/// processor, allowed cores and the CPU kernels' libraries and ISA.
-std::string machineIdentity();
-
 /// Where cached figures live: $OF_CACHE_DIR, else
 /// $XDG_CACHE_HOME/oneflow-mlir, else $HOME/.cache/oneflow-mlir ("" when
 /// none of them is set).

@@ -46,6 +46,8 @@ static std::string processorName() {
   return "unknown";
 }
 
+/// What a cached file was measured for: host name, processor, allowed cores,
+/// the CPU kernels' libraries and ISA, and the set-up.
 static Json identityOf(const CalibrationOptions &options) {
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) != 0)
@@ -63,13 +65,6 @@ static Json identityOf(const CalibrationOptions &options) {
               {"library", options.library},
               {"ranks", options.ranks},
               {"threads", options.threads}};
-}
-
-std::string ofrt::machineIdentity() {
-  Json identity = identityOf({});
-  return identity["host"].get<std::string>() + ", " +
-         identity["processor"].get<std::string>() + ", " +
-         std::to_string(identity["cores"].get<size_t>()) + " cores";
 }
 
 std::string ofrt::clusterCacheDirectory() {
