@@ -19,6 +19,7 @@
 
 #include "Descent.h"
 
+#include "mlir/IR/Threading.h"
 #include "llvm/ADT/Hashing.h"
 
 #include <cmath>
@@ -215,10 +216,17 @@ double Descent::delta(const Move &move) {
 }
 
 void Descent::apply(const Move &move) {
-  for (auto [n, c] : move)
+  for (auto [n, c] : move) {
+    unsigned u = unitOfNode[n];
+    for (unsigned b : blocksNear[u])
+      blockDirty[b] = true;
+    markUnitDirty(u);
+    for (auto &[w, list] : neighbours[u])
+      markUnitDirty(w);
     if (!windowsNear.empty())
       for (unsigned w : windowsNear[unitOfNode[n]])
         dirty[w] = true;
+  }
   for (auto [n, c] : move) {
     account(n, assignment[n], -1);
     account(n, c, +1);
@@ -268,12 +276,22 @@ std::pair<int, int> Descent::run(ArrayRef<unsigned> seed, bool useWindows) {
   StrategyCost cost = problem.evaluate(assignment);
   seconds = cost.seconds();
   dirty.assign(windows.size(), true);
+  blockDirty.assign(blocks.size(), true);
+  unitDirty.assign(units.size(), true);
+  groupDirty.assign(groups.size(), true);
   int sweeps = 0, moves = 0;
   while (sweeps < options.maxSweeps) {
     ++sweeps;
     int before = moves;
     for (unsigned b = 0, e = blocks.size(); b < e; ++b) {
+      // A block nothing in or next to has moved since it was solved would
+      // solve to the same choices (its own move leaves it at its optimum).
+      // Under a memory limit a move's worth also depends on the peak
+      // memory, which any move changes: every block is solved again.
+      if (!blockDirty[b] && !options.memoryLimitBytes)
+        continue;
       moves += improveBlock(b, 0);
+      blockDirty[b] = false;
       // Under a memory limit, also blocks solved with bytes priced in.
       if (options.memoryLimitBytes)
         for (double scale : {0.25, 1.0, 4.0, 16.0})
@@ -293,10 +311,21 @@ std::pair<int, int> Descent::run(ArrayRef<unsigned> seed, bool useWindows) {
           moves += improveWindow(w);
         }
     }
-    for (ArrayRef<unsigned> group : groups)
+    // Likewise a group or unit whose members and their neighbours have not
+    // moved since it was last tried.
+    bool skipClean = !options.memoryLimitBytes;
+    for (auto [g, group] : llvm::enumerate(groups)) {
+      if (skipClean && !groupDirty[g])
+        continue;
       moves += improve(group);
-    for (unsigned u = 0, e = units.size(); u < e; ++u)
+      groupDirty[g] = false;
+    }
+    for (unsigned u = 0, e = units.size(); u < e; ++u) {
+      if (skipClean && !unitDirty[u])
+        continue;
       moves += improve(ArrayRef<unsigned>(u));
+      unitDirty[u] = false;
+    }
     if (moves == before)
       break;
   }
@@ -306,7 +335,10 @@ std::pair<int, int> Descent::run(ArrayRef<unsigned> seed, bool useWindows) {
 FailureOr<SearchResult> mlir::oneflow::searchCoordinateDescent(
     ParallelProblem &problem, ArrayRef<Seed> seeds,
     const SearchOptions &options, std::string &error) {
-  Descent descent(problem, options);
+  MLIRContext *context = problem.getPlacement().getContext();
+  // One descent is built, and copied for each seed, which descend on
+  // threads where the context has them (the result does not depend on it).
+  Descent prototype(problem, options);
   std::optional<SearchResult> best;
   auto within = [&](const StrategyCost &cost) {
     return !options.memoryLimitBytes ||
@@ -314,21 +346,26 @@ FailureOr<SearchResult> mlir::oneflow::searchCoordinateDescent(
   };
   // Every seed descends with the cheap moves; the best then again
   // with windows solved exactly.
-  SmallVector<SearchResult> descended;
-  for (const Seed &seed : seeds) {
-    FailureOr<SmallVector<unsigned>> start = problem.completeSeed(seed);
+  SmallVector<std::optional<SearchResult>> started(seeds.size());
+  parallelFor(context, 0, seeds.size(), [&](size_t i) {
+    FailureOr<SmallVector<unsigned>> start = problem.completeSeed(seeds[i]);
     if (failed(start))
-      continue;
+      return;
+    Descent descent(prototype);
     auto [sweeps, moves] = descent.run(*start, /*useWindows=*/false);
     SearchResult result;
     result.assignment.assign(descent.getAssignment().begin(),
                              descent.getAssignment().end());
     result.cost = problem.evaluate(result.assignment);
-    result.origin = seed.name;
+    result.origin = seeds[i].name;
     result.sweeps = sweeps;
     result.moves = moves;
-    descended.push_back(std::move(result));
-  }
+    started[i] = std::move(result);
+  });
+  SmallVector<SearchResult> descended;
+  for (std::optional<SearchResult> &result : started)
+    if (result)
+      descended.push_back(std::move(*result));
   auto score = [&](const SearchResult &result) {
     double excess =
         options.memoryLimitBytes
@@ -345,15 +382,18 @@ FailureOr<SearchResult> mlir::oneflow::searchCoordinateDescent(
   size_t polished =
       problem.getNodes().size() <= kSmallGraph ? descended.size() : 1;
   if (options.windowUnits >= 2)
-    for (size_t i = 0; i < std::min(polished, descended.size()); ++i) {
-      SearchResult &result = descended[i];
-      auto [sweeps, moves] = descent.run(result.assignment, true);
-      result.assignment.assign(descent.getAssignment().begin(),
-                               descent.getAssignment().end());
-      result.cost = problem.evaluate(result.assignment);
-      result.sweeps += sweeps;
-      result.moves += moves;
-    }
+    parallelFor(context, 0, std::min(polished, descended.size()),
+                [&](size_t i) {
+                  SearchResult &result = descended[i];
+                  Descent descent(prototype);
+                  auto [sweeps, moves] =
+                      descent.run(result.assignment, /*useWindows=*/true);
+                  result.assignment.assign(descent.getAssignment().begin(),
+                                           descent.getAssignment().end());
+                  result.cost = problem.evaluate(result.assignment);
+                  result.sweeps += sweeps;
+                  result.moves += moves;
+                });
   for (SearchResult &result : descended) {
     if (std::isinf(result.cost.seconds()) || !within(result.cost))
       continue;

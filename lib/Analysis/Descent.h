@@ -93,6 +93,8 @@ private:
   void buildUnits();
   void buildGroups();
   void buildBlocks();
+  /// Parents as positions, the edges off each forest and blocksNear.
+  void indexBlocks();
   /// The choice unit `u`'s member `i` (0: the anchor) takes when the unit
   /// takes `k`.
   unsigned memberChoice(unsigned u, unsigned i, unsigned k) const {
@@ -110,6 +112,15 @@ private:
   /// `bytesWeight` seconds per byte of results added, and applies the
   /// result if the exact score gains. Returns whether it moved.
   bool improveBlock(unsigned b, double bytesWeight);
+  /// The choice of `node` when its unit takes `k`.
+  unsigned nodeChoice(unsigned node, unsigned k) const;
+  /// Min-sum's step from a child unit into its parent `up` over the
+  /// problem edges `list` between them: adds to each parent choice's cost
+  /// the best of child cost plus the edges, and records which child choice
+  /// gave it (the first on ties).
+  void foldChild(unsigned up, ArrayRef<unsigned> list,
+                 ArrayRef<double> childCost, MutableArrayRef<double> parentCost,
+                 SmallVector<unsigned> &argChild);
   void buildWindows();
   /// Solves window `w` exactly (the integer program over its units, the
   /// rest fixed) and applies the result if it gains.
@@ -148,8 +159,28 @@ private:
   /// Sets of units whose unit graph is a forest, covering every unit; the
   /// units of each in an order where a tree's parent comes first.
   SmallVector<SmallVector<unsigned>> blocks;
-  /// Per block unit: its parent in the block's forest (-1 for roots).
+  /// Per block unit: the position in the block of its parent in the
+  /// block's forest (-1 for roots).
   SmallVector<SmallVector<int>> parents;
+  /// Per block unit: its problem edges that are not edges of the block's
+  /// forest (min-sum prices them against the far end's current choice).
+  SmallVector<SmallVector<SmallVector<unsigned>>> offTree;
+  /// Per unit: the blocks that hold it or a neighbour of it.
+  SmallVector<SmallVector<unsigned>> blocksNear;
+  /// Blocks whose units or neighbours moved since they were last solved.
+  SmallVector<bool> blockDirty;
+  /// Units and groups whose members or their neighbours moved since they
+  /// were last tried.
+  SmallVector<bool> unitDirty, groupDirty;
+  void markUnitDirty(unsigned u) {
+    unitDirty[u] = true;
+    if (!groupOfUnit.empty() && groupOfUnit[u] >= 0)
+      groupDirty[groupOfUnit[u]] = true;
+  }
+  /// Scratch for improveBlock: per block position, cost per choice and the
+  /// child's best choice per parent choice.
+  SmallVector<SmallVector<double>> blockCost;
+  SmallVector<SmallVector<unsigned>> blockArg;
   /// Connected sets of at most `options.windowUnits` units, whose nodes
   /// are solved together exactly.
   SmallVector<SmallVector<unsigned>> windows;
@@ -169,6 +200,8 @@ private:
   MaxTree live;
   double persistent = 0;
   double seconds = 0;
+  /// Scratch for foldChild: per layout number, a slot or -1.
+  SmallVector<int> layoutSlot;
   /// Scratch for `delta`: nodes a move sets, by stamp.
   SmallVector<unsigned> stampOf, nextChoice;
   unsigned stamp = 0;

@@ -133,29 +133,154 @@ void Descent::buildBlocks() {
     for (unsigned u : ordered)
       parents.back().push_back(parentOf[u]);
   }
+  indexBlocks();
+}
+
+void Descent::indexBlocks() {
+  SmallVector<int> slot(units.size(), -1);
+  blocksNear.resize(units.size());
+  for (auto [b, block] : llvm::enumerate(blocks)) {
+    for (auto [i, u] : llvm::enumerate(block))
+      slot[u] = i;
+    SmallVector<int> &parent = parents[b];
+    for (int &p : parent)
+      p = p < 0 ? -1 : slot[p];
+    offTree.emplace_back(block.size());
+    for (auto [i, u] : llvm::enumerate(block)) {
+      blocksNear[u].push_back(b);
+      for (auto &[w, list] : neighbours[u]) {
+        blocksNear[w].push_back(b);
+        int j = slot[w];
+        bool tree = j >= 0 && (parent[i] == j || parent[j] == int(i));
+        if (!tree)
+          offTree.back()[i].append(list.begin(), list.end());
+      }
+    }
+    for (unsigned u : block)
+      slot[u] = -1;
+  }
+  for (SmallVector<unsigned> &list : blocksNear) {
+    llvm::sort(list);
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+}
+
+unsigned Descent::nodeChoice(unsigned node, unsigned k) const {
+  unsigned u = unitOfNode[node];
+  if (units[u].anchor == node)
+    return k;
+  for (auto [i, follower] : llvm::enumerate(units[u].followers))
+    if (follower.first == node)
+      return units[u].followerChoices[k][i];
+  return k;
+}
+
+void Descent::foldChild(unsigned up, ArrayRef<unsigned> list,
+                        ArrayRef<double> childCost,
+                        MutableArrayRef<double> parentCost,
+                        SmallVector<unsigned> &argChild) {
+  ArrayRef<ProblemEdge> edges = problem.getEdges();
+  argChild.assign(parentCost.size(), 0);
+  // The best child choice for parent choice `kp`: the cheapest total, the
+  // first on ties.
+  auto fold = [&](unsigned kp, double best, unsigned arg) {
+    argChild[kp] = arg;
+    parentCost[kp] += best;
+  };
+  if (list.size() != 1) {
+    for (unsigned kp = 0, pe = parentCost.size(); kp < pe; ++kp) {
+      if (std::isinf(parentCost[kp]))
+        continue;
+      double best = kInfinity;
+      unsigned arg = 0;
+      for (unsigned kc = 0, ce = childCost.size(); kc < ce; ++kc) {
+        if (std::isinf(childCost[kc]) || childCost[kc] >= best)
+          continue;
+        double total = childCost[kc];
+        for (unsigned e : list) {
+          const ProblemEdge &edge = edges[e];
+          total += unitOfNode[edge.producer] == up
+                       ? problem.edgeCost(e, nodeChoice(edge.producer, kp),
+                                          nodeChoice(edge.consumer, kc))
+                       : problem.edgeCost(e, nodeChoice(edge.producer, kc),
+                                          nodeChoice(edge.consumer, kp));
+        }
+        if (total < best) {
+          best = total;
+          arg = kc;
+        }
+      }
+      fold(kp, best, arg);
+    }
+    return;
+  }
+  // One edge: the pair costs what the two layouts on it cost, so only the
+  // cheapest child choice per layout competes, and each parent layout is
+  // priced once.
+  unsigned e = list.front();
+  const ProblemEdge &edge = edges[e];
+  bool parentGives = unitOfNode[edge.producer] == up;
+  auto layoutOf = [&](unsigned k, bool producerSide) {
+    return producerSide ? problem.givenLayout(e, nodeChoice(edge.producer, k))
+                        : problem.neededLayout(e, nodeChoice(edge.consumer, k));
+  };
+  layoutSlot.resize(problem.getNumLayouts(), -1);
+  // (child layout, its cheapest child choice)
+  SmallVector<std::pair<unsigned, unsigned>> cheapest;
+  for (unsigned kc = 0, ce = childCost.size(); kc < ce; ++kc) {
+    if (std::isinf(childCost[kc]))
+      continue;
+    unsigned layout = layoutOf(kc, !parentGives);
+    int &slot = layoutSlot[layout];
+    if (slot < 0) {
+      slot = cheapest.size();
+      cheapest.push_back({layout, kc});
+    } else if (childCost[kc] < childCost[cheapest[slot].second]) {
+      cheapest[slot].second = kc;
+    }
+  }
+  for (auto [layout, kc] : cheapest)
+    layoutSlot[layout] = -1;
+  // (parent layout, best total, child choice giving it)
+  SmallVector<std::tuple<unsigned, double, unsigned>> priced;
+  for (unsigned kp = 0, pe = parentCost.size(); kp < pe; ++kp) {
+    if (std::isinf(parentCost[kp]))
+      continue;
+    unsigned mine = layoutOf(kp, parentGives);
+    int &slot = layoutSlot[mine];
+    if (slot < 0) {
+      double best = kInfinity;
+      unsigned arg = 0;
+      for (auto [layout, kc] : cheapest) {
+        double total =
+            childCost[kc] + (parentGives ? problem.layoutCost(e, mine, layout)
+                                         : problem.layoutCost(e, layout, mine));
+        if (total < best || (total == best && kc < arg)) {
+          best = total;
+          arg = kc;
+        }
+      }
+      slot = priced.size();
+      priced.push_back({mine, best, arg});
+    }
+    fold(kp, std::get<1>(priced[slot]), std::get<2>(priced[slot]));
+  }
+  for (auto [layout, best, kc] : priced)
+    layoutSlot[layout] = -1;
 }
 
 bool Descent::improveBlock(unsigned b, double bytesWeight) {
   ArrayRef<ProblemNode> nodes = problem.getNodes();
   ArrayRef<ProblemEdge> edges = problem.getEdges();
   ArrayRef<unsigned> block = blocks[b];
-  DenseMap<unsigned, unsigned> indexOf;
-  for (auto [i, u] : llvm::enumerate(block))
-    indexOf[u] = i;
-  // The choice of `node` when its unit takes `k`.
-  auto choiceFor = [&](unsigned node, unsigned k) {
-    unsigned u = unitOfNode[node];
-    if (units[u].anchor == node)
-      return k;
-    for (auto [i, follower] : llvm::enumerate(units[u].followers))
-      if (follower.first == node)
-        return units[u].followerChoices[k][i];
-    return k;
-  };
+  ArrayRef<int> parent = parents[b];
   // cost[i][k]: the best cost of the subtree under block unit i when it
-  // takes k (own compute, edges leaving the block, edges to children).
-  SmallVector<SmallVector<double>> cost(block.size());
-  SmallVector<SmallVector<unsigned>> bestChild(block.size());
+  // takes k (own compute, edges leaving the tree, edges to children).
+  if (blockCost.size() < block.size()) {
+    blockCost.resize(block.size());
+    blockArg.resize(block.size());
+  }
+  MutableArrayRef<SmallVector<double>> cost(blockCost.data(), block.size());
   for (auto [i, u] : llvm::enumerate(block)) {
     unsigned numChoices = nodes[units[u].anchor].choices.size();
     cost[i].assign(numChoices, kInfinity);
@@ -170,69 +295,33 @@ bool Descent::improveBlock(unsigned b, double bytesWeight) {
           for (unsigned r = 0; r < numResults[node]; ++r)
             c += bytesWeight * bytes(node, choice, r);
       }
-      for (auto &[w, list] : neighbours[u]) {
-        // Tree edges are the pairwise terms; others see the far end fixed.
-        auto other = indexOf.find(w);
-        if (other != indexOf.end() &&
-            (parents[b][i] == int(w) || parents[b][other->second] == int(u)))
-          continue;
-        for (unsigned e : list) {
-          const ProblemEdge &edge = edges[e];
-          c += unitOfNode[edge.producer] == u
-                   ? problem.edgeCost(e, choiceFor(edge.producer, k),
-                                      assignment[edge.consumer])
-                   : problem.edgeCost(e, assignment[edge.producer],
-                                      choiceFor(edge.consumer, k));
-        }
+      // Edges off the tree see their far end fixed.
+      for (unsigned e : offTree[b][i]) {
+        const ProblemEdge &edge = edges[e];
+        c += unitOfNode[edge.producer] == u
+                 ? problem.edgeCost(e, nodeChoice(edge.producer, k),
+                                    assignment[edge.consumer])
+                 : problem.edgeCost(e, assignment[edge.producer],
+                                    nodeChoice(edge.consumer, k));
       }
       cost[i][k] = c;
     }
   }
   // Children into parents, leaves first (reverse of parents-first order).
-  SmallVector<SmallVector<unsigned>> argChild(block.size());
   for (int i = block.size() - 1; i >= 0; --i) {
-    int parent = parents[b][i];
-    if (parent < 0)
+    if (parent[i] < 0)
       continue;
-    unsigned p = indexOf[parent], c = i;
-    unsigned up = block[p], uc = block[c];
-    const SmallVector<unsigned> &list = neighbours[up].find(uc)->second;
-    argChild[c].assign(cost[p].size(), 0);
-    for (unsigned kp = 0, pe = cost[p].size(); kp < pe; ++kp) {
-      if (std::isinf(cost[p][kp]))
-        continue;
-      double best = kInfinity;
-      for (unsigned kc = 0, ce = cost[c].size(); kc < ce; ++kc) {
-        if (std::isinf(cost[c][kc]) || cost[c][kc] >= best)
-          continue;
-        double total = cost[c][kc];
-        for (unsigned e : list) {
-          const ProblemEdge &edge = edges[e];
-          total += unitOfNode[edge.producer] == up
-                       ? problem.edgeCost(e, choiceFor(edge.producer, kp),
-                                          choiceFor(edge.consumer, kc))
-                       : problem.edgeCost(e, choiceFor(edge.producer, kc),
-                                          choiceFor(edge.consumer, kp));
-        }
-        if (total < best) {
-          best = total;
-          argChild[c][kp] = kc;
-        }
-      }
-      cost[p][kp] += best;
-    }
+    unsigned up = block[parent[i]], uc = block[i];
+    foldChild(up, neighbours[up].find(uc)->second, cost[i], cost[parent[i]],
+              blockArg[i]);
   }
   // Roots take their best; children what their parent's choice asks.
   SmallVector<unsigned> chosen(block.size(), 0);
-  for (auto [i, u] : llvm::enumerate(block)) {
-    int parent = parents[b][i];
-    if (parent >= 0) {
-      chosen[i] = argChild[i][chosen[indexOf[parent]]];
-      continue;
-    }
-    chosen[i] =
-        std::min_element(cost[i].begin(), cost[i].end()) - cost[i].begin();
-  }
+  for (unsigned i = 0, e = block.size(); i < e; ++i)
+    chosen[i] = parent[i] >= 0
+                    ? blockArg[i][chosen[parent[i]]]
+                    : std::min_element(cost[i].begin(), cost[i].end()) -
+                          cost[i].begin();
   Move move;
   for (auto [i, u] : llvm::enumerate(block))
     if (chosen[i] != assignment[units[u].anchor] && validChoice(u, chosen[i]))
@@ -261,7 +350,25 @@ void Descent::buildWindows() {
     return !small || window.size() >= 2 * size ||
            choices >= kSmallGraphWindowChoices;
   };
-  for (unsigned start = 0, e = units.size(); start < e; start += stride) {
+  // A start every `stride` units in program order, counting the units of a
+  // group (a repeated layer's op) in its first member only: a start there
+  // starts the same window at every member, so that the layers' windows
+  // share a class and one integer program stands for all of them.
+  SmallVector<unsigned> starts;
+  unsigned counted = 0;
+  for (unsigned u = 0, e = units.size(); u < e; ++u) {
+    int group = groupOfUnit.empty() ? -1 : groupOfUnit[u];
+    if (group >= 0 && groups[group].front() != u)
+      continue;
+    if (counted++ % stride != 0)
+      continue;
+    if (group < 0)
+      starts.push_back(u);
+    else
+      starts.append(groups[group].begin(), groups[group].end());
+  }
+  llvm::sort(starts);
+  for (unsigned start : starts) {
     SmallVector<unsigned> window{start};
     DenseSet<unsigned> seen{start};
     size_t choices = problem.getNodes()[units[start].anchor].choices.size();

@@ -218,11 +218,9 @@ ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
       problem->inEdges[n].push_back(problem->edges.size());
       problem->outEdges[edge.producer].push_back(problem->edges.size());
       problem->edges.push_back(edge);
-      auto type = cast<RankedTensorType>(result.getType());
-      problem->edgeTypes.push_back(
-          RankedTensorType::get(type.getShape(), type.getElementType()));
     }
   }
+  problem->indexLayouts();
   return problem;
 }
 
@@ -258,33 +256,70 @@ GlobalAttr ParallelProblem::operandLayout(unsigned node, unsigned i,
                          nodes[node].choices[choice].operands[i]);
 }
 
-double ParallelProblem::edgeCost(unsigned e, unsigned from, unsigned to) {
-  const ProblemEdge &edge = edges[e];
-  NdSbpAttr have = nodes[edge.producer].choices[from].results[edge.result];
-  NdSbpAttr need = nodes[edge.consumer].choices[to].operands[edge.operand];
-  if (have == need)
-    return 0;
-  if (edge.inPlace)
-    return kInfinity;
-  // Keyed by the edge's logical type and the two nd-SBPs, so that a hit
-  // builds no attribute.
-  auto [it, inserted] = edgeCosts.try_emplace(
-      std::make_tuple(edgeTypes[e], Attribute(have), Attribute(need)), 0.0);
-  if (inserted)
-    it->second = cachedBoxing(cast<RankedTensorType>(edgeTypes[e]),
-                              resultLayout(edge.producer, edge.result, from),
-                              operandLayout(edge.consumer, edge.operand, to));
-  return it->second;
+void ParallelProblem::indexLayouts() {
+  DenseMap<Attribute, unsigned> layoutNumber;
+  auto number = [&](NdSbpAttr layout) {
+    auto [it, inserted] = layoutNumber.try_emplace(layout, layouts.size());
+    if (inserted)
+      layouts.push_back(layout);
+    return it->second;
+  };
+  for (const ProblemNode &node : nodes) {
+    SmallVector<unsigned> results, operands;
+    for (const NdSbpSignature &choice : node.choices) {
+      for (NdSbpAttr layout : choice.results)
+        results.push_back(number(layout));
+      for (NdSbpAttr layout : choice.operands)
+        operands.push_back(number(layout));
+    }
+    resultIndex.push_back(std::move(results));
+    operandIndex.push_back(std::move(operands));
+  }
+  DenseMap<Type, unsigned> typeNumber;
+  for (const ProblemEdge &edge : edges) {
+    auto type = cast<RankedTensorType>(
+        nodes[edge.producer].op->getResult(edge.result).getType());
+    auto logical =
+        RankedTensorType::get(type.getShape(), type.getElementType());
+    auto [it, inserted] = typeNumber.try_emplace(logical, edgeTypes.size());
+    if (inserted)
+      edgeTypes.push_back(logical);
+    edgeKeys.push_back({edge.producer, edge.result,
+                        nodes[edge.producer].op->getNumResults(), edge.consumer,
+                        edge.operand, nodes[edge.consumer].op->getNumOperands(),
+                        it->second, edge.inPlace});
+  }
+  size_t slots = layouts.size() * layouts.size();
+  for (size_t t = 0, te = edgeTypes.size(); t < te; ++t) {
+    typeCosts.emplace_back(new std::atomic<double>[slots]);
+    for (size_t i = 0; i < slots; ++i)
+      typeCosts.back()[i].store(std::numeric_limits<double>::quiet_NaN(),
+                                std::memory_order_relaxed);
+  }
+}
+
+double ParallelProblem::priceEdge(unsigned e, unsigned have, unsigned need) {
+  MLIRContext *context = placement.getContext();
+  return cachedBoxing(edgeTypes[edgeKeys[e].type],
+                      GlobalAttr::get(context, placement, layouts[have]),
+                      GlobalAttr::get(context, placement, layouts[need]));
 }
 
 double ParallelProblem::cachedBoxing(RankedTensorType type, GlobalAttr from,
                                      GlobalAttr to) {
   auto logical = RankedTensorType::get(type.getShape(), type.getElementType());
-  auto [it, inserted] = boxingCosts.try_emplace(
-      std::make_tuple(Type(logical), Attribute(from), Attribute(to)), 0.0);
-  if (inserted)
-    it->second = boxingCost(logical, from, to, cluster);
-  return it->second;
+  auto key = std::make_tuple(Type(logical), Attribute(from), Attribute(to));
+  {
+    std::lock_guard<std::mutex> lock(boxingMutex);
+    if (auto it = boxingCosts.find(key); it != boxingCosts.end())
+      return it->second;
+  }
+  // Priced outside the lock: another thread may price the same pair, to
+  // the same value.
+  double seconds = boxingCost(logical, from, to, cluster);
+  std::lock_guard<std::mutex> lock(boxingMutex);
+  boxingCosts.try_emplace(key, seconds);
+  return seconds;
 }
 
 double ParallelProblem::resultBytes(unsigned node, unsigned r,
@@ -329,6 +364,38 @@ StrategyCost ParallelProblem::evaluate(ArrayRef<unsigned> assignment) {
   }
   cost.memoryBytes += peak;
   return cost;
+}
+
+double ParallelProblem::localLowerBound() {
+  double bound = 0;
+  SmallVector<unsigned> given;
+  for (auto [n, node] : llvm::enumerate(nodes)) {
+    // Per operand edge: the layouts its producer can give it.
+    SmallVector<SmallVector<unsigned>> sources;
+    for (unsigned e : inEdges[n]) {
+      SmallVector<unsigned> layouts;
+      unsigned producer = edges[e].producer;
+      for (unsigned c = 0, ce = nodes[producer].choices.size(); c < ce; ++c)
+        layouts.push_back(givenLayout(e, c));
+      llvm::sort(layouts);
+      layouts.erase(std::unique(layouts.begin(), layouts.end()), layouts.end());
+      sources.push_back(std::move(layouts));
+    }
+    double least = kInfinity;
+    for (unsigned c = 0, ce = node.choices.size(); c < ce; ++c) {
+      double cost = node.compute[c];
+      for (auto [i, e] : llvm::enumerate(inEdges[n])) {
+        unsigned need = neededLayout(e, c);
+        double cheapest = kInfinity;
+        for (unsigned have : sources[i])
+          cheapest = std::min(cheapest, layoutCost(e, have, need));
+        cost += cheapest;
+      }
+      least = std::min(least, cost);
+    }
+    bound += least;
+  }
+  return bound;
 }
 
 double ParallelProblem::minimumMemory() const {

@@ -17,8 +17,10 @@
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Transforms/Passes.h"
 
+#include "mlir/IR/Threading.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -40,6 +42,14 @@ static std::string formatMesh(ArrayRef<int64_t> mesh) {
              llvm::map_range(mesh, [](int64_t d) { return std::to_string(d); }),
              ", ") +
          "]";
+}
+
+/// Ranks 0 to `devices` - 1.
+static SmallVector<int64_t> allRanks(int64_t devices) {
+  SmallVector<int64_t> ranks;
+  for (int64_t r = 0; r < devices; ++r)
+    ranks.push_back(r);
+  return ranks;
 }
 
 /// Every mesh of one or two axes with `devices` ranks.
@@ -194,6 +204,38 @@ static Seed flattenedSeed(const ParallelProblem &flat,
   return seed;
 }
 
+/// Writes `result` on `func`: every op's result layouts and
+/// `oneflow.operand_layouts` (stale ones go), the function's type, and the
+/// step time predicted, for the tools to set next to the measured one.
+static void writeStrategy(func::FuncOp func, ParallelProblem &problem,
+                          const SearchResult &result) {
+  MLIRContext *context = func.getContext();
+  func.walk([&](Operation *op) { op->removeAttr(kOperandLayoutsAttrName); });
+  for (auto [n, node] : llvm::enumerate(problem.getNodes())) {
+    unsigned choice = result.assignment[n];
+    for (OpResult value : node.op->getResults()) {
+      auto type = cast<RankedTensorType>(value.getType());
+      value.setType(RankedTensorType::get(
+          type.getShape(), type.getElementType(),
+          problem.resultLayout(n, value.getResultNumber(), choice)));
+    }
+    if (node.op->getNumOperands() == 0)
+      continue;
+    SmallVector<Attribute> layouts;
+    for (unsigned i = 0, e = node.op->getNumOperands(); i < e; ++i)
+      layouts.push_back(problem.operandLayout(n, i, choice));
+    operandLayoutsAttr(context).setAttr(node.op,
+                                        ArrayAttr::get(context, layouts));
+  }
+  SmallVector<Type> results(
+      func.getBody().back().getTerminator()->getOperandTypes());
+  func.setFunctionType(
+      FunctionType::get(context, func.getBody().getArgumentTypes(), results));
+  func->setAttr(
+      kPredictedStepAttrName,
+      FloatAttr::get(Float64Type::get(context), result.cost.seconds()));
+}
+
 namespace {
 
 /// One mesh's problem and what the search found on it.
@@ -203,6 +245,32 @@ struct MeshOutcome {
   SearchResult result;
   /// The hand strategies under the same model (greedily completed).
   SmallVector<std::pair<std::string, StrategyCost>> hand;
+  /// Not searched: no strategy on it can fit the memory limit, or none
+  /// can beat the 1-D mesh's (its lower bound).
+  bool overMemory = false;
+  std::optional<double> prunedBound;
+  /// Why it has no strategy; `fatal` when the problem could not be built
+  /// (an op the search cannot lay out), which ends the pass.
+  std::string error;
+  bool fatal = false;
+
+  bool found() const { return !result.assignment.empty(); }
+};
+
+/// What the search of every mesh shares.
+struct MeshSearch {
+  func::FuncOp func;
+  DeviceKind kind;
+  SmallVector<int64_t> ranks;
+  const ClusterDesc &cluster;
+  const SearchOptions &options;
+  bool exact;
+
+  /// Searches `shape`: builds its problem, seeds it (also with `flat`, the
+  /// 1-D mesh's strategy, laid on a 2-D mesh) and searches, unless the
+  /// problem's lower bound is at least `beat`.
+  MeshOutcome run(ArrayRef<int64_t> shape, const MeshOutcome *flat,
+                  double beat);
 };
 
 struct AutoParallelPass
@@ -212,11 +280,94 @@ struct AutoParallelPass
   void runOnOperation() override;
 
 private:
+  /// The meshes to search, from the options or a layout the program
+  /// states; fails (having reported it) when they disagree.
+  FailureOr<SmallVector<SmallVector<int64_t>>> meshesToSearch(DeviceKind kind);
   void printExplanation(const MeshOutcome &best, ArrayRef<MeshOutcome> outcomes,
                         const SearchOptions &options, double seconds);
 };
 
 } // namespace
+
+MeshOutcome MeshSearch::run(ArrayRef<int64_t> shape, const MeshOutcome *flat,
+                            double beat) {
+  MeshOutcome outcome;
+  outcome.mesh.assign(shape.begin(), shape.end());
+  auto placement =
+      PlacementAttr::get(func.getContext(), kind, ranks, outcome.mesh);
+  FailureOr<std::unique_ptr<ParallelProblem>> problem =
+      ParallelProblem::build(func, placement, cluster, outcome.error);
+  if (failed(problem)) {
+    outcome.fatal = true;
+    return outcome;
+  }
+  outcome.problem = std::move(*problem);
+  ParallelProblem &built = *outcome.problem;
+  if (options.memoryLimitBytes &&
+      *options.memoryLimitBytes < built.minimumMemory()) {
+    outcome.overMemory = true;
+    return outcome;
+  }
+  if (double bound = built.localLowerBound(); bound >= beat) {
+    outcome.prunedBound = bound;
+    return outcome;
+  }
+  SmallVector<Seed> seeds = makeSeeds(func, shape);
+  if (!exact && flat && flat->found() && shape.size() == 2)
+    seeds.push_back(
+        flattenedSeed(*flat->problem, flat->result.assignment, shape));
+  for (const Seed &seed : seeds) {
+    FailureOr<SmallVector<unsigned>> completed = built.completeSeed(seed);
+    if (succeeded(completed))
+      outcome.hand.push_back({seed.name, built.evaluate(*completed)});
+  }
+  FailureOr<SearchResult> result =
+      exact ? searchExact(built, options, outcome.error)
+            : searchCoordinateDescent(built, seeds, options, outcome.error);
+  if (succeeded(result))
+    outcome.result = std::move(*result);
+  return outcome;
+}
+
+FailureOr<SmallVector<SmallVector<int64_t>>>
+AutoParallelPass::meshesToSearch(DeviceKind kind) {
+  func::FuncOp func = getOperation();
+  PlacementAttr stated;
+  func.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (GlobalAttr global = getGlobalEncoding(type); global && !stated)
+        stated = global.getPlacement();
+  });
+  SmallVector<SmallVector<int64_t>> meshes;
+  if (!mesh.empty()) {
+    int64_t product = 1;
+    for (int64_t size : mesh)
+      product *= size;
+    if (product != devices ||
+        llvm::any_of(mesh, [](int64_t s) { return s < 1; })) {
+      func.emitError() << "oneflow-auto-parallel: mesh " << formatMesh(mesh)
+                       << " does not have " << static_cast<int64_t>(devices)
+                       << " devices";
+      return failure();
+    }
+    meshes.push_back(SmallVector<int64_t>(mesh.begin(), mesh.end()));
+  } else if (stated) {
+    meshes.push_back(SmallVector<int64_t>(stated.getMesh()));
+  } else {
+    meshes = candidateMeshes(devices);
+  }
+  for (ArrayRef<int64_t> shape : meshes)
+    if (stated && stated != PlacementAttr::get(&getContext(), kind,
+                                               allRanks(devices), shape)) {
+      func.emitError() << "oneflow-auto-parallel: the program states layouts "
+                          "on "
+                       << stated << ", not on the "
+                       << static_cast<int64_t>(devices)
+                       << " devices of the search";
+      return failure();
+    }
+  return meshes;
+}
 
 void AutoParallelPass::runOnOperation() {
   func::FuncOp func = getOperation();
@@ -243,135 +394,65 @@ void AutoParallelPass::runOnOperation() {
                      << "' is not cd or exact";
     return signalPassFailure();
   }
+  if (memoryLimitBytes < 0) {
+    func.emitError() << "oneflow-auto-parallel: memory-limit-bytes must be at "
+                        "least 0";
+    return signalPassFailure();
+  }
   std::string loadError;
   FailureOr<ClusterDesc> loaded = ClusterDesc::load(cluster, loadError);
   if (failed(loaded)) {
     func.emitError() << loadError;
     return signalPassFailure();
   }
-  ClusterDesc clusterDesc = *loaded;
-
-  // The meshes: the one asked for, the one a stated layout uses, or all.
-  SmallVector<SmallVector<int64_t>> meshes;
-  PlacementAttr stated;
-  func.walk([&](Operation *op) {
-    for (Type type : op->getResultTypes())
-      if (GlobalAttr global = getGlobalEncoding(type); global && !stated)
-        stated = global.getPlacement();
-  });
-  if (!mesh.empty()) {
-    int64_t product = 1;
-    for (int64_t size : mesh)
-      product *= size;
-    if (product != devices ||
-        llvm::any_of(mesh, [](int64_t s) { return s < 1; })) {
-      func.emitError() << "oneflow-auto-parallel: mesh " << formatMesh(mesh)
-                       << " does not have " << static_cast<int64_t>(devices)
-                       << " devices";
-      return signalPassFailure();
-    }
-    meshes.push_back(SmallVector<int64_t>(mesh.begin(), mesh.end()));
-  } else if (stated) {
-    meshes.push_back(SmallVector<int64_t>(stated.getMesh()));
-  } else {
-    meshes = candidateMeshes(devices);
-  }
-  SmallVector<int64_t> ranks;
-  for (int64_t r = 0; r < devices; ++r)
-    ranks.push_back(r);
+  FailureOr<SmallVector<SmallVector<int64_t>>> meshes = meshesToSearch(*kind);
+  if (failed(meshes))
+    return signalPassFailure();
 
   SearchOptions options;
   options.groupLayers = groupLayers;
   options.windowUnits = windowUnits;
-  if (memoryLimitBytes < 0) {
-    func.emitError() << "oneflow-auto-parallel: memory-limit-bytes must be at "
-                        "least 0";
-    return signalPassFailure();
-  }
   if (memoryLimitBytes > 0)
     options.memoryLimitBytes = static_cast<double>(memoryLimitBytes);
+  bool exact = search == "exact";
+  MeshSearch searcher{func, *kind, allRanks(devices), *loaded, options, exact};
 
-  std::vector<MeshOutcome> outcomes;
-  std::string lastError;
-  double leastMemory = INFINITY;
-  for (ArrayRef<int64_t> shape : meshes) {
-    auto placement = PlacementAttr::get(context, *kind, ranks, shape);
-    if (stated && stated != placement) {
-      func.emitError() << "oneflow-auto-parallel: the program states layouts "
-                          "on "
-                       << stated << ", not on the "
-                       << static_cast<int64_t>(devices)
-                       << " devices of the search";
-      return signalPassFailure();
-    }
-    std::string error;
-    FailureOr<std::unique_ptr<ParallelProblem>> problem =
-        ParallelProblem::build(func, placement, clusterDesc, error);
-    if (failed(problem)) {
-      func.emitError() << "oneflow-auto-parallel: " << error;
-      return signalPassFailure();
-    }
-    leastMemory = std::min(leastMemory, (*problem)->minimumMemory());
-    if (options.memoryLimitBytes &&
-        *options.memoryLimitBytes < (*problem)->minimumMemory())
-      continue;
-    MeshOutcome outcome;
-    outcome.mesh.assign(shape.begin(), shape.end());
-    SmallVector<Seed> seeds = makeSeeds(func, shape);
-    // On a 2-D mesh, also the best strategy of the 1-D mesh of all devices
-    // (searched here when it is not among the meshes), flattened.
-    if (search == "cd" && shape.size() == 2) {
-      const MeshOutcome *flat = nullptr;
-      for (const MeshOutcome &done : outcomes)
-        if (done.mesh.size() == 1 && !done.result.assignment.empty())
-          flat = &done;
-      MeshOutcome searched;
-      if (!flat) {
-        auto line = PlacementAttr::get(context, *kind, ranks, {devices});
-        std::string flatError;
-        FailureOr<std::unique_ptr<ParallelProblem>> lineProblem =
-            ParallelProblem::build(func, line, clusterDesc, flatError);
-        if (succeeded(lineProblem)) {
-          FailureOr<SearchResult> found = searchCoordinateDescent(
-              **lineProblem, makeSeeds(func, {devices}), options, flatError);
-          if (succeeded(found)) {
-            searched.mesh = {devices};
-            searched.problem = std::move(*lineProblem);
-            searched.result = std::move(*found);
-            flat = &searched;
-          }
-        }
-      }
-      if (flat)
-        seeds.push_back(
-            flattenedSeed(*flat->problem, flat->result.assignment, shape));
-    }
-    for (const Seed &seed : seeds) {
-      FailureOr<SmallVector<unsigned>> completed =
-          (*problem)->completeSeed(seed);
-      if (succeeded(completed))
-        outcome.hand.push_back({seed.name, (*problem)->evaluate(*completed)});
-    }
-    FailureOr<SearchResult> result =
-        search == "exact"
-            ? searchExact(**problem, options, error)
-            : searchCoordinateDescent(**problem, seeds, options, error);
-    if (failed(result)) {
-      lastError = error;
-      outcome.problem = std::move(*problem);
-      outcomes.push_back(std::move(outcome));
-      continue;
-    }
-    outcome.result = std::move(*result);
-    outcome.problem = std::move(*problem);
-    outcomes.push_back(std::move(outcome));
+  // The 1-D mesh first (searched for its strategy alone when not among the
+  // meshes): the coordinate descent seeds each 2-D mesh with its strategy,
+  // and a 2-D mesh whose lower bound cannot beat it is not searched. The
+  // other meshes then search on threads where the context has them.
+  std::vector<MeshOutcome> outcomes(meshes->size());
+  std::optional<MeshOutcome> line;
+  const MeshOutcome *flat = nullptr;
+  size_t first = 0;
+  if (meshes->front().size() == 1) {
+    outcomes[0] = searcher.run(meshes->front(), nullptr, INFINITY);
+    flat = &outcomes[0];
+    first = 1;
+  } else if (!searcher.exact && meshes->front().size() == 2) {
+    line = searcher.run({devices}, nullptr, INFINITY);
+    flat = &*line;
   }
+  double beat = flat && flat->found() ? flat->result.cost.seconds() : INFINITY;
+  parallelFor(context, first, meshes->size(), [&](size_t i) {
+    outcomes[i] = searcher.run((*meshes)[i], flat, beat);
+  });
 
   const MeshOutcome *best = nullptr;
-  for (const MeshOutcome &outcome : outcomes)
-    if (!outcome.result.assignment.empty() &&
+  std::string lastError;
+  double leastMemory = INFINITY;
+  for (const MeshOutcome &outcome : outcomes) {
+    if (outcome.fatal) {
+      func.emitError() << "oneflow-auto-parallel: " << outcome.error;
+      return signalPassFailure();
+    }
+    leastMemory = std::min(leastMemory, outcome.problem->minimumMemory());
+    if (!outcome.error.empty())
+      lastError = outcome.error;
+    if (outcome.found() &&
         (!best || outcome.result.cost.seconds() < best->result.cost.seconds()))
       best = &outcome;
+  }
   if (!best) {
     InFlightDiagnostic diag = func.emitError() << "oneflow-auto-parallel: ";
     if (options.memoryLimitBytes && *options.memoryLimitBytes < leastMemory)
@@ -384,35 +465,7 @@ void AutoParallelPass::runOnOperation() {
     return signalPassFailure();
   }
 
-  // Write the strategy: stale operand layouts go, each op gets its own.
-  func.walk([&](Operation *op) { op->removeAttr(kOperandLayoutsAttrName); });
-  ParallelProblem &problem = *best->problem;
-  for (auto [n, node] : llvm::enumerate(problem.getNodes())) {
-    unsigned choice = best->result.assignment[n];
-    for (OpResult result : node.op->getResults()) {
-      auto type = cast<RankedTensorType>(result.getType());
-      result.setType(RankedTensorType::get(
-          type.getShape(), type.getElementType(),
-          problem.resultLayout(n, result.getResultNumber(), choice)));
-    }
-    if (node.op->getNumOperands() == 0)
-      continue;
-    SmallVector<Attribute> layouts;
-    for (unsigned i = 0, e = node.op->getNumOperands(); i < e; ++i)
-      layouts.push_back(problem.operandLayout(n, i, choice));
-    operandLayoutsAttr(context).setAttr(node.op,
-                                        ArrayAttr::get(context, layouts));
-  }
-  SmallVector<Type> results(
-      func.getBody().back().getTerminator()->getOperandTypes());
-  func.setFunctionType(
-      FunctionType::get(context, func.getBody().getArgumentTypes(), results));
-
-  // What the search predicts a step takes, for the tools to set next to
-  // the measured one.
-  func->setAttr(kPredictedStepAttrName,
-                FloatAttr::get(Float64Type::get(context),
-                               best->result.cost.seconds()));
+  writeStrategy(func, *best->problem, best->result);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -426,12 +479,27 @@ void AutoParallelPass::printExplanation(const MeshOutcome &best,
                                         double seconds) {
   llvm::raw_ostream &os = llvm::outs();
   const SearchResult &result = best.result;
-  SmallVector<std::string> searched;
-  for (const MeshOutcome &outcome : outcomes)
-    searched.push_back(formatMesh(outcome.mesh));
+  SmallVector<std::string> searched, pruned;
+  const MeshOutcome *line = nullptr;
+  for (const MeshOutcome &outcome : outcomes) {
+    if (outcome.mesh.size() == 1 && outcome.found())
+      line = &outcome;
+    if (outcome.prunedBound)
+      pruned.push_back(
+          formatMesh(outcome.mesh) +
+          llvm::formatv(" ({0:F2} us)", *outcome.prunedBound * 1e6).str());
+    else if (!outcome.overMemory)
+      searched.push_back(formatMesh(outcome.mesh));
+  }
   os << "oneflow-auto-parallel: " << static_cast<int64_t>(devices)
-     << " devices, meshes searched " << llvm::join(searched, " ")
-     << "; chose mesh " << formatMesh(best.mesh);
+     << " devices, meshes searched " << llvm::join(searched, " ");
+  if (!pruned.empty() && line)
+    os << "; skipped " << llvm::join(pruned, ", ")
+       << llvm::formatv(", whose lower bound is not below {0:F2} us, the "
+                        "best of {1}",
+                        line->result.cost.seconds() * 1e6,
+                        formatMesh(line->mesh));
+  os << "; chose mesh " << formatMesh(best.mesh);
   if (result.origin == "exact")
     os << " by the integer program ("
        << (result.optimal ? "optimal" : "time limit, best found") << ")";

@@ -30,7 +30,11 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
+#include <cmath>
+#include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -94,7 +98,8 @@ struct ProblemEdge {
   bool inPlace = false;
 };
 
-/// The search problem of one function on one placement.
+/// The search problem of one function on one placement. Its costs may be
+/// read, and searched, from several threads at once.
 class ParallelProblem {
 public:
   /// Builds the problem for `func` on `placement`. Fails with `error`
@@ -113,8 +118,39 @@ public:
 
   /// Seconds edge `e` costs when its producer runs choice `from` and its
   /// consumer choice `to`: boxing, infinity when impossible (no route, or
-  /// an in-place operand that would change layout).
-  double edgeCost(unsigned e, unsigned from, unsigned to);
+  /// an in-place operand that would change layout). The searches' inner
+  /// loop: table lookups once the pair of layouts has been priced.
+  double edgeCost(unsigned e, unsigned from, unsigned to) {
+    return layoutCost(e, givenLayout(e, from), neededLayout(e, to));
+  }
+  /// The number of the layout edge `e`'s producer gives it under choice
+  /// `from`, and of the one its consumer needs under choice `to`: choices
+  /// with equal numbers cost the edge the same.
+  unsigned givenLayout(unsigned e, unsigned from) const {
+    const EdgeKey &key = edgeKeys[e];
+    return resultIndex[key.producer][from * key.producerResults + key.result];
+  }
+  unsigned neededLayout(unsigned e, unsigned to) const {
+    const EdgeKey &key = edgeKeys[e];
+    return operandIndex[key.consumer][to * key.consumerOperands + key.operand];
+  }
+  unsigned getNumLayouts() const { return layouts.size(); }
+  /// Seconds edge `e` costs from the layout numbered `have` to `need`.
+  double layoutCost(unsigned e, unsigned have, unsigned need) {
+    if (have == need)
+      return 0;
+    const EdgeKey &key = edgeKeys[e];
+    if (key.inPlace)
+      return std::numeric_limits<double>::infinity();
+    std::atomic<double> &slot =
+        typeCosts[key.type][have * layouts.size() + need];
+    double seconds = slot.load(std::memory_order_relaxed);
+    if (std::isnan(seconds)) {
+      seconds = priceEdge(e, have, need);
+      slot.store(seconds, std::memory_order_relaxed);
+    }
+    return seconds;
+  }
   /// The layout of result `r` of `node` under `choice`.
   GlobalAttr resultLayout(unsigned node, unsigned r, unsigned choice) const;
   /// The layout operand `i` of `node` needs under `choice`.
@@ -133,6 +169,11 @@ public:
 
   /// The cost of `assignment` (one choice per node).
   StrategyCost evaluate(ArrayRef<unsigned> assignment);
+  /// A lower bound on the step time of any assignment, in one pass over
+  /// the graph: every op at its cheapest choice counting its compute and
+  /// the boxing of its operands, each operand from its producer's layout
+  /// that boxes cheapest into it (an edge is counted at its reader only).
+  double localLowerBound();
   /// The smallest memory per device any assignment can have: every value
   /// at its smallest piece.
   double minimumMemory() const;
@@ -147,8 +188,22 @@ private:
   /// Adds to `n`'s compute the all-reduce that sums a partial scalar an
   /// output reads (a loss), as propagation lays outputs out.
   void addOutputCosts(unsigned n);
-  /// Seconds to turn `from` into `to`, cached by logical type and layouts.
+  /// Seconds to turn `from` into `to`, cached by logical type and layouts
+  /// (safe to call from several threads).
   double cachedBoxing(RankedTensorType type, GlobalAttr from, GlobalAttr to);
+  /// Numbers every layout the choices state and every edge's type, and
+  /// sizes the tables edgeCost fills.
+  void indexLayouts();
+  /// The boxing of edge `e` from layout `have` to layout `need` (indices).
+  double priceEdge(unsigned e, unsigned have, unsigned need);
+
+  /// What edgeCost reads of an edge, in one place.
+  struct EdgeKey {
+    unsigned producer, result, producerResults;
+    unsigned consumer, operand, consumerOperands;
+    unsigned type;
+    bool inPlace;
+  };
 
   PlacementAttr placement;
   ClusterDesc cluster;
@@ -158,12 +213,21 @@ private:
   /// Per node and result: the last position that reads it.
   SmallVector<SmallVector<unsigned>> lastUses;
   int64_t numPositions = 0;
-  /// Boxing costs by (logical type, from, to).
+  /// Boxing costs by (logical type, from, to), under `boxingMutex`.
   DenseMap<std::tuple<Type, Attribute, Attribute>, double> boxingCosts;
-  /// Per edge: the logical type it carries.
-  SmallVector<Type> edgeTypes;
-  /// Edge costs by (logical type, nd-SBP given, nd-SBP needed).
-  DenseMap<std::tuple<Type, Attribute, Attribute>, double> edgeCosts;
+  std::mutex boxingMutex;
+  /// Every nd-SBP a choice states, numbered.
+  SmallVector<NdSbpAttr> layouts;
+  /// Per node: the numbers of each choice's result layouts ([choice *
+  /// results + r]) and operand layouts ([choice * operands + i]).
+  SmallVector<SmallVector<unsigned>> resultIndex, operandIndex;
+  SmallVector<EdgeKey> edgeKeys;
+  /// The logical types the edges carry, numbered.
+  SmallVector<RankedTensorType> edgeTypes;
+  /// Per edge type: seconds by (layout given, layout needed), NaN until
+  /// priced. Searches on several threads share them: a slot two threads
+  /// price at once gets the same value twice.
+  SmallVector<std::unique_ptr<std::atomic<double>[]>> typeCosts;
 };
 
 /// How to search.

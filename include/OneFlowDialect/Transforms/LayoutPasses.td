@@ -300,7 +300,12 @@ def AutoParallelPass
     small graphs). Deterministic.
 
     `mesh` (for example `2,2`) fixes the mesh; without it every mesh of one
-    or two axes whose product is `devices` is searched and the best kept.
+    or two axes whose product is `devices` is searched and the best kept:
+    the 1-D mesh first, then the others on the context's threads, each
+    skipped when its lower bound (every op at its cheapest, each operand
+    boxed from its producer's cheapest layout) cannot beat the 1-D mesh.
+    The seeds of a mesh also descend on threads; the result does not
+    depend on the threads.
     Layouts the program states stay as they are (their placement must be
     the search's). Each op gets its result layouts and
     `oneflow.operand_layouts`, which `oneflow-sbp-propagation` keeps and

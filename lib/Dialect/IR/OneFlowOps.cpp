@@ -15,6 +15,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
@@ -85,22 +86,28 @@ static LogicalResult verifyStaticResult(Operation *op, Type type) {
   return success();
 }
 
-/// Checks that no op of `op`'s kind before it in its block has its name:
+/// Checks that no two ops of `op`'s kind in its block share a name:
 /// inputs, outputs and variables are found by name (feeds, fetches,
-/// checkpoints), so two of one name would be silently confused.
+/// checkpoints), so two of one name would be silently confused. The first
+/// op of its kind checks the whole block, the others only look back to the
+/// previous one, so that verifying a block costs one pass over it however
+/// many such ops it holds. The error is on the later op of a pair.
 template <typename OpTy> static LogicalResult verifyUniqueName(OpTy op) {
   Block *block = op->getBlock();
   if (!block)
     return success();
-  for (Operation &other : *block) {
-    if (&other == op.getOperation())
+  for (Operation *before = op->getPrevNode(); before;
+       before = before->getPrevNode())
+    if (isa<OpTy>(before))
       return success();
-    auto same = dyn_cast<OpTy>(&other);
-    if (same && same.getName() == op.getName())
-      return (op.emitOpError()
-              << "name '" << op.getName() << "' is already taken by an earlier "
-              << OpTy::getOperationName())
-                 .attachNote(same.getLoc())
+  llvm::StringMap<OpTy> seen;
+  for (OpTy other : block->getOps<OpTy>()) {
+    auto [it, inserted] = seen.try_emplace(other.getName(), other);
+    if (!inserted)
+      return (other.emitOpError() << "name '" << other.getName()
+                                  << "' is already taken by an earlier "
+                                  << OpTy::getOperationName())
+                 .attachNote(it->second.getLoc())
              << "the earlier one is here";
   }
   return success();

@@ -734,6 +734,22 @@ func.func @duplicate_variable() {
 
 // -----
 
+// The pair need not be the first of its kind, nor next to each other: the
+// error is on the later one.
+func.func @duplicate_variable_apart() {
+  %a = oneflow.variable "a" {init = #oneflow.init<zeros>} : tensor<4xf32>
+  // expected-note@+1 {{the earlier one is here}}
+  %b = oneflow.variable "b" {init = #oneflow.init<zeros>} : tensor<4xf32>
+  %x = oneflow.input "x" : tensor<4xf32>
+  %s = oneflow.add %a, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %c = oneflow.variable "c" {init = #oneflow.init<zeros>} : tensor<4xf32>
+  // expected-error@+1 {{'oneflow.variable' op name 'b' is already taken by an earlier oneflow.variable}}
+  %d = oneflow.variable "b" {init = #oneflow.init<zeros>} : tensor<4xf32>
+  return
+}
+
+// -----
+
 // An input and an output may share a name (a feed and a fetch).
 func.func @input_and_output_share_a_name() {
   %x = oneflow.input "x" : tensor<4xf32>

@@ -1,0 +1,28 @@
+// oneflow-auto-parallel without `mesh`: the 1-D mesh is searched first,
+// a 2-D mesh whose lower bound cannot beat it is skipped (named with its
+// bound), and the other meshes and the seeds search on threads without
+// changing the result.
+//
+// An element-wise program: split rows on the 1-D mesh cost no
+// communication and the least compute, so no 2-D mesh can beat it.
+// RUN: of-opt %s -pass-pipeline='builtin.module(func.func(oneflow-infer-shapes,oneflow-auto-parallel{devices=4 cluster=%S/Inputs/cluster-cpu-node.json explain}))' | FileCheck %s
+// CHECK: oneflow-auto-parallel: 4 devices, meshes searched [4]; skipped [2, 2] ([[BOUND:[0-9.]+]] us), whose lower bound is not below [[BOUND]] us, the best of [4]; chose mesh [4]
+// CHECK: auto [[BOUND]] [[BOUND]] 0.00
+// CHECK-NOT: [2, 2] (seed)
+// CHECK: oneflow.relu {{.*}} -> tensor<64x32xf32, #oneflow.global<#{{.+}}, [S(0)]>>
+//
+// The GPT example's training step on 8 devices, every mesh: the same
+// strategy, seeds and explanation on threads as on one.
+// RUN: of-opt %S/../../examples/gpt/gpt.mlir -pass-pipeline='builtin.module(func.func(oneflow-infer-shapes,oneflow-autodiff{loss=loss},oneflow-optimizer{kind=adam},oneflow-auto-parallel{devices=8 cluster=%S/Inputs/cluster-cpu-node.json explain}))' | sed 's/ in [0-9.]* s$//' > %t.threads
+// RUN: of-opt --mlir-disable-threading %S/../../examples/gpt/gpt.mlir -pass-pipeline='builtin.module(func.func(oneflow-infer-shapes,oneflow-autodiff{loss=loss},oneflow-optimizer{kind=adam},oneflow-auto-parallel{devices=8 cluster=%S/Inputs/cluster-cpu-node.json explain}))' | sed 's/ in [0-9.]* s$//' > %t.serial
+// RUN: diff %t.threads %t.serial
+// RUN: FileCheck %s --check-prefix=GPT --input-file %t.threads
+// GPT: oneflow-auto-parallel: 8 devices, meshes searched [8] [2, 4] [4, 2]; chose mesh
+// GPT: flat [8] (seed)
+
+func.func @relu() {
+  %x = oneflow.input "x" : tensor<64x32xf32>
+  %y = oneflow.relu %x : (tensor<64x32xf32>) -> tensor<64x32xf32>
+  oneflow.output "y", %y : tensor<64x32xf32>
+  return
+}
