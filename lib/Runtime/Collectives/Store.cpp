@@ -10,8 +10,12 @@
 // Gloo's hash store locks: its file store appends every key it writes to
 // a member list (two ranks writing at once freed one list buffer twice),
 // its Redis store shares one connection. So writes and reads take a lock;
-// waits do not (a rank waits while another writes what it waits for), and
-// the file store's wait only looks at files.
+// waits do not hold it (a rank waits while another writes what it waits
+// for): the file store's wait only looks at files, and the Redis store's,
+// whose polls are commands on the shared connection (two threads reading
+// one socket took each other's replies and hung: a rank's stop watcher
+// polls while it joins the collectives), is polled here with each check
+// under the lock.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,8 +27,12 @@
 #include <gloo/rendezvous/hash_store.h>
 #include <gloo/rendezvous/redis_store.h>
 
+#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <mutex>
+#include <stdexcept>
+#include <thread>
 
 using namespace ofrt;
 
@@ -34,9 +42,13 @@ namespace {
 
 class GlooBackedStore : public Store {
 public:
-  GlooBackedStore(std::unique_ptr<gloo::rendezvous::Store> store,
-                  std::string where)
-      : store(std::move(store)), where(std::move(where)) {}
+  /// `lockedCheck`, when given, tells whether keys are all set and must
+  /// run under the lock; waits then poll it instead of the store's wait.
+  GlooBackedStore(
+      std::unique_ptr<gloo::rendezvous::Store> store, std::string where,
+      std::function<bool(const std::vector<std::string> &)> lockedCheck = {})
+      : store(std::move(store)), where(std::move(where)),
+        lockedCheck(std::move(lockedCheck)) {}
 
   absl::Status set(const std::string &key, const std::string &value) override {
     return guard("setting '" + key + "'", [&] {
@@ -49,7 +61,7 @@ public:
                                   std::chrono::milliseconds timeout) override {
     std::string value;
     absl::Status status = guard("waiting for '" + key + "'", [&] {
-      store->wait({key}, timeout);
+      waitFor({key}, timeout);
       std::lock_guard<std::mutex> lock(mutex);
       std::vector<char> bytes = store->get(key);
       value.assign(bytes.begin(), bytes.end());
@@ -64,12 +76,30 @@ public:
     std::string list;
     for (const std::string &key : keys)
       list += (list.empty() ? "'" : ", '") + key + "'";
-    return guard("waiting for " + list, [&] { store->wait(keys, timeout); });
+    return guard("waiting for " + list, [&] { waitFor(keys, timeout); });
   }
 
   std::string describe() const override { return where; }
 
 private:
+  void waitFor(const std::vector<std::string> &keys,
+               std::chrono::milliseconds timeout) {
+    if (!lockedCheck)
+      return store->wait(keys, timeout);
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (lockedCheck(keys))
+          return;
+      }
+      if (std::chrono::steady_clock::now() >= deadline)
+        throw std::runtime_error("Wait timeout after " +
+                                 std::to_string(timeout.count()) + " ms");
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
   template <typename Body>
   absl::Status guard(const std::string &what, Body &&body) {
     try {
@@ -87,6 +117,7 @@ private:
 
   std::unique_ptr<gloo::rendezvous::Store> store;
   std::string where;
+  std::function<bool(const std::vector<std::string> &)> lockedCheck;
   /// Serializes the store's writes and reads (see the file comment).
   std::mutex mutex;
 };
@@ -140,8 +171,13 @@ absl::StatusOr<std::shared_ptr<Store>>
 ofrt::createRedisStore(const std::string &host, int port) {
   std::string where = "Redis server " + host + ":" + std::to_string(port);
   try {
+    auto redis = std::make_unique<gloo::rendezvous::RedisStore>(host, port);
+    gloo::rendezvous::RedisStore *connection = redis.get();
     return std::shared_ptr<Store>(std::make_shared<GlooBackedStore>(
-        std::make_unique<gloo::rendezvous::RedisStore>(host, port), where));
+        std::move(redis), where,
+        [connection](const std::vector<std::string> &keys) {
+          return connection->check(keys);
+        }));
   } catch (const std::exception &error) {
     return absl::UnavailableError("cannot reach the " + where +
                                   " (gloo: " + error.what() + ")");
