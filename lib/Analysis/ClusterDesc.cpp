@@ -22,26 +22,54 @@
 using namespace mlir;
 using namespace mlir::oneflow;
 
-// Measured on the 2-core build machine with `bench-collective-alpha-beta`
-// (2 ranks as threads, Gloo over loopback TCP), best of three runs while
-// other builds shared the cores: an 8-byte all-reduce took 265 to 540 us
-// (2 alpha), a 64 MiB one 85 to 108 ms (2 alpha + n / beta); the fitted
-// model then predicts a 64 MiB all-gather within 3 to 15%. Memory bandwidth
-// is a single-thread memcpy of 64 MiB (1.0e10 to 1.7e10 B/s); flops are half
-// the 370 GFLOP/s two-thread oneDNN matmul of bench/README.md (two ranks
-// share the two cores).
+// Ranks as threads of one process (the CPU's default, the in-process
+// collectives over shared memory): of-calibrate --ranks 4 --threads 1 on a
+// 2-core AMD EPYC build machine (2026-11-28) measured all-reduce at 1.1 to
+// 2.3 us and 3.7 to 5.1 GB/s, the other collectives at 1.7 to 5.4 us and
+// 2.7 to 5.4 GB/s (alone and along either axis of a 2x2 mesh).
+static constexpr double kSharedMemoryAlpha = 2e-6;
+static constexpr double kSharedMemoryBeta = 4e9;
+// Ranks as processes, Gloo over loopback TCP: bench-collective-alpha-beta
+// (2 ranks) on the 2-core build machine, best of three runs while other
+// builds shared the cores: an 8-byte all-reduce took 265 to 540 us (2
+// alpha), a 64 MiB one 85 to 108 ms (2 alpha + n / beta); the fitted model
+// then predicts a 64 MiB all-gather within 3 to 15%.
 static constexpr double kLoopbackAlpha = 1.3e-4;
 static constexpr double kLoopbackBeta = 8.0e8;
+// CPU compute: memory bandwidth is a single-thread memcpy of 64 MiB (1.0e10
+// to 1.7e10 B/s); flops are half the 370 GFLOP/s two-thread oneDNN matmul
+// of bench/README.md (two ranks share the two cores).
 static constexpr double kMemoryBandwidth = 1.7e10;
 static constexpr double kFlops = 1.8e11;
+// NCCL between the GPUs of one node (H100-class, NVLink): alpha and bus
+// bandwidth of NCCL's all-reduce for mid-sized messages as nccl-tests
+// report them on 8 H100 SXM (about 10 us, 200 GB/s of the 450 GB/s peak);
+// f32 matmul at 50 TFLOP/s and 3 TB/s of HBM. Not measured here (no GPU):
+// figures to rank layouts by until a calibration exists.
+static constexpr double kNvlinkAlpha = 1e-5;
+static constexpr double kNvlinkBeta = 2e11;
+static constexpr double kGpuMemoryBandwidth = 3e12;
+static constexpr double kGpuFlops = 5e13;
 
-ClusterDesc ClusterDesc::getDefault() {
+ClusterDesc ClusterDesc::getDefault() { return *getBuiltin("inproc"); }
+
+std::optional<ClusterDesc> ClusterDesc::getBuiltin(StringRef library) {
   ClusterDesc desc;
   desc.ranksPerNode = std::numeric_limits<int32_t>::max();
-  desc.intraNode = {kLoopbackAlpha, kLoopbackBeta};
-  desc.interNode = {kLoopbackAlpha, kLoopbackBeta};
   desc.memoryBandwidth = kMemoryBandwidth;
   desc.flops = kFlops;
+  if (library == "inproc") {
+    desc.intraNode = {kSharedMemoryAlpha, kSharedMemoryBeta};
+  } else if (library == "gloo") {
+    desc.intraNode = {kLoopbackAlpha, kLoopbackBeta};
+  } else if (library == "nccl") {
+    desc.intraNode = {kNvlinkAlpha, kNvlinkBeta};
+    desc.memoryBandwidth = kGpuMemoryBandwidth;
+    desc.flops = kGpuFlops;
+  } else {
+    return std::nullopt;
+  }
+  desc.interNode = desc.intraNode;
   return desc;
 }
 
@@ -268,6 +296,16 @@ FailureOr<ClusterDesc> ClusterDesc::parse(StringRef json, StringRef source,
 FailureOr<ClusterDesc> ClusterDesc::load(StringRef path, std::string &error) {
   if (path.empty())
     return getDefault();
+  if (path.consume_front(kBuiltinPrefix)) {
+    if (std::optional<ClusterDesc> builtin = getBuiltin(path))
+      return *builtin;
+    error =
+        ("cluster '" + kBuiltinPrefix + path +
+         "': no such built-in figures (expected " + kBuiltinPrefix +
+         "inproc, " + kBuiltinPrefix + "gloo or " + kBuiltinPrefix + "nccl)")
+            .str();
+    return failure();
+  }
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer) {

@@ -399,8 +399,15 @@ void AutoParallelPass::runOnOperation() {
                         "least 0";
     return signalPassFailure();
   }
+  // Without a file: the figures of the library a run on these devices
+  // uses by default.
+  std::string figures = cluster;
+  if (figures.empty())
+    figures = (ClusterDesc::kBuiltinPrefix +
+               (*kind == DeviceKind::cuda ? "nccl" : "inproc"))
+                  .str();
   std::string loadError;
-  FailureOr<ClusterDesc> loaded = ClusterDesc::load(cluster, loadError);
+  FailureOr<ClusterDesc> loaded = ClusterDesc::load(figures, loadError);
   if (failed(loaded)) {
     func.emitError() << loadError;
     return signalPassFailure();

@@ -221,9 +221,8 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   optimizer.nonfinite = ofrun::optimizerNonfiniteMode(*onNonfinite);
   options.strategy = absl::GetFlag(FLAGS_strategy);
   if (options.strategy != "auto") {
-    for (const char *name :
-         {"search", "mesh", "memory_limit", "cluster", "recalibrate",
-          "explain"}) {
+    for (const char *name : {"search", "mesh", "memory_limit", "cluster",
+                             "recalibrate", "explain"}) {
       if (std::optional<std::string> dashed = givenFlag(name))
         return absl::InvalidArgumentError(
             "--" + *dashed +
@@ -316,33 +315,41 @@ absl::Status ofrun::checkPrecision(const oftools::TrainOptions &options) {
   return absl::OkStatus();
 }
 
-void ofrun::findClusterFigures(oftools::TrainOptions &options,
-                               const Job &job) {
+void ofrun::findClusterFigures(oftools::TrainOptions &options, const Job &job) {
   std::string &cluster = options.autoParallel.cluster;
   if (options.strategy != "auto" || !cluster.empty() || job.ranks() < 2)
     return;
-  auto builtin = [](const std::string &why) {
+  // Built-in figures for `library`, when this run cannot measure its own.
+  auto builtin = [&](const std::string &library, const std::string &why) {
+    bool known = library == "inproc" || library == "gloo" || library == "nccl";
+    std::string figures = known ? library : "gloo";
+    cluster = "builtin:" + figures;
     std::fprintf(stderr,
                  "of-run: note: --strategy auto prices with built-in figures "
-                 "(Gloo over loopback TCP): %s; `of-calibrate --ranks N "
-                 "--library L --out FILE` and --cluster FILE price with this "
-                 "machine's\n",
+                 "for %s%s: %s; `of-calibrate --ranks N --library L --out "
+                 "FILE` and --cluster FILE price with this machine's\n",
+                 figures.c_str(),
+                 known ? "" : (" (none for " + library + ")").c_str(),
                  why.c_str());
   };
-  if (job.launched)
-    return builtin("under a launcher every rank must price alike, and the "
-                   "ranks cannot measure together before they compile");
+  std::string library = absl::GetFlag(FLAGS_collectives);
   if (job.device != "cpu")
-    return builtin("measuring " + job.device + " devices is not built");
-  ofrt::CalibrationOptions calibration;
-  calibration.ranks = job.ranks();
-  calibration.library = absl::GetFlag(FLAGS_collectives);
-  if (calibration.library.empty()) {
+    return builtin(library.empty() ? "nccl" : library,
+                   "measuring " + job.device + " devices is not built");
+  if (library.empty()) {
     absl::StatusOr<const ofrt::Backend *> cpu =
         ofrt::findBackend(ofrt::DeviceKind::Cpu);
-    calibration.library =
-        cpu.ok() ? (*cpu)->defaultCollectives(!job.launches(), false) : "gloo";
+    bool inOneProcess = !job.launched && !job.launches();
+    library =
+        cpu.ok() ? (*cpu)->defaultCollectives(inOneProcess, false) : "gloo";
   }
+  if (job.launched)
+    return builtin(library,
+                   "under a launcher every rank must price alike, and the "
+                   "ranks cannot measure together before they compile");
+  ofrt::CalibrationOptions calibration;
+  calibration.ranks = job.ranks();
+  calibration.library = library;
   calibration.threads = absl::GetFlag(FLAGS_threads);
   // A few seconds at most: three runs of each figure, 4 MiB collectives.
   calibration.repeats = 3;
@@ -352,6 +359,6 @@ void ofrun::findClusterFigures(oftools::TrainOptions &options,
       ofrt::cachedCluster(calibration, ofrt::clusterCacheDirectory(),
                           absl::GetFlag(FLAGS_recalibrate), stderr);
   if (!found.ok())
-    return builtin(std::string(found.status().message()));
+    return builtin(library, std::string(found.status().message()));
   cluster = found->path;
 }

@@ -85,10 +85,18 @@ struct ClusterDesc {
   /// firing): paid by each op and each local boxing step once per step.
   double opOverhead = 0;
 
-  /// This machine: 2 cores, Gloo over loopback TCP, all ranks on one node.
-  /// The figures were measured with `bench-collective-alpha-beta`
-  /// (bench/README.md).
+  /// The CPU's default: ranks as threads of one process exchanging through
+  /// shared memory (getBuiltin("inproc")).
   static ClusterDesc getDefault();
+  /// Built-in figures for a collective library, measured on a 2-core build
+  /// machine (ClusterDesc.cpp): "inproc" (ranks as threads, shared
+  /// memory), "gloo" (ranks as processes, loopback TCP), "nccl" (GPUs of
+  /// an NVLink node, typical figures, not measured here); none for another
+  /// name.
+  static std::optional<ClusterDesc> getBuiltin(StringRef library);
+  /// What a `cluster` option starts with to name built-in figures
+  /// ("builtin:gloo") instead of a file.
+  static constexpr llvm::StringLiteral kBuiltinPrefix = "builtin:";
 
   /// Parses a JSON object whose keys override the defaults:
   /// `{"ranks_per_node": 8, "intra_node": {"alpha": 5e-6, "beta": 1e11},
@@ -104,7 +112,8 @@ struct ClusterDesc {
   static FailureOr<ClusterDesc> parse(StringRef json, StringRef source,
                                       std::string &error);
   /// Reads and parses the file at `path`; an empty path (a pass's
-  /// `cluster` option left out) gives getDefault().
+  /// `cluster` option left out) gives getDefault(), "builtin:LIBRARY"
+  /// getBuiltin(LIBRARY).
   static FailureOr<ClusterDesc> load(StringRef path, std::string &error);
 
   /// The link a group of `ranks` (global ranks) communicates over.

@@ -67,7 +67,8 @@ def SbpPropagationPass
   }];
   let options = [
     Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
-           "JSON file describing the cluster (default: this machine)">
+           "JSON file describing the cluster, or builtin:inproc, builtin:gloo "
+           "or builtin:nccl (default: builtin:inproc)">
   ];
 }
 
@@ -91,7 +92,8 @@ def ReportBoxingCostPass
   }];
   let options = [
     Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
-           "JSON file describing the cluster (default: this machine)">
+           "JSON file describing the cluster, or builtin:inproc, builtin:gloo "
+           "or builtin:nccl (default: builtin:inproc)">
   ];
 }
 
@@ -121,7 +123,8 @@ def ReportStrategyCostPass
   }];
   let options = [
     Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
-           "JSON file describing the cluster (default: this machine)">,
+           "JSON file describing the cluster, or builtin:inproc, builtin:gloo "
+           "or builtin:nccl (default: builtin:inproc)">,
     Option<"perOp", "per-op", "bool", /*default=*/"true",
            "Print the per-op lines after the totals">
   ];
@@ -328,7 +331,9 @@ def AutoParallelPass
     Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
            "The ranks' device kind: cpu or cuda">,
     Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
-           "JSON file describing the cluster (default: this machine)">,
+           "JSON file describing the cluster, or builtin:inproc, builtin:gloo "
+           "or builtin:nccl (default: the devices' library, builtin:inproc "
+           "on cpu, builtin:nccl on cuda)">,
     Option<"memoryLimitBytes", "memory-limit-bytes", "int64_t",
            /*default=*/"0", "Bytes per device a strategy may use; 0: no limit">,
     Option<"search", "search", "std::string", /*default=*/"\"cd\"",
