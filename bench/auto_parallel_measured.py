@@ -19,7 +19,10 @@
 # auto over the best measured hand strategy.
 #
 #   bench/auto_parallel_measured.py --bin build/bin [--repeats 5]
-#       [--steps 300] [--models mlp,gpt]
+#       [--steps 300] [--models mlp,gpt,gpt-medium]
+#
+# gpt-medium is bench/gpt_train_vs_torch.py's cpu-medium GPT (20 steps a
+# run); it is not in the default list (a few minutes more).
 #
 # Measure with nothing else running: 4 ranks share this machine's cores.
 #
@@ -87,6 +90,22 @@ MODELS = {
             "--input", f"targets=@{data}/text_targets.npy:loop"],
         "files": ["examples/gpt/tp.json", "examples/gpt/hybrid.json"],
     },
+    # bench/gpt_train_vs_torch.py's cpu-medium size (4 layers, width 256,
+    # 4 heads, context 128, batch 8), written by scripts/make_gpt.py:
+    # matmuls with some work to share. A step takes about a second, so
+    # fewer steps.
+    "gpt-medium": {
+        "generate": ["--layers=4", "--width=256", "--heads=4",
+                     "--context=128", "--vocab=96", "--batch=8"],
+        "context": 128,
+        "steps": 20,
+        "optimizer": ["--optimizer", "adamw", "--lr", "0.003"],
+        "pass": "kind=adamw",
+        "inputs": lambda data: [
+            "--input", f"tokens=@{data}/medium/text_tokens.npy:loop",
+            "--input", f"targets=@{data}/medium/text_targets.npy:loop"],
+        "files": [],
+    },
 }
 
 
@@ -131,7 +150,18 @@ def main():
         worst_ratio, all_ok = 0.0, True
         for name in args.models.split(","):
             model = MODELS[name]
-            program = os.path.join(ROOT, model["program"])
+            if "generate" in model:
+                program = os.path.join(tmp, f"{name}.mlir")
+                with open(program, "w") as f:
+                    f.write(run(["/usr/bin/python3",
+                                 f"{ROOT}/scripts/make_gpt.py"] +
+                                model["generate"]))
+                run(["/usr/bin/python3", f"{ROOT}/scripts/make_text.py",
+                     os.path.join(tmp, "medium"), "--context",
+                     str(model["context"])])
+            else:
+                program = os.path.join(ROOT, model["program"])
+            steps = min(args.steps, model.get("steps", args.steps))
             strategies = [("dp", []), ("tp", []), ("hybrid", []),
                           ("zero", [])]
             strategies += [(os.path.basename(f), []) for f in model["files"]]
@@ -179,7 +209,7 @@ def main():
                     out = run([of_run, plans[label], "--devices", "cpu:4",
                                "--threads", "1", "--progress", "off",
                                "--print-limit", "0", "--steps",
-                               str(args.steps)] + model["inputs"](tmp))
+                               str(steps)] + model["inputs"](tmp))
                     times[label].append(float(re.search(
                         r"steady state \(steps [^)]*\): ([\d.]+) ms/step",
                         out).group(1)))
@@ -187,7 +217,7 @@ def main():
                      statistics.median(times[label]))
                     for label, _ in strategies]
             print(f"\n{name}: 4 ranks, median of {args.repeats} interleaved "
-                  f"runs of {args.steps} steps")
+                  f"runs of {steps} steps")
             print(f"  {'strategy':24} {'predicted ms':>12} {'measured ms':>12}")
             for label, predicted, measured in rows:
                 print(f"  {label:24} {predicted:12.3f} {measured:12.3f}")
