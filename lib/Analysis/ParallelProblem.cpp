@@ -177,15 +177,16 @@ ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
     if (node.choices.empty())
       return fail(&op, "has no layout that fits its shape and the one it "
                        "states on this mesh");
-    bool free = isa<InputOp, VariableOp>(op);
+    // Sources compute nothing, but each fires once a step like any op.
+    bool source = isa<InputOp, VariableOp>(op);
     double workspace = cast<CostInterface>(op).getWorkspaceBytes();
     for (const NdSbpSignature &choice : node.choices) {
       int64_t pieces = choice.countPieces(mesh);
       node.compute.push_back(
-          free ? 0
-               : computeCost(&op, pieces, cluster) +
-                     hiddenCommunicationCost(&op, choice.results, placement,
-                                             cluster));
+          source ? cluster.opOverhead
+                 : computeCost(&op, pieces, cluster) +
+                       hiddenCommunicationCost(&op, choice.results, placement,
+                                               cluster));
       node.workspace.push_back(workspace / std::max<int64_t>(1, pieces));
     }
     nodeOf[&op] = problem->nodes.size();
