@@ -440,7 +440,10 @@ void AutoParallelPass::runOnOperation() {
     line = searcher.run({devices}, nullptr, INFINITY);
     flat = &*line;
   }
-  double beat = flat && flat->found() ? flat->result.cost.seconds() : INFINITY;
+  // Only a 1-D mesh among the candidates can make another not worth
+  // searching: one searched for its seed alone is never the answer.
+  double beat =
+      first == 1 && flat->found() ? flat->result.cost.seconds() : INFINITY;
   parallelFor(context, first, meshes->size(), [&](size_t i) {
     outcomes[i] = searcher.run((*meshes)[i], flat, beat);
   });

@@ -11,6 +11,12 @@
 // CHECK-NOT: [2, 2] (seed)
 // CHECK: oneflow.relu {{.*}} -> tensor<64x32xf32, #oneflow.global<#{{.+}}, [S(0)]>>
 //
+// A 2-D mesh asked for is searched even when the 1-D mesh searched for its
+// seed could not be beaten (it once was skipped, and the pass failed with
+// an empty message).
+// RUN: of-opt %s -pass-pipeline='builtin.module(func.func(oneflow-infer-shapes,oneflow-auto-parallel{devices=4 mesh=2,2 cluster=%S/Inputs/cluster-cpu-node.json explain}))' | FileCheck %s --check-prefix=ASKED
+// ASKED: oneflow-auto-parallel: 4 devices, meshes searched [2, 2]; chose mesh [2, 2]
+//
 // The GPT example's training step on 8 devices, every mesh: the same
 // strategy, seeds and explanation on threads as on one.
 // RUN: of-opt %S/../../examples/gpt/gpt.mlir -pass-pipeline='builtin.module(func.func(oneflow-infer-shapes,oneflow-autodiff{loss=loss},oneflow-optimizer{kind=adam},oneflow-auto-parallel{devices=8 cluster=%S/Inputs/cluster-cpu-node.json explain}))' | sed 's/ in [0-9.]* s$//' > %t.threads
