@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <mutex>
 
 using namespace ofrt;
@@ -43,8 +44,7 @@ constexpr const char *kSourceOp = "calibration.zeros";
 /// Writes zeros into its result.
 class ZerosKernel : public Kernel {
 public:
-  absl::Status compute(const KernelContext &,
-                       const std::vector<TensorView> &,
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &,
                        const std::vector<TensorView> &outputs) override {
     for (const TensorView &out : outputs)
       std::memset(out.data, 0, out.desc.bytes());
@@ -84,9 +84,9 @@ RankProgram chainProgram(const Chain &chain) {
   int64_t source = addActor(kSourceOp, {});
   int64_t previous = source;
   for (int i = 0; i < chain.actors; ++i)
-    previous = addActor(chain.op, chain.binary
-                                      ? std::vector<int64_t>{previous, source}
-                                      : std::vector<int64_t>{previous});
+    previous =
+        addActor(chain.op, chain.binary ? std::vector<int64_t>{previous, source}
+                                        : std::vector<int64_t>{previous});
   program.streams.push_back(stream);
   return program;
 }
@@ -105,7 +105,8 @@ absl::StatusOr<double> timeChain(const CalibrationOptions &options,
     return KernelRegistry::global().create(DeviceKind::Cpu, actor.op);
   };
   // An engine runs once: each timing gets new ones.
-  auto makeEngines = [&]() -> absl::StatusOr<std::vector<std::unique_ptr<Engine>>> {
+  auto makeEngines =
+      [&]() -> absl::StatusOr<std::vector<std::unique_ptr<Engine>>> {
     std::vector<std::unique_ptr<Engine>> engines;
     for (int r = 0; r < ranks; ++r) {
       DeviceOptions device;
@@ -157,6 +158,36 @@ absl::StatusOr<double> timeChain(const CalibrationOptions &options,
   return *seconds / chain.steps / chain.actors;
 }
 
+/// Rates of `op` at each of `sizes`: chains of 4 calls on tensors of
+/// `shape(size)`, each call worth `amount(size)` (bytes or flops), about
+/// `budget` of it per rank a chain; a call's rate leaves out the firing's
+/// `overhead`. One report row per size under `title` and `rateTitle`;
+/// returns
+/// [{`unit`: amount, "rate": per second}] in increasing size.
+absl::StatusOr<nlohmann::ordered_json>
+measureRates(const CalibrationOptions &options, const RankPlacement &placement,
+             const char *op, const char *title, const char *unit,
+             const char *rateTitle, const std::vector<int64_t> &sizes,
+             const std::function<std::vector<int64_t>(int64_t)> &shape,
+             const std::function<double(int64_t)> &amount, double budget,
+             double overhead) {
+  nlohmann::ordered_json rates = nlohmann::ordered_json::array();
+  report(options, "  %-15s %12s %12s\n", title, "us per call", rateTitle);
+  for (int64_t size : sizes) {
+    int actors = 4;
+    int steps = std::clamp<int>(budget / (actors * amount(size)), 1, 200);
+    absl::StatusOr<double> call =
+        timeChain(options, placement, {op, shape(size), true, actors, steps});
+    if (!call.ok())
+      return call.status();
+    double rate = amount(size) / std::max(*call - overhead, 1e-9);
+    rates.push_back({{unit, amount(size)}, {"rate", rate}});
+    report(options, "  %-15lld %12.2f %12.3g\n", static_cast<long long>(size),
+           *call * 1e6, rate);
+  }
+  return rates;
+}
+
 } // namespace
 
 absl::StatusOr<nlohmann::ordered_json>
@@ -167,54 +198,36 @@ calibration::measureCompute(const CalibrationOptions &options,
       timeChain(options, placement, {"oneflow.add", {16}, true, 64, 100});
   if (!overhead.ok())
     return overhead.status();
-
   // Element-wise: adds of two operands into a third, from cache-sized to
   // memory-sized, about 2e8 bytes per rank per chain.
-  nlohmann::ordered_json bandwidths = nlohmann::ordered_json::array();
-  double bandwidth = 0;
-  report(options, "  %-15s %12s %12s\n", "add elements", "us per call",
-         "bytes/s");
-  for (int64_t elements : {1 << 10, 1 << 14, 1 << 18, 1 << 22}) {
-    double bytes = 3.0 * elements * 4;
-    int actors = 4;
-    int steps = std::clamp<int>(2e8 / (actors * bytes), 1, 200);
-    absl::StatusOr<double> call = timeChain(
-        options, placement, {"oneflow.add", {elements}, true, actors, steps});
-    if (!call.ok())
-      return call.status();
-    bandwidth = bytes / std::max(*call - *overhead, 1e-9);
-    bandwidths.push_back({{"bytes", bytes}, {"rate", bandwidth}});
-    report(options, "  %-15lld %12.2f %12.3g\n",
-           static_cast<long long>(elements), *call * 1e6, bandwidth);
-  }
-
+  absl::StatusOr<nlohmann::ordered_json> bandwidths = measureRates(
+      options, placement, "oneflow.add", "add elements", "bytes", "bytes/s",
+      {1 << 10, 1 << 14, 1 << 18, 1 << 22},
+      [](int64_t n) { return std::vector<int64_t>{n}; },
+      [](int64_t n) { return 3.0 * n * 4; }, 2e8, *overhead);
+  if (!bandwidths.ok())
+    return bandwidths.status();
   // Matmuls of square sizes, about 1e8 flops per rank per chain.
-  nlohmann::ordered_json rates = nlohmann::ordered_json::array();
-  double peak = 0;
-  report(options, "  %-15s %12s %12s\n", "matmul size", "us per call",
-         "flop/s");
-  for (int64_t m : {16, 32, 64, 128, 256, 512}) {
-    double flops = 2.0 * m * m * m;
-    int actors = 4;
-    int steps = std::clamp<int>(1e8 / (actors * flops), 1, 200);
-    absl::StatusOr<double> call = timeChain(
-        options, placement, {"oneflow.matmul", {m, m}, true, actors, steps});
-    if (!call.ok())
-      return call.status();
-    double rate = flops / std::max(*call - *overhead, 1e-9);
-    peak = rate; // the largest size's
-    rates.push_back({{"flops", flops}, {"rate", rate}});
-    report(options, "  %-15lld %12.2f %12.3g\n", static_cast<long long>(m),
-           *call * 1e6, rate);
-  }
+  absl::StatusOr<nlohmann::ordered_json> rates = measureRates(
+      options, placement, "oneflow.matmul", "matmul size", "flops", "flop/s",
+      {16, 32, 64, 128, 256, 512},
+      [](int64_t m) {
+        return std::vector<int64_t>{m, m};
+      },
+      [](int64_t m) { return 2.0 * m * m * m; }, 1e8, *overhead);
+  if (!rates.ok())
+    return rates.status();
+  // The largest sizes' rates stand for memory bandwidth and flops.
+  double bandwidth = bandwidths->back()["rate"].get<double>();
+  double peak = rates->back()["rate"].get<double>();
   report(options,
          "  kernel firing in the engine %.3g s, memory bandwidth per rank "
          "%.3g B/s, matmul of 512 per rank %.3g flop/s\n",
          *overhead, bandwidth, peak);
   figures["memory_bandwidth"] = bandwidth;
-  figures["elementwise_bandwidth"] = bandwidths;
+  figures["elementwise_bandwidth"] = *bandwidths;
   figures["flops"] = peak;
-  figures["matmul_flops"] = rates;
+  figures["matmul_flops"] = *rates;
   figures["op_overhead"] = *overhead;
   return figures;
 }

@@ -15,13 +15,16 @@
 
 namespace ofrt::calibration {
 
-/// {"op_overhead", "memory_bandwidth", "flops", "matmul_flops"} of the
-/// cluster file, each measured by chains of the runtime's own kernels in
-/// the engine, one engine per rank, every rank at once:
-///   op_overhead       seconds per firing of a ReLU of 16 floats;
-///   memory_bandwidth  bytes an add of 1 MiB operands moves per second;
-///   matmul_flops      per square matmul size, its flops per second (the
-///                     firing's overhead taken off); flops: the largest.
+/// {"memory_bandwidth", "elementwise_bandwidth", "flops", "matmul_flops",
+/// "op_overhead"} of the cluster file, each measured by chains of the
+/// runtime's own kernels in the engine, one engine per rank, every rank at
+/// once:
+///   op_overhead            seconds per firing of an add of 16 floats;
+///   elementwise_bandwidth  per add size (1Ki to 4Mi floats), the bytes it
+///                          moves per second (the firing's overhead taken
+///                          off); memory_bandwidth: the largest size's;
+///   matmul_flops           per square matmul size (16 to 512), its flops
+///                          per second, likewise; flops: the largest's.
 absl::StatusOr<nlohmann::ordered_json>
 measureCompute(const CalibrationOptions &options,
                const RankPlacement &placement);
