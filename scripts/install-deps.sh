@@ -31,6 +31,8 @@ PACKAGES=(
   # f32 GEMM for our CPU kernels where faster than oneDNN's (AVX2): the
   # OpenMP build, which shares oneDNN's threads.
   libopenblas-openmp-dev
+  # The Python package (python/): pybind11 over the driver library.
+  python3-dev pybind11-dev
   # Pictures: loss curves and the actor plan as a graph.
   python3-matplotlib graphviz
 )

@@ -60,6 +60,13 @@ if subprocess.call(["/usr/bin/python3", "-c", "import matplotlib"],
                    stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL) == 0:
     config.available_features.add("matplotlib")
+# The Python package (python/), built when python3-dev and pybind11-dev are
+# there: "python-module", and %oneflow_python for PYTHONPATH.
+import glob
+python_dir = os.path.join(config.oneflow_obj_root, "python")
+if glob.glob(os.path.join(python_dir, "oneflow_mlir", "_native*.so")):
+    config.available_features.add("python-module")
+config.substitutions.append(("%oneflow_python", python_dir))
 # GPU tests: "cuda-backend" when of-run was built with the CUDA backend,
 # "cuda-gpu" when it can also use a GPU here (tests that need one say
 # REQUIRES: cuda-gpu and are reported unsupported, never passed, without).

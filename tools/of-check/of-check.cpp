@@ -21,7 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compile.h"
+#include "ofdriver/Compile.h"
 #include "Gradients.h"
 #include "Variants.h"
 
@@ -129,7 +129,7 @@ std::string compareOutputs(const Outputs &want, const Outputs &got) {
 
 /// Compiles and runs `module` (consumed) on all of its ranks.
 absl::StatusOr<Outputs> run(ModuleOp module, const std::string &what) {
-  absl::StatusOr<std::string> bytes = oftools::compileToPlan(module, what);
+  absl::StatusOr<std::string> bytes = ofdriver::compileModule(module, what);
   if (!bytes.ok())
     return bytes.status();
   absl::StatusOr<ofrt::LoadedPlan> plan =
@@ -387,7 +387,7 @@ int main(int argc, char **argv) {
                                  : "give one model file (.mlir)");
 
   DialectRegistry registry;
-  oftools::registerToolDialects(registry);
+  ofdriver::registerDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   context.printOpOnDiagnostic(false);

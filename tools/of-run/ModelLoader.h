@@ -8,7 +8,7 @@
 #define ONEFLOW_TOOLS_OFRUN_MODELLOADER_H
 
 #include "ofrt/Plan.h"
-#include "Train.h"
+#include "ofdriver/Compile.h"
 
 namespace ofrun {
 
@@ -24,7 +24,7 @@ namespace ofrun {
 absl::StatusOr<ofrt::LoadedPlan>
 loadModel(const std::string &path, const std::string &emitPlan, int ranks,
           const std::string &device,
-          const oftools::TrainOptions *train = nullptr,
+          const ofdriver::TrainOptions *train = nullptr,
           double *predictedStepSeconds = nullptr);
 
 } // namespace ofrun

@@ -13,9 +13,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "TrainFlags.h"
-#include "Nonfinite.h"
 #include "RunFlags.h"
 
+#include "ofdriver/Nonfinite.h"
 #include "ofrt/Backend.h"
 #include "ofrt/Calibration.h"
 
@@ -29,57 +29,62 @@
 #include <cmath>
 #include <cstdio>
 
+// The defaults are the training passes' own (one place: the ODS pass
+// options and TrainingConfig, which Python's oneflow_mlir.Train uses too).
+static const mlir::oneflow::TrainingConfig kConfig;
+static const mlir::oneflow::OptimizerPassOptions &kOptimizer = kConfig.optimizer;
+
 ABSL_FLAG(bool, train, false,
           "Compile the .mlir model (written for one device, with a scalar "
           "loss output) into a training step: autodiff, optimizer, strategy");
-ABSL_FLAG(std::string, loss, "loss",
+ABSL_FLAG(std::string, loss, kConfig.loss,
           "With --train: the scalar loss output; for an .onnx model, "
           "cross_entropy attaches that loss to the model's output");
-ABSL_FLAG(std::string, labels, "labels",
+ABSL_FLAG(std::string, labels, ofdriver::TrainOptions().labels,
           "With --train --loss cross_entropy on an .onnx model: the name of "
           "the int64 labels input it adds (feed it with --input)");
-ABSL_FLAG(std::string, optimizer, "sgd", "With --train: sgd, adam or adamw");
-ABSL_FLAG(double, lr, 0.01, "With --train: peak learning rate");
-ABSL_FLAG(double, momentum, 0.0, "With --train: SGD momentum");
-ABSL_FLAG(bool, nesterov, false, "With --train: SGD with Nesterov momentum");
-ABSL_FLAG(double, weight_decay, 0.0,
+ABSL_FLAG(std::string, optimizer, kOptimizer.kind, "With --train: sgd, adam or adamw");
+ABSL_FLAG(double, lr, kOptimizer.lr, "With --train: peak learning rate");
+ABSL_FLAG(double, momentum, kOptimizer.momentum, "With --train: SGD momentum");
+ABSL_FLAG(bool, nesterov, kOptimizer.nesterov, "With --train: SGD with Nesterov momentum");
+ABSL_FLAG(double, weight_decay, kOptimizer.weightDecay,
           "With --train: L2 penalty (sgd, adam) or decoupled decay (adamw)");
-ABSL_FLAG(double, beta1, 0.9, "With --train: Adam beta1");
-ABSL_FLAG(double, beta2, 0.999, "With --train: Adam beta2");
-ABSL_FLAG(double, epsilon, 1e-8, "With --train: Adam epsilon");
-ABSL_FLAG(double, clip_norm, 0.0,
+ABSL_FLAG(double, beta1, kOptimizer.beta1, "With --train: Adam beta1");
+ABSL_FLAG(double, beta2, kOptimizer.beta2, "With --train: Adam beta2");
+ABSL_FLAG(double, epsilon, kOptimizer.epsilon, "With --train: Adam epsilon");
+ABSL_FLAG(double, clip_norm, kOptimizer.clipNorm,
           "With --train: clip the global gradient norm to this (0: off)");
-ABSL_FLAG(int64_t, warmup_steps, 0,
+ABSL_FLAG(int64_t, warmup_steps, kOptimizer.warmupSteps,
           "With --train: steps of linear learning-rate warm-up");
-ABSL_FLAG(int64_t, total_steps, 0,
+ABSL_FLAG(int64_t, total_steps, kOptimizer.totalSteps,
           "With --train: step at which the cosine decay reaches --min-lr "
           "(0: no decay)");
-ABSL_FLAG(double, min_lr, 0.0,
+ABSL_FLAG(double, min_lr, kOptimizer.minLr,
           "With --train: learning rate at the end of the cosine decay");
-ABSL_FLAG(std::string, strategy, "",
+ABSL_FLAG(std::string, strategy, kConfig.strategy,
           "With --train: dp, tp, hybrid, zero, auto (search the layouts, "
           "oneflow-auto-parallel) or a JSON strategy file (default: dp on "
           "several devices)");
-ABSL_FLAG(std::string, search, "cd",
+ABSL_FLAG(std::string, search, kConfig.autoParallel.search,
           "With --strategy auto: cd (coordinate descent) or exact (an "
           "integer program; small graphs)");
 ABSL_FLAG(std::string, mesh, "",
           "With --strategy auto: the mesh to search, as 2x2 (default: every "
           "mesh of one or two axes)");
-ABSL_FLAG(int64_t, memory_limit, 0,
+ABSL_FLAG(int64_t, memory_limit, kConfig.autoParallel.memoryLimitBytes,
           "With --strategy auto: bytes per device a strategy may use (0: no "
           "limit)");
-ABSL_FLAG(std::string, cluster, "",
+ABSL_FLAG(std::string, cluster, kConfig.autoParallel.cluster,
           "With --strategy auto: the cluster file of the cost model (JSON; "
           "default: this machine's measured figures)");
 ABSL_FLAG(bool, recalibrate, false,
           "With --strategy auto and no --cluster: measure this machine's "
           "figures again instead of reading them from the cache");
-ABSL_FLAG(bool, explain, false,
+ABSL_FLAG(bool, explain, kConfig.autoParallel.explain,
           "With --strategy auto: print the chosen layouts, their predicted "
           "cost and the alternatives before running");
 
-ABSL_FLAG(int64_t, micro_batches, 1,
+ABSL_FLAG(int64_t, micro_batches, kConfig.microBatches,
           "With --train: run each step's batch as this many micro-batches "
           "and accumulate their gradients (the batch must divide by it)");
 ABSL_FLAG(std::string, batch_norm_statistics, "global",
@@ -87,23 +92,23 @@ ABSL_FLAG(std::string, batch_norm_statistics, "global",
           "(the whole batch's statistics, on every layout) or local (each "
           "data-parallel part of the batch its own, as PyTorch DDP; no "
           "all-to-alls)");
-ABSL_FLAG(int64_t, batch_norm_groups, 0,
+ABSL_FLAG(int64_t, batch_norm_groups, kConfig.batchNormGroups,
           "With --batch-norm-statistics local: the groups each batch is "
           "normalized in (0: one per data-parallel part, devices / stages * "
           "micro-batches)");
-ABSL_FLAG(bool, recompute, false,
+ABSL_FLAG(bool, recompute, kConfig.recompute,
           "With --train: keep only each forward segment's outputs and "
           "recompute the rest in the backward pass (activation "
           "checkpointing: less memory, more compute)");
-ABSL_FLAG(std::string, precision, "f32",
+ABSL_FLAG(std::string, precision, kConfig.precision,
           "With --train: f32, or bf16: mixed precision, matmuls, "
           "convolutions and the activations between them in bf16 with f32 "
           "accumulation; f32 master weights, optimizer states, softmax, "
           "normalization and loss (oneflow-mixed-precision)");
-ABSL_FLAG(std::string, pipeline_schedule, "1f1b",
+ABSL_FLAG(std::string, pipeline_schedule, kConfig.pipelineSchedule,
           "With --stages: 1f1b (each stage keeps about as many micro-batches "
           "alive as stages follow it) or gpipe (every micro-batch)");
-ABSL_FLAG(int64_t, stages, 1,
+ABSL_FLAG(int64_t, stages, kConfig.stages,
           "With --train: cut the model into this many pipeline stages of "
           "about equal predicted cost, each on --devices / --stages ranks "
           "(use with --micro-batches)");
@@ -119,7 +124,7 @@ static std::optional<std::string> givenFlag(const char *name) {
   return dashed;
 }
 
-absl::StatusOr<std::optional<oftools::TrainOptions>>
+absl::StatusOr<std::optional<ofdriver::TrainOptions>>
 ofrun::trainOptionsFromFlags(int64_t devices) {
   int64_t micro = absl::GetFlag(FLAGS_micro_batches);
   if (micro < 1)
@@ -194,7 +199,7 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
       return absl::InvalidArgumentError(std::string(name) + " " +
                                         std::to_string(value) +
                                         " is not a finite number");
-  oftools::TrainOptions options;
+  ofdriver::TrainOptions options;
   options.loss = absl::GetFlag(FLAGS_loss);
   options.labels = absl::GetFlag(FLAGS_labels);
   std::string kind = absl::GetFlag(FLAGS_optimizer);
@@ -214,11 +219,11 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   optimizer.warmupSteps = absl::GetFlag(FLAGS_warmup_steps);
   optimizer.totalSteps = absl::GetFlag(FLAGS_total_steps);
   optimizer.minLr = absl::GetFlag(FLAGS_min_lr);
-  absl::StatusOr<ofrun::NonfiniteAction> onNonfinite =
-      ofrun::nonfiniteActionFromFlags();
+  absl::StatusOr<ofdriver::NonfiniteAction> onNonfinite =
+      ofdriver::parseNonfiniteAction(absl::GetFlag(FLAGS_on_nonfinite));
   if (!onNonfinite.ok())
     return onNonfinite.status();
-  optimizer.nonfinite = ofrun::optimizerNonfiniteMode(*onNonfinite);
+  optimizer.nonfinite = ofdriver::optimizerNonfiniteMode(*onNonfinite);
   options.strategy = absl::GetFlag(FLAGS_strategy);
   if (options.strategy != "auto") {
     for (const char *name : {"search", "mesh", "memory_limit", "cluster",
@@ -298,7 +303,7 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
   return options;
 }
 
-absl::Status ofrun::checkPrecision(const oftools::TrainOptions &options) {
+absl::Status ofrun::checkPrecision(const ofdriver::TrainOptions &options) {
   if (options.precision == "f32")
     return absl::OkStatus();
   ofrt::DeviceKind kind =
@@ -315,7 +320,7 @@ absl::Status ofrun::checkPrecision(const oftools::TrainOptions &options) {
   return absl::OkStatus();
 }
 
-void ofrun::findClusterFigures(oftools::TrainOptions &options, const Job &job) {
+void ofrun::findClusterFigures(ofdriver::TrainOptions &options, const Job &job) {
   std::string &cluster = options.autoParallel.cluster;
   if (options.strategy != "auto" || !cluster.empty() || job.ranks() < 2)
     return;

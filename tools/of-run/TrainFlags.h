@@ -8,7 +8,7 @@
 #define ONEFLOW_TOOLS_OFRUN_TRAINFLAGS_H
 
 #include "Runner.h"
-#include "Train.h"
+#include "ofdriver/Compile.h"
 
 #include "absl/status/statusor.h"
 
@@ -18,12 +18,12 @@ namespace ofrun {
 
 /// The training passes' options from --train, --loss, --optimizer, --lr,
 /// ..., --strategy for `devices` ranks; nullopt without --train.
-absl::StatusOr<std::optional<oftools::TrainOptions>>
+absl::StatusOr<std::optional<ofdriver::TrainOptions>>
 trainOptionsFromFlags(int64_t devices);
 
 /// OK unless `options` ask for a mixed precision (--precision bf16) that
 /// the backend of `options.device` cannot compute in on this machine.
-absl::Status checkPrecision(const oftools::TrainOptions &options);
+absl::Status checkPrecision(const ofdriver::TrainOptions &options);
 
 /// With --strategy auto and no --cluster, sets the cluster file the search
 /// prices with: this machine's figures for the job's ranks, collective
@@ -31,7 +31,7 @@ absl::Status checkPrecision(const oftools::TrainOptions &options);
 /// now (--recalibrate: always). Under an outside launcher (the ranks would
 /// each measure alone), on a device other than the CPU, or when measuring
 /// fails, the built-in figures, with a note that says why.
-void findClusterFigures(oftools::TrainOptions &options, const Job &job);
+void findClusterFigures(ofdriver::TrainOptions &options, const Job &job);
 
 } // namespace ofrun
 

@@ -26,7 +26,7 @@
 #include "Runner.h"
 #include "TrainFlags.h"
 
-#include "Checkpointing.h"
+#include "ofdriver/Checkpointing.h"
 
 #include "absl/flags/flag.h"
 
@@ -38,7 +38,6 @@ ABSL_FLAG(std::string, export_onnx, "",
           "With an .onnx model: write it to this file with its initializers "
           "set to the variables' values after the run; "
           "with --steps 0 --resume CKPT, to the checkpoint's");
-ABSL_DECLARE_FLAG(std::string, resume);
 
 using ofrun::fail;
 
@@ -77,7 +76,7 @@ int main(int argc, char **argv) {
   };
 
   int wanted = job->ranks();
-  absl::StatusOr<std::optional<oftools::TrainOptions>> train =
+  absl::StatusOr<std::optional<ofdriver::TrainOptions>> train =
       ofrun::trainOptionsFromFlags(wanted);
   if (!train.ok())
     return fail(std::string(train.status().message()));
@@ -110,8 +109,13 @@ int main(int argc, char **argv) {
     // goes straight into the model.
     if (job->launched && job->launched->rank != 0)
       return 0;
-    absl::StatusOr<std::unique_ptr<ofrun::Checkpointing>> checkpointing =
-        ofrun::Checkpointing::create(*plan, true, true);
+    absl::StatusOr<ofdriver::RunOptions> options =
+        ofrun::runOptionsFromFlags();
+    if (!options.ok())
+      return fail(std::string(options.status().message()));
+    absl::StatusOr<std::unique_ptr<ofdriver::Checkpointing>> checkpointing =
+        ofdriver::Checkpointing::create(*plan, options->checkpoint,
+                                        options->onNonfinite, true, true);
     if (!checkpointing.ok())
       return fail(std::string(checkpointing.status().message()));
     absl::StatusOr<std::map<std::string, ofrt::TensorData>> values =

@@ -5,7 +5,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "RunFlags.h"
-#include "Launch.h"
 
 #include "ofrt/Backend.h"
 #include "ofrt/KernelPlugin.h"
@@ -20,23 +19,28 @@
 
 using namespace ofrt;
 
+// The defaults are the driver library's (ofdriver/Options.h), written once.
+static const ofdriver::RunOptions kRun;
+static const ofdriver::JobOptions kJob;
+static const ofdriver::ReportOptions kReport;
+
 ABSL_FLAG(std::vector<std::string>, plugin, {},
           "Shared libraries of a research plugin: kernel plugins (exporting "
           "ofrtRegisterKernels) add kernels for its ops; with of-run, dialect "
           "plugins (as of-opt --load-dialect-plugin takes them) add its ops "
           "and their rules to the compiler. Repeat or separate with commas");
-ABSL_FLAG(int64_t, steps, 1, "Steps to run (each input delivers one batch per step)");
-ABSL_FLAG(int, threads, 0, "Threads for each kernel (0: the library's default)");
-ABSL_FLAG(std::string, devices, "cpu:1",
+ABSL_FLAG(int64_t, steps, kRun.steps, "Steps to run (each input delivers one batch per step)");
+ABSL_FLAG(int, threads, kRun.threads, "Threads for each kernel (0: the library's default)");
+ABSL_FLAG(std::string, devices, kJob.devices,
           "Devices to run on in this process, as cpu:COUNT (one rank each) "
           "or cuda:1 (the process's first GPU)");
 ABSL_FLAG(bool, list_devices, false,
           "Print the devices this runtime can use (one line each: the "
           "--devices name and what it is) and exit");
-ABSL_FLAG(bool, allow_tf32, false,
+ABSL_FLAG(bool, allow_tf32, kRun.allowTf32,
           "GPU matmuls on f32 tensors may round operands to TF32 (faster, "
           "about 1e-3 relative)");
-ABSL_FLAG(int, nproc_per_node, 0,
+ABSL_FLAG(int, nproc_per_node, kJob.processes,
           "Run this many processes of of-run on this machine, one rank each, "
           "meeting through a fresh store directory");
 ABSL_FLAG(std::string, store_dir, "",
@@ -45,7 +49,7 @@ ABSL_FLAG(std::string, store_dir, "",
 ABSL_FLAG(std::string, redis, "",
           "Under torchrun, mpirun or srun on several machines: meet through "
           "the Redis server at HOST:PORT (keys under --job-id)");
-ABSL_FLAG(std::string, job_id, "of-run",
+ABSL_FLAG(std::string, job_id, kJob.jobId,
           "Prefix of this job's keys on the Redis server");
 ABSL_FLAG(std::string, hostname, "",
           "The address this rank listens on (default: 127.0.0.1, or this "
@@ -55,13 +59,13 @@ ABSL_FLAG(std::string, collectives, "",
           "process; the default for --devices cpu:N), mpi (the default under "
           "mpirun), gloo (the default under other launchers; needs "
           "--store-dir or --redis)");
-ABSL_FLAG(std::string, stream_threads, "auto",
+ABSL_FLAG(std::string, stream_threads, kRun.streamThreads,
           "How each rank's plan streams map to threads: each (a thread per "
           "stream, so streams overlap), one (one thread per rank, no "
           "hand-offs between streams; pipeline stages then take turns), or "
           "auto (one when this process's ranks outnumber its cores, except "
           "for pipeline stages)");
-ABSL_FLAG(int64_t, timeout_ms, 60000,
+ABSL_FLAG(int64_t, timeout_ms, kRun.timeoutMs,
           "How long a rank waits for its peers, in a collective or when "
           "joining a group, before it fails");
 ABSL_FLAG(std::vector<std::string>, input, {},
@@ -71,9 +75,9 @@ ABSL_FLAG(std::vector<std::string>, input, {},
           "axis), @FILE (raw little-endian batches), and either file form "
           "with :loop to start over at its end; repeat --input or separate "
           "with commas");
-ABSL_FLAG(uint64_t, seed, 0, "Seed of the generated inputs");
+ABSL_FLAG(uint64_t, seed, kRun.seed, "Seed of the generated inputs");
 ABSL_FLAG(std::string, trace, "", "Write a Chrome trace of every actor firing to this file");
-ABSL_FLAG(int, print_limit, 8, "Elements of each output to print");
+ABSL_FLAG(int, print_limit, kReport.printLimit, "Elements of each output to print");
 ABSL_FLAG(std::string, save_outputs, "",
           "Write each output at the last step to DIR/<name>.npy (the "
           "directory must exist)");
@@ -83,17 +87,31 @@ ABSL_FLAG(std::string, metrics, "",
 ABSL_FLAG(bool, profile, false,
           "After the run, print the kernel time of each op type (from rank "
           "0's firings)");
-ABSL_FLAG(int64_t, log_every, 0,
+ABSL_FLAG(int64_t, log_every, kRun.logEvery,
           "Without a progress line (--progress off, or stderr not a "
           "terminal): print a plain progress line every N steps (0: none)");
-ABSL_FLAG(std::string, progress, "auto",
+ABSL_FLAG(std::string, save, "",
+          "Save the variables (parameters and optimizer states) under this "
+          "directory after the run, also when Ctrl-C stops it: DIR/step-N/ "
+          "and DIR/latest, written atomically");
+ABSL_FLAG(int64_t, save_every, kRun.checkpoint.saveEvery, "With --save: also save after every N steps");
+ABSL_FLAG(int64_t, keep, kRun.checkpoint.keep,
+          "With --save: the number of newest step directories to keep");
+ABSL_FLAG(std::string, resume, "",
+          "Start from this checkpoint (a step directory, or a --save "
+          "directory with `latest`): its variables and its step count");
+ABSL_FLAG(bool, resume_partial, false,
+          "With --resume: variables the checkpoint lacks start from their "
+          "initializers instead of being an error");
+ABSL_FLAG(std::string, on_nonfinite, "stop",
+          "When a step's loss or gradients hold a NaN or an infinity: stop "
+          "(after that step, which updates nothing), skip (report; such "
+          "steps update nothing), warn (report and train on with them) or "
+          "off (check nothing). Checkpoints with values that are not finite "
+          "are written only with warn or off");
+ABSL_FLAG(std::string, progress, kRun.progress,
           "Redraw a progress line on stderr: on, off, or auto (when stderr "
           "is a terminal)");
-
-static const char *currentProgram = "of-run";
-
-const char *ofrun::programName() { return currentProgram; }
-void ofrun::setProgramName(const char *name) { currentProgram = name; }
 
 std::vector<oftools::FlagGroup> ofrun::runFlagGroups() {
   return {
@@ -146,7 +164,7 @@ std::vector<oftools::FlagGroup> ofrun::runFlagGroups() {
 std::vector<std::string>
 ofrun::parseFlags(int argc, char **argv, const oftools::ToolInfo &tool,
                   std::vector<std::string> &normalized) {
-  setProgramName(tool.name);
+  ofdriver::setProgramName(tool.name);
   std::vector<std::string> args =
       oftools::parseToolFlags(argc, argv, tool, normalized);
   if (absl::GetFlag(FLAGS_list_devices)) {
@@ -173,54 +191,8 @@ ofrun::parseFlags(int argc, char **argv, const oftools::ToolInfo &tool,
 }
 
 int ofrun::fail(const std::string &message) {
-  std::fprintf(stderr, "%s: error: %s\n", programName(), message.c_str());
+  std::fprintf(stderr, "%s: error: %s\n", ofdriver::programName(), message.c_str());
   return 1;
-}
-
-absl::StatusOr<InputSource> ofrun::parseInputSource(const std::string &spec) {
-  InputSource source;
-  auto number = [&](const std::string &text,
-                    double &out) -> absl::Status {
-    char *end = nullptr;
-    out = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0')
-      return absl::InvalidArgumentError("'" + text + "' in input source '" +
-                                        spec + "' is not a number");
-    return absl::OkStatus();
-  };
-  if (!spec.empty() && spec[0] == '@') {
-    source.kind = InputSource::Kind::File;
-    absl::string_view path = absl::string_view(spec).substr(1);
-    source.loop = path.size() > 5 && absl::ConsumeSuffix(&path, ":loop");
-    source.path = std::string(path);
-    return source;
-  }
-  if (absl::StartsWith(spec, "fill:")) {
-    source.kind = InputSource::Kind::Fill;
-    if (absl::Status s = number(spec.substr(5), source.value); !s.ok())
-      return s;
-    return source;
-  }
-  if (spec == "random")
-    return source;
-  if (absl::StartsWith(spec, "random:")) {
-    std::string rest = spec.substr(7);
-    size_t colon = rest.find(':');
-    if (colon == std::string::npos)
-      return absl::InvalidArgumentError("input source '" + spec +
-                                        "' needs random:LOW:HIGH");
-    if (absl::Status s = number(rest.substr(0, colon), source.low); !s.ok())
-      return s;
-    if (absl::Status s = number(rest.substr(colon + 1), source.high); !s.ok())
-      return s;
-    if (!(source.low < source.high))
-      return absl::InvalidArgumentError("input source '" + spec +
-                                        "' needs LOW below HIGH");
-    return source;
-  }
-  return absl::InvalidArgumentError(
-      "unknown input source '" + spec +
-      "'; use random, random:LOW:HIGH, fill:VALUE, @FILE or @FILE:loop");
 }
 
 absl::Status ofrun::loadKernelPlugins() {
@@ -237,4 +209,61 @@ absl::Status ofrun::loadKernelPlugins() {
       OFRT_RETURN_IF_ERROR(ofrt::loadKernelPlugin(path));
   }
   return absl::OkStatus();
+}
+
+ofdriver::JobOptions ofrun::jobOptionsFromFlags() {
+  ofdriver::JobOptions job;
+  job.devices = absl::GetFlag(FLAGS_devices);
+  job.processes = absl::GetFlag(FLAGS_nproc_per_node);
+  job.storeDir = absl::GetFlag(FLAGS_store_dir);
+  job.redis = absl::GetFlag(FLAGS_redis);
+  job.jobId = absl::GetFlag(FLAGS_job_id);
+  job.hostname = absl::GetFlag(FLAGS_hostname);
+  return job;
+}
+
+absl::StatusOr<ofdriver::RunOptions> ofrun::runOptionsFromFlags() {
+  ofdriver::RunOptions run;
+  run.steps = absl::GetFlag(FLAGS_steps);
+  run.threads = absl::GetFlag(FLAGS_threads);
+  run.allowTf32 = absl::GetFlag(FLAGS_allow_tf32);
+  run.streamThreads = absl::GetFlag(FLAGS_stream_threads);
+  run.collectives = absl::GetFlag(FLAGS_collectives);
+  run.timeoutMs = absl::GetFlag(FLAGS_timeout_ms);
+  run.seed = absl::GetFlag(FLAGS_seed);
+  for (const std::string &binding : absl::GetFlag(FLAGS_input)) {
+    size_t eq = binding.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return absl::InvalidArgumentError("--input '" + binding +
+                                        "' is not NAME=SOURCE");
+    absl::StatusOr<InputSource> source =
+        ofdriver::parseInputSource(binding.substr(eq + 1));
+    if (!source.ok())
+      return source.status();
+    run.inputs[binding.substr(0, eq)] = *source;
+  }
+  absl::StatusOr<ofdriver::NonfiniteAction> action =
+      ofdriver::parseNonfiniteAction(absl::GetFlag(FLAGS_on_nonfinite));
+  if (!action.ok())
+    return action.status();
+  run.onNonfinite = *action;
+  run.checkpoint.save = absl::GetFlag(FLAGS_save);
+  run.checkpoint.saveEvery = absl::GetFlag(FLAGS_save_every);
+  run.checkpoint.keep = absl::GetFlag(FLAGS_keep);
+  run.checkpoint.resume = absl::GetFlag(FLAGS_resume);
+  run.checkpoint.resumePartial = absl::GetFlag(FLAGS_resume_partial);
+  run.metrics = absl::GetFlag(FLAGS_metrics);
+  run.progress = absl::GetFlag(FLAGS_progress);
+  run.logEvery = absl::GetFlag(FLAGS_log_every);
+  run.gatherFirings = !absl::GetFlag(FLAGS_trace).empty();
+  return run;
+}
+
+ofdriver::ReportOptions ofrun::reportOptionsFromFlags() {
+  ofdriver::ReportOptions report;
+  report.printLimit = absl::GetFlag(FLAGS_print_limit);
+  report.saveOutputs = absl::GetFlag(FLAGS_save_outputs);
+  report.trace = absl::GetFlag(FLAGS_trace);
+  report.profile = absl::GetFlag(FLAGS_profile);
+  return report;
 }

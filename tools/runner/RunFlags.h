@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// of-run and of-run-plan share these flags (defined in RunFlags.cpp) and
-// everything after a plan exists (Runner.h). Nothing here links MLIR.
+// of-run and of-run-plan share these flags (defined in RunFlags.cpp), read
+// into the driver library's options (ofdriver/Options.h), which does
+// everything after a plan exists. Nothing here links MLIR.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +15,7 @@
 
 #include "ToolFlags.h"
 
-#include "ofrt/Session.h"
+#include "ofdriver/Options.h"
 
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
@@ -44,12 +45,13 @@ ABSL_DECLARE_FLAG(std::string, metrics);
 ABSL_DECLARE_FLAG(std::string, progress);
 ABSL_DECLARE_FLAG(bool, profile);
 ABSL_DECLARE_FLAG(int64_t, log_every);
+ABSL_DECLARE_FLAG(std::string, save);
+ABSL_DECLARE_FLAG(std::string, resume);
+ABSL_DECLARE_FLAG(std::string, on_nonfinite);
 
 namespace ofrun {
 
-/// The running program's name, for messages ("of-run", "of-run-plan").
-const char *programName();
-void setProgramName(const char *name);
+using ofdriver::programName;
 
 /// The tool's --help groups: every flag of of-run and of-run-plan (a tool
 /// shows those it has).
@@ -69,9 +71,11 @@ absl::Status loadKernelPlugins();
 /// Prints "<program>: error: <message>" and returns 1.
 int fail(const std::string &message);
 
-/// Parses an input source: "random", "random:LOW:HIGH", "fill:V", "@PATH"
-/// or "@PATH:loop" (the syntax of --input NAME=SOURCE).
-absl::StatusOr<ofrt::InputSource> parseInputSource(const std::string &spec);
+/// The driver library's options from the flags (ofdriver/Options.h);
+/// checked by ofdriver::makeJob and ofdriver::checkRunOptions.
+ofdriver::JobOptions jobOptionsFromFlags();
+absl::StatusOr<ofdriver::RunOptions> runOptionsFromFlags();
+ofdriver::ReportOptions reportOptionsFromFlags();
 
 } // namespace ofrun
 

@@ -5,50 +5,31 @@
 //===----------------------------------------------------------------------===//
 //
 // What of-run (which compiles models first) and of-run-plan (which only runs
-// plans) share once they have a plan: where the ranks run (this process,
-// --nproc-per-node processes, or one rank under a launcher), the sessions'
-// inputs and options, Ctrl-C, checkpoints, the progress line, and what rank
-// 0 prints after the run. Links no MLIR.
+// plans) share once they have a plan: the flags read into the driver
+// library's options, and its run (ofdriver/Run.h). Links no MLIR.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ONEFLOW_TOOLS_RUNNER_RUNNER_H
 #define ONEFLOW_TOOLS_RUNNER_RUNNER_H
 
-#include "Launch.h"
 #include "RunFlags.h"
 
-#include "ofrt/MultiRank.h"
+#include "ofdriver/Run.h"
 
 #include <functional>
 #include <map>
-#include <optional>
 
 namespace ofrun {
 
-/// Where this process stands in the job, from the flags and the
-/// environment.
-struct Job {
-  int devices = 1; ///< --devices KIND:N: ranks that are threads here.
-  std::string device = "cpu"; ///< KIND: cpu or cuda.
-  int processes = 0; ///< --nproc-per-node.
-  std::optional<ProcessRank> launched; ///< A launcher started this rank.
+using ofdriver::Job;
 
-  /// The ranks the plan must have.
-  int ranks() const {
-    return launched ? launched->world : processes > 0 ? processes : devices;
-  }
-  /// Whether this process launches the job's processes instead of running.
-  bool launches() const { return !launched && processes > 1; }
-};
-
-/// Reads and checks --devices, --nproc-per-node, --threads, --timeout-ms,
-/// --store-dir/--redis and the launcher's environment.
+/// The job from --devices, --nproc-per-node, --store-dir/--redis and the
+/// launcher's environment; checks the run and report flags too, before
+/// anything compiles.
 absl::StatusOr<Job> jobFromFlags();
 
-/// Checks that `plan` (read from `model`) has the job's ranks.
-absl::Status checkPlanRanks(const ofrt::LoadedPlan &plan, const Job &job,
-                            const std::string &model);
+using ofdriver::checkPlanRanks;
 
 /// What the variables hold after a run, by name (logical values).
 using VariablesHook =

@@ -4,11 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Launch.h"
-#include "Interrupt.h"
-#include "RunFlags.h"
-
-#include "absl/flags/flag.h"
+#include "ofdriver/Launch.h"
+#include "ofdriver/Interrupt.h"
+#include "ofdriver/Options.h"
 
 #include <fcntl.h>
 #include <sys/prctl.h>
@@ -29,7 +27,7 @@
 #include <set>
 #include <thread>
 
-using namespace ofrun;
+using namespace ofdriver;
 
 namespace {
 
@@ -49,7 +47,7 @@ absl::StatusOr<std::optional<int>> intFromEnv(const char *name) {
 
 } // namespace
 
-absl::StatusOr<std::optional<ProcessRank>> ofrun::rankFromEnvironment() {
+absl::StatusOr<std::optional<ProcessRank>> ofdriver::rankFromEnvironment() {
   struct Source {
     const char *rank, *world, *launcher;
   };
@@ -136,10 +134,10 @@ std::string describeExit(int status) {
 /// timeout and some seconds to notice and end; then they are killed. Says
 /// which rank failed first and how, then the others; returns the exit code
 /// of the job.
-int waitForRanks(const std::vector<pid_t> &children, int processes) {
+int waitForRanks(const std::vector<pid_t> &children, int processes,
+                 std::chrono::milliseconds timeout) {
   using Clock = std::chrono::steady_clock;
-  auto grace = std::chrono::milliseconds(absl::GetFlag(FLAGS_timeout_ms)) +
-               std::chrono::seconds(5);
+  auto grace = timeout + std::chrono::seconds(5);
   std::map<pid_t, int> rankOf;
   for (size_t i = 0; i < children.size(); ++i)
     rankOf[children[i]] = i;
@@ -204,7 +202,9 @@ int waitForRanks(const std::vector<pid_t> &children, int processes) {
 
 } // namespace
 
-int ofrun::launchProcesses(int processes, const std::vector<std::string> &args) {
+int ofdriver::launchProcesses(int processes,
+                              const std::vector<std::string> &args,
+                              std::chrono::milliseconds timeout) {
   if (processes > kMaxLaunched) {
     std::fprintf(stderr, "%s: error: --nproc-per-node %d is more than %d\n",
                  programName(), processes, kMaxLaunched);
@@ -277,7 +277,7 @@ int ofrun::launchProcesses(int processes, const std::vector<std::string> &args) 
     launchedPids[rank] = pid;
     launchedCount = rank + 1;
   }
-  int code = waitForRanks(children, processes);
+  int code = waitForRanks(children, processes, timeout);
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   std::error_code ignored;

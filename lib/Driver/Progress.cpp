@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Progress.h"
-#include "Nonfinite.h"
+#include "ofdriver/Progress.h"
+#include "ofdriver/Nonfinite.h"
 
 #include "ofrt/Pieces.h"
 
@@ -13,7 +13,7 @@
 #include <cerrno>
 #include <cstring>
 
-using namespace ofrun;
+using namespace ofdriver;
 
 namespace {
 
@@ -138,7 +138,10 @@ void Progress::record(const std::string &name, int64_t step, double value) {
     for (const auto &[n, v] : values) {
       first.emplace(n, v);
       last[n] = v;
+      histories[n].push_back(v);
     }
+    if (onStep)
+      onStep(s, values);
     if (csv) {
       std::fprintf(csv, "%lld,%.6f,%.1f", static_cast<long long>(s), seconds,
                    rate);
@@ -183,6 +186,11 @@ std::string Progress::line(int64_t s,
   return text;
 }
 
+std::map<std::string, std::vector<double>> Progress::history() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return histories;
+}
+
 void Progress::endLine() {
   std::lock_guard<std::mutex> lock(mutex);
   if (live && done >= 0)
@@ -193,18 +201,22 @@ void Progress::endLine() {
   end = std::chrono::steady_clock::now();
 }
 
-void Progress::printSummary() {
+std::string Progress::summary() {
   std::lock_guard<std::mutex> lock(mutex);
   double seconds = std::chrono::duration<double>(
                        end.value_or(std::chrono::steady_clock::now()) - start)
                        .count();
   // Without a watched scalar output, a step is done when any output is.
   int64_t ran = (names.empty() ? seen : done) + 1 - firstStep;
-  std::printf("summary: %lld steps in %.2f s, %.0f samples/s",
-              static_cast<long long>(ran), seconds,
-              ran * samplesPerStep / std::max(seconds, 1e-9));
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "summary: %lld steps in %.2f s, %.0f samples/s",
+                static_cast<long long>(ran), seconds,
+                ran * samplesPerStep / std::max(seconds, 1e-9));
+  std::string text = buf;
   for (const std::string &n : names)
-    if (first.count(n))
-      std::printf("; %s %.6g -> %.6g", n.c_str(), first[n], last[n]);
-  std::printf("\n");
+    if (first.count(n)) {
+      std::snprintf(buf, sizeof buf, " %.6g -> %.6g", first[n], last[n]);
+      text += "; " + n + buf;
+    }
+  return text;
 }

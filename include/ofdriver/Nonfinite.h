@@ -15,13 +15,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ONEFLOW_TOOLS_RUNNER_NONFINITE_H
-#define ONEFLOW_TOOLS_RUNNER_NONFINITE_H
+#ifndef OFDRIVER_NONFINITE_H
+#define OFDRIVER_NONFINITE_H
 
 #include "ofrt/Program.h"
 #include "ofrt/Session.h"
 
-#include "absl/flags/declare.h"
+#include "ofdriver/Options.h"
+
 #include "absl/status/statusor.h"
 
 #include <functional>
@@ -31,27 +32,11 @@
 #include <string>
 #include <vector>
 
-ABSL_DECLARE_FLAG(std::string, on_nonfinite);
-
-namespace ofrun {
+namespace ofdriver {
 
 /// The output that carries a step's gradient check (the name
 /// oneflow-optimizer gives it, lib/Transforms/Optimizer.cpp).
 constexpr const char *kNonfiniteOutput = "nonfinite";
-
-enum class NonfiniteAction {
-  /// Stop after the step (its update skipped, where the plan skips).
-  Stop,
-  /// Report, and go on without the step's update.
-  Skip,
-  /// Report, and train on with the values that are not finite.
-  Warn,
-  /// Check nothing.
-  Off,
-};
-
-/// --on-nonfinite, checked.
-absl::StatusOr<NonfiniteAction> nonfiniteActionFromFlags();
 
 /// The option value of oneflow-optimizer's `nonfinite` for `action`: skip
 /// for stop and skip, report for warn, off for off.
@@ -116,6 +101,6 @@ private:
   bool unrepairable = false;
 };
 
-} // namespace ofrun
+} // namespace ofdriver
 
-#endif // ONEFLOW_TOOLS_RUNNER_NONFINITE_H
+#endif // OFDRIVER_NONFINITE_H

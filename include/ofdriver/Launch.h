@@ -11,16 +11,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ONEFLOW_TOOLS_OF_RUN_LAUNCH_H
-#define ONEFLOW_TOOLS_OF_RUN_LAUNCH_H
+#ifndef OFDRIVER_LAUNCH_H
+#define OFDRIVER_LAUNCH_H
 
 #include "absl/status/statusor.h"
+
+#include <chrono>
 
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace ofrun {
+namespace ofdriver {
 
 /// This process's place in a job.
 struct ProcessRank {
@@ -47,12 +49,13 @@ absl::StatusOr<std::optional<ProcessRank>> rankFromEnvironment();
 /// (SIGINT and SIGTERM reach it through the launcher, which forwards them)
 /// and dies with the launcher (a parent-death signal); a guardian process
 /// removes the directory even when the launcher is killed. After a rank
-/// fails, the others get the collective timeout (--timeout-ms) and 5 s
+/// fails, the others get the collective `timeout` and 5 s
 /// more, then are killed. Returns 0 if every rank succeeded, 130 if they
 /// were interrupted, else 1 after naming the rank that failed first, how
 /// (exit status or signal), and the others.
-int launchProcesses(int processes, const std::vector<std::string> &args);
+int launchProcesses(int processes, const std::vector<std::string> &args,
+                    std::chrono::milliseconds timeout);
 
-} // namespace ofrun
+} // namespace ofdriver
 
-#endif // ONEFLOW_TOOLS_OF_RUN_LAUNCH_H
+#endif // OFDRIVER_LAUNCH_H

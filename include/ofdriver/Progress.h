@@ -10,12 +10,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ONEFLOW_TOOLS_OFRUN_PROGRESS_H
-#define ONEFLOW_TOOLS_OFRUN_PROGRESS_H
+#ifndef OFDRIVER_PROGRESS_H
+#define OFDRIVER_PROGRESS_H
 
 #include "ofrt/Program.h"
 #include "ofrt/Schedule.h"
 #include "ofrt/Session.h"
+
+#include "ofdriver/Options.h"
 
 #include <chrono>
 #include <cstdio>
@@ -25,7 +27,7 @@
 #include <string>
 #include <vector>
 
-namespace ofrun {
+namespace ofdriver {
 
 class Progress {
 public:
@@ -49,13 +51,17 @@ public:
   /// A resumed run's first step: outputs arrive from it on, and the
   /// summary counts the steps of this run.
   void setFirstStep(int64_t step);
+  /// Called with each step's watched values as they are all in.
+  void setStepCallback(StepCallback callback) { onStep = std::move(callback); }
+  /// Each watched output's value at every step done so far, in order.
+  std::map<std::string, std::vector<double>> history() const;
   /// The observer to give the sessions.
   ofrt::OutputObserver observer();
   /// Ends the progress line (before the run's other output).
   void endLine();
-  /// Prints the summary: steps, time, samples/s and the first and last
-  /// value of each watched output.
-  void printSummary();
+  /// The summary: steps, time, samples/s and the first and last value of
+  /// each watched output ("summary: 10 steps in 1.20 s, ...").
+  std::string summary();
 
 private:
   Progress() = default;
@@ -75,11 +81,13 @@ private:
   mutable std::mutex mutex;
   std::map<int64_t, std::map<std::string, double>> pending;
   std::map<std::string, double> first, last;
+  std::map<std::string, std::vector<double>> histories;
+  StepCallback onStep;
   int64_t done = -1; ///< The last step every watched value arrived for.
   int64_t seen = -1; ///< The last step any output reached.
   double drawn = -1; ///< Seconds into the run of the last redraw.
 };
 
-} // namespace ofrun
+} // namespace ofdriver
 
-#endif // ONEFLOW_TOOLS_OFRUN_PROGRESS_H
+#endif // OFDRIVER_PROGRESS_H

@@ -4,26 +4,17 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Nonfinite.h"
-#include "RunFlags.h"
+#include "ofdriver/Nonfinite.h"
 
 #include "ofrt/Tensor.h"
 
-#include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-ABSL_FLAG(std::string, on_nonfinite, "stop",
-          "When a step's loss or gradients hold a NaN or an infinity: stop "
-          "(after that step, which updates nothing), skip (report; such "
-          "steps update nothing), warn (report and train on with them) or "
-          "off (check nothing). Checkpoints with values that are not finite "
-          "are written only with warn or off");
-
-using namespace ofrun;
+using namespace ofdriver;
 
 namespace {
 
@@ -38,8 +29,8 @@ std::string describe(double value) {
 
 } // namespace
 
-absl::StatusOr<NonfiniteAction> ofrun::nonfiniteActionFromFlags() {
-  std::string mode = absl::GetFlag(FLAGS_on_nonfinite);
+absl::StatusOr<NonfiniteAction>
+ofdriver::parseNonfiniteAction(const std::string &mode) {
   if (mode == "stop")
     return NonfiniteAction::Stop;
   if (mode == "skip")
@@ -52,7 +43,7 @@ absl::StatusOr<NonfiniteAction> ofrun::nonfiniteActionFromFlags() {
                                     "' is not stop, skip, warn or off");
 }
 
-const char *ofrun::optimizerNonfiniteMode(NonfiniteAction action) {
+const char *ofdriver::optimizerNonfiniteMode(NonfiniteAction action) {
   switch (action) {
   case NonfiniteAction::Stop:
   case NonfiniteAction::Skip:
@@ -65,11 +56,11 @@ const char *ofrun::optimizerNonfiniteMode(NonfiniteAction action) {
   return "off";
 }
 
-bool ofrun::savesNonfinite(NonfiniteAction action) {
+bool ofdriver::savesNonfinite(NonfiniteAction action) {
   return action == NonfiniteAction::Warn || action == NonfiniteAction::Off;
 }
 
-std::string ofrun::findNonfinite(const ofrt::TensorData &value) {
+std::string ofdriver::findNonfinite(const ofrt::TensorData &value) {
   ofrt::DType dtype = value.desc.dtype;
   if (dtype != ofrt::DType::F32 && dtype != ofrt::DType::F64 &&
       dtype != ofrt::DType::BF16 && dtype != ofrt::DType::F16)

@@ -1,4 +1,4 @@
-//===- Checkpointing.h - of-run's checkpoint flags --------------*- C++ -*-===//
+//===- Checkpointing.h - Saving and resuming a run's variables -*- C++ -*-===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -12,23 +12,28 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ONEFLOW_TOOLS_OF_RUN_CHECKPOINTING_H
-#define ONEFLOW_TOOLS_OF_RUN_CHECKPOINTING_H
+#ifndef OFDRIVER_CHECKPOINTING_H
+#define OFDRIVER_CHECKPOINTING_H
 
 #include "ofrt/Checkpoint.h"
 #include "ofrt/MultiRank.h"
 
+#include "ofdriver/Options.h"
+
 #include <mutex>
 
-namespace ofrun {
+namespace ofdriver {
 
 class Checkpointing {
 public:
-  /// Reads the checkpoint flags for `plan`; opens and checks --resume.
+  /// Checks `options` for `plan`; opens and checks the checkpoint to
+  /// resume from; `onNonfinite` says whether checkpoints may hold values
+  /// that are not finite.
   /// `allRanksHere`: every rank runs in this process (else one does);
   /// `verbose`: this process says what it loads and saves.
   static absl::StatusOr<std::unique_ptr<Checkpointing>>
-  create(const ofrt::LoadedPlan &plan, bool allRanksHere, bool verbose);
+  create(const ofrt::LoadedPlan &plan, const CheckpointOptions &options,
+         NonfiniteAction onNonfinite, bool allRanksHere, bool verbose);
 
   /// The step the run starts at: the resumed checkpoint's, else 0.
   int64_t firstStep() const;
@@ -75,6 +80,6 @@ private:
   absl::Status saveError;
 };
 
-} // namespace ofrun
+} // namespace ofdriver
 
-#endif // ONEFLOW_TOOLS_OF_RUN_CHECKPOINTING_H
+#endif // OFDRIVER_CHECKPOINTING_H

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Interrupt.h"
-#include "RunFlags.h"
+#include "ofdriver/Interrupt.h"
+#include "ofdriver/Options.h"
 
 #include "absl/strings/numbers.h"
 
@@ -17,7 +17,7 @@
 #include <cstdio>
 #include <string>
 
-using namespace ofrun;
+using namespace ofdriver;
 
 namespace {
 
@@ -43,7 +43,7 @@ std::string frontierKey(int rank) {
 
 } // namespace
 
-bool ofrun::isSecondInterrupt(int sig) {
+bool ofdriver::isSecondInterrupt(int sig) {
   if (signalsSeen.fetch_add(1) == 0) {
     firstSignalNs = monotonicNs();
     return false;
@@ -51,7 +51,7 @@ bool ofrun::isSecondInterrupt(int sig) {
   return sig == SIGINT && monotonicNs() - firstSignalNs >= 200000000;
 }
 
-void ofrun::exitOnSecondInterrupt() {
+void ofdriver::exitOnSecondInterrupt() {
   static const char message[] =
       "\ninterrupted again: exiting now, without a checkpoint\n";
   ssize_t ignored = write(2, message, sizeof(message) - 1);
@@ -65,8 +65,8 @@ StopWatcher::StopWatcher(ofrt::StepGate &gate,
     : gate(gate), store(world > 1 ? std::move(store) : nullptr), rank(rank),
       world(world), timeout(timeout) {
   signalsSeen = 0;
-  std::signal(SIGINT, onStopSignal);
-  std::signal(SIGTERM, onStopSignal);
+  previousInt = std::signal(SIGINT, onStopSignal);
+  previousTerm = std::signal(SIGTERM, onStopSignal);
   thread = std::thread([this] { watch(); });
 }
 
@@ -77,8 +77,10 @@ void StopWatcher::stop() {
     return;
   if (thread.joinable())
     thread.join();
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  // The handlers from before (a library's caller may have its own, as
+  // Python has for KeyboardInterrupt).
+  std::signal(SIGINT, previousInt == SIG_ERR ? SIG_DFL : previousInt);
+  std::signal(SIGTERM, previousTerm == SIG_ERR ? SIG_DFL : previousTerm);
   // A peer interrupted after this process ended waits for its frontier.
   if (store && !interrupted())
     (void)store->set(frontierKey(rank), std::to_string(gate.frontier()));

@@ -1,50 +1,35 @@
-//===- Checkpointing.cpp - of-run's checkpoint flags ----------------------===//
+//===- Checkpointing.cpp - Saving and resuming a run's variables ----------===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
 //===----------------------------------------------------------------------===//
 
-#include "Checkpointing.h"
-#include "Nonfinite.h"
-#include "RunFlags.h"
-
-#include "absl/flags/flag.h"
+#include "ofdriver/Checkpointing.h"
+#include "ofdriver/Nonfinite.h"
 
 #include <cstdio>
 #include <cstdlib>
 
-ABSL_FLAG(std::string, save, "",
-          "Save the variables (parameters and optimizer states) under this "
-          "directory after the run, also when Ctrl-C stops it: DIR/step-N/ "
-          "and DIR/latest, written atomically");
-ABSL_FLAG(int64_t, save_every, 0, "With --save: also save after every N steps");
-ABSL_FLAG(int64_t, keep, 2,
-          "With --save: the number of newest step directories to keep");
-ABSL_FLAG(std::string, resume, "",
-          "Start from this checkpoint (a step directory, or a --save "
-          "directory with `latest`): its variables and its step count");
-ABSL_FLAG(bool, resume_partial, false,
-          "With --resume: variables the checkpoint lacks start from their "
-          "initializers instead of being an error");
-
-using namespace ofrun;
+using namespace ofdriver;
 
 absl::StatusOr<std::unique_ptr<Checkpointing>>
-Checkpointing::create(const ofrt::LoadedPlan &plan, bool allRanksHere,
+Checkpointing::create(const ofrt::LoadedPlan &plan,
+                      const CheckpointOptions &options,
+                      NonfiniteAction onNonfinite, bool allRanksHere,
                       bool verbose) {
   std::unique_ptr<Checkpointing> result(new Checkpointing());
   Checkpointing &c = *result;
   c.verbose = verbose;
-  c.saveRoot = absl::GetFlag(FLAGS_save);
-  c.every = absl::GetFlag(FLAGS_save_every);
-  c.saveOptions.keep = absl::GetFlag(FLAGS_keep);
+  c.saveRoot = options.save;
+  c.every = options.saveEvery;
+  c.saveOptions.keep = options.keep;
   if (c.every < 0)
     return absl::InvalidArgumentError("--save-every must not be negative");
   if (c.saveOptions.keep < 1)
     return absl::InvalidArgumentError("--keep must be at least 1");
   if (c.every > 0 && c.saveRoot.empty())
     return absl::InvalidArgumentError("--save-every needs --save DIR");
-  if (c.saveOptions.keep != 2 && c.saveRoot.empty())
+  if (c.saveOptions.keep != CheckpointOptions().keep && c.saveRoot.empty())
     return absl::InvalidArgumentError(
         "--keep counts the step directories --save keeps; it needs --save "
         "DIR");
@@ -52,13 +37,13 @@ Checkpointing::create(const ofrt::LoadedPlan &plan, bool allRanksHere,
     return absl::InvalidArgumentError(
         "--save-every needs every rank in this process (--devices cpu:N); "
         "with several processes of-run saves once, after the run");
-  if (absl::GetFlag(FLAGS_resume_partial) && absl::GetFlag(FLAGS_resume).empty())
+  if (options.resumePartial && options.resume.empty())
     return absl::InvalidArgumentError("--resume-partial needs --resume");
   // Test hook: kill this process after N files of a save (a crash mid-save).
   if (const char *kill = std::getenv("OF_RUN_TEST_FAIL_SAVE_AFTER"))
     c.saveOptions.killAfterFiles = std::atoll(kill);
 
-  bool needVariables = !c.saveRoot.empty() || !absl::GetFlag(FLAGS_resume).empty();
+  bool needVariables = !c.saveRoot.empty() || !options.resume.empty();
   if (!needVariables)
     return result;
   absl::StatusOr<std::vector<std::vector<ofrt::VariablePiece>>> variables =
@@ -72,18 +57,15 @@ Checkpointing::create(const ofrt::LoadedPlan &plan, bool allRanksHere,
       c.index[r][c.variables[r][i].name] = i;
       c.primaryPieces += c.variables[r][i].primary;
     }
-  absl::StatusOr<NonfiniteAction> onNonfinite = nonfiniteActionFromFlags();
-  if (!onNonfinite.ok())
-    return onNonfinite.status();
-  c.allowNonfinite = savesNonfinite(*onNonfinite);
-  if (std::string path = absl::GetFlag(FLAGS_resume); !path.empty()) {
+  c.allowNonfinite = savesNonfinite(onNonfinite);
+  if (std::string path = options.resume; !path.empty()) {
     absl::StatusOr<std::unique_ptr<ofrt::CheckpointReader>> reader =
         ofrt::CheckpointReader::open(path);
     if (!reader.ok())
       return reader.status();
     if (absl::Status status = (*reader)->checkAgainst(
             ofrt::logicalVariables(c.variables),
-            absl::GetFlag(FLAGS_resume_partial));
+            options.resumePartial);
         !status.ok())
       return status;
     c.resume = std::move(*reader);

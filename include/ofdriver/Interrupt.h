@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ONEFLOW_TOOLS_RUNNER_INTERRUPT_H
-#define ONEFLOW_TOOLS_RUNNER_INTERRUPT_H
+#ifndef OFDRIVER_INTERRUPT_H
+#define OFDRIVER_INTERRUPT_H
 
 #include "ofrt/Engine.h"
 #include "ofrt/Store.h"
@@ -24,11 +24,12 @@
 #include "absl/status/status.h"
 
 #include <atomic>
+#include <csignal>
 #include <chrono>
 #include <memory>
 #include <thread>
 
-namespace ofrun {
+namespace ofdriver {
 
 /// The exit status of a run stopped by a signal (the shell's 128 + SIGINT).
 constexpr int kInterruptedExit = 130;
@@ -51,7 +52,8 @@ public:
   StopWatcher(ofrt::StepGate &gate, std::shared_ptr<ofrt::Store> store,
               int rank, int world, std::chrono::milliseconds timeout);
   ~StopWatcher();
-  /// Ends watching (the run is over) and restores the signals' defaults.
+  /// Ends watching (the run is over) and restores the signals' handlers
+  /// from before.
   /// With peers, publishes where this process ended, for a peer that asks
   /// later.
   void stop();
@@ -81,8 +83,10 @@ private:
   std::atomic<int64_t> stopAt{-1};
   absl::Status error;
   std::thread thread;
+  void (*previousInt)(int) = SIG_DFL;
+  void (*previousTerm)(int) = SIG_DFL;
 };
 
-} // namespace ofrun
+} // namespace ofdriver
 
-#endif // ONEFLOW_TOOLS_RUNNER_INTERRUPT_H
+#endif // OFDRIVER_INTERRUPT_H

@@ -1,0 +1,66 @@
+//===- Options.cpp - Parsing what the options spell as text ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#include "ofdriver/Options.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
+
+#include <cstdlib>
+
+using namespace ofdriver;
+using ofrt::InputSource;
+
+static const char *currentProgram = "of-run";
+
+const char *ofdriver::programName() { return currentProgram; }
+void ofdriver::setProgramName(const char *name) { currentProgram = name; }
+
+absl::StatusOr<InputSource> ofdriver::parseInputSource(const std::string &spec) {
+  InputSource source;
+  auto number = [&](const std::string &text,
+                    double &out) -> absl::Status {
+    char *end = nullptr;
+    out = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0')
+      return absl::InvalidArgumentError("'" + text + "' in input source '" +
+                                        spec + "' is not a number");
+    return absl::OkStatus();
+  };
+  if (!spec.empty() && spec[0] == '@') {
+    source.kind = InputSource::Kind::File;
+    absl::string_view path = absl::string_view(spec).substr(1);
+    source.loop = path.size() > 5 && absl::ConsumeSuffix(&path, ":loop");
+    source.path = std::string(path);
+    return source;
+  }
+  if (absl::StartsWith(spec, "fill:")) {
+    source.kind = InputSource::Kind::Fill;
+    if (absl::Status s = number(spec.substr(5), source.value); !s.ok())
+      return s;
+    return source;
+  }
+  if (spec == "random")
+    return source;
+  if (absl::StartsWith(spec, "random:")) {
+    std::string rest = spec.substr(7);
+    size_t colon = rest.find(':');
+    if (colon == std::string::npos)
+      return absl::InvalidArgumentError("input source '" + spec +
+                                        "' needs random:LOW:HIGH");
+    if (absl::Status s = number(rest.substr(0, colon), source.low); !s.ok())
+      return s;
+    if (absl::Status s = number(rest.substr(colon + 1), source.high); !s.ok())
+      return s;
+    if (!(source.low < source.high))
+      return absl::InvalidArgumentError("input source '" + spec +
+                                        "' needs LOW below HIGH");
+    return source;
+  }
+  return absl::InvalidArgumentError(
+      "unknown input source '" + spec +
+      "'; use random, random:LOW:HIGH, fill:VALUE, @FILE or @FILE:loop");
+}

@@ -1,0 +1,53 @@
+"""Plans, variables, checkpoints and passes from Python, checked against
+of-run-plan running the same plan (argv: model, scratch directory,
+of-run-plan). of-run-plan prints 6 significant digits: 1e-5 relative."""
+import os
+import re
+import subprocess
+import sys
+
+import oneflow_mlir as of
+
+model, tmp, run_plan = sys.argv[1:4]
+inputs = {"images": "fill:0.5", "labels": "fill:1"}
+plan = of.compile(model, devices="cpu:2",
+                  train=of.Train(optimizer="sgd", lr=0.1))
+ckpt = os.path.join(tmp, "ckpt")
+first = plan.run(inputs=inputs, steps=3, variables=True, save=ckpt)
+w = first.variables["fc1.weight"]
+print("variables: %d arrays, fc1.weight %s %s"
+      % (len(first.variables), w.dtype, w.shape))
+
+path = os.path.join(tmp, "mlp.plan")
+plan.save(path)
+again = of.load_plan(path, devices="cpu:2").run(inputs=inputs, steps=3)
+assert again.losses == first.losses, (again.losses, first.losses)
+print("loaded plan: same losses")
+print("saved: %s" % ckpt)
+
+# of-run-plan runs the plan Python saved, with the same losses, and
+# resumes the checkpoint Python wrote where a 4-step run goes on.
+args = [run_plan, path, "--devices", "cpu:2", "--progress", "off",
+        "--input", "images=fill:0.5,labels=fill:1"]
+out = subprocess.run(args + ["--steps", "3"], check=True,
+                     capture_output=True, text=True).stdout
+m = re.search(r"loss ([0-9.e+-]+) -> ([0-9.e+-]+)", out)
+assert m and abs(float(m.group(1)) - first.losses[0]) < 1e-5 * abs(
+    first.losses[0]) and abs(float(m.group(2)) - first.losses[-1]) < 1e-5 * abs(
+    first.losses[-1]), (out, first.losses)
+print("of-run-plan: same losses")
+four = plan.run(inputs=inputs, steps=4).losses
+out = subprocess.run(args + ["--steps", "1", "--resume", ckpt], check=True,
+                     capture_output=True, text=True).stdout
+m = re.search(r"loss ([0-9.e+-]+) -> ([0-9.e+-]+)", out)
+assert "resumed from" in out and m and abs(
+    float(m.group(1)) - four[3]) < 1e-5 * abs(four[3]), (out, four)
+print("of-run-plan resumes Python's checkpoint at step 3")
+
+with open(model) as f:
+    text = f.read()
+shaped = of.passes(text, "builtin.module(func.func(oneflow-infer-shapes))")
+# The softmax's result, unknown in the source, has its shape now.
+assert "tensor<64x10xf32>" in shaped, shaped
+print("passes: %s" % ("oneflow.matmul" if "oneflow.matmul" in shaped
+                      else shaped[:200]))
