@@ -54,7 +54,7 @@ def main():
     args = p.parse_args()
     env = dict(os.environ, PYTHONPATH=os.path.join(args.build, "python"))
     devices = "cpu:%d" % args.ranks
-    print(cpu_line())
+    print(cpu_line(os.path.join(args.build, "bin", "of-run-plan")))
     with tempfile.TemporaryDirectory() as tmp:
         plan = os.path.join(tmp, "gpt.plan")
         run([sys.executable, "-c",
