@@ -14,9 +14,6 @@
 #include "ofrt/Backend.h"
 #include "ofrt/Kernel.h"
 
-#include "absl/strings/match.h"
-#include "absl/strings/strip.h"
-
 #include <unistd.h>
 
 #include <cmath>
@@ -28,6 +25,14 @@ using namespace ofdriver;
 using ofrt::InputSource;
 
 namespace {
+
+/// "a, b, c".
+std::string joined(const std::set<std::string> &items) {
+  std::string list;
+  for (const std::string &item : items)
+    list += (list.empty() ? "" : ", ") + item;
+  return list;
+}
 
 /// The store of a rank started by a launcher: the launcher's directory,
 /// --store-dir or --redis; none under mpirun without them (MPI needs none).
@@ -101,9 +106,7 @@ static void printStagedOps(const ofrt::LoadedPlan &plan) {
       kind = ofrt::deviceKindName(program.device);
     }
   }
-  std::string list;
-  for (const std::string &op : staged)
-    list += (list.empty() ? "" : ", ") + op;
+  std::string list = joined(staged);
   if (!staged.empty())
     std::fprintf(stderr,
                  "%s: note: the %s backend has no kernel for %s yet; %s on "
@@ -158,9 +161,7 @@ void printNotes(const ofrt::LoadedPlan &plan,
         if (!options.session.inputs.count(name))
           random.insert(name);
       }
-  std::string names;
-  for (const std::string &name : random)
-    names += (names.empty() ? "" : ", ") + name;
+  std::string names = joined(random);
   if (!random.empty())
     std::fprintf(stderr,
                  "%s: note: random data for input%s %s (feed %s with "

@@ -45,7 +45,6 @@ ABSL_DECLARE_FLAG(std::string, metrics);
 ABSL_DECLARE_FLAG(std::string, progress);
 ABSL_DECLARE_FLAG(bool, profile);
 ABSL_DECLARE_FLAG(int64_t, log_every);
-ABSL_DECLARE_FLAG(std::string, save);
 ABSL_DECLARE_FLAG(std::string, resume);
 ABSL_DECLARE_FLAG(std::string, on_nonfinite);
 
