@@ -38,6 +38,11 @@ struct TrainOptions : mlir::oneflow::TrainingConfig {
 /// one set of defaults for the pass pipeline, of-run and Python.
 absl::StatusOr<TrainOptions> parseTrainOptions(const std::string &text);
 
+/// Checks the values of `options` (counts, names, finite numbers, and
+/// options that need others); the messages name them as of-run's flags.
+/// compile() checks its training options so.
+absl::Status checkTrainOptions(const TrainOptions &options);
+
 /// Where diagnostics go: the tools print them on stderr as they come (and
 /// the status says "the errors above say why"); a library caller gets
 /// them in the status's message.

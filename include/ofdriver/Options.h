@@ -25,6 +25,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace ofdriver {
 
@@ -123,6 +124,25 @@ struct ReportOptions {
 /// Parses an input source: "random", "random:LOW:HIGH", "fill:V", "@PATH"
 /// or "@PATH:loop" (the syntax of --input NAME=SOURCE).
 absl::StatusOr<ofrt::InputSource> parseInputSource(const std::string &spec);
+
+/// A device mesh as the tools spell it: sizes joined by x ("2x2", "8").
+struct Mesh {
+  std::vector<int64_t> sizes;
+  /// Written the old way, with commas ("2,2"): read alike, and the tools
+  /// print a note (meshNote).
+  bool oldSpelling = false;
+};
+
+/// Parses `text`, given by the flag `flag` ("--mesh"); its sizes must
+/// multiply to `ranks`, the count the flag `ranksFlag` gives ("--devices").
+absl::StatusOr<Mesh> parseMesh(const std::string &text, int64_t ranks,
+                               const std::string &flag = "--mesh",
+                               const std::string &ranksFlag = "--devices");
+
+/// "<program>: note: --mesh 2,2 is the old spelling; write 2x2" (with a
+/// newline) for a mesh written with commas; empty for the others.
+std::string meshNote(const std::string &text, const Mesh &mesh,
+                     const std::string &flag = "--mesh");
 
 /// The running program's name, which prefixes messages ("of-run").
 const char *programName();

@@ -146,6 +146,9 @@ absl::Status withDiagnostics(const absl::Status &status,
 absl::StatusOr<ofdriver::Compiled>
 ofdriver::compile(const std::string &source, SourceKind kind,
                   const std::string &name, const CompileOptions &options) {
+  if (options.train)
+    if (absl::Status checked = checkTrainOptions(*options.train); !checked.ok())
+      return checked;
   DialectRegistry registry;
   registerDialects(registry);
   absl::StatusOr<std::vector<DialectPlugin>> plugins =

@@ -7,6 +7,8 @@
 #include "ofdriver/Options.h"
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
 #include <cstdlib>
@@ -63,4 +65,39 @@ absl::StatusOr<InputSource> ofdriver::parseInputSource(const std::string &spec) 
   return absl::InvalidArgumentError(
       "unknown input source '" + spec +
       "'; use random, random:LOW:HIGH, fill:VALUE, @FILE or @FILE:loop");
+}
+
+absl::StatusOr<Mesh> ofdriver::parseMesh(const std::string &text,
+                                         int64_t ranks, const std::string &flag,
+                                         const std::string &ranksFlag) {
+  Mesh mesh;
+  mesh.oldSpelling = text.find(',') != std::string::npos;
+  int64_t product = 1;
+  for (absl::string_view part :
+       absl::StrSplit(text, mesh.oldSpelling ? ',' : 'x')) {
+    int64_t size = 0;
+    // At most 4096 a size and 5 axes: the product fits in 64 bits.
+    if (!absl::SimpleAtoi(part, &size) || size < 1 || size > 4096 ||
+        mesh.sizes.size() == 5)
+      return absl::InvalidArgumentError(
+          flag + " '" + text + "' is not sizes joined by x, as 2x2");
+    mesh.sizes.push_back(size);
+    product *= size;
+  }
+  if (product != ranks)
+    return absl::InvalidArgumentError(
+        flag + " " + text + " has " + std::to_string(product) +
+        " devices but " + ranksFlag + " gives " + std::to_string(ranks));
+  return mesh;
+}
+
+std::string ofdriver::meshNote(const std::string &text, const Mesh &mesh,
+                               const std::string &flag) {
+  if (!mesh.oldSpelling)
+    return "";
+  std::string spelled;
+  for (int64_t size : mesh.sizes)
+    spelled += (spelled.empty() ? "" : "x") + std::to_string(size);
+  return std::string(programName()) + ": note: " + flag + " " + text +
+         " is the old spelling; write " + spelled + "\n";
 }

@@ -76,37 +76,9 @@ void mlir::oneflow::buildOneFlowTrainingPasses(OpPassManager &pm,
 
 TrainingConfig OneFlowTrainingPipelineOptions::config() const {
   TrainingConfig config;
-  config.loss = loss;
-  OptimizerPassOptions &o = config.optimizer;
-  o.kind = optimizer;
-  o.lr = lr;
-  o.momentum = momentum;
-  o.nesterov = nesterov;
-  o.weightDecay = weightDecay;
-  o.beta1 = beta1;
-  o.beta2 = beta2;
-  o.epsilon = epsilon;
-  o.clipNorm = clipNorm;
-  o.warmupSteps = warmupSteps;
-  o.totalSteps = totalSteps;
-  o.minLr = minLr;
-  o.nonfinite = nonfinite;
-  config.strategy = strategy;
-  AutoParallelPassOptions &a = config.autoParallel;
-  a.search = search;
-  a.mesh.assign(mesh.begin(), mesh.end());
-  a.memoryLimitBytes = memoryLimit;
-  a.cluster = cluster;
-  a.explain = explain;
-  config.devices = devices;
-  config.device = device;
-  config.microBatches = microBatches;
-  config.stages = stages;
-  config.pipelineSchedule = pipelineSchedule;
-  config.recompute = recompute;
-  config.precision = precision;
-  config.batchNormStatistics = batchNormStatistics;
-  config.batchNormGroups = batchNormGroups;
+#define OF_TRAINING_OPTION(IDENT, NAME, TYPE, FIELD, HELP) config.FIELD = IDENT;
+#include "OneFlowDialect/Transforms/TrainingOptions.def"
+  config.autoParallel.mesh.assign(mesh.begin(), mesh.end());
   return config;
 }
 

@@ -7,7 +7,7 @@
 // RUN: of-check %s --autodiff --mode signatures --devices cpu:2 | FileCheck %s --check-prefix=RANKS
 // RUN: of-check %s --autodiff --mode random --devices cpu:2 | FileCheck %s --check-prefix=RANKS
 // RUN: of-check %s --autodiff --mode random --devices cpu:4 | FileCheck %s --check-prefix=RANKS
-// RUN: of-check %s --autodiff --mode random --devices cpu:4 --mesh 2,2 | FileCheck %s --check-prefix=RANKS
+// RUN: of-check %s --autodiff --mode random --devices cpu:4 --mesh 2x2 | FileCheck %s --check-prefix=RANKS
 // CHECK-DAG: PASS dloss/dx[
 // CHECK-DAG: PASS dloss/dw1[
 // CHECK-DAG: PASS dloss/db1[

@@ -3,7 +3,7 @@
 // RUN: of-check %s --mode gradients --devices cpu:1 --verbose | FileCheck %s
 // RUN: of-check %s --autodiff --mode random --devices cpu:4 | FileCheck %s --check-prefix=RANKS
 // RUN: of-check %s --autodiff --mode random --devices cpu:3 | FileCheck %s --check-prefix=RANKS
-// RUN: of-check %s --autodiff --mode random --devices cpu:4 --mesh 2,2 | FileCheck %s --check-prefix=RANKS
+// RUN: of-check %s --autodiff --mode random --devices cpu:4 --mesh 2x2 | FileCheck %s --check-prefix=RANKS
 // CHECK-DAG: PASS dloss/dtt_b[19]
 // CHECK-DAG: PASS dloss/dbk[19]
 // CHECK-NOT: FAIL

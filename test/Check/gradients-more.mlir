@@ -6,7 +6,7 @@
 // RUN: of-check %s --autodiff --mode signatures --devices cpu:2 | FileCheck %s --check-prefix=RANKS
 // RUN: of-check %s --autodiff --mode random --devices cpu:2 | FileCheck %s --check-prefix=RANKS
 // RUN: of-check %s --autodiff --mode random --devices cpu:4 | FileCheck %s --check-prefix=RANKS
-// RUN: of-check %s --autodiff --mode random --devices cpu:4 --mesh 2,2 | FileCheck %s --check-prefix=RANKS
+// RUN: of-check %s --autodiff --mode random --devices cpu:4 --mesh 2x2 | FileCheck %s --check-prefix=RANKS
 // CHECK-DAG: PASS dloss/dbase[
 // CHECK-DAG: PASS dloss/dexpo[
 // CHECK-DAG: PASS dloss/da[

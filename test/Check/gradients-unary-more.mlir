@@ -7,7 +7,7 @@
 // rank.
 // RUN: of-check %s --mode gradients --devices cpu:1 --verbose | FileCheck %s
 // RUN: of-check %s --autodiff --mode random --devices cpu:4 | FileCheck %s --check-prefix=RANKS
-// RUN: of-check %s --autodiff --mode random --devices cpu:4 --mesh 2,2 | FileCheck %s --check-prefix=RANKS
+// RUN: of-check %s --autodiff --mode random --devices cpu:4 --mesh 2x2 | FileCheck %s --check-prefix=RANKS
 // CHECK-DAG: PASS dloss/dreciprocal[11]
 // CHECK-DAG: PASS dloss/dsin[11]
 // CHECK-DAG: PASS dloss/dcos[11]

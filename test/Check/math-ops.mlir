@@ -4,7 +4,7 @@
 // RUN: of-check %s --mode signatures --devices cpu:2 | FileCheck %s
 // RUN: of-check %s --mode signatures --devices cpu:3 | FileCheck %s
 // RUN: of-check %s --mode signatures --devices cpu:4 | FileCheck %s
-// RUN: of-check %s --mode signatures --devices cpu:4 --mesh 2,2 | FileCheck %s
+// RUN: of-check %s --mode signatures --devices cpu:4 --mesh 2x2 | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: of-check: {{[1-9][0-9]*}} cases, {{[0-9]+}} passed, 0 failed
 func.func @math() {

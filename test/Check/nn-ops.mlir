@@ -4,7 +4,7 @@
 // RUN: of-check %s --mode signatures --devices cpu:2 | FileCheck %s
 // RUN: of-check %s --mode signatures --devices cpu:3 | FileCheck %s
 // RUN: of-check %s --mode signatures --devices cpu:4 | FileCheck %s
-// RUN: of-check %s --mode signatures --devices cpu:4 --mesh 2,2 | FileCheck %s
+// RUN: of-check %s --mode signatures --devices cpu:4 --mesh 2x2 | FileCheck %s
 // CHECK-NOT: FAIL
 func.func @nn() {
   %x = oneflow.input "x" : tensor<6x8xf32>

@@ -8,8 +8,8 @@
 // RUN: of-check %s --mode signatures --devices cpu:2 | FileCheck %s
 // RUN: of-check %s --mode signatures --devices cpu:3 | FileCheck %s
 // RUN: of-check %s --mode signatures --devices cpu:4 --verbose | FileCheck %s --check-prefixes=CHECK,SIGS
-// RUN: of-check %s --mode signatures --devices cpu:4 --mesh 2,2 | FileCheck %s
-// RUN: of-check %s --mode random --autodiff --trials 6 --devices cpu:4 --mesh 2,2 | FileCheck %s
+// RUN: of-check %s --mode signatures --devices cpu:4 --mesh 2x2 | FileCheck %s
+// RUN: of-check %s --mode random --autodiff --trials 6 --devices cpu:4 --mesh 2x2 | FileCheck %s
 // RUN: of-check %s --mode random --autodiff --trials 6 --devices cpu:3 | FileCheck %s
 // CHECK-NOT: FAIL
 // SIGS-DAG: PASS oneflow.sparse_softmax_cross_entropy {{.*}}: [S(1)], [B] -> [S(1)], [P]

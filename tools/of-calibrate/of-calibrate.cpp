@@ -16,11 +16,10 @@
 
 #include "ToolFlags.h"
 
+#include "ofdriver/Options.h"
 #include "ofrt/Calibration.h"
 
 #include "absl/flags/flag.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_split.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -47,6 +46,7 @@ static int fail(const std::string &message) {
 }
 
 int main(int argc, char **argv) {
+  ofdriver::setProgramName("of-calibrate");
   std::vector<std::string> normalized;
   std::vector<std::string> args = oftools::parseToolFlags(
       argc, argv,
@@ -72,21 +72,11 @@ int main(int argc, char **argv) {
   if (out.empty())
     return fail("--out names the cluster file to write; it is required");
   for (const std::string &text : absl::GetFlag(FLAGS_mesh)) {
-    std::vector<int64_t> mesh;
-    int64_t product = 1;
-    for (absl::string_view size : absl::StrSplit(text, 'x')) {
-      int64_t d = 0;
-      if (!absl::SimpleAtoi(size, &d) || d < 1)
-        return fail("--mesh '" + text +
-                    "' must be sizes of at least 1 joined by x (for example "
-                    "2x2)");
-      mesh.push_back(d);
-      product *= d;
-    }
-    if (product != options.ranks)
-      return fail("--mesh '" + text + "' has " + std::to_string(product) +
-                  " ranks, not --ranks " + std::to_string(options.ranks));
-    options.meshes.push_back(mesh);
+    absl::StatusOr<ofdriver::Mesh> mesh =
+        ofdriver::parseMesh(text, options.ranks, "--mesh", "--ranks");
+    if (!mesh.ok())
+      return fail(std::string(mesh.status().message()));
+    options.meshes.push_back(mesh->sizes);
   }
   // Whether --out can be written, before measuring; a file the probe
   // creates goes again, so that an error below leaves nothing behind.

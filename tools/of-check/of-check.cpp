@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-//   of-check model.mlir --devices cpu:4 [--mesh 2,2]
+//   of-check model.mlir --devices cpu:4 [--mesh 2x2]
 //       --mode given        the program's own layouts (default)
 //       --mode signatures   every op in each of its nd-SBP signatures
 //       --mode random       random layouts on inputs and variables (--trials)
@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ofdriver/Compile.h"
+#include "ofdriver/Options.h"
 #include "Gradients.h"
 #include "Variants.h"
 
@@ -51,7 +52,7 @@
 
 ABSL_FLAG(std::string, devices, "cpu:2",
           "Ranks of the parallel runs, as cpu:N");
-ABSL_FLAG(std::string, mesh, "", "Mesh of the N ranks, e.g. 2,2 (default: N)");
+ABSL_FLAG(std::string, mesh, "", "Mesh of the N ranks, as 2x2 (default: N)");
 ABSL_FLAG(std::string, mode, "given",
           "given (the program's own layouts), signatures (every op in each "
           "of its nd-SBP signatures), random (random layouts on inputs and "
@@ -318,6 +319,7 @@ void checkBoxing(MLIRContext *ctx, ArrayRef<int64_t> shape,
 } // namespace
 
 int main(int argc, char **argv) {
+  ofdriver::setProgramName("of-check");
   std::vector<std::string> normalized;
   std::vector<std::string> args = oftools::parseToolFlags(
       argc, argv,
@@ -342,16 +344,12 @@ int main(int argc, char **argv) {
       !absl::SimpleAtoi(devices.substr(4), &numRanks) || numRanks < 1)
     return fail("--devices '" + devices + "' is not cpu:N with N >= 1");
   SmallVector<int64_t> mesh = {numRanks};
-  if (!absl::GetFlag(FLAGS_mesh).empty()) {
-    auto parsed = parseInts(absl::GetFlag(FLAGS_mesh));
-    int64_t product = 1;
-    for (int64_t size : parsed.value_or(SmallVector<int64_t>{}))
-      product *= size;
-    if (!parsed || product != numRanks)
-      return fail("--mesh '" + absl::GetFlag(FLAGS_mesh) +
-                  "' is not a list of positive sizes whose product is " +
-                  std::to_string(numRanks));
-    mesh = *parsed;
+  if (std::string text = absl::GetFlag(FLAGS_mesh); !text.empty()) {
+    absl::StatusOr<ofdriver::Mesh> parsed = ofdriver::parseMesh(text, numRanks);
+    if (!parsed.ok())
+      return fail(std::string(parsed.status().message()));
+    std::fputs(ofdriver::meshNote(text, *parsed).c_str(), stderr);
+    mesh.assign(parsed->sizes.begin(), parsed->sizes.end());
   }
   std::string collectives = absl::GetFlag(FLAGS_collectives);
   if (collectives != "inproc" && collectives != "gloo")

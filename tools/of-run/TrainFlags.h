@@ -16,6 +16,10 @@
 
 namespace ofrun {
 
+/// The --help group of the training flags (TrainingOptions.def's, with
+/// --train, --labels, --mesh and --recalibrate).
+oftools::FlagGroup trainingFlagGroup();
+
 /// The training passes' options from --train, --loss, --optimizer, --lr,
 /// ..., --strategy for `devices` ranks; nullopt without --train.
 absl::StatusOr<std::optional<ofdriver::TrainOptions>>

@@ -43,12 +43,14 @@ using ofrun::fail;
 
 int main(int argc, char **argv) {
   std::vector<std::string> normalized;
+  std::vector<oftools::FlagGroup> groups = ofrun::runFlagGroups();
+  groups.insert(groups.begin() + 2, ofrun::trainingFlagGroup());
   std::vector<std::string> args = ofrun::parseFlags(
       argc, argv,
       {"of-run",
        "compile (.mlir, .onnx) or load (.plan, .plantxt) a OneFlow program "
        "and run or train it",
-       "of-run MODEL.{mlir,onnx,plan,plantxt} [flags]", ofrun::runFlagGroups()},
+       "of-run MODEL.{mlir,onnx,plan,plantxt} [flags]", groups},
       normalized);
   if (args.size() != 2)
     return fail("expected exactly one model file (.mlir, .onnx, .plan or "

@@ -52,8 +52,8 @@ namespace ofrun {
 
 using ofdriver::programName;
 
-/// The tool's --help groups: every flag of of-run and of-run-plan (a tool
-/// shows those it has).
+/// The --help groups of the flags of-run and of-run-plan share (of-run
+/// adds its Training group, TrainFlags.h).
 std::vector<oftools::FlagGroup> runFlagGroups();
 
 /// Sets the program's name and parses the flags (ToolFlags.h; argv as

@@ -93,4 +93,53 @@ TEST(Driver, BadOptionsAreStatuses) {
   EXPECT_FALSE(ofdriver::runPasses("module {}", "no-such-pass").ok());
 }
 
+/// The message checkTrainOptions gives `text`'s options on `devices`
+/// devices ("" when they are fine).
+std::string trainError(const std::string &text, int64_t devices = 4) {
+  absl::StatusOr<ofdriver::TrainOptions> options =
+      ofdriver::parseTrainOptions(text);
+  EXPECT_TRUE(options.ok()) << options.status();
+  if (!options.ok())
+    return "";
+  options->devices = devices;
+  return std::string(ofdriver::checkTrainOptions(*options).message());
+}
+
+TEST(Driver, ChecksTrainingOptionsAsOfRunDoes) {
+  // The defaults (one declaration, TrainingOptions.def) are fine.
+  EXPECT_EQ(trainError(""), "");
+  ofdriver::TrainOptions defaults;
+  EXPECT_EQ(defaults.optimizer.nonfinite, "skip");
+  EXPECT_EQ(defaults.optimizer.kind, "sgd");
+  EXPECT_EQ(trainError("strategy=auto mesh=2,2 search=exact"), "");
+  EXPECT_EQ(trainError("optimizer=lamb"),
+            "--optimizer 'lamb' is not sgd, adam or adamw");
+  EXPECT_EQ(trainError("nonfinite=maybe"),
+            "nonfinite 'maybe' is not off, report or skip");
+  EXPECT_EQ(trainError("stages=3"),
+            "--stages 3 does not divide the 4 devices into stages of equal "
+            "size (each stage needs its own devices)");
+  EXPECT_EQ(trainError("strategy=auto mesh=3,2"),
+            "--mesh 3x2 has 6 devices but --devices gives 4");
+  EXPECT_EQ(trainError("strategy=auto mesh=0,4"),
+            "--mesh size 0 is not between 1 and 4096");
+  EXPECT_EQ(trainError("memory-limit=-1"), "--memory-limit -1 is not at least 0");
+  EXPECT_EQ(trainError("batch-norm-groups=2"),
+            "--batch-norm-groups groups local statistics; it needs "
+            "--batch-norm-statistics local");
+  EXPECT_EQ(trainError("precision=f8"), "--precision 'f8' is not f32 or bf16");
+  EXPECT_EQ(trainError("lr=inf"), "--lr inf is not a finite number");
+  EXPECT_EQ(trainError("strategy=auto micro-batches=2"),
+            "--strategy auto searches the layouts of a step without "
+            "--micro-batches or --stages; give a hand strategy for those");
+  // compile() checks them before it parses anything.
+  ofdriver::CompileOptions options = trainingOn(1);
+  options.train->optimizer.kind = "lamb";
+  absl::StatusOr<ofdriver::Compiled> bad = ofdriver::compile(
+      "not parsed", ofdriver::SourceKind::Mlir, "m", options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "--optimizer 'lamb' is not sgd, adam or adamw");
+}
+
 } // namespace

@@ -60,6 +60,10 @@ enum class BatchNormStatistics { global, local };
 /// oneflow-optimizer, oneflow-apply-strategy and oneflow-auto-parallel for
 /// the meaning of each field.
 struct TrainingConfig {
+  /// A training step skips the update of a step whose gradients are not
+  /// finite (oneflow-optimizer alone checks nothing).
+  TrainingConfig() { optimizer.nonfinite = "skip"; }
+
   std::string loss = "loss";
   /// kind (sgd, adam, adamw), lr, momentum, ..., as the pass takes them.
   OptimizerPassOptions optimizer;
@@ -102,101 +106,35 @@ struct TrainingConfig {
 void buildOneFlowTrainingPasses(OpPassManager &pm,
                                 const TrainingConfig &config);
 
+/// The llvm::cl modifier a training option of type T needs: the spellings
+/// of an enum's values; none for the others.
+struct NoOptionValues {
+  template <typename Opt> void apply(Opt &) const {}
+};
+template <typename T> NoOptionValues trainingOptionValues(T *) { return {}; }
+inline auto trainingOptionValues(BatchNormStatistics *) {
+  return llvm::cl::values(
+      clEnumValN(BatchNormStatistics::global, "global",
+                 "over the whole batch, on every layout"),
+      clEnumValN(BatchNormStatistics::local, "local",
+                 "per data-parallel part of the batch"));
+}
+
 /// Options of `oneflow-training-pipeline`: a TrainingConfig in text (the
 /// flags of of-run --train, dashed) and the default pipeline's regst count.
+/// Generated from TrainingOptions.def, with TrainingConfig's defaults.
 struct OneFlowTrainingPipelineOptions
     : public PassPipelineOptions<OneFlowTrainingPipelineOptions> {
-  Option<std::string> loss{*this, "loss",
-                           llvm::cl::desc("The scalar output to minimize"),
-                           llvm::cl::init("loss")};
-  Option<std::string> optimizer{*this, "optimizer",
-                                llvm::cl::desc("sgd, adam or adamw"),
-                                llvm::cl::init(OptimizerPassOptions().kind)};
-  Option<double> lr{*this, "lr", llvm::cl::desc("Peak learning rate"),
-                    llvm::cl::init(OptimizerPassOptions().lr)};
-  Option<double> momentum{*this, "momentum", llvm::cl::desc("SGD momentum"),
-                          llvm::cl::init(OptimizerPassOptions().momentum)};
-  Option<bool> nesterov{*this, "nesterov",
-                        llvm::cl::desc("SGD with Nesterov momentum"),
-                        llvm::cl::init(false)};
-  Option<double> weightDecay{
-      *this, "weight-decay", llvm::cl::desc("Weight decay"),
-      llvm::cl::init(OptimizerPassOptions().weightDecay)};
-  Option<double> beta1{*this, "beta1", llvm::cl::desc("Adam beta1"),
-                       llvm::cl::init(OptimizerPassOptions().beta1)};
-  Option<double> beta2{*this, "beta2", llvm::cl::desc("Adam beta2"),
-                       llvm::cl::init(OptimizerPassOptions().beta2)};
-  Option<double> epsilon{*this, "epsilon", llvm::cl::desc("Adam epsilon"),
-                         llvm::cl::init(OptimizerPassOptions().epsilon)};
-  Option<double> clipNorm{*this, "clip-norm",
-                          llvm::cl::desc("Global gradient-norm clipping"),
-                          llvm::cl::init(OptimizerPassOptions().clipNorm)};
-  Option<int64_t> warmupSteps{
-      *this, "warmup-steps", llvm::cl::desc("Linear warm-up steps"),
-      llvm::cl::init(OptimizerPassOptions().warmupSteps)};
-  Option<int64_t> totalSteps{*this, "total-steps",
-                             llvm::cl::desc("Cosine decay ends here"),
-                             llvm::cl::init(OptimizerPassOptions().totalSteps)};
-  Option<double> minLr{*this, "min-lr",
-                       llvm::cl::desc("Learning rate at total-steps"),
-                       llvm::cl::init(OptimizerPassOptions().minLr)};
-  Option<std::string> nonfinite{
-      *this, "nonfinite",
-      llvm::cl::desc("Check the gradients for NaN and infinity: off, report "
-                     "or skip (such a step updates nothing)"),
-      llvm::cl::init("skip")};
-  Option<std::string> strategy{
-      *this, "strategy",
-      llvm::cl::desc("dp, tp, hybrid, zero, auto or a strategy file")};
-  Option<int64_t> devices{*this, "devices", llvm::cl::desc("Devices"),
-                          llvm::cl::init(1)};
-  Option<std::string> device{*this, "device",
-                             llvm::cl::desc("Device kind: cpu or cuda"),
-                             llvm::cl::init("cpu")};
-  Option<int64_t> microBatches{*this, "micro-batches",
-                               llvm::cl::desc("Micro-batches per step"),
-                               llvm::cl::init(1)};
-  Option<int64_t> stages{*this, "stages", llvm::cl::desc("Pipeline stages"),
-                         llvm::cl::init(1)};
-  Option<std::string> pipelineSchedule{*this, "pipeline-schedule",
-                                       llvm::cl::desc("1f1b or gpipe"),
-                                       llvm::cl::init("1f1b")};
-  Option<bool> recompute{*this, "recompute",
-                         llvm::cl::desc("Recompute activations"),
-                         llvm::cl::init(false)};
-  Option<std::string> precision{
-      *this, "precision",
-      llvm::cl::desc("f32, or bf16 (f16): mixed precision with f32 master "
-                     "weights"),
-      llvm::cl::init("f32")};
-  Option<BatchNormStatistics> batchNormStatistics{
-      *this, "batch-norm-statistics",
-      llvm::cl::desc("Training batch norm statistics"),
-      llvm::cl::init(BatchNormStatistics::global),
-      llvm::cl::values(clEnumValN(BatchNormStatistics::global, "global",
-                                  "over the whole batch, on every layout"),
-                       clEnumValN(BatchNormStatistics::local, "local",
-                                  "per data-parallel part of the batch"))};
-  Option<int64_t> batchNormGroups{
-      *this, "batch-norm-groups",
-      llvm::cl::desc("With local statistics: groups per batch (0: one per "
-                     "data-parallel part)"),
-      llvm::cl::init(0)};
-  Option<std::string> search{*this, "search",
-                             llvm::cl::desc("With strategy=auto: cd or exact"),
-                             llvm::cl::init(AutoParallelPassOptions().search)};
-  ListOption<int64_t> mesh{*this, "mesh",
-                           llvm::cl::desc("With strategy=auto: the mesh")};
-  Option<int64_t> memoryLimit{
-      *this, "memory-limit",
-      llvm::cl::desc("With strategy=auto: bytes per device (0: none)"),
-      llvm::cl::init(0)};
-  Option<std::string> cluster{
-      *this, "cluster",
-      llvm::cl::desc("With strategy=auto: the cluster description file")};
-  Option<bool> explain{*this, "explain",
-                       llvm::cl::desc("With strategy=auto: explain the choice"),
-                       llvm::cl::init(false)};
+#define OF_TRAINING_OPTION(IDENT, NAME, TYPE, FIELD, HELP)                     \
+  Option<TYPE> IDENT{*this, NAME, llvm::cl::desc(HELP),                        \
+                     llvm::cl::init(TrainingConfig().FIELD),                   \
+                     trainingOptionValues(static_cast<TYPE *>(nullptr))};
+#include "OneFlowDialect/Transforms/TrainingOptions.def"
+  /// A list: declared here and in of-run's --mesh (TrainingOptions.def).
+  ListOption<int64_t> mesh{
+      *this, "mesh",
+      llvm::cl::desc("With strategy auto: the mesh to search (default: every "
+                     "mesh of one or two axes)")};
   Option<int64_t> regstCount{
       *this, "regst-count",
       llvm::cl::desc("Buffers per regst (oneflow-lower-to-actor-graph)"),

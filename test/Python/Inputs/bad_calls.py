@@ -26,6 +26,8 @@ calls = [
     ("train value", lambda: of.compile(model, train=of.Train(lr="fast"))),
     ("train devices", lambda: of.Train(devices=4)),
     ("optimizer", lambda: of.compile(model, train=of.Train(optimizer="x"))),
+    ("schedule", lambda: of.compile(model, train=of.Train(pipeline_schedule="zigzag"))),
+    ("loss", lambda: of.compile(model, train=of.Train(loss="nope"))),
     ("steps 0", lambda: plan.run(steps=0)),
     ("threads", lambda: plan.run(threads=-1)),
     ("nonfinite", lambda: plan.run(on_nonfinite="maybe")),

@@ -1,0 +1,125 @@
+//===- TrainOptions.cpp - Checking a training step's options --------------===//
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+//
+// The values of the training options, checked alike for of-run's flags,
+// oneflow-training-pipeline's text and Python's oneflow_mlir.Train. The
+// messages name the options as of-run's flags, which is what the tools
+// print and what the Python exceptions carry.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ofdriver/Compile.h"
+
+#include <cmath>
+
+using namespace ofdriver;
+
+static absl::Status invalid(const std::string &message) {
+  return absl::InvalidArgumentError(message);
+}
+
+/// The value checks that do not depend on the optimizer, the search or
+/// the precision: counts and the pipeline's schedule.
+static absl::Status checkCounts(const TrainOptions &options) {
+  if (options.microBatches < 1)
+    return invalid("--micro-batches " + std::to_string(options.microBatches) +
+                   " is not at least 1");
+  if (options.stages < 1)
+    return invalid("--stages " + std::to_string(options.stages) +
+                   " is not at least 1");
+  if (options.devices % options.stages != 0)
+    return invalid("--stages " + std::to_string(options.stages) +
+                   " does not divide the " + std::to_string(options.devices) +
+                   " devices into stages of equal size (each stage needs its "
+                   "own devices)");
+  const std::string &schedule = options.pipelineSchedule;
+  if (schedule != "1f1b" && schedule != "gpipe")
+    return invalid("--pipeline-schedule '" + schedule +
+                   "' is not 1f1b or gpipe");
+  if (schedule != "1f1b" && options.stages == 1)
+    return invalid("--pipeline-schedule orders the micro-batches of pipeline "
+                   "stages; it needs --stages 2 or more");
+  if (options.labels != TrainOptions().labels && options.loss != "cross_entropy")
+    return invalid("--labels names the input that --loss cross_entropy adds "
+                   "to an ONNX model; it needs --loss cross_entropy");
+  return absl::OkStatus();
+}
+
+static absl::Status checkOptimizer(const TrainOptions &options) {
+  const mlir::oneflow::OptimizerPassOptions &o = options.optimizer;
+  for (auto [name, value] : {std::pair<const char *, double>{"--lr", o.lr},
+                             {"--momentum", o.momentum},
+                             {"--weight-decay", o.weightDecay},
+                             {"--beta1", o.beta1},
+                             {"--beta2", o.beta2},
+                             {"--epsilon", o.epsilon},
+                             {"--clip-norm", o.clipNorm},
+                             {"--min-lr", o.minLr}})
+    if (!std::isfinite(value))
+      return invalid(std::string(name) + " " + std::to_string(value) +
+                     " is not a finite number");
+  if (o.kind != "sgd" && o.kind != "adam" && o.kind != "adamw")
+    return invalid("--optimizer '" + o.kind + "' is not sgd, adam or adamw");
+  if (o.nonfinite != "off" && o.nonfinite != "report" && o.nonfinite != "skip")
+    return invalid("nonfinite '" + o.nonfinite +
+                   "' is not off, report or skip");
+  return absl::OkStatus();
+}
+
+static absl::Status checkSearch(const TrainOptions &options) {
+  const mlir::oneflow::AutoParallelPassOptions &search = options.autoParallel;
+  if (options.strategy == "auto" &&
+      (options.microBatches != 1 || options.stages != 1))
+    return invalid("--strategy auto searches the layouts of a step without "
+                   "--micro-batches or --stages; give a hand strategy for "
+                   "those");
+  if (search.search != "cd" && search.search != "exact")
+    return invalid("--search '" + search.search + "' is not cd or exact");
+  if (!search.mesh.empty()) {
+    int64_t product = 1;
+    std::string spelled;
+    for (int64_t size : search.mesh) {
+      if (size < 1 || size > 4096)
+        return invalid("--mesh size " + std::to_string(size) +
+                       " is not between 1 and 4096");
+      product *= size;
+      spelled += (spelled.empty() ? "" : "x") + std::to_string(size);
+    }
+    if (product != options.devices)
+      return invalid("--mesh " + spelled + " has " + std::to_string(product) +
+                     " devices but --devices gives " +
+                     std::to_string(options.devices));
+  }
+  if (search.memoryLimitBytes < 0)
+    return invalid("--memory-limit " + std::to_string(search.memoryLimitBytes) +
+                   " is not at least 0");
+  return absl::OkStatus();
+}
+
+static absl::Status checkNumerics(const TrainOptions &options) {
+  if (options.precision == "f16")
+    return invalid("--precision f16 trains without loss scaling, which this "
+                   "build does not have (small f16 gradients flush to zero); "
+                   "use bf16");
+  if (options.precision != "f32" && options.precision != "bf16")
+    return invalid("--precision '" + options.precision +
+                   "' is not f32 or bf16");
+  if (options.batchNormGroups < 0)
+    return invalid("--batch-norm-groups " +
+                   std::to_string(options.batchNormGroups) + " is negative");
+  if (options.batchNormGroups != 0 &&
+      options.batchNormStatistics != mlir::oneflow::BatchNormStatistics::local)
+    return invalid("--batch-norm-groups groups local statistics; it needs "
+                   "--batch-norm-statistics local");
+  return absl::OkStatus();
+}
+
+absl::Status ofdriver::checkTrainOptions(const TrainOptions &options) {
+  for (auto check : {checkCounts, checkOptimizer, checkSearch, checkNumerics})
+    if (absl::Status status = check(options); !status.ok())
+      return status;
+  return absl::OkStatus();
+}
