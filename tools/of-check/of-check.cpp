@@ -23,6 +23,7 @@
 
 #include "ofdriver/Compile.h"
 #include "ofdriver/Options.h"
+#include "ofdriver/Run.h"
 #include "Gradients.h"
 #include "Variants.h"
 
@@ -327,7 +328,7 @@ int main(int argc, char **argv) {
        "runs multi-rank variants of a program (or of boxing between "
        "layouts) and compares every output with one rank's; --mode "
        "gradients checks oneflow-autodiff against finite differences",
-       "of-check MODEL.mlir --devices cpu:N [--mesh A,B] "
+       "of-check MODEL.mlir --devices cpu:N [--mesh AxB] "
        "[--mode given|signatures|random|gradients] [--autodiff]\n"
        "       of-check --mode boxing --devices cpu:N [--shape A,B] [--cross]",
        {{"What to check",
@@ -339,10 +340,13 @@ int main(int argc, char **argv) {
       normalized);
 
   std::string devices = absl::GetFlag(FLAGS_devices);
-  int64_t numRanks = 0;
-  if (devices.rfind("cpu:", 0) != 0 ||
-      !absl::SimpleAtoi(devices.substr(4), &numRanks) || numRanks < 1)
-    return fail("--devices '" + devices + "' is not cpu:N with N >= 1");
+  ofdriver::Job job;
+  if (absl::Status parsed = ofdriver::parseDevices(devices, job); !parsed.ok())
+    return fail(std::string(parsed.message()));
+  if (job.device != "cpu")
+    return fail("--devices '" + devices +
+                "': of-check runs its ranks on the CPU (cpu:N)");
+  int64_t numRanks = job.devices;
   SmallVector<int64_t> mesh = {numRanks};
   if (std::string text = absl::GetFlag(FLAGS_mesh); !text.empty()) {
     absl::StatusOr<ofdriver::Mesh> parsed = ofdriver::parseMesh(text, numRanks);
