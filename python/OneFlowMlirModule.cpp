@@ -260,4 +260,27 @@ PYBIND11_MODULE(_native, m) {
       },
       py::arg("plan"), py::arg("name"),
       "Loads a binary plan and returns its rank count");
+  m.def(
+      "plan_text",
+      [](py::bytes plan, const std::string &name) {
+        return valueOr(ofrt::planToText(std::string(plan), name));
+      },
+      py::arg("plan"), py::arg("name"),
+      "A binary plan in protobuf text format (.plantxt)");
+  m.def(
+      "plan_from_text",
+      [](const std::string &text, const std::string &name) {
+        return py::bytes(valueOr(ofrt::planFromText(text, name)));
+      },
+      py::arg("text"), py::arg("name"),
+      "A plan in protobuf text format as a binary plan");
+  m.def(
+      "plan_dot",
+      [](py::bytes plan, const std::string &name) {
+        ofrt::LoadedPlan loaded =
+            valueOr(ofrt::parsePlan(std::string(plan), false, name));
+        return ofrt::planToDot(loaded);
+      },
+      py::arg("plan"), py::arg("name"),
+      "A binary plan as a Graphviz graph (DOT)");
 }

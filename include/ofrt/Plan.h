@@ -37,6 +37,17 @@ std::string planToDot(const LoadedPlan &plan);
 absl::StatusOr<LoadedPlan> parsePlan(const std::string &bytes, bool text,
                                      const std::string &what);
 
+/// The binary plan `bytes` (read from `what`) in protobuf text format, the
+/// form of .plantxt files and of-translate --export-plan-text (without the
+/// binary form's checksum); an error, as parsePlan's, if it does not load.
+absl::StatusOr<std::string> planToText(const std::string &bytes,
+                                       const std::string &what);
+
+/// The plan in text format `text` as a binary plan with its checksum, as
+/// the compiler writes one; an error, as parsePlan's, if it does not load.
+absl::StatusOr<std::string> planFromText(const std::string &text,
+                                         const std::string &what);
+
 /// Checks that the ranks of each group issue the same collectives in the
 /// same order (their collective streams' orders): kind, reduction, element
 /// type and, for all-reduces, element count. A plan whose ranks disagree

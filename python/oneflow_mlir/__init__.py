@@ -131,9 +131,23 @@ class Plan:
         self.ranks = _native.check_plan(self.data, name)
 
     def save(self, path):
-        """Writes the plan (of-run-plan and of-run run it)."""
-        with open(path, "wb") as f:
-            f.write(self.data)
+        """Writes the plan (of-run-plan and of-run run it): in protobuf text
+        format when `path` ends in .plantxt, .pbtxt or .txtpb, as the
+        runtime reads such files; binary otherwise."""
+        text = str(path).endswith((".plantxt", ".pbtxt", ".txtpb"))
+        with open(path, "w" if text else "wb") as f:
+            f.write(self.text() if text else self.data)
+
+    def text(self):
+        """The plan in protobuf text format: every rank's actors, regsts,
+        streams and collectives, as a .plantxt file holds them."""
+        return _native.plan_text(self.data, self.name)
+
+    def to_dot(self):
+        """The plan as a Graphviz graph (DOT): a cluster per rank and per
+        stream, regsts as edges with their buffer counts; `dot -Tsvg`
+        draws it."""
+        return _native.plan_dot(self.data, self.name)
 
     def run(self, inputs=None, steps=1, threads=0, seed=0,
             on_nonfinite="stop", collectives="", stream_threads="auto",
@@ -245,9 +259,16 @@ def compile(model, devices="cpu:1", train=None, onnx_dims=None,
 
 
 def load_plan(path, devices="cpu:1"):
-    """A plan file (.plan, as of-run --emit-plan writes) for `devices`."""
+    """A plan file for `devices`: binary (.plan, as of-run --emit-plan
+    writes), or protobuf text format for names ending in .plantxt, .pbtxt
+    or .txtpb (as Plan.save and of-translate --export-plan-text write)."""
+    name = os.fspath(path)
     with open(path, "rb") as f:
-        return Plan(f.read(), devices, os.fspath(path))
+        data = f.read()
+    if name.endswith((".plantxt", ".pbtxt", ".txtpb")):
+        text = data.decode("utf-8", errors="replace")
+        data = _native.plan_from_text(text, name)
+    return Plan(data, devices, name)
 
 
 def from_torch(module, example_inputs, devices="cpu:1", train=None,

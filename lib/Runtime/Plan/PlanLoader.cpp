@@ -352,6 +352,33 @@ static std::string serializeDeterministic(const proto::Plan &plan) {
   return bytes;
 }
 
+absl::StatusOr<std::string> ofrt::planToText(const std::string &bytes,
+                                             const std::string &what) {
+  if (absl::StatusOr<LoadedPlan> loaded = parsePlan(bytes, false, what);
+      !loaded.ok())
+    return loaded.status();
+  proto::Plan plan;
+  plan.ParseFromString(bytes);
+  plan.clear_checksum();
+  std::string text;
+  if (!google::protobuf::TextFormat::PrintToString(plan, &text))
+    return absl::InternalError("cannot print plan '" + what + "' as text");
+  return text;
+}
+
+absl::StatusOr<std::string> ofrt::planFromText(const std::string &text,
+                                               const std::string &what) {
+  if (absl::StatusOr<LoadedPlan> loaded = parsePlan(text, true, what);
+      !loaded.ok())
+    return loaded.status();
+  proto::Plan plan;
+  std::string error;
+  parseText(text, plan, /*lenient=*/false, error);
+  plan.clear_checksum();
+  plan.set_checksum(planChecksum(serializeDeterministic(plan)));
+  return serializeDeterministic(plan);
+}
+
 absl::StatusOr<LoadedPlan> ofrt::parsePlan(const std::string &bytes, bool text,
                                            const std::string &what) {
   proto::Plan plan;

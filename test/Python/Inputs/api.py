@@ -23,6 +23,19 @@ plan.save(path)
 again = of.load_plan(path, devices="cpu:2").run(inputs=inputs, steps=3)
 assert again.losses == first.losses, (again.losses, first.losses)
 print("loaded plan: same losses")
+
+# The plan as text (a .plantxt that loads back to the very same plan) and as
+# a Graphviz graph with a cluster per rank.
+text = plan.text()
+assert "world_size: 2" in text and "checksum" not in text, text[:300]
+txt = os.path.join(tmp, "mlp.plantxt")
+plan.save(txt)
+assert of.load_plan(txt, devices="cpu:2").data == plan.data
+print("text: loads back to the same plan")
+dot = plan.to_dot()
+assert dot.startswith("digraph plan {"), dot[:100]
+assert "subgraph cluster_rank0 " in dot and "subgraph cluster_rank1 " in dot
+print("dot: 2 ranks")
 print("saved: %s" % ckpt)
 
 # of-run-plan runs the plan Python saved, with the same losses, and
@@ -36,6 +49,10 @@ assert m and abs(float(m.group(1)) - first.losses[0]) < 1e-5 * abs(
     first.losses[0]) and abs(float(m.group(2)) - first.losses[-1]) < 1e-5 * abs(
     first.losses[-1]), (out, first.losses)
 print("of-run-plan: same losses")
+text_run = subprocess.run([run_plan, txt] + args[2:] + ["--steps", "3"],
+                          check=True, capture_output=True, text=True).stdout
+assert m.group(0) in text_run, (text_run, m.group(0))
+print("of-run-plan: Python's .plantxt, same losses")
 four = plan.run(inputs=inputs, steps=4).losses
 out = subprocess.run(args + ["--steps", "1", "--resume", ckpt], check=True,
                      capture_output=True, text=True).stdout

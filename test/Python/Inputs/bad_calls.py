@@ -10,6 +10,8 @@ import oneflow_mlir as of
 model, tmp = sys.argv[1], sys.argv[2]
 plan = of.compile(model, devices="cpu:1", train=of.Train(lr=0.01))
 tokens = np.zeros((4, 32), np.int64)
+with open(os.path.join(tmp, "bad.plantxt"), "w") as f:
+    f.write("version: CURRENT\nworld_size: 1\nranks { bogus: 1 }\n")
 with open(os.path.join(tmp, "not-a-plan"), "w") as f:
     f.write("hello")
 plan.save(os.path.join(tmp, "gpt.plan"))
@@ -40,6 +42,7 @@ calls = [
     ("resume", lambda: plan.run(resume=os.path.join(tmp, "no-ckpt"))),
     ("save every", lambda: plan.run(save_every=-1)),
     ("plan file", lambda: of.load_plan(os.path.join(tmp, "not-a-plan"))),
+    ("plan text", lambda: of.load_plan(os.path.join(tmp, "bad.plantxt"))),
     ("plan ranks", lambda: of.load_plan(os.path.join(tmp, "gpt.plan"),
                                         devices="cpu:3").run()),
     ("pass name", lambda: of.passes("module {}", "builtin.module(no-pass)")),
