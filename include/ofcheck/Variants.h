@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ONEFLOW_TOOLS_OFCHECK_VARIANTS_H
-#define ONEFLOW_TOOLS_OFCHECK_VARIANTS_H
+#ifndef OFCHECK_VARIANTS_H
+#define OFCHECK_VARIANTS_H
 
 #include "OneFlowDialect/IR/OneFlowAttrs.h"
 #include "OneFlowDialect/Interfaces/SbpInterface.h"
@@ -81,4 +81,4 @@ bool fits(llvm::ArrayRef<int64_t> shape, mlir::oneflow::GlobalAttr global);
 
 } // namespace ofcheck
 
-#endif // ONEFLOW_TOOLS_OFCHECK_VARIANTS_H
+#endif // OFCHECK_VARIANTS_H

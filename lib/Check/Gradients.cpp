@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Gradients.h"
+#include "ofcheck/Gradients.h"
 
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Transforms/Passes.h"

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Variants.h"
+#include "ofcheck/Variants.h"
 
 #include "OneFlowDialect/Analysis/SbpCandidates.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ONEFLOW_TOOLS_OFCHECK_GRADIENTS_H
-#define ONEFLOW_TOOLS_OFCHECK_GRADIENTS_H
+#ifndef OFCHECK_GRADIENTS_H
+#define OFCHECK_GRADIENTS_H
 
 #include "ofrt/Tensor.h"
 
@@ -57,4 +57,4 @@ checkGradients(mlir::ModuleOp module, const GradientCheckOptions &options,
 
 } // namespace ofcheck
 
-#endif // ONEFLOW_TOOLS_OFCHECK_GRADIENTS_H
+#endif // OFCHECK_GRADIENTS_H
