@@ -114,6 +114,11 @@ py::tuple compile(py::bytes source, const std::string &kind,
   ofdriver::Compiled compiled;
   {
     py::gil_scoped_release release;
+    // strategy="auto" without a cluster file prices with this machine's
+    // figures (measured once and cached), as of-run does.
+    if (options.train)
+      ofdriver::findClusterFigures(*options.train, job, /*library=*/"",
+                                   /*threads=*/0, /*recalibrate=*/false);
     compiled = valueOr(ofdriver::compile(
         text,
         kind == "onnx" ? ofdriver::SourceKind::Onnx : ofdriver::SourceKind::Mlir,

@@ -27,6 +27,8 @@
 
 namespace ofdriver {
 
+struct Job;
+
 /// The training passes' configuration and, for an ONNX model with loss
 /// "cross_entropy", the labels input that the importer adds with the loss.
 struct TrainOptions : mlir::oneflow::TrainingConfig {
@@ -42,6 +44,20 @@ absl::StatusOr<TrainOptions> parseTrainOptions(const std::string &text);
 /// options that need others); the messages name them as of-run's flags.
 /// compile() checks its training options so.
 absl::Status checkTrainOptions(const TrainOptions &options);
+
+/// OK unless `options` ask for a mixed precision (precision bf16) that the
+/// backend of `options.device` cannot compute in on this machine.
+absl::Status checkPrecision(const TrainOptions &options);
+
+/// With strategy auto and no cluster file, sets the cluster file the
+/// search prices with: this machine's figures for the job's ranks, the
+/// collective `library` (empty: the backend's default) and `threads` per
+/// rank, from the cache (ofrt/Calibration.h) or measured now (always with
+/// `recalibrate`). Under an outside launcher (the ranks would each measure
+/// alone), on a device other than the CPU, or when measuring fails, the
+/// built-in figures, with a note on stderr that says why.
+void findClusterFigures(TrainOptions &options, const Job &job,
+                        std::string library, int threads, bool recalibrate);
 
 /// Where diagnostics go: the tools print them on stderr as they come (and
 /// the status says "the errors above say why"); a library caller gets

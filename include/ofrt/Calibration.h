@@ -84,11 +84,13 @@ struct CachedCluster {
 /// meshes are every two-axis mesh of the ranks) from the cache in
 /// `directory`, measured and stored there when it is missing, corrupt,
 /// of another format or from another machine, or when `recalibrate`.
-/// `progress` gets one line before measuring and one after.
+/// `progress` gets one line before measuring and one after, each starting
+/// with `program` ("of-run: measuring ...").
 absl::StatusOr<CachedCluster> cachedCluster(CalibrationOptions options,
                                             const std::string &directory,
                                             bool recalibrate,
-                                            std::FILE *progress);
+                                            std::FILE *progress,
+                                            const std::string &program);
 
 } // namespace ofrt
 

@@ -16,8 +16,6 @@
 #include "RunFlags.h"
 
 #include "ofdriver/Nonfinite.h"
-#include "ofrt/Backend.h"
-#include "ofrt/Calibration.h"
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
@@ -167,69 +165,4 @@ ofrun::trainOptionsFromFlags(int64_t devices) {
       !checked.ok())
     return checked;
   return options;
-}
-
-absl::Status ofrun::checkPrecision(const ofdriver::TrainOptions &options) {
-  if (options.precision == "f32")
-    return absl::OkStatus();
-  ofrt::DeviceKind kind =
-      options.device == "cuda" ? ofrt::DeviceKind::Cuda : ofrt::DeviceKind::Cpu;
-  absl::StatusOr<const ofrt::Backend *> backend = ofrt::findBackend(kind);
-  if (!backend.ok())
-    return backend.status();
-  ofrt::DType dtype =
-      options.precision == "bf16" ? ofrt::DType::BF16 : ofrt::DType::F16;
-  if (absl::Status status = (*backend)->checkPrecision(dtype); !status.ok())
-    return absl::InvalidArgumentError("--precision " + options.precision +
-                                      " on " + options.device + ": " +
-                                      std::string(status.message()));
-  return absl::OkStatus();
-}
-
-void ofrun::findClusterFigures(ofdriver::TrainOptions &options, const Job &job) {
-  std::string &cluster = options.autoParallel.cluster;
-  if (options.strategy != "auto" || !cluster.empty() || job.ranks() < 2)
-    return;
-  // Built-in figures for `library`, when this run cannot measure its own.
-  auto builtin = [&](const std::string &library, const std::string &why) {
-    bool known = library == "inproc" || library == "gloo" || library == "nccl";
-    std::string figures = known ? library : "gloo";
-    cluster = "builtin:" + figures;
-    std::fprintf(stderr,
-                 "of-run: note: --strategy auto prices with built-in figures "
-                 "for %s%s: %s; `of-calibrate --ranks N --library L --out "
-                 "FILE` and --cluster FILE price with this machine's\n",
-                 figures.c_str(),
-                 known ? "" : (" (none for " + library + ")").c_str(),
-                 why.c_str());
-  };
-  std::string library = absl::GetFlag(FLAGS_collectives);
-  if (job.device != "cpu")
-    return builtin(library.empty() ? "nccl" : library,
-                   "measuring " + job.device + " devices is not built");
-  if (library.empty()) {
-    absl::StatusOr<const ofrt::Backend *> cpu =
-        ofrt::findBackend(ofrt::DeviceKind::Cpu);
-    bool inOneProcess = !job.launched && !job.launches();
-    library =
-        cpu.ok() ? (*cpu)->defaultCollectives(inOneProcess, false) : "gloo";
-  }
-  if (job.launched)
-    return builtin(library,
-                   "under a launcher every rank must price alike, and the "
-                   "ranks cannot measure together before they compile");
-  ofrt::CalibrationOptions calibration;
-  calibration.ranks = job.ranks();
-  calibration.library = library;
-  calibration.threads = absl::GetFlag(FLAGS_threads);
-  // A few seconds at most: three runs of each figure, 4 MiB collectives.
-  calibration.repeats = 3;
-  calibration.largeBytes =
-      std::max<int64_t>(4 << 20, int64_t(4096) * calibration.ranks);
-  absl::StatusOr<ofrt::CachedCluster> found =
-      ofrt::cachedCluster(calibration, ofrt::clusterCacheDirectory(),
-                          absl::GetFlag(FLAGS_recalibrate), stderr);
-  if (!found.ok())
-    return builtin(library, std::string(found.status().message()));
-  cluster = found->path;
 }

@@ -10,9 +10,12 @@
 #include "Runner.h"
 #include "ofdriver/Compile.h"
 
+#include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
 
 #include <optional>
+
+ABSL_DECLARE_FLAG(bool, recalibrate);
 
 namespace ofrun {
 
@@ -24,18 +27,6 @@ oftools::FlagGroup trainingFlagGroup();
 /// ..., --strategy for `devices` ranks; nullopt without --train.
 absl::StatusOr<std::optional<ofdriver::TrainOptions>>
 trainOptionsFromFlags(int64_t devices);
-
-/// OK unless `options` ask for a mixed precision (--precision bf16) that
-/// the backend of `options.device` cannot compute in on this machine.
-absl::Status checkPrecision(const ofdriver::TrainOptions &options);
-
-/// With --strategy auto and no --cluster, sets the cluster file the search
-/// prices with: this machine's figures for the job's ranks, collective
-/// library and --threads, from the cache (ofrt/Calibration.h) or measured
-/// now (--recalibrate: always). Under an outside launcher (the ranks would
-/// each measure alone), on a device other than the CPU, or when measuring
-/// fails, the built-in figures, with a note that says why.
-void findClusterFigures(ofdriver::TrainOptions &options, const Job &job);
 
 } // namespace ofrun
 

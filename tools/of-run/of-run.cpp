@@ -22,7 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ModelLoader.h"
-#include "OnnxExport.h"
+#include "ofdriver/OnnxExport.h"
 #include "Runner.h"
 #include "TrainFlags.h"
 
@@ -66,11 +66,11 @@ int main(int argc, char **argv) {
     return fail("--steps must be at least 1 (0 only with --resume CKPT and "
                 "--export-onnx OUT, to export a checkpoint's weights)");
   if (!exportPath.empty())
-    if (absl::Status status = ofrun::checkOnnxExport(model, exportPath);
+    if (absl::Status status = ofdriver::checkOnnxExport(model, exportPath);
         !status.ok())
       return fail(std::string(status.message()));
   auto exportTo = [&](const std::map<std::string, ofrt::TensorData> &values) {
-    if (absl::Status status = ofrun::exportOnnx(model, exportPath, values);
+    if (absl::Status status = ofdriver::exportOnnx(model, exportPath, values);
         !status.ok())
       return fail(std::string(status.message()));
     std::printf("exported %s\n", exportPath.c_str());
@@ -89,8 +89,11 @@ int main(int argc, char **argv) {
   std::string emitPlan = absl::GetFlag(FLAGS_emit_plan);
   if (*train) {
     (*train)->device = job->device;
-    ofrun::findClusterFigures(**train, *job);
-    precision = ofrun::checkPrecision(**train);
+    ofdriver::findClusterFigures(**train, *job,
+                                 absl::GetFlag(FLAGS_collectives),
+                                 absl::GetFlag(FLAGS_threads),
+                                 absl::GetFlag(FLAGS_recalibrate));
+    precision = ofdriver::checkPrecision(**train);
     if (!precision.ok() && emitPlan.empty())
       return fail(std::string(precision.message()));
   }

@@ -115,7 +115,8 @@ static std::string cacheProblem(const std::string &text, const Json &identity,
 absl::StatusOr<CachedCluster> ofrt::cachedCluster(CalibrationOptions options,
                                                   const std::string &directory,
                                                   bool recalibrate,
-                                                  std::FILE *progress) {
+                                                  std::FILE *progress,
+                                                  const std::string &program) {
   options.meshes = twoAxisMeshes(options.ranks);
   options.report = nullptr;
   std::string dir = directory;
@@ -145,9 +146,9 @@ absl::StatusOr<CachedCluster> ofrt::cachedCluster(CalibrationOptions options,
   }
   if (progress)
     std::fprintf(progress,
-                 "of-run: measuring this machine's figures for --strategy "
+                 "%s: measuring this machine's figures for --strategy "
                  "auto (%s, %d ranks; %s), once: they are cached in %s\n",
-                 options.library.c_str(), options.ranks, found.reason.c_str(),
+                 program.c_str(), options.library.c_str(), options.ranks, found.reason.c_str(),
                  found.path.c_str());
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::string> measured = calibrateCluster(options);
@@ -172,6 +173,7 @@ absl::StatusOr<CachedCluster> ofrt::cachedCluster(CalibrationOptions options,
                       std::chrono::steady_clock::now() - start)
                       .count();
   if (progress)
-    std::fprintf(progress, "of-run: measured in %.1f s\n", found.seconds);
+    std::fprintf(progress, "%s: measured in %.1f s\n", program.c_str(),
+                 found.seconds);
   return found;
 }

@@ -8,6 +8,9 @@ import sys
 
 import oneflow_mlir as of
 
+# In order with the notes the library prints on stderr.
+sys.stdout.reconfigure(line_buffering=True)
+
 model, tmp, run_plan = sys.argv[1:4]
 inputs = {"images": "fill:0.5", "labels": "fill:1"}
 plan = of.compile(model, devices="cpu:2",
@@ -68,3 +71,10 @@ shaped = of.passes(text, "builtin.module(func.func(oneflow-infer-shapes))")
 assert "tensor<64x10xf32>" in shaped, shaped
 print("passes: %s" % ("oneflow.matmul" if "oneflow.matmul" in shaped
                       else shaped[:200]))
+
+# strategy="auto" without a cluster file: this machine's figures, measured
+# once into the cache ($OF_CACHE_DIR), as of-run measures them.
+auto = of.compile(model, devices="cpu:2", train=of.Train(strategy="auto"))
+cached = sorted(os.listdir(os.environ["OF_CACHE_DIR"]))
+print("auto: predicted %s, cached %s" % (auto.predicted_step_seconds > 0,
+                                         cached))

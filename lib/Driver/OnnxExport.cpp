@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OnnxExport.h"
+#include "ofdriver/OnnxExport.h"
 
 #include "onnx/checker.h"
 #include "onnx/onnx_pb.h"
@@ -20,7 +20,7 @@
 #include <fstream>
 #include <sstream>
 
-using namespace ofrun;
+using namespace ofdriver;
 
 namespace {
 
@@ -99,7 +99,7 @@ std::string shapeString(const std::vector<int64_t> &shape) {
 
 } // namespace
 
-absl::Status ofrun::checkOnnxExport(const std::string &source,
+absl::Status ofdriver::checkOnnxExport(const std::string &source,
                                     const std::string &path) {
   if (!endsWith(source, ".onnx"))
     return absl::InvalidArgumentError(
@@ -122,7 +122,7 @@ absl::Status ofrun::checkOnnxExport(const std::string &source,
 }
 
 absl::Status
-ofrun::exportOnnx(const std::string &source, const std::string &path,
+ofdriver::exportOnnx(const std::string &source, const std::string &path,
                   const std::map<std::string, ofrt::TensorData> &values) {
   onnx::ModelProto model;
   {

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// --export-onnx OUT.onnx: the ONNX model of-run imported, unchanged but for
+// of-run --export-onnx OUT.onnx: the ONNX model of-run imported, unchanged but for
 // its initializers, which take the logical values of the variables of the
 // same name (the importer names one variable per initializer). The ONNX
 // checker must accept the result; it is written to a temporary file and
@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ONEFLOW_TOOLS_OF_RUN_ONNXEXPORT_H
-#define ONEFLOW_TOOLS_OF_RUN_ONNXEXPORT_H
+#ifndef OFDRIVER_ONNXEXPORT_H
+#define OFDRIVER_ONNXEXPORT_H
 
 #include "ofrt/Tensor.h"
 
@@ -22,7 +22,7 @@
 #include <map>
 #include <string>
 
-namespace ofrun {
+namespace ofdriver {
 
 /// Checks `path` before a run spends time training: `source` must be an
 /// ONNX model and `path` a new file name ending in .onnx in a directory
@@ -37,6 +37,6 @@ absl::Status checkOnnxExport(const std::string &source,
 absl::Status exportOnnx(const std::string &source, const std::string &path,
                         const std::map<std::string, ofrt::TensorData> &values);
 
-} // namespace ofrun
+} // namespace ofdriver
 
-#endif // ONEFLOW_TOOLS_OF_RUN_ONNXEXPORT_H
+#endif // OFDRIVER_ONNXEXPORT_H
