@@ -44,6 +44,8 @@ enum class NonfiniteAction {
 
 /// "stop", "skip", "warn" or "off" (--on-nonfinite's spelling).
 absl::StatusOr<NonfiniteAction> parseNonfiniteAction(const std::string &mode);
+/// The spelling parseNonfiniteAction reads ("stop", ...).
+const char *nonfiniteActionName(NonfiniteAction action);
 
 /// Where this process's ranks run and how they meet.
 struct JobOptions {

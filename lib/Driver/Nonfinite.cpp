@@ -43,6 +43,20 @@ ofdriver::parseNonfiniteAction(const std::string &mode) {
                                     "' is not stop, skip, warn or off");
 }
 
+const char *ofdriver::nonfiniteActionName(NonfiniteAction action) {
+  switch (action) {
+  case NonfiniteAction::Stop:
+    return "stop";
+  case NonfiniteAction::Skip:
+    return "skip";
+  case NonfiniteAction::Warn:
+    return "warn";
+  case NonfiniteAction::Off:
+    return "off";
+  }
+  return "stop";
+}
+
 const char *ofdriver::optimizerNonfiniteMode(NonfiniteAction action) {
   switch (action) {
   case NonfiniteAction::Stop:

@@ -25,16 +25,19 @@
 #include <filesystem>
 #include <fstream>
 
-ABSL_FLAG(int, ranks, 2, "Ranks (threads of this process) to measure with");
+// The defaults are the calibration's own.
+static const ofrt::CalibrationOptions kCalibration;
+
+ABSL_FLAG(int, ranks, kCalibration.ranks, "Ranks (threads of this process) to measure with");
 ABSL_FLAG(std::string, out, "", "The cluster file to write (JSON)");
-ABSL_FLAG(std::string, library, "inproc",
+ABSL_FLAG(std::string, library, kCalibration.library,
           "The collective library: inproc (as of-run's in-process ranks) or "
           "gloo");
-ABSL_FLAG(int, threads, 0,
+ABSL_FLAG(int, threads, kCalibration.threads,
           "Threads for each rank's kernels (0: the library's default), as "
           "of-run --threads");
-ABSL_FLAG(int, repeats, 5, "Runs of each measurement; the best counts");
-ABSL_FLAG(int64_t, large_bytes, 16 << 20,
+ABSL_FLAG(int, repeats, kCalibration.repeats, "Runs of each measurement; the best counts");
+ABSL_FLAG(int64_t, large_bytes, kCalibration.largeBytes,
           "Bytes of the large collective call that fits beta");
 ABSL_FLAG(std::vector<std::string>, mesh, {},
           "Meshes of the ranks (for example 2x2) whose axes to measure the "

@@ -103,7 +103,8 @@ ABSL_FLAG(std::string, resume, "",
 ABSL_FLAG(bool, resume_partial, false,
           "With --resume: variables the checkpoint lacks start from their "
           "initializers instead of being an error");
-ABSL_FLAG(std::string, on_nonfinite, "stop",
+ABSL_FLAG(std::string, on_nonfinite,
+          ofdriver::nonfiniteActionName(kRun.onNonfinite),
           "When a step's loss or gradients hold a NaN or an infinity: stop "
           "(after that step, which updates nothing), skip (report; such "
           "steps update nothing), warn (report and train on with them) or "
