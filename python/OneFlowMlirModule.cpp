@@ -81,6 +81,46 @@ py::array toNumpy(const ofrt::TensorData &tensor) {
   return out;
 }
 
+/// The tensor type of a numpy dtype (kind and size), or an error naming
+/// the input.
+ofrt::DType dtypeOf(const py::dtype &dtype, const std::string &input) {
+  char kind = dtype.kind();
+  py::ssize_t size = dtype.itemsize();
+  struct Entry {
+    char kind;
+    py::ssize_t size;
+    ofrt::DType type;
+  };
+  static const Entry kTypes[] = {
+      {'f', 2, ofrt::DType::F16}, {'f', 4, ofrt::DType::F32},
+      {'f', 8, ofrt::DType::F64}, {'i', 1, ofrt::DType::I8},
+      {'i', 2, ofrt::DType::I16}, {'i', 4, ofrt::DType::I32},
+      {'i', 8, ofrt::DType::I64}, {'u', 1, ofrt::DType::U8},
+      {'u', 2, ofrt::DType::U16}, {'u', 4, ofrt::DType::U32},
+      {'u', 8, ofrt::DType::U64}, {'b', 1, ofrt::DType::Bool}};
+  for (const Entry &entry : kTypes)
+    if (entry.kind == kind && entry.size == size)
+      return entry.type;
+  throw StatusError("input '" + input + "': numpy dtype " +
+                    py::str(static_cast<const py::handle &>(dtype)).cast<std::string>() +
+                    " has no tensor type");
+}
+
+/// A C-contiguous numpy array as an input source that feeds its rows as
+/// batches, from one copy shared by every rank.
+ofrt::InputSource arraySource(const py::array &array, const std::string &input) {
+  auto tensor = std::make_shared<ofrt::TensorData>();
+  tensor->desc.dtype = dtypeOf(array.dtype(), input);
+  tensor->desc.shape.assign(array.shape(), array.shape() + array.ndim());
+  const auto *data = static_cast<const uint8_t *>(array.data());
+  tensor->bytes.assign(data, data + array.nbytes());
+  ofrt::InputSource source;
+  source.kind = ofrt::InputSource::Kind::Array;
+  source.array = std::move(tensor);
+  source.path = "the numpy array";
+  return source;
+}
+
 py::dict toDict(const std::map<std::string, ofrt::TensorData> &tensors) {
   py::dict out;
   for (const auto &[name, value] : tensors)
@@ -142,7 +182,7 @@ void loadKernelPlugins(const std::vector<std::string> &paths) {
 py::dict runPlan(py::bytes planBytes, const std::string &name,
                  const ofdriver::JobOptions &jobOptions,
                  ofdriver::RunOptions options,
-                 const std::map<std::string, std::string> &inputs,
+                 const std::map<std::string, py::object> &inputs,
                  const std::string &onNonfinite,
                  const std::vector<std::string> &plugins) {
   ofdriver::Job job = valueOr(ofdriver::makeJob(jobOptions));
@@ -150,8 +190,17 @@ py::dict runPlan(py::bytes planBytes, const std::string &name,
     throw StatusError("processes=" + std::to_string(job.processes) +
                       " launches copies of a program; from Python, run the "
                       "script under torchrun, mpirun or srun instead");
-  for (const auto &[input, spec] : inputs)
-    options.inputs[input] = valueOr(ofdriver::parseInputSource(spec));
+  for (const auto &[input, value] : inputs) {
+    if (py::isinstance<py::str>(value)) {
+      options.inputs[input] =
+          valueOr(ofdriver::parseInputSource(value.cast<std::string>()));
+      continue;
+    }
+    py::array array = py::array::ensure(value, py::array::c_style);
+    if (!array)
+      throw StatusError("input '" + input + "' is not a numeric array");
+    options.inputs[input] = arraySource(array, input);
+  }
   options.onNonfinite = valueOr(ofdriver::parseNonfiniteAction(onNonfinite));
   check(ofdriver::checkRunOptions(options, ofdriver::ReportOptions()));
   loadKernelPlugins(plugins);

@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 
 namespace ofrt {
@@ -36,11 +37,16 @@ struct InputSource {
     /// raw little-endian elements. Every rank reads the logical batch and
     /// keeps its piece.
     File,
+    /// As File, from `array` in memory (a library caller's array, shared
+    /// by every rank, never copied); `path`, if set, names it in messages.
+    Array,
   };
   Kind kind = Kind::Random;
   double low = 0, high = 1, value = 0;
   std::string path;
-  /// Files: start over after the last batch instead of ending the data.
+  std::shared_ptr<const TensorData> array;
+  /// Files and arrays: start over after the last batch instead of ending
+  /// the data.
   bool loop = false;
   /// Files of floats: a batch that holds a NaN or an infinity is an error
   /// that names the input, the step and the element (the runner's

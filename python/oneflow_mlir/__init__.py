@@ -19,7 +19,6 @@ and raises KeyboardInterrupt.
 import copy
 import io
 import os
-import tempfile
 
 # The native module first: its BLAS (OpenBLAS built with OpenMP, as of-run
 # links it) is then the one numpy's BLAS symbols resolve to as well. A
@@ -185,30 +184,19 @@ class Plan:
         if on_step is not None:
             options.on_step = on_step
         job = _job(self.devices, store_dir, redis, job_id, hostname)
-        with tempfile.TemporaryDirectory(prefix="oneflow-mlir-") as tmp:
-            specs = {}
-            for name, value in (inputs or {}).items():
-                if isinstance(value, str):
-                    specs[name] = value
-                    continue
-                array = np.ascontiguousarray(value)
-                if array.dtype == object:
-                    raise Error(f"input '{name}': {type(value).__name__} "
-                                "is not a numeric array")
-                path = os.path.join(tmp, f"input-{len(specs)}.npy")
-                np.save(path, array)
-                specs[name] = "@" + path
-            try:
-                raw = _native.run(self.data, self.name, job, options, specs,
-                                  on_nonfinite, self.plugins)
-            except Error as error:
-                # The arrays' temporary files mean nothing to the caller.
-                message = str(error)
-                for name, spec in specs.items():
-                    if spec.startswith("@" + tmp):
-                        message = message.replace(
-                            f"data file '{spec[1:]}'", "the numpy array")
-                raise Error(message) from None
+        # Arrays go to the runtime in memory (one copy, shared by the ranks).
+        sources = {}
+        for name, value in (inputs or {}).items():
+            if isinstance(value, str):
+                sources[name] = value
+                continue
+            array = np.ascontiguousarray(value)
+            if array.dtype == object:
+                raise Error(f"input '{name}': {type(value).__name__} "
+                            "is not a numeric array")
+            sources[name] = array
+        raw = _native.run(self.data, self.name, job, options, sources,
+                          on_nonfinite, self.plugins)
         if raw["exit_code"] == _native.INTERRUPTED_EXIT:
             raise KeyboardInterrupt(
                 f"stopped after step {raw['stopped_after']}")

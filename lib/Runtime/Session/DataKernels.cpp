@@ -109,6 +109,16 @@ public:
       for (int64_t i = 0; !layout.zero && i < desc.numel(); ++i)
         storeElement(desc.dtype, filled.data(), i, source.value);
     }
+    if (source.kind == InputSource::Kind::Array) {
+      if (!source.array)
+        return absl::InvalidArgumentError("input '" + name +
+                                          "' is fed an array that is null");
+      OFRT_RETURN_IF_ERROR(countBatches(source.array->desc, sourceName(),
+                                        source.array->bytes.size()));
+      if (!layout.whole(desc.shape))
+        batch.resize(logical.bytes());
+      return absl::OkStatus();
+    }
     if (source.kind != InputSource::Kind::File)
       return absl::OkStatus();
     file.open(source.path, std::ios::binary);
@@ -126,26 +136,9 @@ public:
       absl::StatusOr<NpyHeader> header = readNpyHeader(file, source.path);
       if (!header.ok())
         return header.status();
-      const TensorDesc &array = header->desc;
-      std::vector<int64_t> rowShape(logical.shape.begin() +
-                                        std::min<size_t>(1, logical.rank()),
-                                    logical.shape.end());
-      bool scalar = logical.rank() == 0;
-      if (array.dtype != logical.dtype || array.rank() != logical.rank() ||
-          (!scalar &&
-           (std::vector<int64_t>(array.shape.begin() + 1, array.shape.end()) !=
-                rowShape ||
-            array.shape[0] < logical.shape[0])) ||
-          size < header->dataOffset + static_cast<int64_t>(array.bytes()))
-        return absl::InvalidArgumentError(
-            "data file '" + source.path + "' for input '" + name + "' holds " +
-            array.str() + ", which has no whole " + logical.str() +
-            " batch (or is cut short)");
       dataOffset = header->dataOffset;
-      // A scalar or empty batch is the whole (0-d or empty) array.
-      batches = scalar || logical.shape[0] == 0
-                    ? 1
-                    : array.shape[0] / logical.shape[0];
+      OFRT_RETURN_IF_ERROR(
+          countBatches(header->desc, sourceName(), size - dataOffset));
     } else {
       if (size == 0 || size % logical.bytes() != 0)
         return absl::InvalidArgumentError(
@@ -164,7 +157,8 @@ public:
                        const std::vector<TensorView> &,
                        const std::vector<TensorView> &outputs) override {
     const TensorView &out = outputs[0];
-    if (source.kind == InputSource::Kind::File) {
+    if (source.kind == InputSource::Kind::File ||
+        source.kind == InputSource::Kind::Array) {
       // Every rank reads each logical batch, so all end together.
       char *target = batch.empty() ? static_cast<char *>(out.data)
                                    : reinterpret_cast<char *>(batch.data());
@@ -182,11 +176,7 @@ public:
           return absl::OutOfRangeError("end of data");
         batchIndex %= batches;
       }
-      file.seekg(dataOffset + batchIndex * logical.bytes());
-      if (!file.read(target, logical.bytes()))
-        return absl::DataLossError("data file '" + source.path +
-                                   "' for input '" + name +
-                                   "' could not be read");
+      OFRT_RETURN_IF_ERROR(readBatch(target, batchIndex));
       if (source.refuseNonfinite)
         OFRT_RETURN_IF_ERROR(checkFinite(target, context.step, batchIndex));
       if (layout.zero)
@@ -219,6 +209,53 @@ public:
   }
 
 private:
+  /// Checks that `array` (named `what`, `bytes` long) holds whole batches
+  /// of the logical input, rows after rows (a scalar input: a 0-d array,
+  /// one batch), and counts them.
+  absl::Status countBatches(const TensorDesc &array, const std::string &what,
+                            int64_t bytes) {
+    std::vector<int64_t> rowShape(logical.shape.begin() +
+                                      std::min<size_t>(1, logical.rank()),
+                                  logical.shape.end());
+    bool scalar = logical.rank() == 0;
+    if (array.dtype != logical.dtype || array.rank() != logical.rank() ||
+        (!scalar &&
+         (std::vector<int64_t>(array.shape.begin() + 1, array.shape.end()) !=
+              rowShape ||
+          array.shape[0] < logical.shape[0])) ||
+        bytes < static_cast<int64_t>(array.bytes()))
+      return absl::InvalidArgumentError(
+          what + " for input '" + name + "' holds " + array.str() +
+          ", which has no whole " + logical.str() + " batch (or is cut short)");
+    // A scalar or empty batch is the whole (0-d or empty) array.
+    batches =
+        scalar || logical.shape[0] == 0 ? 1 : array.shape[0] / logical.shape[0];
+    return absl::OkStatus();
+  }
+
+  /// "data file 'PATH'", or the array's name (`path`, "the array" when
+  /// empty), for messages.
+  std::string sourceName() const {
+    if (source.kind != InputSource::Kind::Array)
+      return "data file '" + source.path + "'";
+    return source.path.empty() ? "the array" : source.path;
+  }
+
+  /// Batch `index` of the file or array into `target` (the logical batch).
+  absl::Status readBatch(char *target, int64_t index) {
+    if (source.kind == InputSource::Kind::Array) {
+      std::memcpy(target, source.array->bytes.data() + index * logical.bytes(),
+                  logical.bytes());
+      return absl::OkStatus();
+    }
+    file.seekg(dataOffset + index * logical.bytes());
+    if (!file.read(target, logical.bytes()))
+      return absl::DataLossError("data file '" + source.path +
+                                 "' for input '" + name +
+                                 "' could not be read");
+    return absl::OkStatus();
+  }
+
   /// Refuses a batch of floats (at `data`, the logical batch) that holds
   /// a NaN or an infinity.
   absl::Status checkFinite(const void *data, int64_t step,
@@ -247,8 +284,8 @@ private:
       return absl::DataLossError(
           "input '" + name + "' at step " + std::to_string(step) + " holds " +
           (std::isnan(v) ? "a NaN" : "an infinity") + " (batch " +
-          std::to_string(batchIndex) + " of data file '" + source.path +
-          "', row " + std::to_string(row) + ", element " +
+          std::to_string(batchIndex) + " of " + sourceName() + ", row " +
+          std::to_string(row) + ", element " +
           std::to_string(i) + " of the batch); --on-nonfinite skip or warn "
           "trains on");
     }

@@ -10,6 +10,10 @@ import oneflow_mlir as of
 model, tmp = sys.argv[1], sys.argv[2]
 plan = of.compile(model, devices="cpu:1", train=of.Train(lr=0.01))
 tokens = np.zeros((4, 32), np.int64)
+mlp = of.compile(os.path.join(os.path.dirname(model), "..", "mlp.mlir"),
+                 train=of.Train())
+images = np.zeros((128, 64), np.float32)
+images[70, 5] = np.nan
 with open(os.path.join(tmp, "bad.plantxt"), "w") as f:
     f.write("version: CURRENT\nworld_size: 1\nranks { bogus: 1 }\n")
 with open(os.path.join(tmp, "not-a-plan"), "w") as f:
@@ -38,6 +42,8 @@ calls = [
     ("input dtype", lambda: plan.run(inputs={"tokens": tokens * 1.0})),
     ("input shape", lambda: plan.run(inputs={"tokens": tokens[:2]})),
     ("input object", lambda: plan.run(inputs={"tokens": [[object()]]})),
+    ("input complex", lambda: plan.run(inputs={"tokens": tokens * 1j})),
+    ("input nan", lambda: mlp.run(inputs={"images": images}, steps=2)),
     ("input source", lambda: plan.run(inputs={"tokens": "fill:x"})),
     ("resume", lambda: plan.run(resume=os.path.join(tmp, "no-ckpt"))),
     ("save every", lambda: plan.run(save_every=-1)),
