@@ -25,6 +25,7 @@ import os
 # process that imported numpy before gets numpy's OpenBLAS (pthreads) for
 # both: correct, but kernel threads are then OpenBLAS's own (docs/python.md).
 from . import _native
+from . import _processes
 from ._native import Error
 
 import numpy as np
@@ -153,8 +154,9 @@ class Plan:
             timeout_ms=60000, save=None, save_every=0, keep=2, resume=None,
             resume_partial=False, metrics=None, progress="off", log_every=0,
             variables=False, on_step=None, store_dir=None, redis=None,
-            job_id=None, hostname=None):
-        """Runs `steps` steps on this process's ranks.
+            job_id=None, hostname=None, processes=0):
+        """Runs `steps` steps on this process's ranks, or with
+        `processes=N` as N processes of of-run-plan on this machine.
 
         inputs: by input name, a numpy array (consecutive batches along its
             first axis, as a .npy file for --input gives them) or a source
@@ -163,8 +165,36 @@ class Plan:
         on_step: called as on_step(step, {name: value}) with each step's
             scalar outputs (the loss).
         variables: also return every variable's value after the run.
+        processes: run the plan's N ranks as N processes (of-run-plan
+            --nproc-per-node N; Gloo between them) instead of threads of
+            this one; without `variables` and `on_step`, which need the
+            ranks here.
         The other keywords are of-run's flags of the same names.
         """
+        if processes and processes > 1:
+            if variables or on_step is not None:
+                raise Error("processes=N runs the ranks elsewhere: "
+                            "variables=True and on_step need them in this "
+                            "process (save=DIR writes the variables)")
+            if store_dir or redis or job_id or hostname:
+                raise Error("processes=N meets its ranks through a fresh "
+                            "store; store_dir, redis, job_id and hostname "
+                            "are for a script under torchrun, mpirun or "
+                            "srun")
+            flags = [f"--steps={steps}", f"--threads={threads}",
+                     f"--seed={seed}", f"--on-nonfinite={on_nonfinite}",
+                     f"--stream-threads={stream_threads}",
+                     f"--timeout-ms={timeout_ms}", f"--progress={progress}",
+                     f"--log-every={log_every}", f"--save-every={save_every}",
+                     f"--keep={keep}"]
+            for flag, value in (("collectives", collectives), ("save", save),
+                                ("resume", resume)):
+                if value:
+                    flags.append(f"--{flag}={value}")
+            if resume_partial:
+                flags.append("--resume-partial")
+            return RunResult(_processes.run(self, processes, inputs, flags,
+                                            metrics))
         options = _native.RunOptions()
         options.steps = steps
         options.threads = threads
