@@ -183,7 +183,7 @@ py::dict runPlan(py::bytes planBytes, const std::string &name,
                  const ofdriver::JobOptions &jobOptions,
                  ofdriver::RunOptions options,
                  const std::map<std::string, py::object> &inputs,
-                 const std::string &onNonfinite,
+                 const std::optional<std::string> &onNonfinite,
                  const std::vector<std::string> &plugins) {
   ofdriver::Job job = valueOr(ofdriver::makeJob(jobOptions));
   if (job.launches())
@@ -201,7 +201,9 @@ py::dict runPlan(py::bytes planBytes, const std::string &name,
       throw StatusError("input '" + input + "' is not a numeric array");
     options.inputs[input] = arraySource(array, input);
   }
-  options.onNonfinite = valueOr(ofdriver::parseNonfiniteAction(onNonfinite));
+  if (onNonfinite)
+    options.onNonfinite =
+        valueOr(ofdriver::parseNonfiniteAction(*onNonfinite));
   check(ofdriver::checkRunOptions(options, ofdriver::ReportOptions()));
   loadKernelPlugins(plugins);
   ofrt::LoadedPlan plan =

@@ -149,12 +149,12 @@ class Plan:
         draws it."""
         return _native.plan_dot(self.data, self.name)
 
-    def run(self, inputs=None, steps=1, threads=0, seed=0,
-            on_nonfinite="stop", collectives="", stream_threads="auto",
-            timeout_ms=60000, save=None, save_every=0, keep=2, resume=None,
-            resume_partial=False, metrics=None, progress="off", log_every=0,
-            variables=False, on_step=None, store_dir=None, redis=None,
-            job_id=None, hostname=None, processes=0):
+    def run(self, inputs=None, steps=1, threads=None, seed=None,
+            on_nonfinite=None, collectives=None, stream_threads=None,
+            timeout_ms=None, save=None, save_every=None, keep=None,
+            resume=None, resume_partial=None, metrics=None, progress="off",
+            log_every=None, variables=False, on_step=None, store_dir=None,
+            redis=None, job_id=None, hostname=None, processes=0):
         """Runs `steps` steps on this process's ranks, or with
         `processes=N` as N processes of of-run-plan on this machine.
 
@@ -169,8 +169,16 @@ class Plan:
             --nproc-per-node N; Gloo between them) instead of threads of
             this one; without `variables` and `on_step`, which need the
             ranks here.
-        The other keywords are of-run's flags of the same names.
+        The other keywords are of-run's flags of the same names; left out
+        (None), they have the flags' defaults (the driver's RunOptions).
         """
+        given = {name: value for name, value in (
+            ("steps", steps), ("threads", threads), ("seed", seed),
+            ("collectives", collectives), ("stream_threads", stream_threads),
+            ("timeout_ms", timeout_ms), ("save", save),
+            ("save_every", save_every), ("keep", keep), ("resume", resume),
+            ("resume_partial", resume_partial), ("progress", progress),
+            ("log_every", log_every)) if value is not None}
         if processes and processes > 1:
             if variables or on_step is not None:
                 raise Error("processes=N runs the ranks elsewhere: "
@@ -181,35 +189,21 @@ class Plan:
                             "store; store_dir, redis, job_id and hostname "
                             "are for a script under torchrun, mpirun or "
                             "srun")
-            flags = [f"--steps={steps}", f"--threads={threads}",
-                     f"--seed={seed}", f"--on-nonfinite={on_nonfinite}",
-                     f"--stream-threads={stream_threads}",
-                     f"--timeout-ms={timeout_ms}", f"--progress={progress}",
-                     f"--log-every={log_every}", f"--save-every={save_every}",
-                     f"--keep={keep}"]
-            for flag, value in (("collectives", collectives), ("save", save),
-                                ("resume", resume)):
-                if value:
-                    flags.append(f"--{flag}={value}")
-            if resume_partial:
-                flags.append("--resume-partial")
+            if on_nonfinite is not None:
+                given["on_nonfinite"] = on_nonfinite
+            flags = []
+            for name, value in given.items():
+                flag = "--" + name.replace("_", "-")
+                if isinstance(value, bool):
+                    flags += [flag] if value else []
+                else:
+                    flags.append(f"{flag}={value}")
             return RunResult(_processes.run(self, processes, inputs, flags,
                                             metrics))
         options = _native.RunOptions()
-        options.steps = steps
-        options.threads = threads
-        options.seed = seed
-        options.collectives = collectives
-        options.stream_threads = stream_threads
-        options.timeout_ms = timeout_ms
-        options.save = save or ""
-        options.save_every = save_every
-        options.keep = keep
-        options.resume = resume or ""
-        options.resume_partial = resume_partial
+        for name, value in given.items():
+            setattr(options, name, value)
         options.metrics = metrics or ""
-        options.progress = progress
-        options.log_every = log_every
         options.collect_variables = variables
         if on_step is not None:
             options.on_step = on_step
