@@ -171,6 +171,59 @@ void printNotes(const ofrt::LoadedPlan &plan,
   printStagedOps(plan);
 }
 
+/// Whether `plan` updates variables: only training runs stop on a value
+/// that is not finite (a model may compute a NaN on purpose; a step that
+/// trains on one is the mistake).
+bool updatesVariables(const ofrt::LoadedPlan &plan) {
+  for (const ofrt::RankProgram &program : plan.ranks)
+    for (const ofrt::ActorSpec &actor : program.actors)
+      if (actor.op.role == ofrt::OpRole::Optimizer)
+        return true;
+  return false;
+}
+
+/// Under a launcher with several processes: this process's rank (in
+/// `out.rank`), the job's size and the store where the processes meet.
+absl::Status joinJob(const Job &job, const RunOptions &options,
+                     ofrt::MultiRankOptions &multi, RunResult &out,
+                     std::shared_ptr<ofrt::Store> &store, int &world) {
+  if (!job.launched || job.launched->world <= 1)
+    return absl::OkStatus();
+  out.rank = job.launched->rank;
+  world = job.launched->world;
+  multi.underMpi = job.launched->launcher == "mpirun";
+  multi.hostname = job.hostname;
+  absl::StatusOr<std::shared_ptr<ofrt::Store>> made =
+      jobStore(job, options.collectives, multi.hostname);
+  if (!made.ok())
+    return made.status();
+  store = *made;
+  // A peer that dies closes its sockets: writing to them is an error that
+  // names it, not a SIGPIPE that kills this rank too.
+  std::signal(SIGPIPE, SIG_IGN);
+  if (multi.hostname.empty())
+    multi.hostname = "127.0.0.1";
+  return absl::OkStatus();
+}
+
+/// How a run that returned ended: its exit code and, after a stop (Ctrl-C
+/// or a value that is not finite), the step it stopped after, said on
+/// stderr for the latter.
+void recordEnd(RunResult &out, const std::optional<StopWatcher> &watcher,
+               const ofrt::StepGate &gate, const NonfiniteMonitor &nonfinite,
+               bool interrupted) {
+  bool stoppedNonfinite = nonfinite.stopped();
+  out.exitCode = interrupted ? kInterruptedExit : stoppedNonfinite ? 1 : 0;
+  if (interrupted || stoppedNonfinite)
+    out.stoppedAfter =
+        watcher ? watcher->stopStep() - 1 : gate.frontier() - 1;
+  if (stoppedNonfinite && out.reports)
+    std::fprintf(stderr, "%s: error: %s; stopped after step %lld (%s)\n",
+                 programName(), nonfinite.stopMessage().c_str(),
+                 static_cast<long long>(out.stoppedAfter),
+                 nonfinite.stopReason().c_str());
+}
+
 } // namespace
 
 absl::StatusOr<RunResult> ofdriver::run(const Job &job,
@@ -181,14 +234,8 @@ absl::StatusOr<RunResult> ofdriver::run(const Job &job,
         "a job of processes is launched (launchProcesses), not run");
   if (options.steps < 1)
     return absl::InvalidArgumentError("--steps must be at least 1");
-  // Training runs only (plans that update variables): a model may compute
-  // a NaN on purpose, a step that trains on one is the mistake.
-  bool trains = false;
-  for (const ofrt::RankProgram &program : plan.ranks)
-    for (const ofrt::ActorSpec &actor : program.actors)
-      trains |= actor.op.role == ofrt::OpRole::Optimizer;
   NonfiniteAction onNonfinite =
-      trains ? options.onNonfinite : NonfiniteAction::Off;
+      updatesVariables(plan) ? options.onNonfinite : NonfiniteAction::Off;
   ofrt::MultiRankOptions multi;
   if (absl::Status status = configure(options, onNonfinite, multi);
       !status.ok())
@@ -240,22 +287,9 @@ absl::StatusOr<RunResult> ofdriver::run(const Job &job,
   multi.run.gate = &gate;
   std::shared_ptr<ofrt::Store> store;
   int world = 1;
-  if (job.launched && job.launched->world > 1) {
-    out.rank = job.launched->rank;
-    world = job.launched->world;
-    multi.underMpi = job.launched->launcher == "mpirun";
-    multi.hostname = job.hostname;
-    absl::StatusOr<std::shared_ptr<ofrt::Store>> made =
-        jobStore(job, options.collectives, multi.hostname);
-    if (!made.ok())
-      return made.status();
-    store = *made;
-    // A peer that dies closes its sockets: writing to them is an error
-    // that names it, not a SIGPIPE that kills this rank too.
-    std::signal(SIGPIPE, SIG_IGN);
-    if (multi.hostname.empty())
-      multi.hostname = "127.0.0.1";
-  }
+  if (absl::Status joined = joinJob(job, options, multi, out, store, world);
+      !joined.ok())
+    return joined;
   if (world == 1 || store)
     watcher.emplace(gate, store, out.rank, world, multi.timeout);
   absl::StatusOr<ofrt::MultiRankResult> result =
@@ -277,16 +311,7 @@ absl::StatusOr<RunResult> ofdriver::run(const Job &job,
   // The summary comes from the process that watched the loss, last.
   if (out.reports)
     (*progress)->endLine();
-  out.exitCode = interrupted ? kInterruptedExit : stoppedNonfinite ? 1 : 0;
-  if (interrupted || stoppedNonfinite)
-    out.stoppedAfter =
-        watcher ? watcher->stopStep() - 1 : gate.frontier() - 1;
-  if (stoppedNonfinite && out.reports)
-    std::fprintf(stderr,
-                 "%s: error: %s; stopped after step %lld (%s)\n",
-                 programName(), nonfinite.stopMessage().c_str(),
-                 static_cast<long long>(out.stoppedAfter),
-                 nonfinite.stopReason().c_str());
+  recordEnd(out, watcher, gate, nonfinite, interrupted);
   nonfinite.printSummary();
   out.scalars = (*progress)->history();
   out.summary = (*progress)->summary();
