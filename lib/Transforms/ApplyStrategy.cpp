@@ -109,6 +109,35 @@ struct ApplyStrategyPass
   void runOnOperation() override;
 
 private:
+  /// What laying out the sources needs: the strategy, each stage's
+  /// placement, each op's stage, the tensor-parallel axes' layouts, and
+  /// the variables ZeRO shards (filled as they are laid out).
+  struct SourceLayouts {
+    Strategy strategy;
+    SmallVector<PlacementAttr> placements;
+    DenseMap<Operation *, int64_t> stageOf;
+    SmallVector<DenseMap<Operation *, SbpAttr>> tensorAxes;
+    SmallVector<VariableOp> sharded;
+    int64_t stageDevices = 1;
+  };
+
+  /// The options and the program, checked before anything changes.
+  LogicalResult checkOptions(func::FuncOp func);
+  /// Micro-batches as the leading mesh axis of virtual ranks.
+  void addMicroBatchAxis(func::FuncOp func, Strategy &strategy,
+                         int64_t stageDevices);
+  /// Stage s's placement: its ranks s * stageDevices onwards, in every
+  /// micro-batch.
+  SmallVector<PlacementAttr> stagePlacements(const Strategy &strategy,
+                                             DeviceKind kind,
+                                             int64_t stageDevices);
+  /// Each op's pipeline stage (none without stages), marked on `func`.
+  FailureOr<DenseMap<Operation *, int64_t>> markStages(func::FuncOp func);
+  /// Clears the stale layouts (propagation derives them again) and places
+  /// each op on its stage.
+  void clearLayouts(func::FuncOp func, const SourceLayouts &layouts);
+  /// Lays out input or variable `op` named `name`.
+  LogicalResult layOut(Operation *op, StringRef name, SourceLayouts &layouts);
   Choice choose(Operation *source, StringRef name, const Strategy &strategy,
                 ArrayRef<DenseMap<Operation *, SbpAttr>> tensorAxes);
   void shardForZero(func::FuncOp func, ArrayRef<VariableOp> sharded);
@@ -191,88 +220,72 @@ void ApplyStrategyPass::shardForZero(func::FuncOp func,
   }
 }
 
-void ApplyStrategyPass::runOnOperation() {
-  func::FuncOp func = getOperation();
-  MLIRContext *context = &getContext();
-
+LogicalResult ApplyStrategyPass::checkOptions(func::FuncOp func) {
   Operation *changed = nullptr;
   func.walk([&](Operation *op) {
     if (isLayoutChange(op) && !changed)
       changed = op;
   });
-  if (changed) {
-    changed->emitError()
-        << "oneflow-apply-strategy lays out a program written for one "
-           "device, but this program changes layouts already ('"
-        << changed->getName() << "')";
-    return signalPassFailure();
-  }
-
-  if (stages < 1 || devices % stages != 0) {
-    func.emitError() << "oneflow-apply-strategy: "
-                     << static_cast<int64_t>(devices)
-                     << " devices do not divide into "
-                     << static_cast<int64_t>(stages)
-                     << " pipeline stages of equal size";
-    return signalPassFailure();
-  }
-  // The strategy lays out each stage's devices.
-  int64_t stageDevices = devices / stages;
-  std::string error, spec = this->strategy;
-  std::optional<Strategy> strategy =
-      parseStrategy(context, spec, stageDevices, error);
-  if (!strategy) {
-    InFlightDiagnostic diag = func.emitError() << error;
-    if (stages > 1)
-      diag << " (the strategy lays out each of the "
-           << static_cast<int64_t>(stages) << " pipeline stages, which have "
-           << stageDevices << " devices each)";
-    return signalPassFailure();
-  }
-  if (microBatches < 1) {
-    func.emitError() << "oneflow-apply-strategy: micro-batches is "
-                     << static_cast<int64_t>(microBatches)
-                     << "; it must be at least 1";
-    return signalPassFailure();
-  }
+  if (changed)
+    return changed->emitError()
+           << "oneflow-apply-strategy lays out a program written for one "
+              "device, but this program changes layouts already ('"
+           << changed->getName() << "')";
+  if (stages < 1 || devices % stages != 0)
+    return func.emitError()
+           << "oneflow-apply-strategy: " << static_cast<int64_t>(devices)
+           << " devices do not divide into " << static_cast<int64_t>(stages)
+           << " pipeline stages of equal size";
+  if (microBatches < 1)
+    return func.emitError() << "oneflow-apply-strategy: micro-batches is "
+                            << static_cast<int64_t>(microBatches)
+                            << "; it must be at least 1";
   // Every (micro-batch, device) pair is a virtual rank listed in the
   // placements: bound their count before anything is allocated (2^32
   // micro-batches ran out of memory).
   constexpr int64_t kMaxVirtualRanks = int64_t(1) << 20;
-  if (microBatches > kMaxVirtualRanks / std::max<int64_t>(devices, 1)) {
-    func.emitError() << "oneflow-apply-strategy: "
-                     << static_cast<int64_t>(microBatches)
-                     << " micro-batches on " << static_cast<int64_t>(devices)
-                     << " devices are over the limit of " << kMaxVirtualRanks
-                     << " virtual ranks (micro-batches x devices)";
-    return signalPassFailure();
-  }
-  // Micro-batches are a leading mesh axis of virtual ranks: micro-batch m
-  // of rank r is m * devices + r. One device needs no device axis.
-  SmallVector<int64_t> deviceMesh = strategy->mesh;
-  if (microBatches > 1) {
-    if (stageDevices == 1 && strategy->isBuiltin()) {
-      strategy->mesh.clear();
-      strategy->roles.clear();
-      strategy->shardVariables = false;
-      deviceMesh.clear();
-    }
-    strategy->mesh.insert(strategy->mesh.begin(), microBatches);
-    if (strategy->isBuiltin() || deviceMesh.empty())
-      strategy->roles.insert(strategy->roles.begin(), MeshAxisRole::micro);
-    func->setAttr(
-        kMicroBatchesAttrName,
-        IntegerAttr::get(IntegerType::get(context, 64), microBatches));
-  } else {
+  if (microBatches > kMaxVirtualRanks / std::max<int64_t>(devices, 1))
+    return func.emitError()
+           << "oneflow-apply-strategy: " << static_cast<int64_t>(microBatches)
+           << " micro-batches on " << static_cast<int64_t>(devices)
+           << " devices are over the limit of " << kMaxVirtualRanks
+           << " virtual ranks (micro-batches x devices)";
+  if (!symbolizeDeviceKind(device))
+    return func.emitError() << "oneflow-apply-strategy: device '" << device
+                            << "' is not cpu or cuda";
+  if (schedule != "1f1b" && schedule != "gpipe")
+    return func.emitError() << "oneflow-apply-strategy: pipeline-schedule '"
+                            << schedule << "' is not 1f1b or gpipe";
+  return success();
+}
+
+void ApplyStrategyPass::addMicroBatchAxis(func::FuncOp func,
+                                          Strategy &strategy,
+                                          int64_t stageDevices) {
+  // Micro-batch m of rank r is virtual rank m * devices + r. One device
+  // needs no device axis.
+  if (microBatches == 1) {
     func->removeAttr(kMicroBatchesAttrName);
+    return;
   }
-  std::optional<DeviceKind> kind = symbolizeDeviceKind(device);
-  if (!kind) {
-    func.emitError() << "oneflow-apply-strategy: device '" << device
-                     << "' is not cpu or cuda";
-    return signalPassFailure();
+  bool noDeviceAxis = strategy.mesh.empty();
+  if (stageDevices == 1 && strategy.isBuiltin()) {
+    strategy.mesh.clear();
+    strategy.roles.clear();
+    strategy.shardVariables = false;
+    noDeviceAxis = true;
   }
-  // Stage s has ranks s * stageDevices onwards, in every micro-batch.
+  strategy.mesh.insert(strategy.mesh.begin(), microBatches);
+  if (strategy.isBuiltin() || noDeviceAxis)
+    strategy.roles.insert(strategy.roles.begin(), MeshAxisRole::micro);
+  func->setAttr(kMicroBatchesAttrName,
+                IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                 microBatches));
+}
+
+SmallVector<PlacementAttr>
+ApplyStrategyPass::stagePlacements(const Strategy &strategy, DeviceKind kind,
+                                   int64_t stageDevices) {
   SmallVector<PlacementAttr> placements;
   for (int64_t s = 0; s < stages; ++s) {
     SmallVector<int64_t> ranks;
@@ -280,29 +293,26 @@ void ApplyStrategyPass::runOnOperation() {
       for (int64_t r = 0; r < stageDevices; ++r)
         ranks.push_back(m * devices + s * stageDevices + r);
     placements.push_back(
-        PlacementAttr::get(context, *kind, ranks, strategy->mesh));
+        PlacementAttr::get(&getContext(), kind, ranks, strategy.mesh));
   }
-  DenseMap<Operation *, int64_t> stageOf;
+  return placements;
+}
+
+FailureOr<DenseMap<Operation *, int64_t>>
+ApplyStrategyPass::markStages(func::FuncOp func) {
   func->removeAttr(kStagesAttrName);
   func->removeAttr(kPipelineScheduleAttrName);
-  if (schedule != "1f1b" && schedule != "gpipe") {
-    func.emitError() << "oneflow-apply-strategy: pipeline-schedule '"
-                     << schedule << "' is not 1f1b or gpipe";
-    return signalPassFailure();
-  }
-  if (stages > 1) {
-    func->setAttr(kStagesAttrName,
-                  IntegerAttr::get(IntegerType::get(context, 64), stages));
-    func->setAttr(kPipelineScheduleAttrName,
-                  StringAttr::get(context, schedule));
-    FailureOr<DenseMap<Operation *, int64_t>> assigned =
-        assignStages(func, stages);
-    if (failed(assigned))
-      return signalPassFailure();
-    stageOf = std::move(*assigned);
-  }
+  if (stages == 1)
+    return DenseMap<Operation *, int64_t>();
+  MLIRContext *context = &getContext();
+  func->setAttr(kStagesAttrName,
+                IntegerAttr::get(IntegerType::get(context, 64), stages));
+  func->setAttr(kPipelineScheduleAttrName, StringAttr::get(context, schedule));
+  return assignStages(func, stages);
+}
 
-  // Clear stale layouts: propagation derives them again.
+void ApplyStrategyPass::clearLayouts(func::FuncOp func,
+                                     const SourceLayouts &layouts) {
   for (BlockArgument arg : func.getArguments())
     if (isa<RankedTensorType>(arg.getType()))
       setLayout(arg, nullptr);
@@ -310,13 +320,59 @@ void ApplyStrategyPass::runOnOperation() {
     op->removeAttr(kOperandLayoutsAttrName);
     op->removeAttr(kPlacementAttrName);
     if (stages > 1 && !isa<func::FuncOp, func::ReturnOp>(op))
-      op->setAttr(kPlacementAttrName, placements[stageOf.lookup(op)]);
+      op->setAttr(kPlacementAttrName,
+                  layouts.placements[layouts.stageOf.lookup(op)]);
     for (Value result : op->getResults())
       if (isa<RankedTensorType>(result.getType()))
         setLayout(result, nullptr);
   });
+}
 
-  // Optimizer states follow their parameter.
+LogicalResult ApplyStrategyPass::layOut(Operation *op, StringRef name,
+                                        SourceLayouts &layouts) {
+  const Strategy &strategy = layouts.strategy;
+  PlacementAttr placement = layouts.placements[layouts.stageOf.lookup(op)];
+  Choice choice = choose(op, name, strategy, layouts.tensorAxes);
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  if (microBatches > 1 && isa<InputOp>(op) &&
+      (type.getRank() == 0 || type.getDimSize(0) % microBatches != 0))
+    return op->emitError()
+           << "input '" << name << "' of type " << type
+           << " has no batch axis that divides into "
+           << static_cast<int64_t>(microBatches)
+           << " micro-batches (dimension 0 must be a multiple of it)";
+  for (SbpAttr sbp : choice.sbps)
+    if (sbp.isSplit() && sbp.getAxis() >= type.getRank())
+      return op->emitError()
+             << choice.origin << " splits '" << name << "' on axis "
+             << sbp.getAxis() << " but " << type << " has rank "
+             << type.getRank();
+  auto ndSbp = NdSbpAttr::get(&getContext(), choice.sbps);
+  if (!fitsShape(type, ndSbp, strategy.mesh)) {
+    InFlightDiagnostic error =
+        op->emitError() << choice.origin << " gives '" << name
+                        << "' the layout " << stringifyNdSbp(ndSbp)
+                        << ", which does not fit " << type << " on mesh "
+                        << placement << ": some rank would get an empty "
+                        << "piece";
+    if (microBatches > 1)
+      error << " (mesh axis 0 is the " << static_cast<int64_t>(microBatches)
+            << " micro-batches, the others the " << layouts.stageDevices
+            << " devices: a micro-batch has "
+            << (type.getRank() > 0 ? type.getDimSize(0) / microBatches : 0)
+            << " rows)";
+    return error;
+  }
+  setLayout(op->getResult(0), GlobalAttr::get(&getContext(), placement, ndSbp));
+  auto variable = dyn_cast<VariableOp>(op);
+  if (variable && strategy.shardVariables &&
+      llvm::any_of(choice.sbps, [](SbpAttr sbp) { return sbp.isSplit(); }))
+    layouts.sharded.push_back(variable);
+  return success();
+}
+
+/// Optimizer states, each with the parameter whose layout it follows.
+static DenseMap<Operation *, Operation *> optimizerStates(func::FuncOp func) {
   DenseMap<Operation *, Operation *> stateOf;
   func.walk([&](Operation *op) {
     if (!isa<SgdUpdateOp, AdamUpdateOp>(op))
@@ -327,61 +383,51 @@ void ApplyStrategyPass::runOnOperation() {
       if (auto def = state.getDefiningOp<VariableOp>(); def && owner)
         stateOf[def] = owner;
   });
+  return stateOf;
+}
 
-  SmallVector<DenseMap<Operation *, SbpAttr>> tensorAxes(
-      strategy->mesh.size());
-  for (auto [axis, role] : llvm::enumerate(strategy->roles))
+void ApplyStrategyPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  MLIRContext *context = &getContext();
+  if (failed(checkOptions(func)))
+    return signalPassFailure();
+  // The strategy lays out each stage's devices.
+  SourceLayouts layouts;
+  layouts.stageDevices = devices / stages;
+  std::string error, spec = this->strategy;
+  std::optional<Strategy> strategy =
+      parseStrategy(context, spec, layouts.stageDevices, error);
+  if (!strategy) {
+    InFlightDiagnostic diag = func.emitError() << error;
+    if (stages > 1)
+      diag << " (the strategy lays out each of the "
+           << static_cast<int64_t>(stages) << " pipeline stages, which have "
+           << layouts.stageDevices << " devices each)";
+    return signalPassFailure();
+  }
+  layouts.strategy = std::move(*strategy);
+  addMicroBatchAxis(func, layouts.strategy, layouts.stageDevices);
+  layouts.placements = stagePlacements(
+      layouts.strategy, *symbolizeDeviceKind(device), layouts.stageDevices);
+  FailureOr<DenseMap<Operation *, int64_t>> stageOf = markStages(func);
+  if (failed(stageOf))
+    return signalPassFailure();
+  layouts.stageOf = std::move(*stageOf);
+  clearLayouts(func, layouts);
+
+  DenseMap<Operation *, Operation *> stateOf = optimizerStates(func);
+  layouts.tensorAxes.resize(layouts.strategy.mesh.size());
+  for (auto [axis, role] : llvm::enumerate(layouts.strategy.roles))
     if (role == MeshAxisRole::tensor)
-      tensorAxes[axis] = deriveTensorParallel(func, strategy->mesh[axis]);
-
-  SmallVector<VariableOp> sharded;
-  auto layOut = [&](Operation *op, StringRef name) -> LogicalResult {
-    PlacementAttr placement = placements[stageOf.lookup(op)];
-    Choice choice = choose(op, name, *strategy, tensorAxes);
-    auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    if (microBatches > 1 && isa<InputOp>(op) &&
-        (type.getRank() == 0 || type.getDimSize(0) % microBatches != 0))
-      return op->emitError()
-             << "input '" << name << "' of type " << type
-             << " has no batch axis that divides into "
-             << static_cast<int64_t>(microBatches)
-             << " micro-batches (dimension 0 must be a multiple of it)";
-    for (SbpAttr sbp : choice.sbps)
-      if (sbp.isSplit() && sbp.getAxis() >= type.getRank())
-        return op->emitError()
-               << choice.origin << " splits '" << name << "' on axis "
-               << sbp.getAxis() << " but " << type << " has rank "
-               << type.getRank();
-    auto ndSbp = NdSbpAttr::get(context, choice.sbps);
-    if (!fitsShape(type, ndSbp, strategy->mesh)) {
-      InFlightDiagnostic error =
-          op->emitError() << choice.origin << " gives '" << name
-                          << "' the layout " << stringifyNdSbp(ndSbp)
-                          << ", which does not fit " << type << " on mesh "
-                          << placement << ": some rank would get an empty "
-                          << "piece";
-      if (microBatches > 1)
-        error << " (mesh axis 0 is the " << static_cast<int64_t>(microBatches)
-              << " micro-batches, the others the " << stageDevices
-              << " devices: a micro-batch has "
-              << (type.getRank() > 0 ? type.getDimSize(0) / microBatches : 0)
-              << " rows)";
-      return error;
-    }
-    setLayout(op->getResult(0), GlobalAttr::get(context, placement, ndSbp));
-    auto variable = dyn_cast<VariableOp>(op);
-    if (variable && strategy->shardVariables &&
-        llvm::any_of(choice.sbps, [](SbpAttr sbp) { return sbp.isSplit(); }))
-      sharded.push_back(variable);
-    return success();
-  };
+      layouts.tensorAxes[axis] =
+          deriveTensorParallel(func, layouts.strategy.mesh[axis]);
   WalkResult walked = func.walk([&](Operation *op) {
     LogicalResult result = success();
     if (auto input = dyn_cast<InputOp>(op))
-      result = layOut(op, input.getName());
+      result = layOut(op, input.getName(), layouts);
     else if (auto variable = dyn_cast<VariableOp>(op);
              variable && !stateOf.count(op))
-      result = layOut(op, variable.getName());
+      result = layOut(op, variable.getName(), layouts);
     return failed(result) ? WalkResult::interrupt() : WalkResult::advance();
   });
   if (walked.wasInterrupted())
@@ -389,9 +435,8 @@ void ApplyStrategyPass::runOnOperation() {
   for (auto [state, param] : stateOf)
     setLayout(state->getResult(0),
               getGlobalEncoding(param->getResult(0).getType()));
-
-  if (strategy->shardVariables)
-    shardForZero(func, sharded);
+  if (layouts.strategy.shardVariables)
+    shardForZero(func, layouts.sharded);
 
   SmallVector<Type> results;
   if (!func.getBody().empty())
