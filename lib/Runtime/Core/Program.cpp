@@ -82,116 +82,108 @@ static absl::Status checkAcyclic(const RankProgram &program,
   return absl::InvalidArgumentError("the plan has a dependency cycle");
 }
 
-absl::Status ofrt::validateProgram(const RankProgram &program) {
-  auto invalid = [](const std::string &message) {
-    return absl::InvalidArgumentError(message);
-  };
-  std::map<int64_t, size_t> actorIndex;
-  // Inputs, outputs and variables are found by name (feeds, fetches,
-  // checkpoints): each needs one of its own.
-  std::set<std::pair<std::string, std::string>> names;
-  for (size_t i = 0; i < program.actors.size(); ++i) {
-    const ActorSpec &actor = program.actors[i];
-    if (!actorIndex.emplace(actor.id, i).second)
-      return invalid("actor id " + std::to_string(actor.id) +
-                     " is used twice");
-    const std::string &type = actor.op.type;
-    if (isDataEndpoint(actor.op.role)) {
-      std::string name = actor.op.get<std::string>("name", actor.op.name);
-      if (name.empty())
-        return invalid(actorName(actor) + " has no name (" + type +
-                       " actors are found by name)");
-      if (!names.insert({type, name}).second)
-        return invalid(actorName(actor) + " has the name '" + name +
-                       "' of an earlier " + type);
-    }
-    if (actor.firingsPerStep < 1)
-      return invalid(actorName(actor) + " fires " +
-                     std::to_string(actor.firingsPerStep) +
-                     " times per step; it needs at least 1");
-    if (actor.firingsPerOutput < 1 ||
-        actor.firingsPerStep % actor.firingsPerOutput != 0)
-      return invalid(actorName(actor) + " writes an output every " +
-                     std::to_string(actor.firingsPerOutput) +
-                     " firings, which does not divide its " +
-                     std::to_string(actor.firingsPerStep) +
-                     " firings per step");
-    if (const SinkLayout *sink = actor.op.layoutAs<SinkLayout>();
-        sink && !sink->piece.microStride.empty())
-      return invalid(actorName(actor) +
-                     " is an output whose piece moves "
-                     "with the micro-batch; outputs read a whole step");
-    if (const PieceLayout *piece = actor.op.layoutAs<PieceLayout>();
-        piece && !piece->microStride.empty() && !actor.op.outputs.empty()) {
-      const std::vector<int64_t> &local = actor.op.outputs[0].shape;
-      std::vector<int64_t> last = piece->beginAt(actor.firingsPerStep - 1);
-      bool fits = piece->microStride.size() == local.size() &&
-                  piece->logicalShape.size() == local.size();
-      for (size_t d = 0; fits && d < local.size(); ++d)
-        fits = last[d] >= 0 && last[d] + local[d] <= piece->logicalShape[d];
-      if (!fits)
-        return invalid(actorName(actor) + "'s piece of its last micro-batch "
-                                          "does not fit in its logical shape");
-    }
-    if (const LocalBoxingLayout *box = actor.op.layoutAs<LocalBoxingLayout>();
-        box && !box->microStride.empty() && actor.op.inputs.size() == 1 &&
-        actor.op.outputs.size() == 1) {
-      const std::vector<int64_t> &in = actor.op.inputs[0].shape;
-      const std::vector<int64_t> &out = actor.op.outputs[0].shape;
-      bool fits = box->microStride.size() == in.size() &&
-                  box->begin.size() == in.size() && out.size() == in.size();
-      for (size_t d = 0; fits && d < in.size(); ++d) {
-        int64_t last =
-            box->begin[d] + (actor.firingsPerStep - 1) * box->microStride[d];
-        fits = last >= 0 && last + out[d] <= in[d];
-      }
-      if (!fits)
-        return invalid(actorName(actor) + "'s box of its last micro-batch "
-                                          "does not fit in its operand");
-    }
+namespace {
+
+absl::Status invalid(const std::string &message) {
+  return absl::InvalidArgumentError(message);
+}
+
+/// An actor's firing counts, and that the pieces and boxes of its last
+/// micro-batch fit.
+absl::Status checkActorFirings(const ActorSpec &actor) {
+  if (actor.firingsPerStep < 1)
+    return invalid(actorName(actor) + " fires " +
+                   std::to_string(actor.firingsPerStep) +
+                   " times per step; it needs at least 1");
+  if (actor.firingsPerOutput < 1 ||
+      actor.firingsPerStep % actor.firingsPerOutput != 0)
+    return invalid(actorName(actor) + " writes an output every " +
+                   std::to_string(actor.firingsPerOutput) +
+                   " firings, which does not divide its " +
+                   std::to_string(actor.firingsPerStep) + " firings per step");
+  if (const SinkLayout *sink = actor.op.layoutAs<SinkLayout>();
+      sink && !sink->piece.microStride.empty())
+    return invalid(actorName(actor) +
+                   " is an output whose piece moves "
+                   "with the micro-batch; outputs read a whole step");
+  if (const PieceLayout *piece = actor.op.layoutAs<PieceLayout>();
+      piece && !piece->microStride.empty() && !actor.op.outputs.empty()) {
+    const std::vector<int64_t> &local = actor.op.outputs[0].shape;
+    std::vector<int64_t> last = piece->beginAt(actor.firingsPerStep - 1);
+    bool fits = piece->microStride.size() == local.size() &&
+                piece->logicalShape.size() == local.size();
+    for (size_t d = 0; fits && d < local.size(); ++d)
+      fits = last[d] >= 0 && last[d] + local[d] <= piece->logicalShape[d];
+    if (!fits)
+      return invalid(actorName(actor) + "'s piece of its last micro-batch "
+                                        "does not fit in its logical shape");
   }
-  std::map<int64_t, const RegstSpec *> regsts;
-  for (const RegstSpec &regst : program.regsts) {
-    std::string name = "regst " + std::to_string(regst.id);
-    if (!regsts.emplace(regst.id, &regst).second)
-      return invalid(name + " is declared twice");
-    if (regst.count < 1 || regst.count > kMaxRegstCount)
-      return invalid(name + " has count " + std::to_string(regst.count) +
-                     "; it needs 1 to " + std::to_string(kMaxRegstCount) +
-                     " buffers");
-    for (int64_t dim : regst.desc.shape)
-      if (dim < 0)
-        return invalid(name + " has a negative dimension");
-    if (!actorIndex.count(regst.producer))
-      return invalid(name + " names producer " +
-                     std::to_string(regst.producer) + ", which is no actor");
-    const ActorSpec &producer = program.actors[actorIndex[regst.producer]];
-    if (std::find(producer.outputs.begin(), producer.outputs.end(),
-                  regst.id) == producer.outputs.end())
-      return invalid(name + " names producer " + actorName(producer) +
-                     ", which does not list it as an output");
-    for (int64_t consumer : regst.consumers) {
-      if (!actorIndex.count(consumer))
-        return invalid(name + " names consumer " + std::to_string(consumer) +
-                       ", which is no actor");
-      const ActorSpec &actor = program.actors[actorIndex[consumer]];
-      if (std::find(actor.inputs.begin(), actor.inputs.end(), regst.id) ==
-          actor.inputs.end())
-        return invalid(name + " names consumer " + actorName(actor) +
-                       ", which does not list it as an input");
+  if (const LocalBoxingLayout *box = actor.op.layoutAs<LocalBoxingLayout>();
+      box && !box->microStride.empty() && actor.op.inputs.size() == 1 &&
+      actor.op.outputs.size() == 1) {
+    const std::vector<int64_t> &in = actor.op.inputs[0].shape;
+    const std::vector<int64_t> &out = actor.op.outputs[0].shape;
+    bool fits = box->microStride.size() == in.size() &&
+                box->begin.size() == in.size() && out.size() == in.size();
+    for (size_t d = 0; fits && d < in.size(); ++d) {
+      int64_t last =
+          box->begin[d] + (actor.firingsPerStep - 1) * box->microStride[d];
+      fits = last >= 0 && last + out[d] <= in[d];
     }
-    int64_t bytes = regst.desc.checkedBytes();
-    if (bytes < 0)
-      return invalid(name + " of " + regst.desc.str() +
-                     " holds more than 2^48 bytes (256 TiB)");
-    // Both factors are bounded, so this cannot overflow.
-    if (regst.offset >= 0 &&
-        (regst.offset > kMaxTensorBytes * kMaxRegstCount ||
-         regst.offset + regst.count * alignedBytes(regst.desc) >
-             program.arenaBytes))
-      return invalid(name + " does not fit the " +
-                     std::to_string(program.arenaBytes) + "-byte arena");
+    if (!fits)
+      return invalid(actorName(actor) + "'s box of its last micro-batch "
+                                        "does not fit in its operand");
   }
+  return absl::OkStatus();
+}
+
+/// A regst's count, shape, size, place in the arena, and that its producer
+/// and consumers exist and list it.
+absl::Status checkRegst(const RegstSpec &regst, const RankProgram &program,
+                        const std::map<int64_t, size_t> &actorIndex) {
+  std::string name = "regst " + std::to_string(regst.id);
+  if (regst.count < 1 || regst.count > kMaxRegstCount)
+    return invalid(name + " has count " + std::to_string(regst.count) +
+                   "; it needs 1 to " + std::to_string(kMaxRegstCount) +
+                   " buffers");
+  for (int64_t dim : regst.desc.shape)
+    if (dim < 0)
+      return invalid(name + " has a negative dimension");
+  if (!actorIndex.count(regst.producer))
+    return invalid(name + " names producer " + std::to_string(regst.producer) +
+                   ", which is no actor");
+  const ActorSpec &producer = program.actors[actorIndex.at(regst.producer)];
+  if (std::find(producer.outputs.begin(), producer.outputs.end(), regst.id) ==
+      producer.outputs.end())
+    return invalid(name + " names producer " + actorName(producer) +
+                   ", which does not list it as an output");
+  for (int64_t consumer : regst.consumers) {
+    if (!actorIndex.count(consumer))
+      return invalid(name + " names consumer " + std::to_string(consumer) +
+                     ", which is no actor");
+    const ActorSpec &actor = program.actors[actorIndex.at(consumer)];
+    if (std::find(actor.inputs.begin(), actor.inputs.end(), regst.id) ==
+        actor.inputs.end())
+      return invalid(name + " names consumer " + actorName(actor) +
+                     ", which does not list it as an input");
+  }
+  int64_t bytes = regst.desc.checkedBytes();
+  if (bytes < 0)
+    return invalid(name + " of " + regst.desc.str() +
+                   " holds more than 2^48 bytes (256 TiB)");
+  // Both factors are bounded, so this cannot overflow.
+  if (regst.offset >= 0 &&
+      (regst.offset > kMaxTensorBytes * kMaxRegstCount ||
+       regst.offset + regst.count * alignedBytes(regst.desc) >
+           program.arenaBytes))
+    return invalid(name + " does not fit the " +
+                   std::to_string(program.arenaBytes) + "-byte arena");
+  return absl::OkStatus();
+}
+
+/// Each actor is on exactly one stream, listed once per firing.
+absl::Status checkStreams(const RankProgram &program,
+                          const std::map<int64_t, size_t> &actorIndex) {
   std::map<int64_t, int> onStreams;
   std::map<int64_t, int64_t> listings;
   for (const StreamSpec &stream : program.streams) {
@@ -215,52 +207,100 @@ absl::Status ofrt::validateProgram(const RankProgram &program) {
                      std::to_string(actor.firingsPerStep) +
                      " times per step but its stream lists it " +
                      std::to_string(listings[actor.id]) + " times");
-    auto checkRegsts = [&](const std::vector<int64_t> &ids, bool isInput,
-                           const std::vector<TensorDesc> &descs) {
-      if (ids.size() != descs.size())
-        return invalid(actorName(actor) + " has " +
-                       std::to_string(ids.size()) +
-                       (isInput ? " input" : " output") + " regsts but its op " +
-                       "describes " + std::to_string(descs.size()));
-      for (size_t i = 0; i < ids.size(); ++i) {
-        auto it = regsts.find(ids[i]);
-        if (it == regsts.end())
-          return invalid(actorName(actor) + " uses regst " +
-                         std::to_string(ids[i]) + ", which is not declared");
-        const RegstSpec &regst = *it->second;
-        if (regst.desc != descs[i])
-          return invalid(actorName(actor) + " expects " + descs[i].str() +
-                         " but regst " + std::to_string(regst.id) + " holds " +
-                         regst.desc.str());
-        bool listed =
-            isInput ? std::count(regst.consumers.begin(), regst.consumers.end(),
-                                 actor.id) == 1
-                    : regst.producer == actor.id;
-        if (isInput) {
-          const ActorSpec &producer =
-              program.actors[actorIndex.at(regst.producer)];
-          if (actor.firingsPerStep % producer.outputsPerStep() != 0)
-            return invalid(actorName(actor) + " fires " +
-                           std::to_string(actor.firingsPerStep) +
-                           " times per step but reads regst " +
-                           std::to_string(regst.id) + ", which gets " +
-                           std::to_string(producer.outputsPerStep()) +
-                           " values per step; it must read each value the "
-                           "same number of times");
-        }
-        if (!listed)
-          return invalid("regst " + std::to_string(regst.id) +
-                         " does not list " + actorName(actor) + " as its " +
-                         (isInput ? "consumer" : "producer"));
+  }
+  return absl::OkStatus();
+}
+
+/// The regsts an actor reads and writes: declared, of its op's types,
+/// listing it, and (inputs) giving it a whole number of reads per value.
+absl::Status
+checkActorRegsts(const ActorSpec &actor, const RankProgram &program,
+                 const std::map<int64_t, const RegstSpec *> &regsts,
+                 const std::map<int64_t, size_t> &actorIndex) {
+  auto checkRegsts = [&](const std::vector<int64_t> &ids, bool isInput,
+                         const std::vector<TensorDesc> &descs) {
+    if (ids.size() != descs.size())
+      return invalid(actorName(actor) + " has " + std::to_string(ids.size()) +
+                     (isInput ? " input" : " output") + " regsts but its op " +
+                     "describes " + std::to_string(descs.size()));
+    for (size_t i = 0; i < ids.size(); ++i) {
+      auto it = regsts.find(ids[i]);
+      if (it == regsts.end())
+        return invalid(actorName(actor) + " uses regst " +
+                       std::to_string(ids[i]) + ", which is not declared");
+      const RegstSpec &regst = *it->second;
+      if (regst.desc != descs[i])
+        return invalid(actorName(actor) + " expects " + descs[i].str() +
+                       " but regst " + std::to_string(regst.id) + " holds " +
+                       regst.desc.str());
+      bool listed = isInput ? std::count(regst.consumers.begin(),
+                                         regst.consumers.end(), actor.id) == 1
+                            : regst.producer == actor.id;
+      if (isInput) {
+        const ActorSpec &producer =
+            program.actors[actorIndex.at(regst.producer)];
+        if (actor.firingsPerStep % producer.outputsPerStep() != 0)
+          return invalid(actorName(actor) + " fires " +
+                         std::to_string(actor.firingsPerStep) +
+                         " times per step but reads regst " +
+                         std::to_string(regst.id) + ", which gets " +
+                         std::to_string(producer.outputsPerStep()) +
+                         " values per step; it must read each value the "
+                         "same number of times");
       }
-      return absl::OkStatus();
-    };
-    if (absl::Status s = checkRegsts(actor.inputs, true, actor.op.inputs);
-        !s.ok())
-      return s;
-    if (absl::Status s = checkRegsts(actor.outputs, false, actor.op.outputs);
-        !s.ok())
+      if (!listed)
+        return invalid("regst " + std::to_string(regst.id) + " does not list " +
+                       actorName(actor) + " as its " +
+                       (isInput ? "consumer" : "producer"));
+    }
+    return absl::OkStatus();
+  };
+  if (absl::Status s = checkRegsts(actor.inputs, true, actor.op.inputs);
+      !s.ok())
+    return s;
+  if (absl::Status s = checkRegsts(actor.outputs, false, actor.op.outputs);
+      !s.ok())
+    return s;
+  return absl::OkStatus();
+}
+
+} // namespace
+
+absl::Status ofrt::validateProgram(const RankProgram &program) {
+  std::map<int64_t, size_t> actorIndex;
+  // Inputs, outputs and variables are found by name (feeds, fetches,
+  // checkpoints): each needs one of its own.
+  std::set<std::pair<std::string, std::string>> names;
+  for (size_t i = 0; i < program.actors.size(); ++i) {
+    const ActorSpec &actor = program.actors[i];
+    if (!actorIndex.emplace(actor.id, i).second)
+      return invalid("actor id " + std::to_string(actor.id) + " is used twice");
+    const std::string &type = actor.op.type;
+    if (isDataEndpoint(actor.op.role)) {
+      std::string name = actor.op.get<std::string>("name", actor.op.name);
+      if (name.empty())
+        return invalid(actorName(actor) + " has no name (" + type +
+                       " actors are found by name)");
+      if (!names.insert({type, name}).second)
+        return invalid(actorName(actor) + " has the name '" + name +
+                       "' of an earlier " + type);
+    }
+    if (absl::Status s = checkActorFirings(actor); !s.ok())
       return s;
   }
+  std::map<int64_t, const RegstSpec *> regsts;
+  for (const RegstSpec &regst : program.regsts) {
+    if (!regsts.emplace(regst.id, &regst).second)
+      return invalid("regst " + std::to_string(regst.id) +
+                     " is declared twice");
+    if (absl::Status s = checkRegst(regst, program, actorIndex); !s.ok())
+      return s;
+  }
+  if (absl::Status s = checkStreams(program, actorIndex); !s.ok())
+    return s;
+  for (const ActorSpec &actor : program.actors)
+    if (absl::Status s = checkActorRegsts(actor, program, regsts, actorIndex);
+        !s.ok())
+      return s;
   return checkAcyclic(program, actorIndex);
 }
