@@ -33,6 +33,15 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
     regstIndex[spec.id] = regsts.size();
     regsts.push_back({&spec, {}});
   }
+  OFRT_RETURN_IF_ERROR(setUpStreams(actorIndex));
+  OFRT_RETURN_IF_ERROR(setUpBuffers());
+  setUpSlots(actorIndex, regstIndex);
+  OFRT_RETURN_IF_ERROR(setUpEvents());
+  return createKernels(provider);
+}
+
+absl::Status
+Engine::Impl::setUpStreams(const std::map<int64_t, int64_t> &actorIndex) {
   // Regsts whose buffers overlap another's in the arena.
   std::set<int64_t> sharing;
   {
@@ -101,7 +110,7 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
     std::vector<int64_t> order;
     std::map<int64_t, std::vector<int64_t>> alone;
     for (int64_t id : stream.actors) {
-      int64_t a = actorIndex[id];
+      int64_t a = actorIndex.at(id);
       const ActorSpec &spec = *actors[a].spec;
       if (ownTransfers && spec.op.role == OpRole::Transfer &&
           spec.firingsPerStep > 1)
@@ -129,6 +138,10 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
   for (size_t w = 0; w < workers.size(); ++w)
     queues.push_back(std::make_unique<MessageQueue>());
 
+  return absl::OkStatus();
+}
+
+absl::Status Engine::Impl::setUpBuffers() {
   // Buffers: in the planned arena, or one allocation per regst.
   auto allocate = [&](int64_t bytes,
                       const std::string &what) -> absl::StatusOr<char *> {
@@ -142,9 +155,9 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
   };
   char *arena = nullptr;
   if (program.arenaBytes > 0) {
-    absl::StatusOr<char *> block = allocate(
-        program.arenaBytes,
-        "the " + std::to_string(program.arenaBytes) + "-byte arena");
+    absl::StatusOr<char *> block =
+        allocate(program.arenaBytes,
+                 "the " + std::to_string(program.arenaBytes) + "-byte arena");
     if (!block.ok())
       return block.status();
     arena = *block;
@@ -153,9 +166,8 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
     int64_t size = alignedBytes(regst.spec->desc);
     char *base = arena ? arena + regst.spec->offset : nullptr;
     if (regst.spec->offset < 0) {
-      absl::StatusOr<char *> block =
-          allocate(size * regst.spec->count,
-                   "regst " + std::to_string(regst.spec->id));
+      absl::StatusOr<char *> block = allocate(
+          size * regst.spec->count, "regst " + std::to_string(regst.spec->id));
       if (!block.ok())
         return block.status();
       base = *block;
@@ -164,15 +176,22 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
       regst.buffers.push_back(base + i * size);
   }
 
+  return absl::OkStatus();
+}
+
+void Engine::Impl::setUpSlots(const std::map<int64_t, int64_t> &actorIndex,
+                              const std::map<int64_t, int64_t> &regstIndex) {
   // Protocol slots: distinct input regsts, and (output, consumer) pairs.
   for (ActorState &actor : actors) {
     for (int64_t id : actor.spec->inputs) {
-      actor.operandRegsts.push_back(regstIndex[id]);
-      actor.inputViews.push_back({nullptr, regsts[regstIndex[id]].spec->desc});
+      actor.operandRegsts.push_back(regstIndex.at(id));
+      actor.inputViews.push_back(
+          {nullptr, regsts[regstIndex.at(id)].spec->desc});
     }
     for (int64_t id : actor.spec->outputs) {
-      actor.resultRegsts.push_back(regstIndex[id]);
-      actor.outputViews.push_back({nullptr, regsts[regstIndex[id]].spec->desc});
+      actor.resultRegsts.push_back(regstIndex.at(id));
+      actor.outputViews.push_back(
+          {nullptr, regsts[regstIndex.at(id)].spec->desc});
     }
   }
   for (int64_t a = 0; a < static_cast<int64_t>(actors.size()); ++a) {
@@ -181,7 +200,7 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
          ++o) {
       const RegstSpec &regst = *regsts[actor.resultRegsts[o]].spec;
       for (int64_t consumerId : regst.consumers) {
-        int64_t c = actorIndex[consumerId];
+        int64_t c = actorIndex.at(consumerId);
         ActorState &consumer = actors[c];
         InputSlot slot;
         slot.regst = actor.resultRegsts[o];
@@ -189,7 +208,8 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
         slot.pair = actor.pairs.size();
         slot.reads =
             consumer.spec->firingsPerStep / actor.spec->outputsPerStep();
-        actor.pairs.push_back({o, c, (int64_t)consumer.inputs.size(), 0, false});
+        actor.pairs.push_back(
+            {o, c, (int64_t)consumer.inputs.size(), 0, false});
         consumer.inputs.push_back(slot);
       }
     }
@@ -202,7 +222,9 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
           actor.operandReads.push_back(slot.reads);
           break;
         }
+}
 
+absl::Status Engine::Impl::setUpEvents() {
   // Events: as many firings in flight as the deepest regst it touches.
   for (ActorState &actor : actors) {
     int64_t depth = 1;
@@ -219,6 +241,10 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
     }
   }
 
+  return absl::OkStatus();
+}
+
+absl::Status Engine::Impl::createKernels(const KernelProvider &provider) {
   // Kernels are created as the stream threads will run them.
   absl::StatusOr<std::unique_ptr<ThreadBinding>> binding =
       device->bindThread(nullptr);

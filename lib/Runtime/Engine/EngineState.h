@@ -19,6 +19,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -146,6 +147,18 @@ struct Engine::Impl : CompletionSink {
   }
 
   absl::Status setUp(const KernelProvider &provider);
+  // The steps of setUp (EngineSetUp.cpp), in order.
+  /// Streams (a transfer per micro-batch may get its own) and workers.
+  absl::Status setUpStreams(const std::map<int64_t, int64_t> &actorIndex);
+  /// Each regst's buffers: in the planned arena, or one allocation each.
+  absl::Status setUpBuffers();
+  /// The protocol slots: distinct input regsts, (output, consumer) pairs.
+  void setUpSlots(const std::map<int64_t, int64_t> &actorIndex,
+                  const std::map<int64_t, int64_t> &regstIndex);
+  /// An event per firing that may be in flight.
+  absl::Status setUpEvents();
+  /// The kernels, created as the stream threads will run them.
+  absl::Status createKernels(const KernelProvider &provider);
   void runWorker(int64_t worker, const RunOptions &options);
   /// Whether actor `index` (the next of its stream) should end now.
   bool shouldEnd(const ActorState &actor, const RunOptions &options) const;
