@@ -186,10 +186,6 @@ py::dict runPlan(py::bytes planBytes, const std::string &name,
                  const std::optional<std::string> &onNonfinite,
                  const std::vector<std::string> &plugins) {
   ofdriver::Job job = valueOr(ofdriver::makeJob(jobOptions));
-  if (job.launches())
-    throw StatusError("processes=" + std::to_string(job.processes) +
-                      " launches copies of a program; from Python, run the "
-                      "script under torchrun, mpirun or srun instead");
   for (const auto &[input, value] : inputs) {
     if (py::isinstance<py::str>(value)) {
       options.inputs[input] =
@@ -253,7 +249,6 @@ PYBIND11_MODULE(_native, m) {
   py::class_<ofdriver::JobOptions>(m, "JobOptions")
       .def(py::init<>())
       .def_readwrite("devices", &ofdriver::JobOptions::devices)
-      .def_readwrite("processes", &ofdriver::JobOptions::processes)
       .def_readwrite("store_dir", &ofdriver::JobOptions::storeDir)
       .def_readwrite("redis", &ofdriver::JobOptions::redis)
       .def_readwrite("job_id", &ofdriver::JobOptions::jobId)
