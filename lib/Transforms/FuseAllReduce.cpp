@@ -11,7 +11,8 @@
 // bucket of two or more becomes reshape -> concat -> one all_reduce ->
 // slice -> reshape. The ops are built after the bucket's last all-reduce
 // and the block is sorted topologically, so users of earlier members move
-// after them.
+// after them; buckets are fused one at a time (`fuseGroups`), as one may
+// come to depend on another once that is fused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,7 +21,6 @@
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Transforms/Passes.h"
 
-#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
@@ -48,12 +48,6 @@ static int64_t wholeBytes(AllReduceOp op) {
       return -1;
   return type.getNumElements() *
          llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
-}
-
-static SmallVector<Operation *> operations(ArrayRef<AllReduceOp> ops) {
-  return llvm::map_to_vector(ops, [](AllReduceOp op) -> Operation * {
-    return op.getOperation();
-  });
 }
 
 /// Moves `op` right after the op that defines its operand: an all-reduce
@@ -94,8 +88,10 @@ static void sinkToFirstUser(Operation *op) {
 /// operand and result encodings and mesh axis) by one; appends the slices
 /// and reshapes that give the members' results back to `unpacked`, a slice
 /// and its reshape per member.
-static void fuse(ArrayRef<AllReduceOp> bucket,
+static void fuse(ArrayRef<Operation *> members,
                  SmallVectorImpl<Operation *> &unpacked) {
+  auto bucket = llvm::map_to_vector(
+      members, [](Operation *op) { return cast<AllReduceOp>(op); });
   AllReduceOp last = bucket.back();
   OpBuilder b(last->getContext());
   b.setInsertionPointAfter(last);
@@ -162,8 +158,8 @@ struct FuseAllReducePass
       // axis); a bucket closes when the next member would overflow it or
       // depends on one of its members.
       using Key = std::tuple<Type, Attribute, Attribute, uint64_t>;
-      llvm::MapVector<Key, std::pair<SmallVector<AllReduceOp>, int64_t>> open;
-      SmallVector<SmallVector<AllReduceOp>> buckets;
+      llvm::MapVector<Key, std::pair<SmallVector<Operation *>, int64_t>> open;
+      SmallVector<SmallVector<Operation *>> buckets;
       for (auto op : block.getOps<AllReduceOp>()) {
         int64_t bytes = wholeBytes(op);
         if (bytes < 0 || bytes > bucketBytes)
@@ -175,7 +171,7 @@ struct FuseAllReducePass
         auto &[members, used] = open[key];
         if (!members.empty() &&
             (used + bytes > bucketBytes ||
-             dependsOnAny(op, operations(members)))) {
+             dependsOnAny(op, members))) {
           buckets.push_back(std::move(members));
           members.clear();
           used = 0;
@@ -186,16 +182,11 @@ struct FuseAllReducePass
       for (auto &entry : open)
         buckets.push_back(std::move(entry.second.first));
       SmallVector<Operation *> unpacked;
-      for (ArrayRef<AllReduceOp> bucket : buckets)
-        if (bucket.size() > 1 && keepsWritesInOrder(operations(bucket)))
-          fuse(bucket, unpacked);
+      fuseGroups(block, buckets, [&](ArrayRef<Operation *> bucket) {
+        fuse(bucket, unpacked);
+      });
       if (unpacked.empty())
         continue;
-      // Buckets hold independent all-reduces (dependsOnAny), so an order
-      // exists.
-      bool sorted = sortTopologically(&block);
-      assert(sorted && "a bucket holds an all-reduce that depends on another");
-      (void)sorted;
       // A stream runs its ops in program order: the slices that unpack a
       // bucket move down to their first reader, so that the compute stream
       // goes on with the backward pass while the bucket is reduced.

@@ -17,7 +17,6 @@
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Transforms/Passes.h"
 
-#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
@@ -83,19 +82,8 @@ struct FuseNonfiniteChecksPass
 
   void runOnOperation() override {
     for (Block &block : getOperation().getBody()) {
-      bool fusedAny = false;
-      for (ArrayRef<Operation *> group : groupChecks(block)) {
-        if (group.size() < 2 || !keepsWritesInOrder(group))
-          continue;
-        fuse(group);
-        fusedAny = true;
-      }
-      if (!fusedAny)
+      if (!fuseGroups(block, groupChecks(block), fuse))
         continue;
-      // Groups hold independent checks (dependsOnAny), so an order exists.
-      bool sorted = sortTopologically(&block);
-      assert(sorted && "a group holds a check that depends on another");
-      (void)sorted;
       // The maximum is idempotent: max(x, x) is x. In program order, so
       // that a chain of maximums of one value folds from its first link.
       for (MaximumOp max : llvm::to_vector(block.getOps<MaximumOp>())) {

@@ -6,6 +6,7 @@
 
 #include "Fusion.h"
 
+#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -55,4 +56,33 @@ bool mlir::oneflow::keepsWritesInOrder(ArrayRef<Operation *> members) {
     }
   }
   return true;
+}
+
+bool mlir::oneflow::fuseGroups(
+    Block &block, ArrayRef<SmallVector<Operation *>> groups,
+    function_ref<void(ArrayRef<Operation *>)> fuse) {
+  bool fusedAny = false;
+  for (ArrayRef<Operation *> group : groups) {
+    SmallVector<Operation *> rest(group);
+    while (rest.size() > 1) {
+      llvm::sort(rest, [](Operation *a, Operation *b) {
+        return a->isBeforeInBlock(b);
+      });
+      // The block is in topological order, so a member can depend only on
+      // earlier ones: `part` holds no member that depends on another, and
+      // making it one op makes no cycle.
+      SmallVector<Operation *> part{rest.front()}, later;
+      for (Operation *op : llvm::drop_begin(rest))
+        (dependsOnAny(op, part) ? later : part).push_back(op);
+      if (part.size() > 1 && keepsWritesInOrder(part)) {
+        fuse(part);
+        fusedAny = true;
+        bool sorted = sortTopologically(&block);
+        assert(sorted && "a fused group made a cycle");
+        (void)sorted;
+      }
+      rest = std::move(later);
+    }
+  }
+  return fusedAny;
 }

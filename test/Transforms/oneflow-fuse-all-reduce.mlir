@@ -170,3 +170,33 @@ func.func @written(%g: tensor<2xf32, #oneflow.global<#cpu2c, [B]>>) -> tensor<2x
   %r = oneflow.all_reduce %v {mesh_axis = 0} : tensor<2xf32, #oneflow.global<#cpu2c, [P]>> -> tensor<2xf32, #oneflow.global<#cpu2c, [B]>>
   return %r : tensor<2xf32, #oneflow.global<#cpu2c, [B]>>
 }
+
+// -----
+
+// Two buckets, each of independent all-reduces, that cross: the second
+// axis-1 all-reduce reads the first axis-0 one, the second axis-0 one reads
+// the first axis-1 one. Fusing both would make a cycle; the axis-0 bucket
+// is fused, and then the axis-1 pair depends on itself through it and
+// stays two all-reduces (as oneflow-auto-parallel laid out the GPT example
+// with some machines' figures).
+
+// CHECK-LABEL: func.func @crossed
+// CHECK:      %[[B1:.*]] = oneflow.all_reduce %arg2 {mesh_axis = 1 : i64}
+// CHECK:      oneflow.mul %[[B1]], %arg1
+// CHECK:      %[[R:.*]] = oneflow.all_reduce {{.*}} {mesh_axis = 0 : i64} : tensor<8xf32
+// CHECK:      oneflow.slice %[[R]] {ends = array<i64: 4>
+// CHECK:      oneflow.mul
+// CHECK:      oneflow.all_reduce {{.*}} {mesh_axis = 1 : i64}
+// CHECK:      oneflow.slice %[[R]] {ends = array<i64: 8>
+// CHECK:      return
+#mesh = #oneflow.placement<cpu, ranks = [0, 1, 2, 3], mesh = [2, 2]>
+func.func @crossed(%x0: tensor<4xf32, #oneflow.global<#mesh, [P, B]>>, %x1: tensor<4xf32, #oneflow.global<#mesh, [P, B]>>, %y0: tensor<4xf32, #oneflow.global<#mesh, [B, P]>>, %y1: tensor<4xf32, #oneflow.global<#mesh, [B, P]>>)
+    -> (tensor<4xf32, #oneflow.global<#mesh, [B, B]>>, tensor<4xf32, #oneflow.global<#mesh, [B, B]>>) {
+  %a1 = oneflow.all_reduce %x0 {mesh_axis = 0} : tensor<4xf32, #oneflow.global<#mesh, [P, B]>> -> tensor<4xf32, #oneflow.global<#mesh, [B, B]>>
+  %b1 = oneflow.all_reduce %y0 {mesh_axis = 1} : tensor<4xf32, #oneflow.global<#mesh, [B, P]>> -> tensor<4xf32, #oneflow.global<#mesh, [B, B]>>
+  %t2 = oneflow.mul %b1, %x1 : (tensor<4xf32, #oneflow.global<#mesh, [B, B]>>, tensor<4xf32, #oneflow.global<#mesh, [P, B]>>) -> tensor<4xf32, #oneflow.global<#mesh, [P, B]>>
+  %a2 = oneflow.all_reduce %t2 {mesh_axis = 0} : tensor<4xf32, #oneflow.global<#mesh, [P, B]>> -> tensor<4xf32, #oneflow.global<#mesh, [B, B]>>
+  %t1 = oneflow.mul %a1, %y1 : (tensor<4xf32, #oneflow.global<#mesh, [B, B]>>, tensor<4xf32, #oneflow.global<#mesh, [B, P]>>) -> tensor<4xf32, #oneflow.global<#mesh, [B, P]>>
+  %b2 = oneflow.all_reduce %t1 {mesh_axis = 1} : tensor<4xf32, #oneflow.global<#mesh, [B, P]>> -> tensor<4xf32, #oneflow.global<#mesh, [B, B]>>
+  return %a2, %b2 : tensor<4xf32, #oneflow.global<#mesh, [B, B]>>, tensor<4xf32, #oneflow.global<#mesh, [B, B]>>
+}

@@ -109,3 +109,30 @@ func.func @write_order(%w: tensor<4xf32>, %g: tensor<4xf32>, %h: tensor<4xf32>, 
   %m = oneflow.maximum %c0, %c1 : (tensor<f32>, tensor<f32>) -> tensor<f32>
   return %r, %m : tensor<4xf32>, tensor<f32>
 }
+
+// -----
+
+// Two groups of independent checks that cross: b2 reads a1 (through an
+// all-reduce), a2 reads b1. Fusing both would make a cycle; the first
+// group is fused, and then b2 depends on b1 through it and stays apart.
+
+// CHECK-LABEL: func.func @crossed
+// CHECK:      %[[B1:.*]] = oneflow.find_nonfinite %arg2 {codes = array<i64: 2>
+// CHECK:      %[[T2:.*]] = oneflow.add %arg1, %[[B1]]
+// CHECK:      oneflow.find_nonfinite %arg0, %[[T2]] {codes = array<i64: 1, 3>
+// CHECK:      oneflow.find_nonfinite {{.*}} {codes = array<i64: 4>
+// CHECK:      return
+#cpu2 = #oneflow.placement<cpu, ranks = [0, 1]>
+func.func @crossed(%x0: tensor<4xf32, #oneflow.global<#cpu2, [S(0)]>>, %x1: tensor<4xf32, #oneflow.global<#cpu2, [S(0)]>>, %y0: tensor<4xf32, #oneflow.global<#cpu2, [B]>>, %y1: tensor<4xf32, #oneflow.global<#cpu2, [B]>>)
+    -> (tensor<f32, #oneflow.global<#cpu2, [P(max)]>>, tensor<f32, #oneflow.global<#cpu2, [B]>>) {
+  %a1 = oneflow.find_nonfinite %x0 {codes = array<i64: 1>, labels = ["a1"]} : (tensor<4xf32, #oneflow.global<#cpu2, [S(0)]>>) -> tensor<f32, #oneflow.global<#cpu2, [P(max)]>>
+  %b1 = oneflow.find_nonfinite %y0 {codes = array<i64: 2>, labels = ["b1"]} : (tensor<4xf32, #oneflow.global<#cpu2, [B]>>) -> tensor<f32, #oneflow.global<#cpu2, [B]>>
+  %t2 = oneflow.add %x1, %b1 : (tensor<4xf32, #oneflow.global<#cpu2, [S(0)]>>, tensor<f32, #oneflow.global<#cpu2, [B]>>) -> tensor<4xf32, #oneflow.global<#cpu2, [S(0)]>>
+  %a2 = oneflow.find_nonfinite %t2 {codes = array<i64: 3>, labels = ["a2"]} : (tensor<4xf32, #oneflow.global<#cpu2, [S(0)]>>) -> tensor<f32, #oneflow.global<#cpu2, [P(max)]>>
+  %r1 = oneflow.all_reduce %a1 {mesh_axis = 0} : tensor<f32, #oneflow.global<#cpu2, [P(max)]>> -> tensor<f32, #oneflow.global<#cpu2, [B]>>
+  %t1 = oneflow.add %y1, %r1 : (tensor<4xf32, #oneflow.global<#cpu2, [B]>>, tensor<f32, #oneflow.global<#cpu2, [B]>>) -> tensor<4xf32, #oneflow.global<#cpu2, [B]>>
+  %b2 = oneflow.find_nonfinite %t1 {codes = array<i64: 4>, labels = ["b2"]} : (tensor<4xf32, #oneflow.global<#cpu2, [B]>>) -> tensor<f32, #oneflow.global<#cpu2, [B]>>
+  %m = oneflow.maximum %a1, %a2 : (tensor<f32, #oneflow.global<#cpu2, [P(max)]>>, tensor<f32, #oneflow.global<#cpu2, [P(max)]>>) -> tensor<f32, #oneflow.global<#cpu2, [P(max)]>>
+  %n = oneflow.maximum %b1, %b2 : (tensor<f32, #oneflow.global<#cpu2, [B]>>, tensor<f32, #oneflow.global<#cpu2, [B]>>) -> tensor<f32, #oneflow.global<#cpu2, [B]>>
+  return %m, %n : tensor<f32, #oneflow.global<#cpu2, [P(max)]>>, tensor<f32, #oneflow.global<#cpu2, [B]>>
+}
