@@ -264,6 +264,37 @@ TEST_P(Conformance, AllToAllVMovesUnevenChunks) {
     }
 }
 
+// All-to-alls back to back, small (a library may stage them) and large (it
+// may publish pointers) in turn, on more ranks than this machine may have
+// cores: a rank that goes on to the next call while a peer still reads
+// the last one must not change what that peer reads (the in-process
+// library once kept one "staged" flag per rank, and a peer read the next
+// call's counts: "rank 0 sends 8192 elements, this rank expects 2048").
+TEST_P(Conformance, AllToAllVStagedAndPublishedBackToBack) {
+  onRanks(4, [&](Communicator &comm) {
+    for (int round = 0; round < 300; ++round)
+      for (int64_t chunk : {int64_t(4), int64_t(6000)}) {
+        std::vector<int64_t> counts(4, chunk);
+        std::vector<float> input(4 * chunk), output(4 * chunk);
+        for (int q = 0; q < 4; ++q)
+          for (int64_t k = 0; k < chunk; ++k)
+            input[q * chunk + k] = 1000 * comm.rank() + 10 * q + k % 7;
+        if (absl::Status status = comm.allToAllV(
+                DType::F32, input.data(), counts, output.data(), counts);
+            !status.ok())
+          return status;
+        for (int q = 0; q < 4; ++q)
+          for (int64_t k = 0; k < chunk; ++k)
+            if (output[q * chunk + k] != 1000 * q + 10 * comm.rank() + k % 7) {
+              ADD_FAILURE() << "rank " << comm.rank() << ", round " << round
+                            << ": element " << k << " from rank " << q;
+              return absl::OkStatus();
+            }
+      }
+    return absl::OkStatus();
+  });
+}
+
 TEST_P(Conformance, BroadcastFromEveryRoot) {
   for (int size = 1; size <= 4; ++size)
     for (int64_t count : {int64_t(5), int64_t(0), int64_t(50000)}) {

@@ -314,8 +314,9 @@ private:
         std::accumulate(sendCounts.begin(), sendCounts.end(), int64_t{0});
     size_t header = sendCounts.size() * sizeof(int64_t);
     RankSlot &slot = group->slot(me);
-    slot.staged = header + sent * element <= kStagingBytes;
-    if (slot.staged) {
+    bool &mine = slot.staged[(barriers + 1) & 1];
+    mine = header + sent * element <= kStagingBytes;
+    if (mine) {
       uint8_t *staging = nextStaging();
       std::memcpy(staging, sendCounts.data(), header);
       if (sent)
@@ -330,11 +331,12 @@ private:
     int64_t at = 0;
     for (int q = 0; q < size(); ++q) {
       RankSlot &peer = group->slot(q);
-      second |= !peer.staged;
+      bool peerStaged = peer.staged[barriers & 1];
+      second |= !peerStaged;
       const int64_t *counts =
-          peer.staged ? reinterpret_cast<const int64_t *>(staged(q))
-                      : peer.counts;
-      const uint8_t *data = peer.staged
+          peerStaged ? reinterpret_cast<const int64_t *>(staged(q))
+                     : peer.counts;
+      const uint8_t *data = peerStaged
                                 ? staged(q) + header
                                 : static_cast<const uint8_t *>(peer.input);
       int64_t offset = 0;

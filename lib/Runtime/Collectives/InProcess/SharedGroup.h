@@ -46,8 +46,10 @@ struct alignas(64) RankSlot {
   /// Element counts per peer (all_to_all_v's sends).
   const int64_t *counts = nullptr;
   /// Whether the rank staged its message instead of publishing pointers
-  /// (all_to_all, where ranks may decide differently).
-  bool staged = false;
+  /// (all_to_all, where ranks may decide differently), per barrier parity
+  /// as the staging buffers: a rank past a call without a second barrier
+  /// sets the next call's while its peers still read this one's.
+  bool staged[2] = {false, false};
   /// Barriers this rank has arrived at (for naming missing ranks).
   std::atomic<uint32_t> arrivals{0};
   /// The rank's communicator is gone: it will arrive nowhere again.
