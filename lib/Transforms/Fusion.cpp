@@ -8,6 +8,7 @@
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -63,6 +64,10 @@ bool mlir::oneflow::fuseGroups(
     function_ref<void(ArrayRef<Operation *>)> fuse) {
   bool fusedAny = false;
   for (ArrayRef<Operation *> group : groups) {
+    // Parts are fused with their members in the group's order.
+    llvm::DenseMap<Operation *, size_t> place;
+    for (auto [i, op] : llvm::enumerate(group))
+      place[op] = i;
     SmallVector<Operation *> rest(group);
     while (rest.size() > 1) {
       llvm::sort(rest, [](Operation *a, Operation *b) {
@@ -74,6 +79,9 @@ bool mlir::oneflow::fuseGroups(
       SmallVector<Operation *> part{rest.front()}, later;
       for (Operation *op : llvm::drop_begin(rest))
         (dependsOnAny(op, part) ? later : part).push_back(op);
+      llvm::sort(part, [&](Operation *a, Operation *b) {
+        return place[a] < place[b];
+      });
       if (part.size() > 1 && keepsWritesInOrder(part)) {
         fuse(part);
         fusedAny = true;

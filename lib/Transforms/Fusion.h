@@ -42,7 +42,8 @@ bool keepsWritesInOrder(ArrayRef<Operation *> members);
 /// split, in program order, where a member depends on an earlier one
 /// (through the block as the fusions before it left it: a group that was
 /// independent in the program may no longer be), and a part is fused only
-/// if `keepsWritesInOrder` holds for it. Returns whether anything was fused.
+/// if `keepsWritesInOrder` holds for it; `fuse` gets a part's members in
+/// the group's order. Returns whether anything was fused.
 bool fuseGroups(Block &block, ArrayRef<SmallVector<Operation *>> groups,
                 function_ref<void(ArrayRef<Operation *>)> fuse);
 
