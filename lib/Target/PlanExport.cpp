@@ -242,7 +242,7 @@ static std::string locationString(Location loc) {
 }
 
 //===----------------------------------------------------------------------===//
-// Layouts: what the per-rank lowering (RankLayout.cpp) added
+// Layouts: what the per-rank lowering (ExternalModels/RankLayout.cpp) added
 //===----------------------------------------------------------------------===//
 
 namespace {

@@ -30,9 +30,9 @@
 #include "OneFlowDialect/Actor/ActorOps.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
 #include "OneFlowDialect/IR/OneFlowOps.h"
+#include "OneFlowDialect/Interfaces/RankLayout.h"
 #include "OneFlowDialect/Interfaces/SbpInterface.h"
 #include "OneFlowDialect/Transforms/Passes.h"
-#include "RankLayout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"

@@ -23,7 +23,7 @@ class MLIRContext;
 } // namespace mlir
 
 // The ops with a gradient rule, by the file that holds the rule
-// (lib/Dialect/Interfaces/<Kind>Gradients.cpp). The dialect promises
+// (lib/Dialect/ExternalModels/<Kind>Gradients.cpp). The dialect promises
 // GradientInterface for exactly these; the rules attach it.
 #define ONEFLOW_MATH_GRADIENT_OPS                                              \
   AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, NegOp, ScalarAddOp, \
@@ -44,7 +44,7 @@ class MLIRContext;
       BatchNormOp, ResampleOp, ResampleGradOp
 
 // The ops whose actors need per-rank attributes (RankLoweringInterface,
-// lib/Transforms/RankLayout.cpp).
+// lib/Dialect/ExternalModels/RankLayout.cpp).
 #define ONEFLOW_RANK_LOWERING_OPS                                              \
   TransferOp, AllReduceOp, ReduceScatterOp, AllGatherOp, AllToAllOp,           \
       LocalSliceOp, ToPartialOp, OutputOp, InputOp, VariableOp, ConstantOp,    \
@@ -62,7 +62,8 @@ void registerOneFlowExternalModels(DialectRegistry &registry);
 
 namespace detail {
 /// The RankLoweringInterface models, next to the layout arithmetic they use
-/// (lib/Transforms/RankLayout.cpp); registerOneFlowExternalModels calls it.
+/// (lib/Dialect/ExternalModels/RankLayout.cpp); registerOneFlowExternalModels
+/// calls it.
 void attachRankLoweringModels(MLIRContext &context);
 } // namespace detail
 

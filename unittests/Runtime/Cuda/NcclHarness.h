@@ -16,7 +16,7 @@
 #define ONEFLOW_UNITTESTS_RUNTIME_CUDA_NCCLHARNESS_H
 
 #include "Backends/Cuda/CudaDevice.h"
-#include "Backends/Cuda/NcclCommunicator.h"
+#include "Collectives/Nccl/NcclCommunicator.h"
 
 #include "../Collective/ConformanceHarness.h"
 #include "../Watchdog.h"

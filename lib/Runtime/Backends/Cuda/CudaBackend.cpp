@@ -15,7 +15,7 @@
 #include "Backends/Backends.h"
 #include "Backends/Cuda/CudaDevice.h"
 #if OFRT_HAVE_NCCL
-#include "Backends/Cuda/NcclCommunicator.h"
+#include "Collectives/Nccl/NcclCommunicator.h"
 #endif
 #include "Kernels/Cuda/CudaKernels.h"
 

@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Backends/Cuda/NcclCommunicator.h"
+#include "Collectives/Nccl/NcclCommunicator.h"
 #include "Backends/Cuda/CudaDevice.h"
 
 #include "ofrt/Status.h"

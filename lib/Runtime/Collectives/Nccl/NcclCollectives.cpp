@@ -21,7 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Backends/Cuda/CudaDevice.h"
-#include "Backends/Cuda/NcclCommunicator.h"
+#include "Collectives/Nccl/NcclCommunicator.h"
 #include "Collectives/CollectiveUtils.h"
 
 #include "ofrt/Status.h"

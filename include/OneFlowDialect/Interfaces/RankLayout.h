@@ -6,12 +6,15 @@
 //
 // What the lowering to actors needs to turn one op on global tensors into an
 // actor per rank: the ranks an op runs on, each rank's local tensor type,
-// and the attributes the runtime reads (docs/multi-rank-plans.md).
+// and the attributes the runtime reads (docs/multi-rank-plans.md). In
+// OneFlowExternalModels (lib/Dialect/ExternalModels/RankLayout.cpp), next to
+// the RankLoweringInterface models that share its arithmetic;
+// oneflow-lower-to-actor-graph calls it.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ONEFLOWDIALECT_LIB_TRANSFORMS_RANKLAYOUT_H
-#define ONEFLOWDIALECT_LIB_TRANSFORMS_RANKLAYOUT_H
+#ifndef ONEFLOWDIALECT_INTERFACES_RANKLAYOUT_H
+#define ONEFLOWDIALECT_INTERFACES_RANKLAYOUT_H
 
 #include "OneFlowDialect/IR/OneFlowAttrs.h"
 
@@ -54,4 +57,4 @@ void addRankAttrs(Operation *op, int64_t rank, ArrayRef<int64_t> group,
 
 } // namespace mlir::oneflow
 
-#endif // ONEFLOWDIALECT_LIB_TRANSFORMS_RANKLAYOUT_H
+#endif // ONEFLOWDIALECT_INTERFACES_RANKLAYOUT_H

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RankLayout.h"
+#include "OneFlowDialect/Interfaces/RankLayout.h"
 
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Interfaces/ExternalModels.h"
