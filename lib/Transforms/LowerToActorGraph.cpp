@@ -319,54 +319,76 @@ static int64_t pipelineDepth(func::FuncOp funcOp, int64_t rank, int64_t world,
   return std::min(micro, stages - stage);
 }
 
-/// Builds, before `funcOp`, one rank plan per rank from 0 to the highest
-/// rank any op runs on.
-static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount,
-                                  DeviceKind defaultKind) {
+namespace {
+/// The ops of a program with the ranks each runs on, and how often each
+/// fires per step.
+struct ProgramOps {
   SmallVector<std::pair<Operation *, SmallVector<int64_t>>> ops;
-  int64_t worldSize = 1;
+  int64_t worldSize = 1;    ///< Device ranks.
+  int64_t virtualWorld = 1; ///< Ranks with micro-batches' virtual ones.
+  int64_t micro = 1;
+  llvm::DenseMap<Operation *, int64_t> firings;
+  /// Ops that fire once, in the step's last micro-batch (after a sum over
+  /// the micro-batches).
+  llvm::DenseSet<Operation *> late;
+};
+} // namespace
+
+/// The ops of `funcOp` with their device ranks (virtual ranks m * world + r
+/// of micro-batch m fold into rank r).
+static FailureOr<ProgramOps> collectOps(func::FuncOp funcOp) {
+  ProgramOps program;
   for (Operation &op : funcOp.getBody().front()) {
     if (isa<func::ReturnOp>(op))
       continue;
     FailureOr<SmallVector<int64_t>> ranks = getOpRanks(&op);
     if (failed(ranks))
       return failure();
-    worldSize = std::max(worldSize, ranks->back() + 1);
-    ops.emplace_back(&op, std::move(*ranks));
+    program.worldSize = std::max(program.worldSize, ranks->back() + 1);
+    program.ops.emplace_back(&op, std::move(*ranks));
   }
-  // Micro-batches: virtual ranks m * world + r fold into rank r.
-  int64_t micro = getMicroBatches(funcOp);
-  if (micro < 1 || worldSize % micro != 0)
+  int64_t micro = program.micro = getMicroBatches(funcOp);
+  if (micro < 1 || program.worldSize % micro != 0)
     return funcOp.emitOpError()
-           << "has " << worldSize << " ranks, which do not divide into "
-           << micro << " micro-batches";
-  int64_t virtualWorld = worldSize;
-  worldSize /= micro;
-  for (auto &[op, ranks] : ops)
-    llvm::erase_if(ranks, [&](int64_t rank) { return rank >= worldSize; });
-  llvm::DenseMap<Operation *, int64_t> firings;
-  llvm::DenseSet<Operation *> late;
-  for (auto &[op, ranks] : ops) {
-    int64_t n = firingsOf(op, micro);
-    firings[op] = n;
+           << "has " << program.worldSize
+           << " ranks, which do not divide into " << micro << " micro-batches";
+  program.virtualWorld = program.worldSize;
+  program.worldSize /= micro;
+  for (auto &[op, ranks] : program.ops)
+    llvm::erase_if(ranks,
+                   [&](int64_t rank) { return rank >= program.worldSize; });
+  return program;
+}
+
+/// Fills `program.firings` and `program.late`; fails where an op would read
+/// a value made a number of times per step its own firings do not divide.
+static LogicalResult countFirings(ProgramOps &program) {
+  for (auto &[op, ranks] : program.ops) {
+    int64_t n = firingsOf(op, program.micro);
+    program.firings[op] = n;
     for (Value operand : op->getOperands()) {
       Operation *def = operand.getDefiningOp();
       int64_t values = isa_and_nonnull<AccumulateOp>(def) ? 1
-                       : def                              ? firings[def]
-                                                          : 1;
+                       : def ? program.firings[def]
+                             : 1;
       if (n % values != 0)
         return op->emitOpError()
                << "fires " << n << " times per step but reads a value made "
                << values << " times per step";
-      if (n == 1 && def && (isa<AccumulateOp>(def) || late.contains(def)))
-        late.insert(op);
+      if (n == 1 && def &&
+          (isa<AccumulateOp>(def) || program.late.contains(def)))
+        program.late.insert(op);
     }
   }
+  return success();
+}
 
-  // Each rank's device kind comes from the placements it is in (a program
-  // without layouts runs on one device of `defaultKind`).
-  SmallVector<std::optional<DeviceKind>> kinds(virtualWorld);
-  for (auto &[op, ranks] : ops)
+/// Each rank's device kind, from the placements it is in (none for a rank
+/// in none); fails where two placements give a rank different kinds.
+static FailureOr<SmallVector<std::optional<DeviceKind>>>
+rankDeviceKinds(const ProgramOps &program) {
+  SmallVector<std::optional<DeviceKind>> kinds(program.virtualWorld);
+  for (auto &[op, ranks] : program.ops)
     for (Type type : llvm::concat<Type>(op->getOperandTypes(),
                                         op->getResultTypes()))
       if (GlobalAttr global = getGlobalEncoding(type)) {
@@ -383,109 +405,182 @@ static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount,
           kind = placement.getDevice();
         }
       }
+  return kinds;
+}
 
-  OpBuilder builder(funcOp);
-  SmallVector<RankState> states(worldSize);
-  for (int64_t rank = 0; rank < worldSize; ++rank)
-    states[rank].plan = RankPlanOp::create(builder, funcOp.getLoc(), rank,
-                                           kinds[rank].value_or(defaultKind));
+namespace {
+/// Builds the rank plans of one program, an op at a time.
+class PlanBuilder {
+public:
+  PlanBuilder(func::FuncOp funcOp, const ProgramOps &program,
+              int64_t regstCount)
+      : funcOp(funcOp), program(program), regstCount(regstCount),
+        builder(funcOp) {}
 
-  llvm::DenseMap<std::pair<Value, int64_t>, Value> regstOf;
-  int64_t transferOrdinal = 0;
-  for (auto &[op, ranks] : ops) {
-    bool isSource = isa<InputOp>(op);
-    StringRef stream = streamOf(op);
+  /// Creates the (empty) rank plans before the function.
+  void createPlans(ArrayRef<std::optional<DeviceKind>> kinds,
+                   DeviceKind defaultKind) {
+    for (int64_t rank = 0; rank < program.worldSize; ++rank)
+      states.push_back({RankPlanOp::create(builder, funcOp.getLoc(), rank,
+                                           kinds[rank].value_or(defaultKind)),
+                        {}});
+  }
+
+  /// Adds the actors of `op` on `ranks`, and their regsts.
+  LogicalResult lowerOp(Operation *op, ArrayRef<int64_t> ranks) {
     SmallVector<int64_t> group;
     llvm::MapVector<int64_t, TransferRecords> transfers;
+    int64_t micro = program.micro, world = program.worldSize;
     if (isa<TransferOp>(op)) {
-      computeTransfer(op, group, transfers, micro > 1 ? worldSize : 0);
+      computeTransfer(op, group, transfers, micro > 1 ? world : 0);
       if (micro > 1 &&
-          (failed(foldTransfer(op, worldSize, micro, firings.lookup(op) > 1,
+          (failed(foldTransfer(op, world, micro, program.firings.lookup(op) > 1,
                                group, transfers)) ||
            failed(offsetTags(op, kTagsPerTransfer * transferOrdinal++,
                              recordWidth(op), transfers))))
         return failure();
     }
     for (int64_t rank : ranks) {
-      RankState &state = states[rank];
-      builder.setInsertionPointToEnd(state.plan.getBody());
-      // A transfer rank outside one of the placements lacks that side.
-      SmallVector<Value> inputs, outputs;
-      for (Value operand : op->getOperands())
-        if (Value regst = regstOf.lookup({operand, rank}))
-          inputs.push_back(regst);
-      for (OpResult result : op->getResults()) {
-        RankedTensorType local = getLocalType(result.getType(), rank);
-        if (!local)
-          continue;
-        // A variable has one buffer, which holds its value across steps,
-        // and so does a sum over micro-batches.
-        int64_t count = isa<VariableOp, AccumulateOp>(op) ? 1
-                        : isSource ? std::max(regstCount, kInputRegstCount)
-                                   : regstCount;
-        // Pipeline stages: a value per micro-batch stays until the stage's
-        // backward pass returns it.
-        if (!isa<VariableOp, AccumulateOp>(op) && firings.lookup(op) > 1)
-          count =
-              std::max(count, pipelineDepth(funcOp, rank, worldSize, micro));
-        Value regst = RegstOp::create(builder, op->getLoc(),
-                                      state.nextRegstId++, local, count);
-        regstOf[{result, rank}] = regst;
-        outputs.push_back(regst);
-      }
-      NamedAttrList attrs(op->getAttrDictionary());
-      // Actors list their inputs flat; kernels know the groups from the
-      // op's other attributes (an update op's states from its kind).
-      attrs.erase("operandSegmentSizes");
-      attrs.erase(kStageAttrName);
-      attrs.erase(kPlacementAttrName);
       auto transfer = transfers.find(rank);
-      addRankAttrs(op, rank, group,
-                   transfer == transfers.end() ? nullptr : &transfer->second,
-                   attrs);
-      if (auto group = dyn_cast_or_null<DenseI64ArrayAttr>(attrs.get("group"));
-          group && llvm::any_of(group.asArrayRef(), [&](int64_t member) {
-            return member >= worldSize;
-          }))
-        return op->emitOpError() << "moves data between micro-batches; run "
-                                    "oneflow-accumulate-micro-batches first";
-      int64_t n = firings.lookup(op);
-      if (n > 1 && failed(addMicroStride(op, rank, worldSize, micro, attrs)))
+      if (failed(lowerOnRank(op, rank, group,
+                             transfer == transfers.end() ? nullptr
+                                                         : &transfer->second)))
         return failure();
-      int64_t id = state.nextActorId++;
-      std::string name = actorName(op, id);
-      DictionaryAttr dict = attrs.getDictionary(op->getContext());
-      bool sums = isa<AccumulateOp>(op);
-      ActorOp::create(builder, op->getLoc(), builder.getI64IntegerAttr(id),
-                      builder.getStringAttr(name),
-                      builder.getStringAttr(op->getName().getStringRef()),
-                      builder.getStringAttr(stream), inputs, outputs,
-                      dict.empty() ? DictionaryAttr() : dict,
-                      n > 1 ? builder.getI64IntegerAttr(n) : IntegerAttr(),
-                      sums ? builder.getI64IntegerAttr(n) : IntegerAttr());
-      state.orders[stream].push_back(
-          {FlatSymbolRefAttr::get(builder.getContext(), name), n,
-           late.contains(op)});
+    }
+    return success();
+  }
+
+  /// Writes each rank's stream orders: one step's firings, micro-batch by
+  /// micro-batch.
+  void writeStreamOrders() {
+    int64_t micro = program.micro;
+    for (RankState &state : states) {
+      builder.setInsertionPointToEnd(state.plan.getBody());
+      for (StringRef stream : {kIoStream, kComputeStream, kCollectiveStream}) {
+        auto it = state.orders.find(stream);
+        if (it == state.orders.end() && stream != kComputeStream)
+          continue;
+        SmallVector<Attribute> order;
+        for (int64_t m = 0; it != state.orders.end() && m < micro; ++m)
+          for (const Listed &listed : it->second)
+            if (listed.firings == micro ||
+                (listed.firings == 1 && m == (listed.late ? micro - 1 : 0)))
+              order.push_back(listed.ref);
+        StreamOp::create(builder, funcOp.getLoc(), stream,
+                         builder.getArrayAttr(order));
+      }
     }
   }
 
-  for (RankState &state : states) {
-    builder.setInsertionPointToEnd(state.plan.getBody());
-    for (StringRef stream : {kIoStream, kComputeStream, kCollectiveStream}) {
-      auto it = state.orders.find(stream);
-      if (it == state.orders.end() && stream != kComputeStream)
-        continue;
-      // One step's firings, micro-batch by micro-batch.
-      SmallVector<Attribute> order;
-      for (int64_t m = 0; it != state.orders.end() && m < micro; ++m)
-        for (const Listed &listed : it->second)
-          if (listed.firings == micro ||
-              (listed.firings == 1 && m == (listed.late ? micro - 1 : 0)))
-            order.push_back(listed.ref);
-      StreamOp::create(builder, funcOp.getLoc(), stream,
-                       builder.getArrayAttr(order));
-    }
+private:
+  /// The buffers of a regst `op` writes on `rank`.
+  int64_t bufferCount(Operation *op, int64_t rank) const {
+    // A variable has one buffer, which holds its value across steps, and so
+    // does a sum over micro-batches.
+    if (isa<VariableOp, AccumulateOp>(op))
+      return 1;
+    int64_t count = isa<InputOp>(op) ? std::max(regstCount, kInputRegstCount)
+                                     : regstCount;
+    // Pipeline stages: a value per micro-batch stays until the stage's
+    // backward pass returns it.
+    if (program.firings.lookup(op) > 1)
+      count = std::max(count, pipelineDepth(funcOp, rank, program.worldSize,
+                                            program.micro));
+    return count;
   }
+
+  /// The attributes of `op`'s actor on `rank`: the op's own and the
+  /// per-rank ones.
+  FailureOr<NamedAttrList> actorAttrs(Operation *op, int64_t rank,
+                                      ArrayRef<int64_t> group,
+                                      const TransferRecords *transfer) const {
+    NamedAttrList attrs(op->getAttrDictionary());
+    // Actors list their inputs flat; kernels know the groups from the
+    // op's other attributes (an update op's states from its kind).
+    attrs.erase("operandSegmentSizes");
+    attrs.erase(kStageAttrName);
+    attrs.erase(kPlacementAttrName);
+    addRankAttrs(op, rank, group, transfer, attrs);
+    int64_t world = program.worldSize;
+    if (auto group = dyn_cast_or_null<DenseI64ArrayAttr>(attrs.get("group"));
+        group && llvm::any_of(group.asArrayRef(),
+                              [&](int64_t member) { return member >= world; }))
+      return op->emitOpError() << "moves data between micro-batches; run "
+                                  "oneflow-accumulate-micro-batches first";
+    if (program.firings.lookup(op) > 1 &&
+        failed(addMicroStride(op, rank, world, program.micro, attrs)))
+      return failure();
+    return attrs;
+  }
+
+  LogicalResult lowerOnRank(Operation *op, int64_t rank,
+                            ArrayRef<int64_t> group,
+                            const TransferRecords *transfer) {
+    RankState &state = states[rank];
+    builder.setInsertionPointToEnd(state.plan.getBody());
+    // A transfer rank outside one of the placements lacks that side.
+    SmallVector<Value> inputs, outputs;
+    for (Value operand : op->getOperands())
+      if (Value regst = regstOf.lookup({operand, rank}))
+        inputs.push_back(regst);
+    for (OpResult result : op->getResults()) {
+      RankedTensorType local = getLocalType(result.getType(), rank);
+      if (!local)
+        continue;
+      Value regst = RegstOp::create(builder, op->getLoc(), state.nextRegstId++,
+                                    local, bufferCount(op, rank));
+      regstOf[{result, rank}] = regst;
+      outputs.push_back(regst);
+    }
+    FailureOr<NamedAttrList> attrs = actorAttrs(op, rank, group, transfer);
+    if (failed(attrs))
+      return failure();
+    int64_t n = program.firings.lookup(op);
+    int64_t id = state.nextActorId++;
+    std::string name = actorName(op, id);
+    DictionaryAttr dict = attrs->getDictionary(op->getContext());
+    bool sums = isa<AccumulateOp>(op);
+    StringRef stream = streamOf(op);
+    ActorOp::create(builder, op->getLoc(), builder.getI64IntegerAttr(id),
+                    builder.getStringAttr(name),
+                    builder.getStringAttr(op->getName().getStringRef()),
+                    builder.getStringAttr(stream), inputs, outputs,
+                    dict.empty() ? DictionaryAttr() : dict,
+                    n > 1 ? builder.getI64IntegerAttr(n) : IntegerAttr(),
+                    sums ? builder.getI64IntegerAttr(n) : IntegerAttr());
+    state.orders[stream].push_back(
+        {FlatSymbolRefAttr::get(builder.getContext(), name), n,
+         program.late.contains(op)});
+    return success();
+  }
+
+  func::FuncOp funcOp;
+  const ProgramOps &program;
+  int64_t regstCount;
+  OpBuilder builder;
+  SmallVector<RankState> states;
+  llvm::DenseMap<std::pair<Value, int64_t>, Value> regstOf;
+  int64_t transferOrdinal = 0;
+};
+} // namespace
+
+/// Builds, before `funcOp`, one rank plan per rank from 0 to the highest
+/// rank any op runs on.
+static LogicalResult lowerProgram(func::FuncOp funcOp, int64_t regstCount,
+                                  DeviceKind defaultKind) {
+  FailureOr<ProgramOps> program = collectOps(funcOp);
+  if (failed(program) || failed(countFirings(*program)))
+    return failure();
+  FailureOr<SmallVector<std::optional<DeviceKind>>> kinds =
+      rankDeviceKinds(*program);
+  if (failed(kinds))
+    return failure();
+  PlanBuilder plans(funcOp, *program, regstCount);
+  plans.createPlans(*kinds, defaultKind);
+  for (auto &[op, ranks] : program->ops)
+    if (failed(plans.lowerOp(op, ranks)))
+      return failure();
+  plans.writeStreamOrders();
   return success();
 }
 
