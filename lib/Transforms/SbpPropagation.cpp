@@ -99,6 +99,16 @@ struct SbpPropagationPass
 private:
   LogicalResult propagate(Operation *op, PlacementAttr defaultPlacement);
   LogicalResult placeSource(Operation *op, PlacementAttr defaultPlacement);
+  /// Chooses among `candidates` of `op` on `placement` (none matches the
+  /// producers' layouts): the cheapest.
+  const NdSbpSignature *
+  chooseCheapest(Operation *op, PlacementAttr placement,
+                 ArrayRef<GlobalAttr> producers,
+                 ArrayRef<NdSbpSignature> candidates);
+  /// Whether `op` with `candidate` runs per micro-batch (a value it reads
+  /// or writes is not B over the micro-batches).
+  bool runsPerMicroBatch(Operation *op, PlacementAttr placement,
+                         const NdSbpSignature &candidate) const;
   double cachedBoxingCost(RankedTensorType type, GlobalAttr from,
                           GlobalAttr to);
   /// What making an operand partial that was not costs later: as in
@@ -192,6 +202,112 @@ LogicalResult SbpPropagationPass::placeSource(Operation *op,
   return success();
 }
 
+/// The layout operand `i` must have for `candidate` on `placement`.
+static GlobalAttr requiredLayout(PlacementAttr placement,
+                                 const NdSbpSignature &candidate, unsigned i) {
+  return GlobalAttr::get(placement.getContext(), placement,
+                         candidate.operands[i]);
+}
+
+/// An output keeps what it is given, except that a partial scalar (a loss)
+/// is summed: every rank then holds the value, for logging and progress, at
+/// the cost of one tiny all-reduce. P(max) and P(min), which an output
+/// cannot assemble, are all-reduced too.
+static void layOutOutput(OutputOp op, GlobalAttr global) {
+  MLIRContext *context = op->getContext();
+  SmallVector<Attribute> layouts{global};
+  auto type = cast<RankedTensorType>(op->getOperand(0).getType());
+  if (global && (!hasOnlyPartialSums(global) ||
+                 (type.getRank() == 0 &&
+                  llvm::any_of(global.getNdSbp(),
+                               [](SbpAttr sbp) { return sbp.isPartial(); }))))
+    layouts[0] = GlobalAttr::get(
+        context, global.getPlacement(),
+        allBroadcast(context, global.getNdSbp().size()));
+  operandLayoutsAttr(context).setAttr(op, ArrayAttr::get(context, layouts));
+}
+
+/// OneFlow's rule: the first candidate whose operands all match the
+/// producers' layouts, or null.
+static const NdSbpSignature *
+firstMatching(PlacementAttr placement, ArrayRef<GlobalAttr> producers,
+              ArrayRef<NdSbpSignature> candidates) {
+  for (const NdSbpSignature &candidate : candidates) {
+    bool matches = true;
+    for (unsigned i = 0, e = producers.size(); i < e && matches; ++i)
+      matches = producers[i] == requiredLayout(placement, candidate, i);
+    if (matches)
+      return &candidate;
+  }
+  return nullptr;
+}
+
+bool SbpPropagationPass::runsPerMicroBatch(
+    Operation *op, PlacementAttr placement,
+    const NdSbpSignature &candidate) const {
+  if (!microBatched)
+    return false;
+  for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
+    if (!requiredLayout(placement, candidate, i).getNdSbp()[0].isBroadcast())
+      return true;
+  return llvm::any_of(candidate.results,
+                      [](NdSbpAttr sbp) { return !sbp[0].isBroadcast(); });
+}
+
+const NdSbpSignature *SbpPropagationPass::chooseCheapest(
+    Operation *op, PlacementAttr placement, ArrayRef<GlobalAttr> producers,
+    ArrayRef<NdSbpSignature> candidates) {
+  ArrayRef<int64_t> mesh = placement.getMesh();
+  // On ties, the one that boxes the fewest variables (or casts of them,
+  // bf16 weights): a parameter keeps the layout it was given
+  // (tensor-parallel weights stay split, the activations move) where that
+  // costs no more. Then the earlier one.
+  auto boxedVariables = [&](const NdSbpSignature &candidate) {
+    unsigned count = 0;
+    for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+      count += getCastVariable(operand) &&
+               producers[i] != requiredLayout(placement, candidate, i);
+    return count;
+  };
+  bool readsLate = llvm::any_of(
+      op->getOperands(), [&](Value operand) { return late.contains(operand); });
+  const NdSbpSignature *chosen = nullptr;
+  double best = std::numeric_limits<double>::infinity();
+  unsigned bestBoxed = 0;
+  for (const NdSbpSignature &candidate : candidates) {
+    double cost = computeCost(op, candidate.countPieces(mesh), clusterDesc) +
+                  hiddenCommunicationCost(op, candidate.results, placement,
+                                          clusterDesc);
+    // A sum over the step's micro-batches (P -> B on mesh axis 0) is late
+    // too.
+    bool sumsOperand = false;
+    for (unsigned i = 0, e = producers.size(); i < e; ++i)
+      sumsOperand |=
+          microBatched && producers[i] &&
+          producers[i].getNdSbp()[0].isPartialSum() &&
+          requiredLayout(placement, candidate, i).getNdSbp()[0].isBroadcast();
+    if ((readsLate || sumsOperand) &&
+        runsPerMicroBatch(op, placement, candidate))
+      cost += kImpossible;
+    for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      GlobalAttr need = requiredLayout(placement, candidate, i);
+      cost += cachedBoxingCost(type, producers[i], need) +
+              partialPenalty(type, producers[i], need);
+    }
+    unsigned boxed = boxedVariables(candidate);
+    // Costs within a relative 1e-9 tie (sums of the same terms in another
+    // order).
+    bool tie = chosen && std::abs(cost - best) <= 1e-9 * std::abs(best);
+    if (!chosen || (!tie && cost < best) || (tie && boxed < bestBoxed)) {
+      best = cost;
+      bestBoxed = boxed;
+      chosen = &candidate;
+    }
+  }
+  return chosen;
+}
+
 LogicalResult SbpPropagationPass::propagate(Operation *op,
                                             PlacementAttr defaultPlacement) {
   MLIRContext *context = op->getContext();
@@ -223,24 +339,8 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
   for (Value operand : op->getOperands())
     producers.push_back(getGlobalEncoding(operand.getType()));
 
-  // An output keeps what it is given, except that a partial scalar (a
-  // loss) is summed: every rank then holds the value, for logging and
-  // progress, at the cost of one tiny all-reduce. P(max) and P(min), which
-  // an output cannot assemble, are all-reduced too.
-  if (isa<OutputOp>(op)) {
-    SmallVector<Attribute> layouts(producers.begin(), producers.end());
-    GlobalAttr global = producers[0];
-    auto type = cast<RankedTensorType>(op->getOperand(0).getType());
-    if (global && (!hasOnlyPartialSums(global) ||
-                   (type.getRank() == 0 &&
-                    llvm::any_of(global.getNdSbp(),
-                                 [](SbpAttr sbp) { return sbp.isPartial(); }))))
-      layouts[0] = GlobalAttr::get(
-          context, global.getPlacement(),
-          NdSbpAttr::get(context,
-                         SmallVector<SbpAttr>(global.getNdSbp().size(),
-                                              SbpAttr::getBroadcast(context))));
-    operandLayoutsAttr(context).setAttr(op, ArrayAttr::get(context, layouts));
+  if (auto output = dyn_cast<OutputOp>(op)) {
+    layOutOutput(output, producers[0]);
     return success();
   }
 
@@ -252,88 +352,22 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
   if (failed(placed))
     return op->emitError() << error;
   PlacementAttr placement = *placed;
-  ArrayRef<int64_t> mesh = placement.getMesh();
   FailureOr<SmallVector<NdSbpSignature>> legal =
       getLegalSignatures(sbpOp, placement, producers, error);
   if (failed(legal))
     return op->emitError() << error;
-  SmallVector<NdSbpSignature> &candidates = *legal;
-  auto required = [&](const NdSbpSignature &candidate, unsigned i) {
-    return GlobalAttr::get(context, placement, candidate.operands[i]);
-  };
-  // OneFlow's rule: the first candidate whose operands all match...
-  const NdSbpSignature *chosen = nullptr;
-  for (const NdSbpSignature &candidate : candidates) {
-    bool matches = true;
-    for (unsigned i = 0, e = producers.size(); i < e && matches; ++i)
-      matches = producers[i] == required(candidate, i);
-    if (matches) {
-      chosen = &candidate;
-      break;
-    }
-  }
-  // ...else the cheapest. On ties, the one that boxes the fewest
-  // variables (or casts of them, bf16 weights): a parameter keeps the
-  // layout it was given (tensor-parallel weights stay split, the
-  // activations move) where that costs no more. Then the earlier one.
-  auto boxedVariables = [&](const NdSbpSignature &candidate) {
-    unsigned count = 0;
-    for (auto [i, operand] : llvm::enumerate(op->getOperands()))
-      count +=
-          getCastVariable(operand) && producers[i] != required(candidate, i);
-    return count;
-  };
-  // Micro-batches: whether a candidate runs the op per micro-batch.
-  auto perMicroBatch = [&](const NdSbpSignature &candidate) {
-    if (!microBatched)
-      return false;
-    for (unsigned i = 0, e = producers.size(); i < e; ++i)
-      if (!required(candidate, i).getNdSbp()[0].isBroadcast())
-        return true;
-    return llvm::any_of(candidate.results,
-                        [](NdSbpAttr sbp) { return !sbp[0].isBroadcast(); });
-  };
-  bool readsLate = llvm::any_of(
-      op->getOperands(), [&](Value operand) { return late.contains(operand); });
-  if (!chosen) {
-    double best = std::numeric_limits<double>::infinity();
-    unsigned bestBoxed = 0;
-    for (const NdSbpSignature &candidate : candidates) {
-      double cost = computeCost(op, candidate.countPieces(mesh), clusterDesc) +
-                    hiddenCommunicationCost(op, candidate.results, placement,
-                                            clusterDesc);
-      // A sum over the step's micro-batches (P -> B on mesh axis 0) is
-      // late too.
-      bool sumsOperand = false;
-      for (unsigned i = 0, e = producers.size(); i < e; ++i)
-        sumsOperand |= microBatched && producers[i] &&
-                       producers[i].getNdSbp()[0].isPartialSum() &&
-                       required(candidate, i).getNdSbp()[0].isBroadcast();
-      if ((readsLate || sumsOperand) && perMicroBatch(candidate))
-        cost += kImpossible;
-      for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
-        auto type = cast<RankedTensorType>(operand.getType());
-        GlobalAttr need = required(candidate, i);
-        cost += cachedBoxingCost(type, producers[i], need) +
-                partialPenalty(type, producers[i], need);
-      }
-      unsigned boxed = boxedVariables(candidate);
-      // Costs within a relative 1e-9 tie (sums of the same terms in
-      // another order).
-      bool tie = chosen && std::abs(cost - best) <= 1e-9 * std::abs(best);
-      if (!chosen || (!tie && cost < best) || (tie && boxed < bestBoxed)) {
-        best = cost;
-        bestBoxed = boxed;
-        chosen = &candidate;
-      }
-    }
-  }
+  const NdSbpSignature *chosen = firstMatching(placement, producers, *legal);
+  if (!chosen)
+    chosen = chooseCheapest(op, placement, producers, *legal);
 
   for (auto [result, ndSbp] : llvm::zip(op->getResults(), chosen->results))
     setLayout(result, GlobalAttr::get(context, placement, ndSbp));
-  if (microBatched && !perMicroBatch(*chosen)) {
-    bool sums = llvm::any_of(llvm::enumerate(producers), [&](auto pair) {
-      auto [i, producer] = pair;
+  // In a micro-batched program, what reads a late value or sums over the
+  // micro-batches, once per step, is late.
+  bool readsLate = llvm::any_of(
+      op->getOperands(), [&](Value operand) { return late.contains(operand); });
+  if (microBatched && !runsPerMicroBatch(op, placement, *chosen)) {
+    bool sums = llvm::any_of(producers, [](GlobalAttr producer) {
       return producer && producer.getNdSbp()[0].isPartialSum();
     });
     if (readsLate || sums)
@@ -342,7 +376,7 @@ LogicalResult SbpPropagationPass::propagate(Operation *op,
   }
   SmallVector<Attribute> layouts;
   for (unsigned i = 0, e = producers.size(); i < e; ++i)
-    layouts.push_back(required(*chosen, i));
+    layouts.push_back(requiredLayout(placement, *chosen, i));
   operandLayoutsAttr(context).setAttr(op, ArrayAttr::get(context, layouts));
   return success();
 }
