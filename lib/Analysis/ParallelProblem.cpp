@@ -72,22 +72,156 @@ static NdSbpAttr summedLayout(NdSbpAttr ndSbp) {
   return NdSbpAttr::get(context, summed);
 }
 
+/// Fails with `error` set to "LOC: 'OP' WHAT".
+static LogicalResult failAt(Operation *op, const Twine &what,
+                            std::string &error) {
+  std::string location;
+  llvm::raw_string_ostream os(location);
+  op->getLoc().print(os);
+  error = (location + ": '" + op->getName().getStringRef() + "' " + what).str();
+  return failure();
+}
+
+LogicalResult ParallelProblem::addLayoutChangeNode(Operation *op,
+                                                   unsigned position,
+                                                   std::string &error) {
+  GlobalAttr from = getGlobalEncoding(op->getOperand(0).getType());
+  GlobalAttr to = getGlobalEncoding(op->getResult(0).getType());
+  if (!from || !to || from.getPlacement() != placement ||
+      to.getPlacement() != placement)
+    return failAt(op,
+                  "changes layouts between placements or without stating "
+                  "both; the search needs one placement",
+                  error);
+  ProblemNode node;
+  node.op = op;
+  node.position = position;
+  node.isLayoutChange = true;
+  node.choices.push_back({{from.getNdSbp()}, {to.getNdSbp()}});
+  node.compute.push_back(cachedBoxing(
+      cast<RankedTensorType>(op->getResult(0).getType()), from, to));
+  node.workspace.push_back(0);
+  nodes.push_back(std::move(node));
+  return success();
+}
+
+LogicalResult ParallelProblem::addOpNode(Operation *op, unsigned position,
+                                         std::string &error) {
+  auto sbpOp = dyn_cast<SbpInterface>(op);
+  if (!sbpOp) {
+    if (isa<TransferOp>(op) || op->getNumResults() == 0)
+      return failAt(op,
+                    "changes layouts already; the search starts from a "
+                    "program without layout changes",
+                    error);
+    return failAt(op, "has no SBP rule (SbpInterface)", error);
+  }
+  if (!isa<CostInterface>(op))
+    return failAt(op, "has no cost rule (CostInterface)", error);
+  for (Type type :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+    if (!isa<RankedTensorType>(type))
+      return failAt(op, "has an unranked tensor", error);
+
+  ArrayRef<int64_t> mesh = placement.getMesh();
+  ProblemNode node;
+  node.op = op;
+  node.position = position;
+  if (isa<InputOp, VariableOp>(op)) {
+    for (NdSbpAttr layout : sourceLayouts(
+             cast<RankedTensorType>(op->getResult(0).getType()), mesh)) {
+      NdSbpSignature signature;
+      signature.results.push_back(layout);
+      node.choices.push_back(std::move(signature));
+    }
+  } else {
+    // What propagation would allow (stated and pinned layouts, shapes);
+    // in-place operands are edges that cannot box.
+    std::string why;
+    FailureOr<PlacementAttr> placed = getOpPlacement(op, placement, why);
+    if (failed(placed))
+      return failAt(op, why, error);
+    if (*placed != placement)
+      return failAt(op, "runs on another placement than the search's", error);
+    FailureOr<SmallVector<NdSbpSignature>> legal =
+        getLegalSignatures(sbpOp, placement, {}, why);
+    if (failed(legal))
+      return failAt(op, why, error);
+    node.choices = std::move(*legal);
+  }
+  // A source's stated layout stays: only choices that give it.
+  for (OpResult result : op->getResults()) {
+    GlobalAttr stated = getGlobalEncoding(result.getType());
+    if (!stated || op->getNumOperands() != 0)
+      continue;
+    if (stated.getPlacement() != placement)
+      return failAt(op,
+                    "states a layout on another placement than the search's",
+                    error);
+    llvm::erase_if(node.choices, [&](const NdSbpSignature &choice) {
+      return choice.results[result.getResultNumber()] != stated.getNdSbp();
+    });
+  }
+  if (node.choices.empty())
+    return failAt(op,
+                  "has no layout that fits its shape and the one it states "
+                  "on this mesh",
+                  error);
+  // Sources compute nothing, but each fires once a step like any op.
+  bool source = isa<InputOp, VariableOp>(op);
+  double workspace = cast<CostInterface>(op).getWorkspaceBytes();
+  for (const NdSbpSignature &choice : node.choices) {
+    int64_t pieces = choice.countPieces(mesh);
+    node.compute.push_back(
+        source ? cluster.opOverhead
+               : computeCost(op, pieces, cluster) +
+                     hiddenCommunicationCost(op, choice.results, placement,
+                                             cluster));
+    node.workspace.push_back(workspace / std::max<int64_t>(1, pieces));
+  }
+  nodes.push_back(std::move(node));
+  addOutputCosts(nodes.size() - 1);
+  return success();
+}
+
+LogicalResult
+ParallelProblem::connect(const DenseMap<Operation *, unsigned> &nodeOf,
+                         const DenseMap<Operation *, unsigned> &positionOf,
+                         std::string &error) {
+  unsigned numNodes = nodes.size();
+  inEdges.resize(numNodes);
+  outEdges.resize(numNodes);
+  lastUses.resize(numNodes);
+  for (unsigned n = 0; n < numNodes; ++n) {
+    Operation *op = nodes[n].op;
+    lastUses[n].assign(op->getNumResults(), nodes[n].position);
+    for (OpResult result : op->getResults())
+      for (Operation *user : result.getUsers())
+        lastUses[n][result.getResultNumber()] =
+            std::max(lastUses[n][result.getResultNumber()],
+                     positionOf.lookup(user));
+    SmallVector<unsigned> inPlace = getInPlaceOperands(op);
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto result = dyn_cast<OpResult>(operand.get());
+      if (!result || !nodeOf.count(result.getOwner()))
+        return failAt(op, "reads a value the search cannot lay out", error);
+      ProblemEdge edge{nodeOf.lookup(result.getOwner()),
+                       result.getResultNumber(), n, operand.getOperandNumber(),
+                       llvm::is_contained(inPlace, operand.getOperandNumber())};
+      inEdges[n].push_back(edges.size());
+      outEdges[edge.producer].push_back(edges.size());
+      edges.push_back(edge);
+    }
+  }
+  return success();
+}
+
 FailureOr<std::unique_ptr<ParallelProblem>>
 ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
                        const ClusterDesc &cluster, std::string &error) {
   std::unique_ptr<ParallelProblem> problem(new ParallelProblem());
   problem->placement = placement;
   problem->cluster = cluster;
-  ArrayRef<int64_t> mesh = placement.getMesh();
-  auto fail = [&](Operation *op, const Twine &what) {
-    std::string location;
-    llvm::raw_string_ostream os(location);
-    op->getLoc().print(os);
-    error =
-        (location + ": '" + op->getName().getStringRef() + "' " + what).str();
-    return failure();
-  };
-
   for (BlockArgument arg : func.getArguments())
     if (isa<TensorType>(arg.getType())) {
       error = "function arguments cannot be laid out by the search; read "
@@ -102,125 +236,16 @@ ParallelProblem::build(func::FuncOp func, PlacementAttr placement,
     positionOf[&op] = position++;
     if (isa<func::ReturnOp, OutputOp>(op) || !hasTensors(&op))
       continue;
-    auto sbpOp = dyn_cast<SbpInterface>(op);
-    if (auto boxing = dyn_cast<BoxingOp>(op)) {
-      // A layout change stated by hand (ZeRO's gathers): one choice, which
-      // costs its route.
-      GlobalAttr from = getGlobalEncoding(boxing->getOperand(0).getType());
-      GlobalAttr to = getGlobalEncoding(boxing->getResult(0).getType());
-      if (!from || !to || from.getPlacement() != placement ||
-          to.getPlacement() != placement)
-        return fail(&op, "changes layouts between placements or without "
-                         "stating both; the search needs one placement");
-      ProblemNode node;
-      node.op = &op;
-      node.position = positionOf[&op];
-      node.isLayoutChange = true;
-      node.choices.push_back({{from.getNdSbp()}, {to.getNdSbp()}});
-      node.compute.push_back(problem->cachedBoxing(
-          cast<RankedTensorType>(boxing->getResult(0).getType()), from, to));
-      node.workspace.push_back(0);
-      nodeOf[&op] = problem->nodes.size();
-      problem->nodes.push_back(std::move(node));
-      continue;
-    }
-    if (!sbpOp) {
-      if (isa<TransferOp>(op) || op.getNumResults() == 0)
-        return fail(&op, "changes layouts already; the search starts from a "
-                         "program without layout changes");
-      return fail(&op, "has no SBP rule (SbpInterface)");
-    }
-    if (!isa<CostInterface>(op))
-      return fail(&op, "has no cost rule (CostInterface)");
-    for (Type type :
-         llvm::concat<Type>(op.getOperandTypes(), op.getResultTypes()))
-      if (!isa<RankedTensorType>(type))
-        return fail(&op, "has an unranked tensor");
-
-    ProblemNode node;
-    node.op = &op;
-    node.position = positionOf[&op];
-    if (isa<InputOp, VariableOp>(op)) {
-      for (NdSbpAttr layout : sourceLayouts(
-               cast<RankedTensorType>(op.getResult(0).getType()), mesh)) {
-        NdSbpSignature signature;
-        signature.results.push_back(layout);
-        node.choices.push_back(std::move(signature));
-      }
-    } else {
-      // What propagation would allow (stated and pinned layouts, shapes);
-      // in-place operands are edges that cannot box.
-      std::string why;
-      FailureOr<PlacementAttr> placed = getOpPlacement(&op, placement, why);
-      if (failed(placed))
-        return fail(&op, why);
-      if (*placed != placement)
-        return fail(&op, "runs on another placement than the search's");
-      FailureOr<SmallVector<NdSbpSignature>> legal =
-          getLegalSignatures(sbpOp, placement, {}, why);
-      if (failed(legal))
-        return fail(&op, why);
-      node.choices = std::move(*legal);
-    }
-    // A source's stated layout stays: only choices that give it.
-    for (OpResult result : op.getResults()) {
-      GlobalAttr stated = getGlobalEncoding(result.getType());
-      if (!stated || op.getNumOperands() != 0)
-        continue;
-      if (stated.getPlacement() != placement)
-        return fail(&op, "states a layout on another placement than the "
-                         "search's");
-      llvm::erase_if(node.choices, [&](const NdSbpSignature &choice) {
-        return choice.results[result.getResultNumber()] != stated.getNdSbp();
-      });
-    }
-    if (node.choices.empty())
-      return fail(&op, "has no layout that fits its shape and the one it "
-                       "states on this mesh");
-    // Sources compute nothing, but each fires once a step like any op.
-    bool source = isa<InputOp, VariableOp>(op);
-    double workspace = cast<CostInterface>(op).getWorkspaceBytes();
-    for (const NdSbpSignature &choice : node.choices) {
-      int64_t pieces = choice.countPieces(mesh);
-      node.compute.push_back(
-          source ? cluster.opOverhead
-                 : computeCost(&op, pieces, cluster) +
-                       hiddenCommunicationCost(&op, choice.results, placement,
-                                               cluster));
-      node.workspace.push_back(workspace / std::max<int64_t>(1, pieces));
-    }
-    nodeOf[&op] = problem->nodes.size();
-    problem->nodes.push_back(std::move(node));
-    problem->addOutputCosts(problem->nodes.size() - 1);
+    unsigned index = problem->nodes.size();
+    if (failed(isa<BoxingOp>(op)
+                   ? problem->addLayoutChangeNode(&op, positionOf[&op], error)
+                   : problem->addOpNode(&op, positionOf[&op], error)))
+      return failure();
+    nodeOf[&op] = index;
   }
-
-  unsigned numNodes = problem->nodes.size();
   problem->numPositions = position;
-  problem->inEdges.resize(numNodes);
-  problem->outEdges.resize(numNodes);
-  problem->lastUses.resize(numNodes);
-  for (unsigned n = 0; n < numNodes; ++n) {
-    Operation *op = problem->nodes[n].op;
-    problem->lastUses[n].assign(op->getNumResults(),
-                                problem->nodes[n].position);
-    for (OpResult result : op->getResults())
-      for (Operation *user : result.getUsers())
-        problem->lastUses[n][result.getResultNumber()] =
-            std::max(problem->lastUses[n][result.getResultNumber()],
-                     positionOf.lookup(user));
-    SmallVector<unsigned> inPlace = getInPlaceOperands(op);
-    for (OpOperand &operand : op->getOpOperands()) {
-      auto result = dyn_cast<OpResult>(operand.get());
-      if (!result || !nodeOf.count(result.getOwner()))
-        return fail(op, "reads a value the search cannot lay out");
-      ProblemEdge edge{nodeOf[result.getOwner()], result.getResultNumber(), n,
-                       operand.getOperandNumber(),
-                       llvm::is_contained(inPlace, operand.getOperandNumber())};
-      problem->inEdges[n].push_back(problem->edges.size());
-      problem->outEdges[edge.producer].push_back(problem->edges.size());
-      problem->edges.push_back(edge);
-    }
-  }
+  if (failed(problem->connect(nodeOf, positionOf, error)))
+    return failure();
   problem->indexLayouts();
   return problem;
 }

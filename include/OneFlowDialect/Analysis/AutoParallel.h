@@ -185,6 +185,19 @@ public:
 
 private:
   ParallelProblem() = default;
+  /// The node of `op`, a layout change stated by hand (ZeRO's gathers): one
+  /// choice, which costs its route.
+  LogicalResult addLayoutChangeNode(Operation *op, unsigned position,
+                                    std::string &error);
+  /// The node of `op`, an op with an SBP and a cost rule: its legal
+  /// choices and what each costs.
+  LogicalResult addOpNode(Operation *op, unsigned position,
+                          std::string &error);
+  /// The edges between the nodes (`nodeOf`), and each result's last use
+  /// (`positionOf`).
+  LogicalResult connect(const DenseMap<Operation *, unsigned> &nodeOf,
+                        const DenseMap<Operation *, unsigned> &positionOf,
+                        std::string &error);
   /// Adds to `n`'s compute the all-reduce that sums a partial scalar an
   /// output reads (a loss), as propagation lays outputs out.
   void addOutputCosts(unsigned n);
