@@ -95,14 +95,12 @@ private:
 
 } // namespace
 
-/// Builds the program over the nodes `free` marks, every other node fixed
-/// at `assignment`; `columns[n][c]` receives x[n][c]'s column (empty for
-/// fixed nodes). An edge with one fixed end prices the free end's choices
-/// against the fixed one (an impossible pairing fixes the column at 0).
-static void buildProgram(ParallelProblem &problem, const SearchOptions &options,
-                         ArrayRef<bool> free, ArrayRef<unsigned> assignment,
-                         IntegerProgram &program,
-                         SmallVector<SmallVector<int>> &columns) {
+/// A row per free node (it takes one choice) and a column per choice,
+/// which costs the choice's compute; `columns[n][c]` receives x[n][c]'s
+/// column (empty for fixed nodes).
+static void addChoiceColumns(ParallelProblem &problem, ArrayRef<bool> free,
+                             IntegerProgram &program,
+                             SmallVector<SmallVector<int>> &columns) {
   ArrayRef<ProblemNode> nodes = problem.getNodes();
   columns.assign(nodes.size(), {});
   for (auto [n, node] : llvm::enumerate(nodes)) {
@@ -115,7 +113,71 @@ static void buildProgram(ParallelProblem &problem, const SearchOptions &options,
       columns[n].push_back(column);
     }
   }
+}
 
+/// The boxing of edge `e` between two free nodes: an in-place edge gives
+/// what it needs (rows that pair the layouts); another costs a column per
+/// pair of the layouts given and needed.
+static void addFreeEdge(ParallelProblem &problem, unsigned e,
+                        IntegerProgram &program,
+                        ArrayRef<SmallVector<int>> columns) {
+  ArrayRef<ProblemNode> nodes = problem.getNodes();
+  const ProblemEdge &edge = problem.getEdges()[e];
+  // Choices grouped by the layout they give / need.
+  llvm::MapVector<Attribute, SmallVector<unsigned>> gives, needs;
+  for (unsigned c = 0, ce = nodes[edge.producer].choices.size(); c < ce; ++c)
+    gives[nodes[edge.producer].choices[c].results[edge.result]].push_back(c);
+  for (unsigned c = 0, ce = nodes[edge.consumer].choices.size(); c < ce; ++c)
+    needs[nodes[edge.consumer].choices[c].operands[edge.operand]].push_back(c);
+  if (edge.inPlace) {
+    SmallVector<Attribute> layouts;
+    for (auto &[layout, choices] : gives)
+      layouts.push_back(layout);
+    for (auto &[layout, choices] : needs)
+      if (!gives.count(layout))
+        layouts.push_back(layout);
+    for (Attribute layout : layouts) {
+      int row = program.addRow(0, 0);
+      for (unsigned c : gives.lookup(layout))
+        program.add(row, columns[edge.producer][c], 1);
+      for (unsigned c : needs.lookup(layout))
+        program.add(row, columns[edge.consumer][c], -1);
+    }
+    return;
+  }
+  SmallVector<int> giveRows, needRows;
+  for (auto &[layout, choices] : gives) {
+    int row = program.addRow(0, 0);
+    for (unsigned c : choices)
+      program.add(row, columns[edge.producer][c], -1);
+    giveRows.push_back(row);
+  }
+  for (auto &[layout, choices] : needs) {
+    int row = program.addRow(0, 0);
+    for (unsigned c : choices)
+      program.add(row, columns[edge.consumer][c], -1);
+    needRows.push_back(row);
+  }
+  for (auto [i, give] : llvm::enumerate(gives))
+    for (auto [j, need] : llvm::enumerate(needs)) {
+      double cost =
+          problem.edgeCost(e, give.second.front(), need.second.front());
+      if (std::isinf(cost))
+        continue;
+      int column = program.addColumn(cost * kMicroseconds, false);
+      program.add(giveRows[i], column, 1);
+      program.add(needRows[j], column, 1);
+    }
+}
+
+/// The edges' boxing: an edge with one fixed end prices the free end's
+/// choices against the fixed one (an impossible pairing fixes the column
+/// at 0); edges between free nodes go to addFreeEdge.
+static void addEdgeTerms(ParallelProblem &problem, ArrayRef<bool> free,
+                         ArrayRef<unsigned> assignment,
+                         IntegerProgram &program,
+                         ArrayRef<SmallVector<int>> columns) {
+  ArrayRef<ProblemNode> nodes = problem.getNodes();
   for (auto [e, edge] : llvm::enumerate(problem.getEdges())) {
     bool producerFree = free[edge.producer], consumerFree = free[edge.consumer];
     if (!producerFree && !consumerFree)
@@ -130,59 +192,19 @@ static void buildProgram(ParallelProblem &problem, const SearchOptions &options,
       }
       continue;
     }
-    // Choices grouped by the layout they give / need.
-    llvm::MapVector<Attribute, SmallVector<unsigned>> gives, needs;
-    for (unsigned c = 0, ce = nodes[edge.producer].choices.size(); c < ce; ++c)
-      gives[nodes[edge.producer].choices[c].results[edge.result]].push_back(c);
-    for (unsigned c = 0, ce = nodes[edge.consumer].choices.size(); c < ce; ++c)
-      needs[nodes[edge.consumer].choices[c].operands[edge.operand]].push_back(
-          c);
-    if (edge.inPlace) {
-      SmallVector<Attribute> layouts;
-      for (auto &[layout, choices] : gives)
-        layouts.push_back(layout);
-      for (auto &[layout, choices] : needs)
-        if (!gives.count(layout))
-          layouts.push_back(layout);
-      for (Attribute layout : layouts) {
-        int row = program.addRow(0, 0);
-        for (unsigned c : gives.lookup(layout))
-          program.add(row, columns[edge.producer][c], 1);
-        for (unsigned c : needs.lookup(layout))
-          program.add(row, columns[edge.consumer][c], -1);
-      }
-      continue;
-    }
-    SmallVector<int> giveRows, needRows;
-    for (auto &[layout, choices] : gives) {
-      int row = program.addRow(0, 0);
-      for (unsigned c : choices)
-        program.add(row, columns[edge.producer][c], -1);
-      giveRows.push_back(row);
-    }
-    for (auto &[layout, choices] : needs) {
-      int row = program.addRow(0, 0);
-      for (unsigned c : choices)
-        program.add(row, columns[edge.consumer][c], -1);
-      needRows.push_back(row);
-    }
-    for (auto [i, give] : llvm::enumerate(gives))
-      for (auto [j, need] : llvm::enumerate(needs)) {
-        double cost =
-            problem.edgeCost(e, give.second.front(), need.second.front());
-        if (std::isinf(cost))
-          continue;
-        int column = program.addColumn(cost * kMicroseconds, false);
-        program.add(giveRows[i], column, 1);
-        program.add(needRows[j], column, 1);
-      }
+    addFreeEdge(problem, e, program, columns);
   }
+}
 
-  if (!options.memoryLimitBytes)
-    return;
-  // One row per position where a non-variable value is produced (the peak
-  // lies at one of them) and a free node's value is live; fixed nodes'
-  // bytes lower the row's bound.
+/// With a memory limit: one row per position where a non-variable value is
+/// produced (the peak lies at one of them) and a free node's value is
+/// live; fixed nodes' bytes lower the row's bound.
+static void addMemoryRows(ParallelProblem &problem,
+                          const SearchOptions &options, ArrayRef<bool> free,
+                          ArrayRef<unsigned> assignment,
+                          IntegerProgram &program,
+                          ArrayRef<SmallVector<int>> columns) {
+  ArrayRef<ProblemNode> nodes = problem.getNodes();
   double persistentFixed = 0;
   bool anyPersistentFree = false;
   SmallVector<double> fixedChange(problem.getNumPositions() + 1, 0.0);
@@ -248,6 +270,19 @@ static void buildProgram(ParallelProblem &problem, const SearchOptions &options,
                       problem.resultBytes(n, r, c) * kMiB);
     }
   }
+}
+
+/// Builds the program over the nodes `free` marks, every other node fixed
+/// at `assignment`; `columns[n][c]` receives x[n][c]'s column (empty for
+/// fixed nodes).
+static void buildProgram(ParallelProblem &problem, const SearchOptions &options,
+                         ArrayRef<bool> free, ArrayRef<unsigned> assignment,
+                         IntegerProgram &program,
+                         SmallVector<SmallVector<int>> &columns) {
+  addChoiceColumns(problem, free, program, columns);
+  addEdgeTerms(problem, free, assignment, program, columns);
+  if (options.memoryLimitBytes)
+    addMemoryRows(problem, options, free, assignment, program, columns);
 }
 
 /// Solves the program over `free` nodes; on success returns every node's

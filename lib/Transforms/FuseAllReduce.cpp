@@ -170,8 +170,7 @@ struct FuseAllReducePass
                 op.getMeshAxis()};
         auto &[members, used] = open[key];
         if (!members.empty() &&
-            (used + bytes > bucketBytes ||
-             dependsOnAny(op, members))) {
+            (used + bytes > bucketBytes || dependsOnAny(op, members))) {
           buckets.push_back(std::move(members));
           members.clear();
           used = 0;
