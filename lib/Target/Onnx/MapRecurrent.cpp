@@ -347,61 +347,92 @@ static LogicalResult checkInputs(NodeContext &node, Type element,
   return success();
 }
 
-static LogicalResult mapRecurrent(NodeContext &node, Cell cell) {
-  unsigned maxInputs = cell == Cell::lstm ? 8 : 6;
-  if (failed(node.checkArity(3, maxInputs, cell == Cell::lstm ? 3 : 2)))
-    return failure();
-  int64_t gates = cell == Cell::lstm ? 4 : cell == Cell::gru ? 3 : 1;
-  std::string direction = node.getString("direction", "forward");
-  if (direction != "forward" && direction != "reverse" &&
-      direction != "bidirectional")
-    return node.error() << "unsupported direction '" << direction << "'";
-  int64_t directions = direction == "bidirectional" ? 2 : 1;
+namespace {
+/// A recurrent node's attributes.
+struct CellOptions {
+  int64_t gates = 1;
+  std::string direction;
+  int64_t directions = 1;
+  bool batchFirst = false, linearBeforeReset = false;
+  /// The cell's activations by default, and per direction as given.
+  llvm::SmallVector<llvm::StringRef> defaults;
+  llvm::SmallVector<std::string> activations;
+};
+
+/// A recurrent node's inputs, time-major, and their sizes.
+struct CellInputs {
+  Value x; ///< [seq, batch, input]
+  RecurrentInputs weights;
+  int64_t seq = 0, batch = 0, inputSize = 0, hidden = 0;
+  Type element;
+};
+} // namespace
+
+/// Reads and checks the attributes of a `cell` node.
+static FailureOr<CellOptions> readCellOptions(NodeContext &node, Cell cell) {
+  CellOptions options;
+  options.gates = cell == Cell::lstm ? 4 : cell == Cell::gru ? 3 : 1;
+  options.direction = node.getString("direction", "forward");
+  if (options.direction != "forward" && options.direction != "reverse" &&
+      options.direction != "bidirectional")
+    return node.error() << "unsupported direction '" << options.direction
+                        << "'";
+  options.directions = options.direction == "bidirectional" ? 2 : 1;
   if (node.attr("clip"))
     return node.error() << "clip is not supported";
   if (node.getInt("input_forget", 0) != 0)
     return node.error() << "input_forget is not supported";
-  bool batchFirst = node.getInt("layout", 0) != 0;
-  bool linearBeforeReset = node.getInt("linear_before_reset", 0) != 0;
-  llvm::SmallVector<llvm::StringRef> defaults =
+  options.batchFirst = node.getInt("layout", 0) != 0;
+  options.linearBeforeReset = node.getInt("linear_before_reset", 0) != 0;
+  options.defaults =
       cell == Cell::lstm
           ? llvm::SmallVector<llvm::StringRef>{"Sigmoid", "Tanh", "Tanh"}
       : cell == Cell::gru
           ? llvm::SmallVector<llvm::StringRef>{"Sigmoid", "Tanh"}
           : llvm::SmallVector<llvm::StringRef>{"Tanh"};
   FailureOr<llvm::SmallVector<std::string>> activations =
-      readActivations(node, directions, defaults);
+      readActivations(node, options.directions, options.defaults);
   if (failed(activations))
     return failure();
+  options.activations = std::move(*activations);
+  return options;
+}
 
+/// Reads and checks the inputs of a `cell` node: X time-major, the states
+/// as [dirs, batch, H].
+static FailureOr<CellInputs> readCellInputs(NodeContext &node, Cell cell,
+                                            const CellOptions &options) {
   FailureOr<Value> x = node.input(0), w = node.input(1), r = node.input(2);
   if (failed(x) || failed(w) || failed(r))
     return failure();
-  if (batchFirst) // [batch, seq, input] -> [seq, batch, input]
+  if (options.batchFirst) // [batch, seq, input] -> [seq, batch, input]
     x = valueOf(node.create<TransposeOp>(
         *x, {node.named("perm", node.b.getDenseI64ArrayAttr({1, 0, 2}))}));
   if (failed(x))
     return failure();
+  CellInputs in;
+  in.x = *x;
   RankedTensorType xType = NodeContext::typeOf(*x);
   if (xType.getRank() != 3)
     return node.error() << "X must have rank 3";
-  int64_t seq = xType.getDimSize(0), batch = xType.getDimSize(1),
-          inputSize = xType.getDimSize(2);
+  in.seq = xType.getDimSize(0);
+  in.batch = xType.getDimSize(1);
+  in.inputSize = xType.getDimSize(2);
   if (NodeContext::typeOf(*r).getRank() != 3)
     return node.error() << "R must have rank 3";
-  int64_t hidden = NodeContext::typeOf(*r).getDimSize(2);
-  if (node.getInt("hidden_size", hidden) != hidden)
+  in.hidden = NodeContext::typeOf(*r).getDimSize(2);
+  if (node.getInt("hidden_size", in.hidden) != in.hidden)
     return node.error() << "hidden_size does not match R";
-  Type element = xType.getElementType();
+  in.element = xType.getElementType();
   if (node.hasInput(4)) {
     const ConstTensor *lens = node.constInput(4);
     if (!lens)
       return node.error() << "sequence_lens must be known at import time";
     for (int64_t i = 0; i < lens->numElements(); ++i)
-      if (lens->getInt(i) != seq)
+      if (lens->getInt(i) != in.seq)
         return node.error()
                << "sequence_lens shorter than the sequence (" << lens->getInt(i)
-               << " of " << seq << ") are not supported";
+               << " of " << in.seq << ") are not supported";
   }
   // Optional inputs: B 3, initial_h 5, initial_c 6, P 7.
   auto optional = [&](unsigned i) -> FailureOr<Value> {
@@ -415,12 +446,12 @@ static LogicalResult mapRecurrent(NodeContext &node, Cell cell) {
                    peep = cell == Cell::lstm ? optional(7)
                                              : FailureOr<Value>(Value());
   if (failed(bias) || failed(h0) || failed(c0) || failed(peep) ||
-      failed(checkInputs(node, element, directions, gates, batch, inputSize,
-                         hidden, batchFirst,
+      failed(checkInputs(node, in.element, options.directions, options.gates,
+                         in.batch, in.inputSize, in.hidden, options.batchFirst,
                          {*w, *r, *bias, *h0, *c0, *peep})))
     return failure();
   // The states as [dirs, batch, H] ([batch, dirs, H] with layout 1).
-  if (batchFirst) {
+  if (options.batchFirst) {
     if (*h0)
       h0 = transposedValue(node, *h0, {1, 0, 2});
     if (succeeded(h0) && *c0)
@@ -428,27 +459,36 @@ static LogicalResult mapRecurrent(NodeContext &node, Cell cell) {
     if (failed(h0) || failed(c0))
       return failure();
   }
-  std::string activation;
-  if (fitsRecurrentPrimitive(cell, element, static_cast<bool>(*peep),
-                             *activations, defaults, activation))
-    return mapRecurrentLayer(
-        node, {cell, direction, activation, directions, seq, batch, hidden,
-               batchFirst, linearBeforeReset, *x, *w, *r, *bias, *h0, *c0});
-  Unroller u{node,      cell,
-             hidden,    batch,
-             seq,       inputSize,
-             gates,     directions,
-             linearBeforeReset,
-             {*w, *r, *bias, *h0, *c0, *peep},
-             node.reshape(*x, {seq * batch, inputSize})};
+  in.weights = {*w, *r, *bias, *h0, *c0, *peep};
+  return in;
+}
+
+/// Unrolls the cell step by step and direction by direction, and sets the
+/// node's outputs: Y [seq, dirs, batch, H] (steps in order, directions side
+/// by side), Y_h and Y_c [dirs, batch, H] (batch first with layout 1).
+static LogicalResult unrollCell(NodeContext &node, Cell cell,
+                                const CellOptions &options,
+                                const CellInputs &in) {
+  int64_t seq = in.seq, directions = options.directions;
+  Unroller u{node,
+             cell,
+             in.hidden,
+             in.batch,
+             seq,
+             in.inputSize,
+             options.gates,
+             directions,
+             options.linearBeforeReset,
+             in.weights,
+             node.reshape(in.x, {seq * in.batch, in.inputSize})};
   llvm::SmallVector<Value> ys(seq * directions), lastH(directions),
       lastC(directions);
+  size_t perDirection = options.defaults.size();
   for (int64_t d = 0; d < directions; ++d) {
-    llvm::ArrayRef<std::string> act(*activations);
+    llvm::ArrayRef<std::string> act(options.activations);
     if (failed(u.unrollDirection(
-            d, direction == "reverse" || d == 1,
-            act.slice(d * defaults.size(), defaults.size()), ys, lastH[d],
-            lastC[d])))
+            d, options.direction == "reverse" || d == 1,
+            act.slice(d * perDirection, perDirection), ys, lastH[d], lastC[d])))
       return failure();
   }
   auto join = [&](llvm::ArrayRef<Value> parts,
@@ -458,7 +498,6 @@ static LogicalResult mapRecurrent(NodeContext &node, Cell cell) {
     return valueOf(node.create<ConcatOp>(
         parts, {node.named("axis", node.b.getI64IntegerAttr(axis))}));
   };
-  // Y [seq, dirs, batch, H]: steps in order, directions side by side.
   llvm::SmallVector<Value> steps;
   for (int64_t t = 0; t < seq; ++t) {
     FailureOr<Value> step =
@@ -469,11 +508,11 @@ static LogicalResult mapRecurrent(NodeContext &node, Cell cell) {
   }
   FailureOr<Value> y = join(steps, 0), yh = join(lastH, 0),
                    yc = join(lastC, 0);
-  if (succeeded(y) && batchFirst)
+  if (succeeded(y) && options.batchFirst)
     y = transposedValue(node, *y, {2, 0, 1, 3});
-  if (succeeded(yh) && batchFirst)
+  if (succeeded(yh) && options.batchFirst)
     yh = transposedValue(node, *yh, {1, 0, 2});
-  if (succeeded(yc) && batchFirst)
+  if (succeeded(yc) && options.batchFirst)
     yc = transposedValue(node, *yc, {1, 0, 2});
   if (failed(y) || failed(yh) || failed(yc))
     return failure();
@@ -485,6 +524,32 @@ static LogicalResult mapRecurrent(NodeContext &node, Cell cell) {
     node.setOutput(2, *yc);
   return success();
 }
+
+static LogicalResult mapRecurrent(NodeContext &node, Cell cell) {
+  unsigned maxInputs = cell == Cell::lstm ? 8 : 6;
+  if (failed(node.checkArity(3, maxInputs, cell == Cell::lstm ? 3 : 2)))
+    return failure();
+  FailureOr<CellOptions> options = readCellOptions(node, cell);
+  if (failed(options))
+    return failure();
+  FailureOr<CellInputs> in = readCellInputs(node, cell, *options);
+  if (failed(in))
+    return failure();
+  // One oneflow.rnn where the layer fits it, else the cell unrolled.
+  std::string activation;
+  const RecurrentInputs &weights = in->weights;
+  if (fitsRecurrentPrimitive(cell, in->element,
+                             static_cast<bool>(weights.peep),
+                             options->activations, options->defaults,
+                             activation))
+    return mapRecurrentLayer(
+        node, {cell, options->direction, activation, options->directions,
+               in->seq, in->batch, in->hidden, options->batchFirst,
+               options->linearBeforeReset, in->x, weights.w, weights.r,
+               weights.bias, weights.h0, weights.c0});
+  return unrollCell(node, cell, *options, *in);
+}
+
 void mlir::oneflow::onnx_import::addRecurrentLowerings(
     llvm::StringMap<Lowering> &table) {
   table["RNN"] = [](NodeContext &n) { return mapRecurrent(n, Cell::rnn); };
