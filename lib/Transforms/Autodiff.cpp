@@ -53,6 +53,8 @@ struct AutodiffPass
 private:
   /// The output named `loss`, checked; null after an error.
   OutputOp findLoss(func::FuncOp func);
+  /// Appends the backward ops and the gradients' outputs.
+  LogicalResult buildBackward(func::FuncOp func, OutputOp lossOutput);
 };
 
 } // namespace
@@ -77,14 +79,9 @@ OutputOp AutodiffPass::findLoss(func::FuncOp func) {
   return found;
 }
 
-void AutodiffPass::runOnOperation() {
-  func::FuncOp func = getOperation();
-  if (func.isExternal())
-    return;
-  OutputOp lossOutput = findLoss(func);
-  if (!lossOutput)
-    return signalPassFailure();
-  // A batch of no samples has no loss to minimize (a mean over it is NaN).
+/// Whether an input of `func` holds no elements (a mean over an empty batch
+/// is NaN); emits the error at it.
+static bool hasEmptyInput(func::FuncOp func) {
   WalkResult empty = func.walk([&](InputOp input) {
     auto type = stripEncoding(input.getType());
     if (!type.hasStaticShape() || type.getNumElements() != 0)
@@ -94,17 +91,28 @@ void AutodiffPass::runOnOperation() {
                            "training step needs at least one sample";
     return WalkResult::interrupt();
   });
-  if (empty.wasInterrupted())
-    return signalPassFailure();
-  Block &body = func.getBody().front();
+  return empty.wasInterrupted();
+}
 
+namespace {
+/// What the backward pass differentiates: the trainable variables, and
+/// the values on a path from one of them to the loss.
+struct ActiveSet {
+  SmallVector<VariableOp> variables;
+  llvm::DenseSet<Value> needed;
+  /// The ops on such a path, in reverse program order.
+  llvm::SetVector<Operation *> ops;
+};
+} // namespace
+
+static ActiveSet findActive(Block &body, Value loss) {
+  ActiveSet active;
   // Values that depend on a trainable variable, in program order.
   llvm::DenseSet<Value> varying;
-  SmallVector<VariableOp> variables;
   for (Operation &op : body) {
     if (auto variable = dyn_cast<VariableOp>(op)) {
       if (isTrainable(variable)) {
-        variables.push_back(variable);
+        active.variables.push_back(variable);
         varying.insert(variable.getResult());
       }
       continue;
@@ -115,77 +123,88 @@ void AutodiffPass::runOnOperation() {
         if (isDifferentiable(result))
           varying.insert(result);
   }
-
   // Ops on a path from a variable to the loss, found backwards.
-  llvm::DenseSet<Value> needed;
-  llvm::SetVector<Operation *> active;
-  if (varying.contains(lossOutput.getValue()))
-    needed.insert(lossOutput.getValue());
+  if (varying.contains(loss))
+    active.needed.insert(loss);
   for (Operation &op : llvm::reverse(body)) {
     if (isa<VariableOp>(op) ||
         llvm::none_of(op.getResults(),
-                      [&](Value v) { return needed.contains(v); }))
+                      [&](Value v) { return active.needed.contains(v); }))
       continue;
-    active.insert(&op);
+    active.ops.insert(&op);
     for (Value operand : op.getOperands())
       if (varying.contains(operand))
-        needed.insert(operand);
+        active.needed.insert(operand);
   }
+  return active;
+}
 
+/// Ops built since `mark` (the op before the insertion point, null for the
+/// block's start) run in the pipeline stage of `from`, if it has one.
+static void inheritStage(Block &body, Operation *mark, Operation *from) {
+  std::optional<int64_t> stage = getStage(from);
+  if (!stage)
+    return;
+  Operation *terminator = body.getTerminator();
+  for (Operation *op = mark ? mark->getNextNode() : &body.front();
+       op != terminator; op = op->getNextNode())
+    op->setAttr(kStageAttrName, from->getAttr(kStageAttrName));
+}
+
+/// Erases the backward ops from `firstBackward` on that nothing uses
+/// (gradients of constants).
+static void eraseUnusedBackward(Operation *firstBackward) {
+  SmallVector<Operation *> created;
+  for (Operation *op = firstBackward; op; op = op->getNextNode())
+    created.push_back(op);
+  for (Operation *op : llvm::reverse(created))
+    if (isOpTriviallyDead(op))
+      op->erase();
+}
+
+LogicalResult AutodiffPass::buildBackward(func::FuncOp func,
+                                          OutputOp lossOutput) {
+  Block &body = func.getBody().front();
+  ActiveSet active = findActive(body, lossOutput.getValue());
   OpBuilder b(func.getContext());
   b.setInsertionPoint(body.getTerminator());
-  Location lossLoc = lossOutput.getLoc();
   llvm::DenseMap<Value, Value> grads;
-  if (needed.contains(lossOutput.getValue()))
+  if (active.needed.contains(lossOutput.getValue()))
     grads[lossOutput.getValue()] = FillOp::create(
-        b, lossLoc, RankedTensorType::get({}, b.getF32Type()),
+        b, lossOutput.getLoc(), RankedTensorType::get({}, b.getF32Type()),
         b.getF64FloatAttr(1.0));
   Operation *firstBackward = grads.empty()
                                  ? nullptr
                                  : grads.begin()->second.getDefiningOp();
-
-  // Ops built since `mark` (the op before the insertion point) run in the
-  // pipeline stage of `from`, if it has one.
-  Operation *terminator = body.getTerminator();
-  auto inheritStage = [&](Operation *mark, Operation *from) {
-    std::optional<int64_t> stage = getStage(from);
-    if (!stage)
-      return;
-    for (Operation *op = mark ? mark->getNextNode() : &body.front();
-         op != terminator; op = op->getNextNode())
-      op->setAttr(kStageAttrName, from->getAttr(kStageAttrName));
-  };
   if (firstBackward)
-    inheritStage(firstBackward->getPrevNode(), lossOutput);
+    inheritStage(body, firstBackward->getPrevNode(), lossOutput);
 
-  // `active` holds the ops in reverse program order.
-  for (Operation *op : active) {
+  Operation *terminator = body.getTerminator();
+  for (Operation *op : active.ops) {
     Operation *mark = terminator->getPrevNode();
     SmallVector<Value> resultGrads;
     for (Value result : op->getResults())
       resultGrads.push_back(grads.lookup(result));
     auto rule = dyn_cast<GradientInterface>(op);
-    if (!rule) {
-      op->emitOpError() << "has no gradient rule, but the gradient of '"
-                        << loss << "' flows through it";
-      return signalPassFailure();
-    }
+    if (!rule)
+      return op->emitOpError() << "has no gradient rule, but the gradient of '"
+                               << loss << "' flows through it";
     SmallVector<Value> operandGrads;
     if (failed(rule.buildGradient(b, resultGrads, operandGrads)))
-      return signalPassFailure();
+      return failure();
     for (auto [operand, grad] : llvm::zip(op->getOperands(), operandGrads)) {
-      if (!grad || !needed.contains(operand))
+      if (!grad || !active.needed.contains(operand))
         continue;
       Value &sum = grads[operand];
       sum = sum ? AddOp::create(b, op->getLoc(), sum, grad).getResult()
                 : grad;
     }
-    inheritStage(mark, op);
+    inheritStage(body, mark, op);
   }
 
   // The gradients, after the backward ops.
-  for (VariableOp variable : variables) {
-    if (!needed.contains(variable.getResult()))
+  for (VariableOp variable : active.variables) {
+    if (!active.needed.contains(variable.getResult()))
       continue;
     Operation *mark = terminator->getPrevNode();
     Value grad = grads.lookup(variable.getResult());
@@ -196,16 +215,19 @@ void AutodiffPass::runOnOperation() {
     auto output = OutputOp::create(b, variable.getLoc(),
                                    (variable.getName() + ".grad").str(), grad);
     output->setAttr("grad_of", variable.getNameAttr());
-    inheritStage(mark, variable);
+    inheritStage(body, mark, variable);
   }
+  if (firstBackward)
+    eraseUnusedBackward(firstBackward);
+  return success();
+}
 
-  // Erase the backward ops nothing uses (gradients of constants).
-  if (!firstBackward)
+void AutodiffPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  if (func.isExternal())
     return;
-  SmallVector<Operation *> created;
-  for (Operation *op = firstBackward; op; op = op->getNextNode())
-    created.push_back(op);
-  for (Operation *op : llvm::reverse(created))
-    if (isOpTriviallyDead(op))
-      op->erase();
+  OutputOp lossOutput = findLoss(func);
+  if (!lossOutput || hasEmptyInput(func) ||
+      failed(buildBackward(func, lossOutput)))
+    return signalPassFailure();
 }
