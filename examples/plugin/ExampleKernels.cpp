@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The runtime half of the example plugin: a CPU kernel for ofexample.swish,
-// so that programs that use the op train under of-run:
+// The runtime half of the example plugin: CPU kernels for ofexample.swish
+// and ofexample.add_row_index, so that programs that use them train under
+// of-run:
 //
 //   of-run model.mlir --train --devices cpu:4 \
 //       --plugin OneFlowExamplePlugin.so,OneFlowExampleKernels.so
@@ -20,6 +21,8 @@
 #include "ofrt/KernelPlugin.h"
 
 #include <cmath>
+#include <string>
+#include <variant>
 
 namespace {
 
@@ -50,9 +53,66 @@ createSwish(const ofrt::OpDesc &op) {
   return std::make_unique<SwishKernel>();
 }
 
+/// y[i, ...] = x[i, ...] + scale * (begin + i), f32: row i of the piece is
+/// row begin + i of the logical tensor.
+class AddRowIndexKernel : public ofrt::Kernel {
+public:
+  AddRowIndexKernel(int64_t begin, float scale) : begin(begin), scale(scale) {}
+
+  absl::Status compute(const ofrt::KernelContext &,
+                       const std::vector<ofrt::TensorView> &inputs,
+                       const std::vector<ofrt::TensorView> &outputs) override {
+    const float *x = inputs[0].as<float>();
+    float *y = outputs[0].as<float>();
+    int64_t rows = inputs[0].desc.shape[0];
+    int64_t width = rows == 0 ? 0 : inputs[0].desc.numel() / rows;
+    for (int64_t r = 0; r < rows; ++r) {
+      float add = scale * static_cast<float>(begin + r);
+      for (int64_t k = 0; k < width; ++k)
+        y[r * width + k] = x[r * width + k] + add;
+    }
+    return absl::OkStatus();
+  }
+
+private:
+  int64_t begin;
+  float scale;
+};
+
+/// The rows come from the actor's typed layout (an index range the op's
+/// RankLoweringInterface model returned); on one device there is none and
+/// the piece is the whole tensor.
+absl::StatusOr<std::unique_ptr<ofrt::Kernel>>
+createAddRowIndex(const ofrt::OpDesc &op) {
+  if (op.inputs.size() != 1 || op.outputs.size() != 1)
+    return ofrt::opError(op, "needs 1 operand and 1 result");
+  const ofrt::TensorDesc &x = op.inputs[0];
+  if (x.dtype != ofrt::DType::F32 || x.shape.empty() || op.outputs[0] != x)
+    return ofrt::opError(op, "computes f32 of rank 1 or more only, with the "
+                             "operand's type, not " +
+                                 x.str() + " -> " + op.outputs[0].str());
+  double scale = 0;
+  if (absl::Status read = ofrt::readAttr(op, "scale", scale); !read.ok())
+    return read;
+  int64_t begin = 0;
+  if (const auto *rows = op.layoutAs<ofrt::IndexRange>()) {
+    if (rows->begin < 0 || rows->begin + x.shape[0] > rows->limit)
+      return ofrt::opError(op, "holds rows [" + std::to_string(rows->begin) +
+                                   ", " +
+                                   std::to_string(rows->begin + x.shape[0]) +
+                                   ") of " + std::to_string(rows->limit));
+    begin = rows->begin;
+  } else if (!std::holds_alternative<std::monostate>(op.layout)) {
+    return ofrt::opError(op, "needs an index range layout");
+  }
+  return std::make_unique<AddRowIndexKernel>(begin, static_cast<float>(scale));
+}
+
 } // namespace
 
 extern "C" __attribute__((visibility("default"))) void
 ofrtRegisterKernels(ofrt::KernelRegistry &registry) {
   registry.add(ofrt::DeviceKind::Cpu, "ofexample.swish", createSwish);
+  registry.add(ofrt::DeviceKind::Cpu, "ofexample.add_row_index",
+               createAddRowIndex);
 }

@@ -8,7 +8,10 @@
 // rebuilding it: a dialect with a custom op, the op's rules for our passes
 // (SBP signatures, gradient and cost, as external models of our interfaces
 // registered with the dialect), and a pass that rewrites oneflow ops into
-// it. Load with
+// it. A second op, ofexample.add_row_index, needs its rank's place in the
+// logical tensor: its RankLoweringInterface model returns a typed actor
+// layout, which plan export and the runtime carry to its kernel unchanged.
+// Load with
 //
 //   of-opt --load-dialect-plugin=OneFlowExamplePlugin.so \
 //          --load-pass-plugin=OneFlowExamplePlugin.so \
@@ -20,10 +23,13 @@
 // (ExampleKernels.cpp). of-run loads both with --plugin.
 //===----------------------------------------------------------------------===//
 
+#include "OneFlowDialect/Actor/ActorDialect.h"
 #include "OneFlowDialect/IR/OneFlowDialect.h"
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Interfaces/CostInterface.h"
 #include "OneFlowDialect/Interfaces/GradientInterface.h"
+#include "OneFlowDialect/Interfaces/RankLayout.h"
+#include "OneFlowDialect/Interfaces/RankLoweringInterface.h"
 #include "OneFlowDialect/Interfaces/SbpInterface.h"
 #include "OneFlowDialect/Interfaces/SbpRules.h"
 
@@ -119,6 +125,66 @@ struct SwishCost
   /// The kernel reads x and writes y, nothing else.
   double getWorkspaceBytes(mlir::Operation *) const { return 0; }
 };
+
+using ofexample::AddRowIndexOp;
+
+/// Element-wise as swish; no partial, since the added index is not.
+struct AddRowIndexSbp
+    : public mlir::oneflow::SbpInterface::ExternalModel<AddRowIndexSbp,
+                                                        AddRowIndexOp> {
+  void getSbpSignatures(
+      mlir::Operation *op, int64_t meshAxisSize,
+      llvm::SmallVectorImpl<mlir::oneflow::SbpSignature> &signatures) const {
+    mlir::oneflow::SbpDims::elementwise(op).derive(meshAxisSize, signatures);
+  }
+};
+
+/// The index does not depend on x: dx = dy.
+struct AddRowIndexGradient
+    : public mlir::oneflow::GradientInterface::ExternalModel<
+          AddRowIndexGradient, AddRowIndexOp> {
+  mlir::LogicalResult
+  buildGradient(mlir::Operation *, mlir::OpBuilder &,
+                mlir::ValueRange resultGrads,
+                llvm::SmallVectorImpl<mlir::Value> &operandGrads) const {
+    operandGrads.push_back(resultGrads[0]);
+    return mlir::success();
+  }
+};
+
+/// One multiply-add per element, its operand and result's bytes.
+struct AddRowIndexCost
+    : public mlir::oneflow::CostInterface::ExternalModel<AddRowIndexCost,
+                                                         AddRowIndexOp> {
+  double getComputeFlops(mlir::Operation *op) const {
+    return 2 * SwishCost::elements(op);
+  }
+  double getMemoryBytes(mlir::Operation *op) const {
+    auto type = mlir::cast<mlir::RankedTensorType>(op->getResult(0).getType());
+    return 2 * SwishCost::elements(op) * type.getElementTypeBitWidth() / 8;
+  }
+  double getWorkspaceBytes(mlir::Operation *) const { return 0; }
+};
+
+/// The rows of the logical tensor that the rank's piece holds, as the
+/// typed layout the gathers of the oneflow dialect use; none on one
+/// device.
+struct AddRowIndexRankLowering
+    : public mlir::oneflow::RankLoweringInterface::ExternalModel<
+          AddRowIndexRankLowering, AddRowIndexOp> {
+  mlir::Attribute getRankLayout(mlir::Operation *op,
+                                const mlir::oneflow::RankPosition &where,
+                                mlir::NamedAttrList &) const {
+    mlir::Type type = op->getResult(0).getType();
+    auto tensor = mlir::cast<mlir::RankedTensorType>(type);
+    if (!mlir::oneflow::getGlobalEncoding(type) || tensor.getRank() == 0)
+      return {};
+    llvm::SmallVector<int64_t> begin =
+        mlir::oneflow::getLocalBegin(type, where.rank);
+    return mlir::oneflow::actor::IndexRangeLayoutAttr::get(
+        op->getContext(), begin.empty() ? 0 : begin[0], tensor.getDimSize(0));
+  }
+};
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -178,6 +244,9 @@ mlirGetDialectPluginInfo() {
                 +[](mlir::MLIRContext *context, ofexample::ExampleDialect *) {
                   SwishOp::attachInterface<SwishSbp, SwishGradient, SwishCost>(
                       *context);
+                  AddRowIndexOp::attachInterface<
+                      AddRowIndexSbp, AddRowIndexGradient, AddRowIndexCost,
+                      AddRowIndexRankLowering>(*context);
                 });
           }};
 }

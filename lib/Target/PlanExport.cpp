@@ -4,10 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Writes oneflow_actor rank plans as ofrt.proto.Plan (version 2). The
-// attributes the per-rank lowering added (docs/multi-rank-plans.md) become
-// the actor's typed `layout` message; every other attribute of an actor's op
-// keeps its name, and its value becomes
+// Writes oneflow_actor rank plans as ofrt.proto.Plan. An actor's typed
+// layout (ActorLayouts.td, docs/multi-rank-plans.md) becomes the plan's
+// layout message of the same kind; every attribute of an actor's op keeps
+// its name, and its value becomes
 //
 //   IntegerAttr -> i            FloatAttr -> f          BoolAttr, UnitAttr -> b
 //   StringAttr -> s             DenseI64ArrayAttr -> ints
@@ -30,9 +30,8 @@
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/JSON.h"
-
-#include <set>
 
 #include "ofrt/Plan.h"
 #include "plan.pb.h"
@@ -242,61 +241,21 @@ static std::string locationString(Location loc) {
 }
 
 //===----------------------------------------------------------------------===//
-// Layouts: what the per-rank lowering (ExternalModels/RankLayout.cpp) added
+// Layouts: the typed layout the per-rank lowering put on the actor
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Reads the lowering's attributes of one actor; each one read is taken out
-/// of the op's own attributes.
-class LayoutReader {
-public:
-  explicit LayoutReader(DictionaryAttr attrs) : attrs(attrs) {}
+template <typename Repeated>
+static void addInts(Repeated &out, DenseI64ArrayAttr values) {
+  if (values)
+    for (int64_t value : values.asArrayRef())
+      out.Add(value);
+}
 
-  std::vector<int64_t> ints(StringRef name) {
-    taken.insert(name.str());
-    if (auto array = dyn_cast_or_null<DenseI64ArrayAttr>(get(name)))
-      return std::vector<int64_t>(array.asArrayRef().begin(),
-                                  array.asArrayRef().end());
-    return {};
-  }
-  int64_t integer(StringRef name, int64_t fallback = 0) {
-    taken.insert(name.str());
-    if (auto value = dyn_cast_or_null<IntegerAttr>(get(name)))
-      return value.getInt();
-    return fallback;
-  }
-  bool flag(StringRef name) {
-    taken.insert(name.str());
-    Attribute value = get(name);
-    if (auto b = dyn_cast_or_null<BoolAttr>(value))
-      return b.getValue();
-    return isa_and_nonnull<UnitAttr>(value);
-  }
-  std::string text(StringRef name) {
-    taken.insert(name.str());
-    if (auto value = dyn_cast_or_null<StringAttr>(get(name)))
-      return value.str();
-    return "";
-  }
-  bool has(StringRef name) const { return attrs && attrs.get(name); }
-  bool wasTaken(StringRef name) const { return taken.count(name.str()); }
-
-private:
-  Attribute get(StringRef name) const {
-    return attrs ? attrs.get(name) : Attribute();
-  }
-  DictionaryAttr attrs;
-  std::set<std::string> taken;
-};
-} // namespace
-
-static void fillPiece(LayoutReader &reader, proto::Piece &piece) {
-  for (int64_t dim : reader.ints("logical_shape"))
-    piece.add_logical_shape(dim);
-  for (int64_t begin : reader.ints("slice_begin"))
-    piece.add_begin(begin);
-  for (int64_t stride : reader.ints("micro_stride"))
-    piece.add_micro_stride(stride);
+static void fillPiece(PieceLayoutAttr layout, proto::Piece &piece) {
+  addInts(*piece.mutable_logical_shape(), layout.getLogicalShape());
+  addInts(*piece.mutable_begin(), layout.getBegin());
+  addInts(*piece.mutable_micro_stride(), layout.getMicroStride());
+  piece.set_zero(layout.getZero());
 }
 
 /// Transfer records [peer, tag, begin x rank, size x rank], flat.
@@ -326,84 +285,86 @@ static int64_t regstRank(Value value) {
   return value.getDefiningOp<RegstOp>().getBufferType().getRank();
 }
 
-/// Moves the lowering's attributes of `actor` into `out`'s layout.
-static LogicalResult fillLayout(ActorOp actor, LayoutReader &reader,
-                                proto::Actor &out) {
-  StringRef op = actor.getOpName();
-  if (op == TransferOp::getOperationName()) {
-    proto::Transfer &transfer = *out.mutable_transfer();
-    for (int64_t rank : reader.ints("group"))
-      transfer.add_group(rank);
-    transfer.set_reduce(reader.flag("reduce"));
-    std::vector<int64_t> sends = reader.ints("sends"),
-                         recvs = reader.ints("recvs");
-    if (!sends.empty() &&
-        failed(fillRecords(actor, sends, regstRank(actor.getInputs()[0]),
-                           "sends", *transfer.mutable_sends())))
-      return failure();
-    if (!recvs.empty() &&
-        failed(fillRecords(actor, recvs, regstRank(actor.getOutputs()[0]),
-                           "recvs", *transfer.mutable_recvs())))
-      return failure();
-    return success();
-  }
-  if (llvm::is_contained(
-          {AllReduceOp::getOperationName(), ReduceScatterOp::getOperationName(),
-           AllGatherOp::getOperationName(), AllToAllOp::getOperationName()},
-          op)) {
-    if (!reader.has("group"))
-      return success(); // One rank: the op is local.
-    proto::Collective &collective = *out.mutable_collective();
-    for (int64_t rank : reader.ints("group"))
-      collective.add_group(rank);
-    collective.set_axis(reader.integer("axis"));
-    collective.set_in_axis(reader.integer("in_axis"));
-    collective.set_out_axis(reader.integer("out_axis"));
-    std::string reduction = reader.text("reduction");
-    collective.set_reduction(reduction == "max"   ? proto::REDUCTION_MAX
-                             : reduction == "min" ? proto::REDUCTION_MIN
-                                                  : proto::REDUCTION_SUM);
-    return success();
-  }
-  if (op == LocalSliceOp::getOperationName() ||
-      op == ToPartialOp::getOperationName()) {
-    if (!reader.has("begin"))
-      return success();
-    proto::LocalBoxing &box = *out.mutable_local_boxing();
-    for (int64_t begin : reader.ints("begin"))
-      box.add_begin(begin);
-    for (int64_t stride : reader.ints("micro_stride"))
-      box.add_micro_stride(stride);
-    box.set_keep(op == LocalSliceOp::getOperationName() || reader.flag("keep"));
-    return success();
-  }
-  if (!reader.has("logical_shape") && !reader.has("index_begin") &&
-      !reader.has("divisor"))
-    return success();
-  if (op == OutputOp::getOperationName()) {
-    proto::Sink &sink = *out.mutable_sink();
-    fillPiece(reader, *sink.mutable_piece());
-    sink.set_partial(reader.flag("partial"));
-    sink.set_primary(reader.flag("primary"));
-  } else if (llvm::is_contained(
-                 {InputOp::getOperationName(), VariableOp::getOperationName(),
-                  ConstantOp::getOperationName(), FillOp::getOperationName(),
-                  DropoutOp::getOperationName()},
-                 op)) {
-    proto::Piece &piece = *out.mutable_piece();
-    fillPiece(reader, piece);
-    piece.set_zero(reader.flag("zero"));
-  } else if (llvm::is_contained({GatherOp::getOperationName(),
-                                 GatherGradOp::getOperationName(),
-                                 GatherElementsOp::getOperationName(),
-                                 GatherElementsGradOp::getOperationName()},
-                                op)) {
-    out.mutable_index_range()->set_begin(reader.integer("index_begin"));
-    out.mutable_index_range()->set_limit(reader.integer("index_limit"));
-  } else if (op == ReduceMeanOp::getOperationName()) {
-    out.mutable_divisor()->set_divisor(reader.integer("divisor", 1));
-  }
+static LogicalResult fillTransfer(ActorOp actor, TransferLayoutAttr layout,
+                                  proto::Transfer &transfer) {
+  addInts(*transfer.mutable_group(), layout.getGroup());
+  transfer.set_reduce(layout.getReduce());
+  ArrayRef<int64_t> sends = layout.getSends().asArrayRef(),
+                    recvs = layout.getRecvs().asArrayRef();
+  if (!sends.empty() &&
+      failed(fillRecords(actor, sends, regstRank(actor.getInputs()[0]),
+                         "sends", *transfer.mutable_sends())))
+    return failure();
+  if (!recvs.empty() &&
+      failed(fillRecords(actor, recvs, regstRank(actor.getOutputs()[0]),
+                         "recvs", *transfer.mutable_recvs())))
+    return failure();
   return success();
+}
+
+static proto::Reduction toProto(PartialReduction reduction) {
+  switch (reduction) {
+  case PartialReduction::max:
+    return proto::REDUCTION_MAX;
+  case PartialReduction::min:
+    return proto::REDUCTION_MIN;
+  case PartialReduction::sum:
+    break;
+  }
+  return proto::REDUCTION_SUM;
+}
+
+/// Writes the actor's layout as the plan's message of the same kind.
+static LogicalResult fillLayout(ActorOp actor, proto::Actor &out) {
+  Attribute layout = actor.getLayoutAttr();
+  if (!layout)
+    return success();
+  return TypeSwitch<Attribute, LogicalResult>(layout)
+      .Case([&](PieceLayoutAttr piece) {
+        fillPiece(piece, *out.mutable_piece());
+        return success();
+      })
+      .Case([&](SinkLayoutAttr sink) {
+        proto::Sink &to = *out.mutable_sink();
+        fillPiece(sink.getPiece(), *to.mutable_piece());
+        to.set_partial(sink.getPartial());
+        to.set_primary(sink.getPrimary());
+        return success();
+      })
+      .Case([&](CollectiveLayoutAttr collective) {
+        proto::Collective &to = *out.mutable_collective();
+        addInts(*to.mutable_group(), collective.getGroup());
+        to.set_axis(collective.getAxis());
+        to.set_in_axis(collective.getInAxis());
+        to.set_out_axis(collective.getOutAxis());
+        to.set_reduction(toProto(collective.getReduction()));
+        return success();
+      })
+      .Case([&](TransferLayoutAttr transfer) {
+        return fillTransfer(actor, transfer, *out.mutable_transfer());
+      })
+      .Case([&](LocalBoxingLayoutAttr box) {
+        proto::LocalBoxing &to = *out.mutable_local_boxing();
+        addInts(*to.mutable_begin(), box.getBegin());
+        addInts(*to.mutable_micro_stride(), box.getMicroStride());
+        to.set_keep(box.getKeep());
+        return success();
+      })
+      .Case([&](IndexRangeLayoutAttr range) {
+        out.mutable_index_range()->set_begin(range.getBegin());
+        out.mutable_index_range()->set_limit(range.getLimit());
+        return success();
+      })
+      .Case([&](DivisorLayoutAttr divisor) {
+        out.mutable_divisor()->set_divisor(divisor.getDivisor());
+        return success();
+      })
+      .Default([&](Attribute) {
+        // The verifier admits only the layouts above.
+        return emitError(actor.getLoc())
+               << "@" << actor.getSymName() << " has layout " << layout
+               << ", which the plan has no message for";
+      });
 }
 
 /// What the runtime makes of an actor of `opName` (plan.proto's Role): the
@@ -435,13 +396,10 @@ static LogicalResult convertActor(ActorOp actor, proto::Actor &out) {
   out.set_firings_per_step(actor.getFirings());
   if (actor.getFiringsPerValue() > 1)
     out.set_firings_per_output(actor.getFiringsPerValue());
-  LayoutReader reader(actor.getOpAttrsAttr());
-  if (failed(fillLayout(actor, reader, out)))
+  if (failed(fillLayout(actor, out)))
     return failure();
   if (DictionaryAttr attrs = actor.getOpAttrsAttr()) {
     for (NamedAttribute attr : attrs) {
-      if (reader.wasTaken(attr.getName().getValue()))
-        continue;
       std::string why;
       if (failed(convertAttr(attr.getName(), attr.getValue(),
                              *out.mutable_attrs(), why)))

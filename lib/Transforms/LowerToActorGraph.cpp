@@ -178,20 +178,48 @@ static int64_t firingsOf(Operation *op, int64_t micro) {
   return 1;
 }
 
-/// Sets `micro_stride` in `attrs` (the layout of `op` on `rank` in
-/// micro-batch 0) when its piece moves between micro-batches; fails if
-/// the pieces are not evenly spaced.
+/// Where the piece or box that `layout` places begins (null if it places
+/// none).
+static DenseI64ArrayAttr layoutBegin(Attribute layout) {
+  if (auto sink = dyn_cast_or_null<SinkLayoutAttr>(layout))
+    layout = sink.getPiece();
+  if (auto piece = dyn_cast_or_null<PieceLayoutAttr>(layout))
+    return piece.getBegin();
+  if (auto box = dyn_cast_or_null<LocalBoxingLayoutAttr>(layout))
+    return box.getBegin();
+  return {};
+}
+
+/// `layout` (one that places a piece or box) moving by `stride` per
+/// micro-batch.
+static Attribute withMicroStride(Attribute layout, DenseI64ArrayAttr stride) {
+  MLIRContext *context = layout.getContext();
+  auto move = [&](PieceLayoutAttr piece) {
+    return PieceLayoutAttr::get(context, piece.getLogicalShape(),
+                                piece.getBegin(), stride, piece.getZero());
+  };
+  if (auto sink = dyn_cast<SinkLayoutAttr>(layout))
+    return SinkLayoutAttr::get(context, move(sink.getPiece()),
+                               sink.getPartial(), sink.getPrimary());
+  if (auto piece = dyn_cast<PieceLayoutAttr>(layout))
+    return move(piece);
+  auto box = cast<LocalBoxingLayoutAttr>(layout);
+  return LocalBoxingLayoutAttr::get(context, box.getBegin(), stride,
+                                    box.getKeep());
+}
+
+/// Gives `layout` (that of `op` on `rank` in micro-batch 0) a micro stride
+/// when its piece moves between micro-batches; fails if the pieces are not
+/// evenly spaced.
 static LogicalResult addMicroStride(Operation *op, int64_t rank, int64_t world,
-                                    int64_t micro, NamedAttrList &attrs) {
-  // Sources' pieces, and the boxes that local_slice keeps.
-  StringRef key = isa<LocalSliceOp>(op) ? "begin" : "slice_begin";
-  auto begin = dyn_cast_or_null<DenseI64ArrayAttr>(attrs.get(key));
+                                    int64_t micro, Attribute &layout) {
+  DenseI64ArrayAttr begin = layoutBegin(layout);
   if (!begin)
     return success();
   auto beginOf = [&](int64_t m) {
-    NamedAttrList other;
-    addRankAttrs(op, m * world + rank, {}, nullptr, other);
-    return cast<DenseI64ArrayAttr>(other.get(key)).asArrayRef();
+    NamedAttrList unused;
+    return layoutBegin(getRankLayout(op, m * world + rank, {}, nullptr, unused))
+        .asArrayRef();
   };
   ArrayRef<int64_t> first = begin.asArrayRef();
   SmallVector<int64_t> stride(first.size());
@@ -207,8 +235,8 @@ static LogicalResult addMicroStride(Operation *op, int64_t rank, int64_t world,
                << " micro-batches of rank " << rank;
   }
   if (llvm::any_of(stride, [](int64_t s) { return s != 0; }))
-    attrs.set("micro_stride",
-              Builder(op->getContext()).getDenseI64ArrayAttr(stride));
+    layout = withMicroStride(
+        layout, DenseI64ArrayAttr::get(op->getContext(), stride));
   return success();
 }
 
@@ -489,28 +517,38 @@ private:
     return count;
   }
 
-  /// The attributes of `op`'s actor on `rank`: the op's own and the
-  /// per-rank ones.
-  FailureOr<NamedAttrList> actorAttrs(Operation *op, int64_t rank,
-                                      ArrayRef<int64_t> group,
-                                      const TransferRecords *transfer) const {
-    NamedAttrList attrs(op->getAttrDictionary());
+  /// What `op`'s actor on `rank` carries: the op's own attributes (some
+  /// per rank) and its layout.
+  struct ActorAttrs {
+    NamedAttrList attrs;
+    Attribute layout;
+  };
+  FailureOr<ActorAttrs> actorAttrs(Operation *op, int64_t rank,
+                                   ArrayRef<int64_t> group,
+                                   const TransferRecords *transfer) const {
+    ActorAttrs actor{NamedAttrList(op->getAttrDictionary()), {}};
     // Actors list their inputs flat; kernels know the groups from the
     // op's other attributes (an update op's states from its kind).
-    attrs.erase("operandSegmentSizes");
-    attrs.erase(kStageAttrName);
-    attrs.erase(kPlacementAttrName);
-    addRankAttrs(op, rank, group, transfer, attrs);
+    actor.attrs.erase("operandSegmentSizes");
+    actor.attrs.erase(kStageAttrName);
+    actor.attrs.erase(kPlacementAttrName);
+    actor.layout = getRankLayout(op, rank, group, transfer, actor.attrs);
+    DenseI64ArrayAttr members;
+    if (auto moves = dyn_cast_or_null<TransferLayoutAttr>(actor.layout))
+      members = moves.getGroup();
+    else if (auto collective =
+                 dyn_cast_or_null<CollectiveLayoutAttr>(actor.layout))
+      members = collective.getGroup();
     int64_t world = program.worldSize;
-    if (auto group = dyn_cast_or_null<DenseI64ArrayAttr>(attrs.get("group"));
-        group && llvm::any_of(group.asArrayRef(),
-                              [&](int64_t member) { return member >= world; }))
+    if (members && llvm::any_of(members.asArrayRef(), [&](int64_t member) {
+          return member >= world;
+        }))
       return op->emitOpError() << "moves data between micro-batches; run "
                                   "oneflow-accumulate-micro-batches first";
     if (program.firings.lookup(op) > 1 &&
-        failed(addMicroStride(op, rank, world, program.micro, attrs)))
+        failed(addMicroStride(op, rank, world, program.micro, actor.layout)))
       return failure();
-    return attrs;
+    return actor;
   }
 
   LogicalResult lowerOnRank(Operation *op, int64_t rank,
@@ -532,20 +570,20 @@ private:
       regstOf[{result, rank}] = regst;
       outputs.push_back(regst);
     }
-    FailureOr<NamedAttrList> attrs = actorAttrs(op, rank, group, transfer);
+    FailureOr<ActorAttrs> attrs = actorAttrs(op, rank, group, transfer);
     if (failed(attrs))
       return failure();
     int64_t n = program.firings.lookup(op);
     int64_t id = state.nextActorId++;
     std::string name = actorName(op, id);
-    DictionaryAttr dict = attrs->getDictionary(op->getContext());
+    DictionaryAttr dict = attrs->attrs.getDictionary(op->getContext());
     bool sums = isa<AccumulateOp>(op);
     StringRef stream = streamOf(op);
     ActorOp::create(builder, op->getLoc(), builder.getI64IntegerAttr(id),
                     builder.getStringAttr(name),
                     builder.getStringAttr(op->getName().getStringRef()),
                     builder.getStringAttr(stream), inputs, outputs,
-                    dict.empty() ? DictionaryAttr() : dict,
+                    dict.empty() ? DictionaryAttr() : dict, attrs->layout,
                     n > 1 ? builder.getI64IntegerAttr(n) : IntegerAttr(),
                     sums ? builder.getI64IntegerAttr(n) : IntegerAttr());
     state.orders[stream].push_back(

@@ -80,3 +80,16 @@ oneflow_actor.rank_plan rank 0 device cpu {
     }
   }
 #-}
+
+// -----
+
+// Transfer records are [peer, tag, begin x rank, size x rank]: 6 numbers for
+// a 2-d tensor.
+oneflow_actor.rank_plan rank 0 device cpu {
+  %a = oneflow_actor.regst 0 count 1 : tensor<4x4xf32>
+  oneflow_actor.actor 0 @a "test.a"() -> (%a) on "compute"
+  // expected-error@+1 {{'sends' of @t has 5 values, not records of 6}}
+  oneflow_actor.actor 1 @t "oneflow.transfer"(%a) -> () layout #oneflow_actor.transfer<group = [0, 1], sends = [1, 0, 0, 0, 4], recvs = []> on "collective"
+  oneflow_actor.stream "compute" [@a]
+  oneflow_actor.stream "collective" [@t]
+}

@@ -63,8 +63,8 @@ func.func @classifier() {
 // holds its half of the batch.
 // DP-LABEL: oneflow_actor.rank_plan rank 0 device cpu
 // DP:         oneflow_actor.regst 0 count 2 {{.*}}: tensor<4x3xf32>
-// DP:         "oneflow.all_reduce"(%{{.*}}) -> (%{{.*}}) {group = array<i64: 0, 1>, mesh_axis = 0 : i64} on "collective"
+// DP:         "oneflow.all_reduce"(%{{.*}}) -> (%{{.*}}) {mesh_axis = 0 : i64} layout #oneflow_actor.collective<group = [0, 1]> on "collective"
 // DP:         oneflow_actor.stream "collective" [@all_reduce_{{[0-9]+}}]
 // DP-LABEL: oneflow_actor.rank_plan rank 1 device cpu
 // DP:         oneflow_actor.regst 0 count 2 {{.*}}: tensor<4x3xf32>
-// DP:         "oneflow.all_reduce"(%{{.*}}) -> (%{{.*}}) {group = array<i64: 0, 1>, mesh_axis = 0 : i64} on "collective"
+// DP:         "oneflow.all_reduce"(%{{.*}}) -> (%{{.*}}) {mesh_axis = 0 : i64} layout #oneflow_actor.collective<group = [0, 1]> on "collective"

@@ -15,13 +15,13 @@
 // one all-reduce over the devices, once per step, and the update.
 // CHECK-LABEL: oneflow_actor.rank_plan rank 0
 // CHECK:      %r0 = oneflow_actor.regst 0 count 2 {{.*}} : tensor<2x3xf32>
-// CHECK-NEXT: @input_0 "oneflow.input"() -> (%r0) {logical_shape = array<i64: 8, 3>, micro_stride = array<i64: 4, 0>, name = "x", slice_begin = array<i64: 0, 0>, zero = false} on "io" fires 2
+// CHECK-NEXT: @input_0 "oneflow.input"() -> (%r0) {name = "x"} layout #oneflow_actor.piece<logical_shape = [8, 3], begin = [0, 0], micro_stride = [4, 0]> on "io" fires 2
 // CHECK:      @variable_1 "oneflow.variable"() -> (%r1) {{.*}} on "compute"{{$}}
 // CHECK:      @matmul_2 "oneflow.matmul"(%r0, %r1) -> (%r2) on "compute" fires 2
-// CHECK:      @reduce_mean_4 "oneflow.reduce_mean"(%r2) -> (%r4) {axes = array<i64: 0, 1>, divisor = 16 : i64} on "compute" fires 2
+// CHECK:      @reduce_mean_4 "oneflow.reduce_mean"(%r2) -> (%r4) {axes = array<i64: 0, 1>} layout #oneflow_actor.divisor<divisor = 16> on "compute" fires 2
 // CHECK:      %r8 = oneflow_actor.regst 8 count 1 {{.*}} : tensor<7xf32>
 // CHECK-NEXT: @accumulate_8 "oneflow.accumulate"(%r7) -> (%r8) {mesh_axis = 0 : i64} on "compute" fires 2 emits every 2
-// CHECK:      @all_reduce_16 "oneflow.all_reduce"(%r15) -> (%r16) {group = array<i64: 0, 1>, mesh_axis = 1 : i64} on "collective"{{$}}
+// CHECK:      @all_reduce_16 "oneflow.all_reduce"(%r15) -> (%r16) {mesh_axis = 1 : i64} layout #oneflow_actor.collective<group = [0, 1]> on "collective"{{$}}
 // CHECK:      @sgd_update_22 "oneflow.sgd_update"(%r1, %r20)
 //
 // Stream orders list one step's firings: the variable in the first
@@ -30,7 +30,7 @@
 // CHECK-NEXT: oneflow_actor.stream "compute" [@variable_1, @matmul_2, @matmul_3, @reduce_mean_4, @reshape_5, @reshape_6, @concat_7, @accumulate_8, @matmul_2, @matmul_3, @reduce_mean_4, @reshape_5, @reshape_6, @concat_7, @accumulate_8, @slice_9, {{.*}}, @output_19, @slice_20, @reshape_21, @sgd_update_22]
 // CHECK-NEXT: oneflow_actor.stream "collective" [@all_reduce_16]
 // CHECK-LABEL: oneflow_actor.rank_plan rank 1
-// CHECK:      @input_0 "oneflow.input"() -> (%r0) {logical_shape = array<i64: 8, 3>, micro_stride = array<i64: 4, 0>, name = "x", slice_begin = array<i64: 2, 0>, zero = false} on "io" fires 2
+// CHECK:      @input_0 "oneflow.input"() -> (%r0) {name = "x"} layout #oneflow_actor.piece<logical_shape = [8, 3], begin = [2, 0], micro_stride = [4, 0]> on "io" fires 2
 // CHECK-NOT:  rank_plan rank 2
 func.func @step() {
   %x = oneflow.input "x" : tensor<8x3xf32>

@@ -5,12 +5,12 @@
 // say where their piece sits in the logical tensor.
 // CHECK-LABEL: oneflow_actor.rank_plan rank 0 device cpu {
 // CHECK:         oneflow_actor.regst 0 count 2 : tensor<3x4xf32>
-// CHECK:         oneflow_actor.actor 0 @input_0 "oneflow.input"() -> (%{{.*}}) {logical_shape = array<i64: 5, 4>, name = "x", slice_begin = array<i64: 0, 0>, zero = false} on "io"
+// CHECK:         oneflow_actor.actor 0 @input_0 "oneflow.input"() -> (%{{.*}}) {name = "x"} layout #oneflow_actor.piece<logical_shape = [5, 4], begin = [0, 0]> on "io"
 // CHECK:         oneflow_actor.regst 1 count 1 : tensor<3x4xf32>
-// CHECK:         oneflow_actor.actor 2 @output_2 "oneflow.output"(%{{.*}}) -> () {logical_shape = array<i64: 5, 4>, name = "y", partial = false, primary = true, slice_begin = array<i64: 0, 0>} on "compute"
+// CHECK:         oneflow_actor.actor 2 @output_2 "oneflow.output"(%{{.*}}) -> () {name = "y"} layout #oneflow_actor.sink<piece = <logical_shape = [5, 4], begin = [0, 0]>, primary = true> on "compute"
 // CHECK-LABEL: oneflow_actor.rank_plan rank 1 device cpu {
 // CHECK:         oneflow_actor.regst 0 count 2 : tensor<2x4xf32>
-// CHECK:         slice_begin = array<i64: 3, 0>
+// CHECK:         layout #oneflow_actor.piece<logical_shape = [5, 4], begin = [3, 0]>
 // CHECK:         oneflow_actor.regst 1 count 1 : tensor<2x4xf32>
 // CHECK:         oneflow_actor.stream "io" [@input_0]
 // CHECK-NEXT:    oneflow_actor.stream "compute" [@relu_1, @output_2]
@@ -26,17 +26,17 @@ func.func @split_rows() {
 // 2x2 mesh, [P, B]: the ranks off coordinate 0 on the P axis hold zeros;
 // only coordinate 0 on the B axis is the primary copy of an output.
 // CHECK-LABEL: oneflow_actor.rank_plan rank 0
-// CHECK:         "oneflow.variable"() -> (%{{.*}}) {{.*}}zero = false
-// CHECK:         "oneflow.output"{{.*}}partial = true, primary = true
+// CHECK:         "oneflow.variable"() -> (%{{.*}}) {{.*}} layout #oneflow_actor.piece<logical_shape = [4], begin = [0]> on
+// CHECK:         "oneflow.output"{{.*}} layout #oneflow_actor.sink<piece = <logical_shape = [4], begin = [0]>, partial = true, primary = true> on
 // CHECK-LABEL: oneflow_actor.rank_plan rank 1
-// CHECK:         "oneflow.variable"() -> (%{{.*}}) {{.*}}zero = false
-// CHECK:         "oneflow.output"{{.*}}partial = true, primary = false
+// CHECK:         "oneflow.variable"() -> (%{{.*}}) {{.*}} layout #oneflow_actor.piece<logical_shape = [4], begin = [0]> on
+// CHECK:         "oneflow.output"{{.*}} layout #oneflow_actor.sink<piece = <logical_shape = [4], begin = [0]>, partial = true> on
 // CHECK-LABEL: oneflow_actor.rank_plan rank 2
-// CHECK:         "oneflow.variable"() -> (%{{.*}}) {{.*}}zero = true
-// CHECK:         "oneflow.output"{{.*}}partial = true, primary = true
+// CHECK:         "oneflow.variable"() -> (%{{.*}}) {{.*}} layout #oneflow_actor.piece<logical_shape = [4], begin = [0], zero = true> on
+// CHECK:         "oneflow.output"{{.*}} layout #oneflow_actor.sink<piece = <logical_shape = [4], begin = [0]>, partial = true, primary = true> on
 // CHECK-LABEL: oneflow_actor.rank_plan rank 3
 // CHECK:         zero = true
-// CHECK:         partial = true, primary = false
+// CHECK:         partial = true> on
 func.func @partial_mesh() {
   %w = oneflow.variable "w" {init = #oneflow.init<zeros>} : tensor<4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1, 2, 3], mesh = [2, 2]>, [P, B]>>
   oneflow.output "w", %w : tensor<4xf32, #oneflow.global<#oneflow.placement<cpu, ranks = [0, 1, 2, 3], mesh = [2, 2]>, [P, B]>>
@@ -48,8 +48,8 @@ func.func @partial_mesh() {
 // Constants are cut to each rank's piece; a mean over a split axis divides
 // by the logical count.
 // CHECK-LABEL: oneflow_actor.rank_plan rank 0
-// CHECK:         "oneflow.constant"() -> (%{{.*}}) {{{.*}}value = dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>, zero = false}
-// CHECK:         "oneflow.reduce_mean"(%{{.*}}) -> (%{{.*}}) {axes = array<i64: 0>, divisor = 3 : i64}
+// CHECK:         "oneflow.constant"() -> (%{{.*}}) {value = dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>} layout #oneflow_actor.piece<logical_shape = [3], begin = [0]> on
+// CHECK:         "oneflow.reduce_mean"(%{{.*}}) -> (%{{.*}}) {axes = array<i64: 0>} layout #oneflow_actor.divisor<divisor = 3> on
 // CHECK-LABEL: oneflow_actor.rank_plan rank 1
 // CHECK:         value = dense<3.000000e+00> : tensor<1xf32>
 func.func @constant_mean() {

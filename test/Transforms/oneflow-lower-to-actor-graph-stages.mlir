@@ -26,9 +26,9 @@
 // CHECK-LABEL: oneflow_actor.rank_plan rank 0
 // CHECK:       %r3 = oneflow_actor.regst 3 count 2 {{.*}}: tensor<4x4xf32>
 // CHECK:       @matmul_4 "oneflow.matmul"(%r3, %r2) -> (%r4) on "compute" fires 2
-// CHECK-NEXT:  @transfer_5 "oneflow.transfer"(%r4) -> () {group = array<i64: 0, 1>, recvs = array<i64>, reduce = false, sends = array<i64: 1, 0, 0, 0, 4, 4>} on "collective" fires 2
+// CHECK-NEXT:  @transfer_5 "oneflow.transfer"(%r4) -> () layout #oneflow_actor.transfer<group = [0, 1], sends = [1, 0, 0, 0, 4, 4], recvs = []> on "collective" fires 2
 // CHECK:       %r5 = oneflow_actor.regst 5 count 2 {{.*}}: tensor<4x4xf32>
-// CHECK-NEXT:  @transfer_6 "oneflow.transfer"() -> (%r5) {group = array<i64: 0, 1>, recvs = array<i64: 1, 4096, 0, 0, 4, 4>, reduce = false, sends = array<i64>} on "collective" fires 2
+// CHECK-NEXT:  @transfer_6 "oneflow.transfer"() -> (%r5) layout #oneflow_actor.transfer<group = [0, 1], sends = [], recvs = [1, 4096, 0, 0, 4, 4]> on "collective" fires 2
 // CHECK:       @accumulate_{{[0-9]+}} "oneflow.accumulate"{{.*}} on "compute" fires 2 emits every 2
 // CHECK:       @sgd_update_{{[0-9]+}} "oneflow.sgd_update"{{.*}} on "compute"{{$}}
 // CHECK:       oneflow_actor.stream "collective" [@transfer_5, @transfer_6, @transfer_5, @transfer_6]
@@ -37,12 +37,12 @@
 // loss (accumulated, output once per step) and the gradient, and sends it
 // back to rank 0.
 // CHECK-LABEL: oneflow_actor.rank_plan rank 1
-// CHECK:       @transfer_0 "oneflow.transfer"() -> (%r0) {group = array<i64: 0, 1>, recvs = array<i64: 0, 0, 0, 0, 4, 4>, reduce = false, sends = array<i64>} on "collective" fires 2
+// CHECK:       @transfer_0 "oneflow.transfer"() -> (%r0) layout #oneflow_actor.transfer<group = [0, 1], sends = [], recvs = [0, 0, 0, 0, 4, 4]> on "collective" fires 2
 // CHECK-NEXT:  %r1 = oneflow_actor.regst 1 count 1
 // CHECK-NEXT:  @mul_1 "oneflow.mul"(%r0, %r0) -> (%r1) on "compute" fires 2
 // CHECK:       @accumulate_3 "oneflow.accumulate"{{.*}} fires 2 emits every 2
 // CHECK:       @output_{{[0-9]+}} "oneflow.output"{{.*}}name = "loss"
-// CHECK:       @transfer_14 "oneflow.transfer"(%r12) -> () {group = array<i64: 0, 1>, recvs = array<i64>, reduce = false, sends = array<i64: 0, 4096, 0, 0, 4, 4>} on "collective" fires 2
+// CHECK:       @transfer_14 "oneflow.transfer"(%r12) -> () layout #oneflow_actor.transfer<group = [0, 1], sends = [0, 4096, 0, 0, 4, 4], recvs = []> on "collective" fires 2
 // CHECK:       oneflow_actor.stream "collective" [@transfer_0, @transfer_14, @transfer_0, @transfer_14]
 func.func @step() {
   %x = oneflow.input "x" : tensor<8x4xf32>

@@ -8,6 +8,7 @@
 #define ONEFLOWDIALECT_ACTOR_ACTOROPS_TD
 
 include "OneFlowDialect/Actor/ActorBase.td"
+include "OneFlowDialect/Actor/ActorLayouts.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
@@ -139,6 +140,10 @@ def OneFlowActor_ActorOp : OneFlowActor_Op<"actor", [
     the op's source location is the actor's location. Attributes that are
     not the op's go after `attributes`.
 
+    An actor whose work depends on where its rank's pieces sit in the
+    logical tensors carries a typed `layout` (ActorLayouts.td): what the
+    op's RankLoweringInterface returned for the rank.
+
     With micro-batches an actor `fires` n times per step (once per
     micro-batch; once per step without the clause), and an accumulation
     `emits every` n firings: its output is the sum of n inputs. A consumer
@@ -149,6 +154,7 @@ def OneFlowActor_ActorOp : OneFlowActor_Op<"actor", [
 
     ```mlir
     oneflow_actor.actor 2 @matmul_2 "oneflow.matmul"(%r0, %r1) -> (%r2) {transpose_b} on "compute"
+    oneflow_actor.actor 3 @reduce_mean_3 "oneflow.reduce_mean"(%r2) -> (%r3) {axes = array<i64: 0>} layout #oneflow_actor.divisor<divisor = 8> on "compute"
     oneflow_actor.actor 7 @accumulate_7 "oneflow.accumulate"(%r6) -> (%r7) on "compute" fires 4 emits every 4
     ```
   }];
@@ -159,11 +165,12 @@ def OneFlowActor_ActorOp : OneFlowActor_Op<"actor", [
                        Variadic<OneFlowActor_RegstType>:$inputs,
                        Variadic<OneFlowActor_RegstType>:$outputs,
                        OptionalAttr<DictionaryAttr>:$op_attrs,
+                       OptionalAttr<OneFlowActor_AnyLayout>:$layout,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<2>]>>:$firings_per_step,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<2>]>>:$firings_per_output);
   let assemblyFormat = [{
     $id $sym_name $op_name `(` $inputs `)` `->` `(` $outputs `)`
-    ($op_attrs^)? `on` $stream (`fires` $firings_per_step^)?
+    ($op_attrs^)? (`layout` $layout^)? `on` $stream (`fires` $firings_per_step^)?
     (`emits` `every` $firings_per_output^)? attr-dict-with-keyword
   }];
   let extraClassDeclaration = [{

@@ -1,4 +1,4 @@
-//===- RankLayout.h - Per-rank pieces and actor attributes ------*- C++ -*-===//
+//===- RankLayout.h - Per-rank pieces and actor layouts ---------*- C++ -*-===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -6,7 +6,7 @@
 //
 // What the lowering to actors needs to turn one op on global tensors into an
 // actor per rank: the ranks an op runs on, each rank's local tensor type,
-// and the attributes the runtime reads (docs/multi-rank-plans.md). In
+// and the typed layout the runtime reads (docs/multi-rank-plans.md). In
 // OneFlowExternalModels (lib/Dialect/ExternalModels/RankLayout.cpp), next to
 // the RankLoweringInterface models that share its arithmetic;
 // oneflow-lower-to-actor-graph calls it.
@@ -34,6 +34,12 @@ FailureOr<SmallVector<int64_t>> getOpRanks(Operation *op);
 /// when `rank` is not in the placement.
 RankedTensorType getLocalType(Type type, int64_t rank);
 
+/// Where `rank`'s piece of `type` begins in the logical tensor, one offset
+/// per axis (zeros for a tensor on one device). Empty when `rank` is not
+/// in the placement. For the RankLoweringInterface models of other
+/// dialects' ops (examples/plugin).
+SmallVector<int64_t> getLocalBegin(Type type, int64_t rank);
+
 /// The sends and recvs of one rank in a oneflow.transfer (flat records, see
 /// docs/multi-rank-plans.md).
 struct TransferRecords {
@@ -48,12 +54,13 @@ void computeTransfer(Operation *op, SmallVectorImpl<int64_t> &group,
                      llvm::MapVector<int64_t, TransferRecords> &records,
                      int64_t microWorld = 0);
 
-/// Adds to `attrs` what the runtime needs to run `op` on `rank` beyond the
-/// op's own attributes: groups of collectives, slice positions of sources
-/// and sinks, the divisor of a split mean. `transfer` holds the records of
-/// a oneflow.transfer (ignored for other ops).
-void addRankAttrs(Operation *op, int64_t rank, ArrayRef<int64_t> group,
-                  const TransferRecords *transfer, NamedAttrList &attrs);
+/// The layout of `op`'s actor on `rank`: what its RankLoweringInterface
+/// returns (a #oneflow_actor layout; null for an op without the interface
+/// or one that needs none). `attrs` holds the op's own attributes, which
+/// the interface may rewrite per rank; `transfer` the records of a
+/// oneflow.transfer (ignored for other ops).
+Attribute getRankLayout(Operation *op, int64_t rank, ArrayRef<int64_t> group,
+                        const TransferRecords *transfer, NamedAttrList &attrs);
 
 } // namespace mlir::oneflow
 

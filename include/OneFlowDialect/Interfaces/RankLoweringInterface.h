@@ -1,4 +1,4 @@
-//===- RankLoweringInterface.h - Per-rank actor attributes ------*- C++ -*-===//
+//===- RankLoweringInterface.h - Per-rank actor layouts ---------*- C++ -*-===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //

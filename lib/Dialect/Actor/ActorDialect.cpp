@@ -30,6 +30,21 @@ void OneFlowActorDialect::registerTypes() {
       >();
 }
 
+LogicalResult
+PieceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        DenseI64ArrayAttr logicalShape, DenseI64ArrayAttr begin,
+                        DenseI64ArrayAttr microStride, bool) {
+  if (begin.size() != logicalShape.size())
+    return emitError() << "piece begins at " << begin.size()
+                       << " coordinates in a tensor of rank "
+                       << logicalShape.size();
+  if (microStride && microStride.size() != logicalShape.size())
+    return emitError() << "piece moves by a micro stride of rank "
+                       << microStride.size() << " in a tensor of rank "
+                       << logicalShape.size();
+  return success();
+}
+
 void OneFlowActorDialect::registerAttributes() {
   addAttributes<
 #define GET_ATTRDEF_LIST

@@ -1,4 +1,4 @@
-//===- RankLayout.cpp - Per-rank pieces and actor attributes --------------===//
+//===- RankLayout.cpp - Per-rank pieces and actor layouts -----------------===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -6,6 +6,7 @@
 
 #include "OneFlowDialect/Interfaces/RankLayout.h"
 
+#include "OneFlowDialect/Actor/ActorDialect.h"
 #include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/Interfaces/ExternalModels.h"
 #include "OneFlowDialect/Interfaces/RankLoweringInterface.h"
@@ -14,6 +15,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
 
@@ -57,6 +59,17 @@ RankedTensorType mlir::oneflow::getLocalType(Type type, int64_t rank) {
   std::vector<int64_t> local = ofsupport::localShape(
       shapeOf(tensor), toSupportLayout(global), parallelId);
   return RankedTensorType::get(local, tensor.getElementType());
+}
+
+SmallVector<int64_t> mlir::oneflow::getLocalBegin(Type type, int64_t rank) {
+  auto tensor = cast<RankedTensorType>(type);
+  GlobalAttr global = getGlobalEncoding(tensor);
+  if (!global)
+    return SmallVector<int64_t>(tensor.getRank(), 0);
+  if (parallelIdOf(global, rank) < 0)
+    return {};
+  std::vector<int64_t> begins = beginsOf(sliceOf(type, rank));
+  return SmallVector<int64_t>(begins.begin(), begins.end());
 }
 
 static bool isTransfer(Operation *op) { return isa<TransferOp>(op); }
@@ -304,7 +317,7 @@ static bool hasPartial(GlobalAttr global) {
 }
 
 //===----------------------------------------------------------------------===//
-// Per-rank attributes: RankLoweringInterface models of the oneflow ops
+// Per-rank layouts: RankLoweringInterface models of the oneflow ops
 //===----------------------------------------------------------------------===//
 
 static DenseI64ArrayAttr intsAttr(Operation *op, ArrayRef<int64_t> values) {
@@ -312,175 +325,173 @@ static DenseI64ArrayAttr intsAttr(Operation *op, ArrayRef<int64_t> values) {
 }
 
 /// oneflow.transfer: its group and this rank's records.
-static void addTransferAttrs(Operation *op, const RankPosition &where,
-                             NamedAttrList &attrs) {
-  Builder b(op->getContext());
-  attrs.set("group", intsAttr(op, where.group));
-  attrs.set("sends", intsAttr(op, where.sends));
-  attrs.set("recvs", intsAttr(op, where.recvs));
-  attrs.set("reduce", b.getBoolAttr(hasPartial(
-                          getGlobalEncoding(op->getOperand(0).getType()))));
+static Attribute transferLayout(Operation *op, const RankPosition &where,
+                                NamedAttrList &) {
+  bool reduce = hasPartial(getGlobalEncoding(op->getOperand(0).getType()));
+  return actor::TransferLayoutAttr::get(
+      op->getContext(), intsAttr(op, where.group), intsAttr(op, where.sends),
+      intsAttr(op, where.recvs), reduce);
 }
 
-/// Layout ops on one placement: the group along the mesh axis that changes,
-/// the axes, and the offsets of local slices.
-static void addLayoutOpAttrs(Operation *op, const RankPosition &where,
-                             NamedAttrList &attrs) {
-  Builder b(op->getContext());
+/// Collectives on one placement: the group along the mesh axis that
+/// changes, the axes, the reduction.
+static Attribute collectiveLayout(Operation *op, const RankPosition &where,
+                                  NamedAttrList &) {
+  GlobalAttr in = getGlobalEncoding(op->getOperand(0).getType()),
+             out = getGlobalEncoding(op->getResult(0).getType());
+  if (!in || !out || in.getPlacement() != out.getPlacement() ||
+      in.getNdSbp() == out.getNdSbp())
+    return {};
+  int64_t meshAxis = changedMeshAxis(in, out);
+  SbpAttr from = in.getNdSbp()[meshAxis], to = out.getNdSbp()[meshAxis];
+  DenseI64ArrayAttr group = intsAttr(
+      op, axisGroup(in.getPlacement(), parallelIdOf(in, where.rank), meshAxis));
+  int64_t axis = isa<ReduceScatterOp>(op) ? to.getAxis()
+                 : isa<AllGatherOp>(op)   ? from.getAxis()
+                                          : 0;
+  bool allToAll = isa<AllToAllOp>(op);
+  PartialReduction reduction =
+      from.isPartial() ? from.getReduction() : PartialReduction::sum;
+  return actor::CollectiveLayoutAttr::get(
+      op->getContext(), group, axis, allToAll ? from.getAxis() : 0,
+      allToAll ? to.getAxis() : 0, reduction);
+}
+
+/// local_slice and to_partial on one placement: the box in the larger of
+/// operand and result.
+static Attribute localBoxingLayout(Operation *op, const RankPosition &where,
+                                   NamedAttrList &) {
   int64_t rank = where.rank;
   Type inType = op->getOperand(0).getType(),
        outType = op->getResult(0).getType();
   GlobalAttr in = getGlobalEncoding(inType), out = getGlobalEncoding(outType);
   if (!in || !out || in.getPlacement() != out.getPlacement() ||
       in.getNdSbp() == out.getNdSbp())
-    return;
-  int64_t meshAxis = changedMeshAxis(in, out);
-  SbpAttr from = in.getNdSbp()[meshAxis], to = out.getNdSbp()[meshAxis];
-  int64_t parallelId = parallelIdOf(in, rank);
-  SmallVector<int64_t> axisRanks =
-      axisGroup(in.getPlacement(), parallelId, meshAxis);
+    return {};
   std::vector<int64_t> inBegin = beginsOf(sliceOf(inType, rank));
   std::vector<int64_t> outBegin = beginsOf(sliceOf(outType, rank));
+  bool slice = isa<LocalSliceOp>(op);
   SmallVector<int64_t> delta(inBegin.size());
-  // A reduction other than the sum (the default) is named.
-  auto setReduction = [&] {
-    if (!from.isPartialSum())
-      attrs.set("reduction", b.getStringAttr(stringifyPartialReduction(
-                                 from.getReduction())));
-  };
-  if (isa<AllReduceOp>(op)) {
-    attrs.set("group", intsAttr(op, axisRanks));
-    setReduction();
-  } else if (isa<ReduceScatterOp>(op)) {
-    attrs.set("group", intsAttr(op, axisRanks));
-    attrs.set("axis", b.getI64IntegerAttr(to.getAxis()));
-    setReduction();
-  } else if (isa<AllGatherOp>(op)) {
-    attrs.set("group", intsAttr(op, axisRanks));
-    attrs.set("axis", b.getI64IntegerAttr(from.getAxis()));
-  } else if (isa<AllToAllOp>(op)) {
-    attrs.set("group", intsAttr(op, axisRanks));
-    attrs.set("in_axis", b.getI64IntegerAttr(from.getAxis()));
-    attrs.set("out_axis", b.getI64IntegerAttr(to.getAxis()));
-  } else if (isa<LocalSliceOp>(op)) {
-    for (size_t i = 0; i < delta.size(); ++i)
-      delta[i] = outBegin[i] - inBegin[i];
-    attrs.set("begin", intsAttr(op, delta));
-  } else if (isa<ToPartialOp>(op)) {
-    for (size_t i = 0; i < delta.size(); ++i)
-      delta[i] = inBegin[i] - outBegin[i];
-    attrs.set("begin", intsAttr(op, delta));
-    // From B, the group's first rank keeps the value and the others hold
-    // zeros; a max or min of copies is the value, so every rank keeps it.
-    bool keep = from.getKind() != SbpKind::broadcast || !to.isPartialSum() ||
-                axisRanks.front() == rank;
-    attrs.set("keep", b.getBoolAttr(keep));
-  }
+  for (size_t i = 0; i < delta.size(); ++i)
+    delta[i] = slice ? outBegin[i] - inBegin[i] : inBegin[i] - outBegin[i];
+  // A local_slice keeps its box. A to_partial from B: the group's first
+  // rank keeps the value and the others hold zeros; a max or min of copies
+  // is the value, so every rank keeps it.
+  int64_t meshAxis = changedMeshAxis(in, out);
+  SbpAttr from = in.getNdSbp()[meshAxis], to = out.getNdSbp()[meshAxis];
+  bool keep =
+      slice || from.getKind() != SbpKind::broadcast || !to.isPartialSum() ||
+      axisGroup(in.getPlacement(), parallelIdOf(in, rank), meshAxis).front() ==
+          rank;
+  return actor::LocalBoxingLayoutAttr::get(op->getContext(), intsAttr(op, delta),
+                                           DenseI64ArrayAttr(), keep);
 }
 
 /// Sources, sinks and random ops: where the rank's piece sits in the
-/// logical tensor.
-static void addPieceAttrs(Operation *op, const RankPosition &where,
-                          NamedAttrList &attrs) {
+/// logical tensor. A constant's elements become its piece's.
+static Attribute pieceLayout(Operation *op, const RankPosition &where,
+                             NamedAttrList &attrs) {
   Builder b(op->getContext());
   int64_t rank = where.rank;
   bool isSink = isa<OutputOp>(op);
-  bool isSource = isa<InputOp, VariableOp, ConstantOp, FillOp>(op);
   Type type = isSink ? op->getOperand(0).getType() : op->getResult(0).getType();
   GlobalAttr global = getGlobalEncoding(type);
   if (!global)
-    return;
-  attrs.set("logical_shape", intsAttr(op, shapeOf(type)));
-  attrs.set("slice_begin", intsAttr(op, beginsOf(sliceOf(type, rank))));
-  if (isSink) {
-    attrs.set("partial", b.getBoolAttr(hasPartial(global)));
-    attrs.set("primary",
-              b.getBoolAttr(!isSecondary(global, rank, SbpKind::broadcast)));
-  } else if (isSource) {
-    bool zero = isSecondary(global, rank, SbpKind::partial);
-    attrs.set("zero", b.getBoolAttr(zero));
-    if (isa<ConstantOp>(op)) {
-      if (auto dense = dyn_cast<DenseElementsAttr>(attrs.get("value")))
-        attrs.set("value", localElements(dense, type, rank, zero));
-    } else if (isa<FillOp>(op) && zero) {
-      attrs.set("value", b.getF64FloatAttr(0));
-    }
+    return {};
+  bool zero = isa<InputOp, VariableOp, ConstantOp, FillOp>(op) &&
+              isSecondary(global, rank, SbpKind::partial);
+  auto piece = actor::PieceLayoutAttr::get(
+      op->getContext(), intsAttr(op, shapeOf(type)),
+      intsAttr(op, beginsOf(sliceOf(type, rank))), DenseI64ArrayAttr(), zero);
+  if (isSink)
+    return actor::SinkLayoutAttr::get(
+        op->getContext(), piece, hasPartial(global),
+        !isSecondary(global, rank, SbpKind::broadcast));
+  if (auto constant = dyn_cast<ConstantOp>(op)) {
+    StringAttr name = constant.getValueAttrName();
+    if (auto dense = dyn_cast_or_null<DenseElementsAttr>(attrs.get(name)))
+      attrs.set(name, localElements(dense, type, rank, zero));
+  } else if (auto fill = dyn_cast<FillOp>(op); fill && zero) {
+    attrs.set(fill.getValueAttrName(), b.getF64FloatAttr(0));
   }
+  return piece;
 }
 
 /// A piece of a table split along the gathered axis holds some rows only
 /// (the operand of gather and gather_elements, the result of their
 /// gradients).
-static void addTableRowAttrs(Operation *op, const RankPosition &where,
-                             NamedAttrList &attrs) {
-  Builder b(op->getContext());
+static Attribute indexRangeLayout(Operation *op, const RankPosition &where,
+                                  NamedAttrList &) {
   Type type = isa<GatherOp, GatherElementsOp>(op) ? op->getOperand(0).getType()
                                                   : op->getResult(0).getType();
   if (!getGlobalEncoding(type))
-    return;
+    return {};
   std::vector<int64_t> shape = shapeOf(type);
-  int64_t axis = 0;
-  if (auto axisAttr = dyn_cast_or_null<IntegerAttr>(attrs.get("axis")))
-    axis = axisAttr.getInt();
+  auto axis = TypeSwitch<Operation *, int64_t>(op)
+                  .Case<GatherOp, GatherGradOp, GatherElementsOp,
+                        GatherElementsGradOp>([](auto gather) {
+                    return static_cast<int64_t>(gather.getAxis());
+                  })
+                  .Default([](Operation *) { return int64_t(0); });
   if (axis < 0)
     axis += shape.size();
-  attrs.set("index_begin",
-            b.getI64IntegerAttr(sliceOf(type, where.rank)[axis].begin));
-  attrs.set("index_limit", b.getI64IntegerAttr(shape[axis]));
+  return actor::IndexRangeLayoutAttr::get(
+      op->getContext(), sliceOf(type, where.rank)[axis].begin, shape[axis]);
 }
 
 /// A mean over split axes divides by the logical count.
-static void addDivisorAttrs(Operation *op, const RankPosition &,
-                            NamedAttrList &attrs) {
-  Type type = op->getOperand(0).getType();
+static Attribute divisorLayout(Operation *op, const RankPosition &,
+                               NamedAttrList &) {
+  auto mean = cast<ReduceMeanOp>(op);
+  Type type = mean.getX().getType();
   if (!getGlobalEncoding(type))
-    return;
+    return {};
   int64_t divisor = 1;
   std::vector<int64_t> shape = shapeOf(type);
-  if (auto axes = dyn_cast_or_null<DenseI64ArrayAttr>(attrs.get("axes")))
-    for (int64_t axis : axes.asArrayRef())
-      divisor *= shape[axis < 0 ? axis + shape.size() : axis];
-  attrs.set("divisor", Builder(op->getContext()).getI64IntegerAttr(divisor));
+  for (int64_t axis : mean.getAxes())
+    divisor *= shape[axis < 0 ? axis + shape.size() : axis];
+  return actor::DivisorLayoutAttr::get(op->getContext(), divisor);
 }
 
 namespace {
-using RankAttrsFn = void (*)(Operation *, const RankPosition &,
-                             NamedAttrList &);
+using RankLayoutFn = Attribute (*)(Operation *, const RankPosition &,
+                                   NamedAttrList &);
 
-template <typename OpTy, RankAttrsFn Fn>
+template <typename OpTy, RankLayoutFn Fn>
 struct RankLoweringModel
     : public RankLoweringInterface::ExternalModel<RankLoweringModel<OpTy, Fn>,
                                                   OpTy> {
-  void addRankAttrs(Operation *op, const RankPosition &where,
-                    NamedAttrList &attrs) const {
-    Fn(op, where, attrs);
+  Attribute getRankLayout(Operation *op, const RankPosition &where,
+                          NamedAttrList &attrs) const {
+    return Fn(op, where, attrs);
   }
 };
 } // namespace
 
-template <RankAttrsFn Fn, typename... OpTys>
+template <RankLayoutFn Fn, typename... OpTys>
 static void attachRankModels(MLIRContext &context) {
   (OpTys::template attachInterface<RankLoweringModel<OpTys, Fn>>(context), ...);
 }
 
 void mlir::oneflow::detail::attachRankLoweringModels(MLIRContext &context) {
-  attachRankModels<addTransferAttrs, TransferOp>(context);
-  attachRankModels<addLayoutOpAttrs, AllReduceOp, ReduceScatterOp, AllGatherOp,
-                   AllToAllOp, LocalSliceOp, ToPartialOp>(context);
-  attachRankModels<addPieceAttrs, OutputOp, InputOp, VariableOp, ConstantOp,
+  attachRankModels<transferLayout, TransferOp>(context);
+  attachRankModels<collectiveLayout, AllReduceOp, ReduceScatterOp, AllGatherOp,
+                   AllToAllOp>(context);
+  attachRankModels<localBoxingLayout, LocalSliceOp, ToPartialOp>(context);
+  attachRankModels<pieceLayout, OutputOp, InputOp, VariableOp, ConstantOp,
                    FillOp, DropoutOp>(context);
-  attachRankModels<addTableRowAttrs, GatherOp, GatherGradOp, GatherElementsOp,
+  attachRankModels<indexRangeLayout, GatherOp, GatherGradOp, GatherElementsOp,
                    GatherElementsGradOp>(context);
-  attachRankModels<addDivisorAttrs, ReduceMeanOp>(context);
+  attachRankModels<divisorLayout, ReduceMeanOp>(context);
 }
 
-void mlir::oneflow::addRankAttrs(Operation *op, int64_t rank,
-                                 ArrayRef<int64_t> group,
-                                 const TransferRecords *transfer,
-                                 NamedAttrList &attrs) {
+Attribute mlir::oneflow::getRankLayout(Operation *op, int64_t rank,
+                                       ArrayRef<int64_t> group,
+                                       const TransferRecords *transfer,
+                                       NamedAttrList &attrs) {
   auto lowering = dyn_cast<RankLoweringInterface>(op);
   if (!lowering)
-    return;
+    return {};
   RankPosition where;
   where.rank = rank;
   where.group = group;
@@ -488,5 +499,5 @@ void mlir::oneflow::addRankAttrs(Operation *op, int64_t rank,
     where.sends = transfer->sends;
     where.recvs = transfer->recvs;
   }
-  lowering.addRankAttrs(where, attrs);
+  return lowering.getRankLayout(where, attrs);
 }

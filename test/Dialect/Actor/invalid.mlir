@@ -235,3 +235,40 @@ oneflow_actor.rank_plan rank 0 device cpu {
 
 // expected-error@+1 {{'oneflow_actor.regst' op expects parent op 'oneflow_actor.rank_plan'}}
 %a = oneflow_actor.regst 0 count 1 : tensor<4xf32>
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// layouts
+//===----------------------------------------------------------------------===//
+
+oneflow_actor.rank_plan rank 0 device cpu {
+  %a = oneflow_actor.regst 0 count 1 : tensor<4xf32>
+  // expected-error@+1 {{piece begins at 1 coordinates in a tensor of rank 2}}
+  oneflow_actor.actor 0 @a "test.a"() -> (%a) layout #oneflow_actor.piece<logical_shape = [8, 4], begin = [4]> on "compute"
+}
+
+// -----
+
+oneflow_actor.rank_plan rank 0 device cpu {
+  %a = oneflow_actor.regst 0 count 1 : tensor<4xf32>
+  // expected-error@+1 {{piece moves by a micro stride of rank 1 in a tensor of rank 2}}
+  oneflow_actor.actor 0 @a "test.a"() -> (%a) layout #oneflow_actor.piece<logical_shape = [8, 4], begin = [4, 0], micro_stride = [4]> on "compute"
+}
+
+// -----
+
+oneflow_actor.rank_plan rank 0 device cpu {
+  %a = oneflow_actor.regst 0 count 1 : tensor<4xf32>
+  // expected-error@+1 {{'oneflow_actor.actor' op attribute 'layout' failed to satisfy constraint}}
+  oneflow_actor.actor 0 @a "test.a"() -> (%a) layout #oneflow.sbp<B> on "compute"
+}
+
+// -----
+
+oneflow_actor.rank_plan rank 0 device cpu {
+  %a = oneflow_actor.regst 0 count 1 : tensor<4xf32>
+  // expected-error@+2 {{expected one of [sum, max, min] for how the pieces of a partial tensor combine, got: mean}}
+  // expected-error@+1 {{failed to parse OneFlowActor_CollectiveLayout parameter 'reduction'}}
+  oneflow_actor.actor 0 @a "test.a"() -> (%a) layout #oneflow_actor.collective<group = [0, 1], reduction = mean> on "compute"
+}
