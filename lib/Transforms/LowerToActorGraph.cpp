@@ -7,7 +7,8 @@
 // One actor per op per rank and one regst per op result per rank. A
 // single-device program becomes the rank plan of rank 0; a program on global
 // tensors (after oneflow-lower-boxing) one rank plan per rank, with local
-// shapes and the attributes of docs/multi-rank-plans.md. Variables get one
+// shapes and the typed layouts of docs/multi-rank-plans.md (what each op's
+// RankLoweringInterface returns for the rank). Variables get one
 // buffer whatever `regst-count` says: it holds their value across steps,
 // which optimizer updates write in place. oneflow.input
 // actors go on an "io" stream with double-buffered regsts, collectives and
@@ -17,11 +18,12 @@
 // per device rank, one per micro-batch (mesh axis 0 is time); they fold
 // into the firings of one actor. An op with a value that is split or
 // partial over the micro-batches fires M times per step, with the layout
-// of micro-batch 0 and, for sources, a `micro_stride` by which its piece
-// moves per micro-batch; an op whose values are whole per step fires once,
-// in the step's first micro-batch, or in its last when it reads a sum over
-// the micro-batches (oneflow.accumulate, which fires M times and writes
-// once). Stream orders list one step's firings, micro-batch by micro-batch.
+// of micro-batch 0 and, for sources, a micro stride by which its piece
+// moves per micro-batch (MicroBatchRanks.h); an op whose values are whole
+// per step fires once, in the step's first micro-batch, or in its last when
+// it reads a sum over the micro-batches (oneflow.accumulate, which fires M
+// times and writes once). Stream orders list one step's firings,
+// micro-batch by micro-batch.
 // A transfer between placements (pipeline stages) moves micro-batch 0's
 // pieces between device ranks, and every other micro-batch's the same way.
 //
@@ -33,6 +35,8 @@
 #include "OneFlowDialect/Interfaces/RankLayout.h"
 #include "OneFlowDialect/Interfaces/SbpInterface.h"
 #include "OneFlowDialect/Transforms/Passes.h"
+
+#include "MicroBatchRanks.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -176,175 +180,6 @@ static int64_t firingsOf(Operation *op, int64_t micro) {
         global && !global.getNdSbp()[0].isBroadcast())
       return micro;
   return 1;
-}
-
-/// Where the piece or box that `layout` places begins (null if it places
-/// none).
-static DenseI64ArrayAttr layoutBegin(Attribute layout) {
-  if (auto sink = dyn_cast_or_null<SinkLayoutAttr>(layout))
-    layout = sink.getPiece();
-  if (auto piece = dyn_cast_or_null<PieceLayoutAttr>(layout))
-    return piece.getBegin();
-  if (auto box = dyn_cast_or_null<LocalBoxingLayoutAttr>(layout))
-    return box.getBegin();
-  return {};
-}
-
-/// `layout` (one that places a piece or box) moving by `stride` per
-/// micro-batch.
-static Attribute withMicroStride(Attribute layout, DenseI64ArrayAttr stride) {
-  MLIRContext *context = layout.getContext();
-  auto move = [&](PieceLayoutAttr piece) {
-    return PieceLayoutAttr::get(context, piece.getLogicalShape(),
-                                piece.getBegin(), stride, piece.getZero());
-  };
-  if (auto sink = dyn_cast<SinkLayoutAttr>(layout))
-    return SinkLayoutAttr::get(context, move(sink.getPiece()),
-                               sink.getPartial(), sink.getPrimary());
-  if (auto piece = dyn_cast<PieceLayoutAttr>(layout))
-    return move(piece);
-  auto box = cast<LocalBoxingLayoutAttr>(layout);
-  return LocalBoxingLayoutAttr::get(context, box.getBegin(), stride,
-                                    box.getKeep());
-}
-
-/// Gives `layout` (that of `op` on `rank` in micro-batch 0) a micro stride
-/// when its piece moves between micro-batches; fails if the pieces are not
-/// evenly spaced.
-static LogicalResult addMicroStride(Operation *op, int64_t rank, int64_t world,
-                                    int64_t micro, Attribute &layout) {
-  DenseI64ArrayAttr begin = layoutBegin(layout);
-  if (!begin)
-    return success();
-  auto beginOf = [&](int64_t m) {
-    NamedAttrList unused;
-    return layoutBegin(getRankLayout(op, m * world + rank, {}, nullptr, unused))
-        .asArrayRef();
-  };
-  ArrayRef<int64_t> first = begin.asArrayRef();
-  SmallVector<int64_t> stride(first.size());
-  ArrayRef<int64_t> second = beginOf(1);
-  for (size_t d = 0; d < first.size(); ++d)
-    stride[d] = second[d] - first[d];
-  for (int64_t m = 2; m < micro; ++m) {
-    ArrayRef<int64_t> at = beginOf(m);
-    for (size_t d = 0; d < first.size(); ++d)
-      if (at[d] != first[d] + m * stride[d])
-        return op->emitOpError()
-               << "has pieces that are not evenly spaced over the " << micro
-               << " micro-batches of rank " << rank;
-  }
-  if (llvm::any_of(stride, [](int64_t s) { return s != 0; }))
-    layout = withMicroStride(
-        layout, DenseI64ArrayAttr::get(op->getContext(), stride));
-  return success();
-}
-
-/// Whether two flat transfer record lists of `width` numbers per record
-/// are the same but for their tags.
-static bool sameButTags(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
-                        int64_t width) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (i % width != 1 && a[i] != b[i])
-      return false;
-  return true;
-}
-
-/// Numbers per transfer record of `op`: [peer, tag, begins..., sizes...].
-static int64_t recordWidth(Operation *op) {
-  return 2 + 2 * cast<RankedTensorType>(op->getResult(0).getType()).getRank();
-}
-
-/// Folds the records of a transfer in a micro-batched program (over the
-/// virtual ranks m * world + r of `group`) into those of the device ranks:
-/// micro-batch 0's, whose peers must be in micro-batch 0. When the
-/// transfer fires per micro-batch, every micro-batch must repeat them.
-static LogicalResult
-foldTransfer(Operation *op, int64_t world, int64_t micro, bool perMicro,
-             SmallVectorImpl<int64_t> &group,
-             llvm::MapVector<int64_t, TransferRecords> &records) {
-  int64_t width = recordWidth(op);
-  SmallVector<int64_t> devices;
-  for (int64_t rank : group)
-    if (rank < world)
-      devices.push_back(rank);
-  // `flat` with peers as indices into `devices`, for micro-batch `m`.
-  auto fold = [&](ArrayRef<int64_t> flat, int64_t m,
-                  SmallVectorImpl<int64_t> &out) {
-    out.clear();
-    for (size_t i = 0; i + width <= flat.size(); i += width) {
-      int64_t peer = group[flat[i]] - m * world;
-      if (peer < 0 || peer >= world)
-        return false;
-      out.push_back(llvm::find(devices, peer) - devices.begin());
-      out.append(flat.begin() + i + 1, flat.begin() + i + width);
-    }
-    return true;
-  };
-  llvm::MapVector<int64_t, TransferRecords> folded;
-  for (int64_t rank : devices) {
-    TransferRecords &mine = folded[rank];
-    for (int64_t m = 0; m < (perMicro ? micro : 1); ++m) {
-      TransferRecords given = records.lookup(m * world + rank), other;
-      if (!fold(given.sends, m, other.sends) ||
-          !fold(given.recvs, m, other.recvs))
-        return op->emitOpError() << "moves data between micro-batches: rank "
-                                 << rank << " exchanges micro-batch " << m
-                                 << "'s piece with another micro-batch's rank";
-      if (m == 0) {
-        mine = std::move(other);
-      } else if (!sameButTags(mine.sends, other.sends, width) ||
-                 !sameButTags(mine.recvs, other.recvs, width)) {
-        return op->emitOpError() << "moves micro-batch " << m << " of rank "
-                                 << rank << " differently from micro-batch 0";
-      }
-    }
-  }
-  group.assign(devices.begin(), devices.end());
-  records = std::move(folded);
-  return success();
-}
-
-/// Tags each transfer of a micro-batched program may use: transfers
-/// between pipeline stages can run concurrently (on threads of their own),
-/// so no two share a tag.
-static constexpr int64_t kTagsPerTransfer = 4096;
-
-/// Moves the tags of `records` (flat, `width` numbers per record) up by
-/// `base`; fails when a transfer has more messages than its share.
-static LogicalResult
-offsetTags(Operation *op, int64_t base, int64_t width,
-           llvm::MapVector<int64_t, TransferRecords> &records) {
-  for (auto &entry : records)
-    for (SmallVector<int64_t> *flat :
-         {&entry.second.sends, &entry.second.recvs})
-      for (size_t i = 1; i < flat->size(); i += width) {
-        if ((*flat)[i] >= kTagsPerTransfer)
-          return op->emitOpError()
-                 << "sends more than " << kTagsPerTransfer
-                 << " messages, the most a transfer between micro-batched "
-                    "stages may";
-        (*flat)[i] += base;
-      }
-  return success();
-}
-
-/// Buffers of a regst written once per micro-batch on device rank `rank`:
-/// with 1F1B counts, stage s of S keeps up to S - s micro-batches alive
-/// (each later stage holds one more back before its gradient returns);
-/// with GPipe counts, all of them.
-static int64_t pipelineDepth(func::FuncOp funcOp, int64_t rank, int64_t world,
-                             int64_t micro) {
-  int64_t stages = getStages(funcOp);
-  if (stages < 2 || micro < 2 || world % stages != 0)
-    return 1;
-  auto schedule = funcOp->getAttrOfType<StringAttr>(kPipelineScheduleAttrName);
-  if (schedule && schedule.getValue() == "gpipe")
-    return micro;
-  int64_t stage = rank / (world / stages);
-  return std::min(micro, stages - stage);
 }
 
 namespace {
