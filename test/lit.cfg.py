@@ -19,6 +19,7 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%oneflow_libs", config.oneflow_libs_dir))
 config.substitutions.append(("%oneflow_src", config.oneflow_src_root))
+config.substitutions.append(("%mlir_include", config.mlir_include_dir))
 # The interpreter that sees Debian's python3-* packages.
 config.substitutions.append(("%python", "/usr/bin/python3"))
 
@@ -37,7 +38,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 config.environment["OF_CACHE_DIR"] = os.path.join(config.test_exec_root,
                                                   "of-cache")
 llvm_config.add_tool_substitutions(
-    [of_opt, "of-translate", "of-run", "of-run-plan", "of-check", "of-calibrate"],
+    [of_opt, "of-translate", "of-run", "of-run-plan", "of-check", "of-calibrate",
+     "of-tblgen"],
     [config.oneflow_tools_dir])
 
 # Multi-node runs meet through a Redis server; tests start a private one.

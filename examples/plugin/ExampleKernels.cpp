@@ -21,8 +21,14 @@
 #include "ofrt/KernelPlugin.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <variant>
+#include <vector>
+
+// ofexample::params: the ops' attributes as typed structs, from ExampleOps.td
+// (of-tblgen -gen-kernel-params).
+#include "ExampleKernelParams.h.inc"
 
 namespace {
 
@@ -91,9 +97,7 @@ createAddRowIndex(const ofrt::OpDesc &op) {
     return ofrt::opError(op, "computes f32 of rank 1 or more only, with the "
                              "operand's type, not " +
                                  x.str() + " -> " + op.outputs[0].str());
-  double scale = 0;
-  if (absl::Status read = ofrt::readAttr(op, "scale", scale); !read.ok())
-    return read;
+  OFRT_READ_PARAMS(declared, ofexample::params::AddRowIndexOp, op);
   int64_t begin = 0;
   if (const auto *rows = op.layoutAs<ofrt::IndexRange>()) {
     if (rows->begin < 0 || rows->begin + x.shape[0] > rows->limit)
@@ -105,14 +109,16 @@ createAddRowIndex(const ofrt::OpDesc &op) {
   } else if (!std::holds_alternative<std::monostate>(op.layout)) {
     return ofrt::opError(op, "needs an index range layout");
   }
-  return std::make_unique<AddRowIndexKernel>(begin, static_cast<float>(scale));
+  return std::make_unique<AddRowIndexKernel>(
+      begin, static_cast<float>(declared.scale));
 }
 
 } // namespace
 
 extern "C" __attribute__((visibility("default"))) void
 ofrtRegisterKernels(ofrt::KernelRegistry &registry) {
-  registry.add(ofrt::DeviceKind::Cpu, "ofexample.swish", createSwish);
-  registry.add(ofrt::DeviceKind::Cpu, "ofexample.add_row_index",
-               createAddRowIndex);
+  registry.add(ofrt::DeviceKind::Cpu, ofexample::params::SwishOp::kOpName,
+               createSwish);
+  registry.add(ofrt::DeviceKind::Cpu,
+               ofexample::params::AddRowIndexOp::kOpName, createAddRowIndex);
 }

@@ -202,7 +202,8 @@ TEST_F(CudaKernels, FindNonfinite) {
       if (value != 0.0)
         x[4321] = value;
       expectSame(op("find_nonfinite", {{dtype, {5000}}}, {{DType::F32, {}}},
-                    {{"codes", std::vector<int64_t>{9}}}),
+                    {{"codes", std::vector<int64_t>{9}},
+                     {"labels", std::vector<std::string>{"x"}}}),
                  {tensor(dtype, {5000}, x)});
     }
   // Several tensors: the largest code of those that are not finite, though
@@ -219,7 +220,8 @@ TEST_F(CudaKernels, FindNonfinite) {
       descs.push_back(in.back().desc);
     }
     expectSame(op("find_nonfinite", descs, {{DType::F32, {}}},
-                  {{"codes", std::vector<int64_t>{4, 9, 2}}}),
+                  {{"codes", std::vector<int64_t>{4, 9, 2}},
+                   {"labels", std::vector<std::string>{"a", "b", "c"}}}),
                in);
   }
 }
@@ -250,7 +252,9 @@ TEST_F(CudaKernels, SourcesAndReshapes) {
   TensorDesc w{DType::F32, {33, 17}};
   expectSame(
       op("variable", {}, {w},
-         {{"init", std::string("kaiming_uniform")}, {"seed", int64_t(7)}}),
+         {{"init", std::string("kaiming_uniform")},
+          {"seed", int64_t(7)},
+          {"name", std::string("w")}}),
       {}, 2);
   expectSame(op("fill", {}, {w}, {{"value", 0.25}}), {}, 2);
   TensorData value = randomTensor(DType::F32, {4, 5}, 400);

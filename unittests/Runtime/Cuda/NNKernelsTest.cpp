@@ -54,7 +54,8 @@ TEST_F(CudaKernels, GatherCrossEntropyLayerNorm) {
         {table, tensor(indexType, {3, 4}, randomInts(12, seed++, -7, 6))});
     TensorData dy = randomTensor(DType::F32, {3, 4, 7}, seed++);
     expectSame(op("gather_grad", {dy.desc, indices.desc},
-                  {{DType::F32, {10, 7}}}, {{"axis", int64_t(0)}}),
+                  {{DType::F32, {10, 7}}},
+                  {{"axis", int64_t(0)}, {"dim_size", int64_t(10)}}),
                {dy, indices});
   }
   TensorData logits = randomTensor(DType::F32, {6, 11}, seed++, -5, 5);
@@ -147,11 +148,14 @@ TEST_F(CudaKernels, Convolutions) {
     expectSame(
         op("conv2d", {x.desc, w.desc, b.desc}, {{DType::F32, c.y}}, attrs),
         {x, w, b});
+    std::map<std::string, AttrValue> data = attrs, filter = attrs;
+    data["input_shape"] = c.x;
+    filter["weight_shape"] = c.w;
     expectSame(op("conv2d_backward_data", {dy.desc, w.desc},
-                  {{DType::F32, c.x}}, attrs),
+                  {{DType::F32, c.x}}, data),
                {dy, w});
     expectSame(op("conv2d_backward_filter", {x.desc, dy.desc},
-                  {{DType::F32, c.w}}, attrs),
+                  {{DType::F32, c.w}}, filter),
                {x, dy});
   }
 }

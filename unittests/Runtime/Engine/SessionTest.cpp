@@ -32,6 +32,7 @@ RankProgram program(int64_t variableOffset) {
   };
   actor(0, "oneflow.variable", {}, {0});
   p.actors[0].op.attrs["init"] = std::string("ones");
+  p.actors[0].op.attrs["name"] = std::string("w");
   actor(1, "oneflow.relu", {0}, {1});
   actor(2, "oneflow.output", {1}, {});
   p.actors[2].op.attrs["name"] = std::string("y");

@@ -61,9 +61,12 @@ TEST(ConvGradKernels, MatchTheAdjointOfTheConvolution) {
     });
     std::map<std::string, AttrValue> attrs = {{"strides", c.strides},
                                               {"pads", c.pads}};
+    attrs["input_shape"] = c.x;
     auto data = runOk("conv2d_backward_data", {f32(y, dy), f32(c.w, w)},
                       {{DType::F32, c.x}}, attrs);
     EXPECT_TRUE(near(values(data[0]), dx, 1e-4, 1e-4));
+    attrs.erase("input_shape");
+    attrs["weight_shape"] = c.w;
     auto filter = runOk("conv2d_backward_filter", {f32(c.x, x), f32(y, dy)},
                         {{DType::F32, c.w}}, attrs);
     EXPECT_TRUE(near(values(filter[0]), dw, 1e-4, 1e-4));
@@ -73,7 +76,8 @@ TEST(ConvGradKernels, MatchTheAdjointOfTheConvolution) {
 TEST(ConvGradKernels, RejectAMismatchedDy) {
   TensorDesc dy = {DType::F32, {2, 4, 5, 5}}, w = {DType::F32, {4, 3, 3, 3}};
   expectCreateError(op("conv2d_backward_data", {dy, w},
-                       {{DType::F32, {2, 3, 8, 8}}}),
+                       {{DType::F32, {2, 3, 8, 8}}},
+                       {{"input_shape", Shape{2, 3, 8, 8}}}),
                     "dy is");
 }
 
@@ -174,7 +178,7 @@ TEST(GatherGradKernel, AddsRowsAtTheirIndicesAndOnlyOwnRows) {
   ASSERT_TRUE(piece.ok()) << piece.status();
   EXPECT_TRUE(near(values((*piece)[0]), {3, 4, 7, 8}));
   OpDesc bad = op("gather_grad", {whole[0].desc, indices.desc},
-                  {{DType::F32, {5, 2}}});
+                  {{DType::F32, {5, 2}}}, {{"dim_size", int64_t(5)}});
   bad.inputs[0] = {DType::F32, {4, 2}};
   TensorData badIds = tensor(DType::I64, {4}, {1, 9, 0, 0});
   absl::StatusOr<std::vector<TensorData>> result =
@@ -189,15 +193,17 @@ TEST(GatherElementsGradKernel, AddsEachElementWhereItCameFrom) {
   auto dx = runOk(
       "gather_elements_grad",
       {f32({2, 2}, {1, 2, 3, 4}), tensor(DType::I64, {2, 2}, {2, 2, 0, -1})},
-      {{DType::F32, {2, 3}}}, {{"axis", int64_t(1)}});
+      {{DType::F32, {2, 3}}}, {{"axis", int64_t(1)}, {"shape", Shape{2, 3}}});
   EXPECT_TRUE(near(values(dx[0]), {0, 0, 3, 3, 0, 4}));
   expectCreateError(op("gather_elements_grad",
                        {{DType::I32, {2, 2}}, {DType::I64, {2, 2}}},
-                       {{DType::I32, {2, 3}}}, {{"axis", int64_t(1)}}),
+                       {{DType::I32, {2, 3}}},
+                       {{"axis", int64_t(1)}, {"shape", Shape{2, 3}}}),
                     "has a CPU kernel for f32 and f64 only");
   expectCreateError(op("gather_elements_grad",
                        {{DType::F32, {2, 1}}, {DType::I64, {2, 2}}},
-                       {{DType::F32, {2, 3}}}, {{"axis", int64_t(1)}}),
+                       {{DType::F32, {2, 3}}},
+                       {{"axis", int64_t(1)}, {"shape", Shape{2, 3}}}),
                     "dy is 2x1xf32, needs 2x2xf32");
 }
 

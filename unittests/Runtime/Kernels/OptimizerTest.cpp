@@ -265,6 +265,12 @@ TEST(OptimizerKernels, SkipFlagChangesNothing) {
     }
 }
 
+/// find_nonfinite's attributes: `codes` and a label per code.
+std::map<std::string, AttrValue> checked(std::vector<int64_t> codes) {
+  std::vector<std::string> labels(codes.size(), "t");
+  return {{"codes", Ints(codes)}, {"labels", labels}};
+}
+
 TEST(OptimizerKernels, FindNonfinite) {
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -279,7 +285,7 @@ TEST(OptimizerKernels, FindNonfinite) {
           x[at] = bad;
         std::vector<TensorData> found =
             runOk("find_nonfinite", {tensor(dtype, {37}, x)},
-                  {{DType::F32, {}}}, {{"codes", Ints{7}}});
+                  {{DType::F32, {}}}, checked({7}));
         EXPECT_EQ(values(found[0]), Values{at >= 0 ? 7.0 : 0.0});
       }
   // f16 by its bits: 1.0, 65504 (the largest), +infinity, NaN.
@@ -290,7 +296,7 @@ TEST(OptimizerKernels, FindNonfinite) {
     TensorData x{{DType::F16, {3}}, std::vector<uint8_t>(6)};
     std::memcpy(x.bytes.data(), bits.data(), 6);
     std::vector<TensorData> found = runOk(
-        "find_nonfinite", {x}, {{DType::F32, {}}}, {{"codes", Ints{5}}});
+        "find_nonfinite", {x}, {{DType::F32, {}}}, checked({5}));
     EXPECT_EQ(values(found[0]), Values{bad ? 5.0 : 0.0}) << "f16 " << bad;
   }
   // The largest finite values are finite.
@@ -298,7 +304,7 @@ TEST(OptimizerKernels, FindNonfinite) {
                             {DType::F64, 1.0e308}}) {
     std::vector<TensorData> found =
         runOk("find_nonfinite", {tensor(dtype, {2}, {big, -big})},
-              {{DType::F32, {}}}, {{"codes", Ints{1}}});
+              {{DType::F32, {}}}, checked({1}));
     EXPECT_EQ(values(found[0]), Values{0.0}) << dtypeName(dtype);
   }
 }
@@ -324,7 +330,7 @@ TEST(OptimizerKernels, FindNonfiniteOfSeveral) {
       withLike.push_back(tensor(DType::F32, {9 + i}, Values(9 + i, nan)));
     for (const std::vector<TensorData> *operands : {&in, &withLike})
       EXPECT_EQ(values(runOk("find_nonfinite", *operands, {{DType::F32, {}}},
-                             {{"codes", Ints(codes)}})[0]),
+                             checked(codes))[0]),
                 Values{expected})
           << "bad " << bad << ", " << operands->size() << " operands";
   }
@@ -332,7 +338,7 @@ TEST(OptimizerKernels, FindNonfiniteOfSeveral) {
 
 TEST(OptimizerKernels, FindNonfiniteErrors) {
   TensorDesc x{DType::F32, {4}}, flag{DType::F32, {}};
-  std::map<std::string, AttrValue> code = {{"codes", Ints{2}}};
+  std::map<std::string, AttrValue> code = checked({2});
   expectCreateError(op("find_nonfinite", {x}, {flag}),
                     "needs attribute 'codes'");
   expectCreateError(op("find_nonfinite", {x}, {flag}, {{"codes", int64_t(2)}}),
@@ -341,11 +347,11 @@ TEST(OptimizerKernels, FindNonfiniteErrors) {
                     "checks float tensors, not i32 (operand #0)");
   expectCreateError(op("find_nonfinite", {x}, {{DType::F64, {}}}, code),
                     "result of type f64 is not one f32 element");
-  expectCreateError(op("find_nonfinite", {x}, {flag}, {{"codes", Ints{0}}}),
+  expectCreateError(op("find_nonfinite", {x}, {flag}, checked({0})),
                     "code 0 is not in [1, 2^24]");
   expectCreateError(op("find_nonfinite", {x, x, x}, {flag}, code),
                     "has 1 codes for 3 operands");
-  expectCreateError(op("find_nonfinite", {x}, {flag}, {{"codes", Ints{}}}),
+  expectCreateError(op("find_nonfinite", {x}, {flag}, checked({})),
                     "has 0 codes for 1 operands");
 }
 

@@ -14,9 +14,17 @@ using namespace ofrt::test;
 
 namespace {
 
+/// `attrs` with the name every variable has (ODS requires one).
+std::map<std::string, AttrValue> named(std::map<std::string, AttrValue> attrs) {
+  attrs.emplace("name", std::string("w"));
+  return attrs;
+}
+
 /// Creates the kernel and computes it at `steps`, expecting equal results.
 TensorData source(const std::string &name, const TensorDesc &result,
                   std::map<std::string, AttrValue> attrs) {
+  if (name == "variable")
+    attrs = named(std::move(attrs));
   OpDesc desc = op(name, {}, {result}, std::move(attrs));
   auto kernel = create(desc);
   EXPECT_TRUE(kernel.ok()) << kernel.status();
@@ -65,9 +73,10 @@ TEST(VariableKernel, ValueAttribute) {
   TensorData value = f32({2, 2}, {1, 2, 3, 4});
   EXPECT_EQ(values(source("variable", value.desc, {{"value", value}})),
             values(value));
-  expectCreateError(op("variable", {}, {value.desc},
-                       {{"value", value}, {"init", std::string("zeros")}}),
-                    "needs exactly one of 'init' and 'value'");
+  expectCreateError(
+      op("variable", {}, {value.desc},
+         named({{"value", value}, {"init", std::string("zeros")}})),
+      "needs exactly one of 'init' and 'value'");
 }
 
 TEST(VariableKernel, DeterministicInitializers) {
@@ -169,7 +178,8 @@ TEST(VariableKernel, ValuesAreFunctionsOfTheLogicalIndex) {
 TEST(VariableKernel, RejectsBadInitializers) {
   auto desc = [](TensorDesc result, std::string kind,
                  std::vector<double> args) {
-    return op("variable", {}, {result}, {{"init", kind}, {"init_args", args}});
+    return op("variable", {}, {result},
+              named({{"init", kind}, {"init_args", args}}));
   };
   expectCreateError(desc({DType::F32, {4}}, "orthogonal", {}),
                     "unknown initializer 'orthogonal'");
@@ -180,7 +190,7 @@ TEST(VariableKernel, RejectsBadInitializers) {
   expectCreateError(desc({DType::F32, {4}}, "xavier_uniform", {}),
                     "needs a variable of rank 2 or more");
   expectCreateError(op("variable", {}, {{DType::F32, {4}}},
-                       {{"init", std::string("zeros")}, {"seed", 1.5}}),
+                       named({{"init", std::string("zeros")}, {"seed", 1.5}})),
                     "attribute 'seed' must be an integer");
 }
 

@@ -36,6 +36,9 @@ public:
     actor.op.role = roleOf(type);
     actor.op.name = name;
     actor.op.attrs = std::move(attrs);
+    // A variable's name is an attribute its op declares (ODS requires it).
+    if (actor.op.role == ofrt::OpRole::Variable)
+      actor.op.attrs.emplace("name", name);
     actor.op.layout = std::move(layout);
     actor.stream = ofrt::isCollective(actor.op.role) ? "collective" : "compute";
     actor.inputs = inputs;

@@ -71,68 +71,53 @@ enum class Fn {
   ScalarPow
 };
 
-/// A float parameter of a function, with the op's default.
-struct Param {
-  const char *name = nullptr;
-  double fallback = 0;
-};
-
+/// A unary function. Its parameters (leaky_relu's alpha, a scalar op's
+/// scalar, ...) are its op's attributes, read through the generated
+/// ofrt::params structs (cpu::readUnaryParams).
 struct FnInfo {
   const char *name;
   Fn fn;
   bool floatOnly;
-  bool scalar;
-  Param p = {}, q = {}; ///< Parameters (leaky_relu, elu, selu, hard_sigmoid).
 };
 
 inline const FnInfo kFns[] = {
-    {"relu", Fn::Relu, false, false},
-    {"gelu", Fn::Gelu, true, false},
-    {"tanh", Fn::Tanh, true, false},
-    {"sigmoid", Fn::Sigmoid, true, false},
-    {"exp", Fn::Exp, true, false},
-    {"log", Fn::Log, true, false},
-    {"sqrt", Fn::Sqrt, true, false},
-    {"rsqrt", Fn::Rsqrt, true, false},
-    {"neg", Fn::Neg, false, false},
-    {"abs", Fn::Abs, false, false},
-    {"erf", Fn::Erf, true, false},
-    {"reciprocal", Fn::Reciprocal, true, false},
-    {"sin", Fn::Sin, true, false},
-    {"cos", Fn::Cos, true, false},
-    {"floor", Fn::Floor, true, false},
-    {"ceil", Fn::Ceil, true, false},
-    {"round", Fn::Round, true, false},
-    {"sign", Fn::Sign, false, false},
-    {"softplus", Fn::Softplus, true, false},
-    {"tan", Fn::Tan, true, false},
-    {"asin", Fn::Asin, true, false},
-    {"acos", Fn::Acos, true, false},
-    {"atan", Fn::Atan, true, false},
-    {"sinh", Fn::Sinh, true, false},
-    {"cosh", Fn::Cosh, true, false},
-    {"asinh", Fn::Asinh, true, false},
-    {"acosh", Fn::Acosh, true, false},
-    {"atanh", Fn::Atanh, true, false},
-    {"logical_not", Fn::LogicalNot, false, false},
-    {"leaky_relu", Fn::LeakyRelu, true, false, {"alpha", 0.01}},
-    {"elu", Fn::Elu, true, false, {"alpha", 1.0}},
-    {"selu",
-     Fn::Selu,
-     true,
-     false,
-     {"alpha", 1.67326319217681884765625},
-     {"gamma", 1.05070102214813232421875}},
-    {"hard_sigmoid",
-     Fn::HardSigmoid,
-     true,
-     false,
-     {"alpha", 0.2},
-     {"beta", 0.5}},
-    {"scalar_add", Fn::ScalarAdd, false, true},
-    {"scalar_mul", Fn::ScalarMul, false, true},
-    {"scalar_div", Fn::ScalarDiv, false, true},
-    {"scalar_pow", Fn::ScalarPow, false, true},
+    {"relu", Fn::Relu, false},
+    {"gelu", Fn::Gelu, true},
+    {"tanh", Fn::Tanh, true},
+    {"sigmoid", Fn::Sigmoid, true},
+    {"exp", Fn::Exp, true},
+    {"log", Fn::Log, true},
+    {"sqrt", Fn::Sqrt, true},
+    {"rsqrt", Fn::Rsqrt, true},
+    {"neg", Fn::Neg, false},
+    {"abs", Fn::Abs, false},
+    {"erf", Fn::Erf, true},
+    {"reciprocal", Fn::Reciprocal, true},
+    {"sin", Fn::Sin, true},
+    {"cos", Fn::Cos, true},
+    {"floor", Fn::Floor, true},
+    {"ceil", Fn::Ceil, true},
+    {"round", Fn::Round, true},
+    {"sign", Fn::Sign, false},
+    {"softplus", Fn::Softplus, true},
+    {"tan", Fn::Tan, true},
+    {"asin", Fn::Asin, true},
+    {"acos", Fn::Acos, true},
+    {"atan", Fn::Atan, true},
+    {"sinh", Fn::Sinh, true},
+    {"cosh", Fn::Cosh, true},
+    {"asinh", Fn::Asinh, true},
+    {"acosh", Fn::Acosh, true},
+    {"atanh", Fn::Atanh, true},
+    {"logical_not", Fn::LogicalNot, false},
+    {"leaky_relu", Fn::LeakyRelu, true},
+    {"elu", Fn::Elu, true},
+    {"selu", Fn::Selu, true},
+    {"hard_sigmoid", Fn::HardSigmoid, true},
+    {"scalar_add", Fn::ScalarAdd, false},
+    {"scalar_mul", Fn::ScalarMul, false},
+    {"scalar_div", Fn::ScalarDiv, false},
+    {"scalar_pow", Fn::ScalarPow, false},
 };
 
 /// A double as an integer T, saturating (NaN gives 0).

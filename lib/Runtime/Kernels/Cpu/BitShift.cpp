@@ -14,6 +14,8 @@
 #include "CpuKernels.h"
 #include "KernelUtils.h"
 
+#include "ofrt/KernelParams.h"
+
 using namespace ofrt;
 using namespace ofrt::cpu;
 
@@ -54,10 +56,9 @@ private:
 KernelOr createBitShift(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
   const TensorDesc &x = op.inputs[0], &s = op.inputs[1];
-  std::string direction;
-  int64_t width = 0;
-  OFRT_RETURN_IF_ERROR(readAttr<std::string>(op, "direction", direction));
-  OFRT_RETURN_IF_ERROR(readAttr<int64_t>(op, "width", width));
+  OFRT_READ_PARAMS(declared, params::BitShiftOp, op);
+  const std::string &direction = declared.direction;
+  int64_t width = declared.width;
   if (direction != "left" && direction != "right")
     return opError(op, "unknown direction '" + direction + "' (left or right)");
   if (width != 8 && width != 16 && width != 32 && width != 64)
@@ -82,5 +83,5 @@ KernelOr createBitShift(const OpDesc &op) {
 } // namespace
 
 void cpu::registerBitShiftKernels(KernelRegistry &registry) {
-  addKernel(registry, "oneflow.bit_shift", createBitShift);
+  addKernel(registry, params::BitShiftOp::kOpName, createBitShift);
 }

@@ -18,6 +18,7 @@
 
 #include "CpuKernels.h"
 #include "ConvUtils.h"
+#include "ofrt/KernelParams.h"
 
 #include <algorithm>
 #include <cmath>
@@ -154,13 +155,10 @@ KernelOr createConvBn(const OpDesc &op) {
   ConvGeometry g;
   OFRT_RETURN_IF_ERROR(readConvGeometry(op, op.inputs[kX],
                                         op.inputs[kWeight], g));
-  double eps = 0;
-  bool relu = false, blockedX = false, blockedResult = false;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "epsilon", eps, {1e-5}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "relu", relu, {false}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "blocked_x", blockedX, {false}));
-  OFRT_RETURN_IF_ERROR(
-      readAttr(op, "blocked_result", blockedResult, {false}));
+  OFRT_READ_PARAMS(declared, params::Conv2DBnOp, op);
+  double eps = declared.epsilon;
+  bool relu = declared.relu, blockedX = declared.blocked_x,
+       blockedResult = declared.blocked_result;
   if (!(eps > 0))
     return opError(op, "epsilon must be positive, got " + std::to_string(eps));
   const char *names[] = {"gamma", "beta", "moving_mean", "moving_variance"};
@@ -189,5 +187,5 @@ KernelOr createConvBn(const OpDesc &op) {
 } // namespace
 
 void cpu::registerConvBnKernels(KernelRegistry &registry) {
-  addKernel(registry, "oneflow.conv2d_bn", createConvBn);
+  addKernel(registry, params::Conv2DBnOp::kOpName, createConvBn);
 }

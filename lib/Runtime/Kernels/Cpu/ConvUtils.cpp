@@ -6,16 +6,37 @@
 
 #include "ConvUtils.h"
 
+#include "ofrt/KernelParams.h"
+
 using namespace ofrt;
 using namespace ofrt::cpu;
 using tag = dnnl::memory::format_tag;
 
+/// The window of a convolution op `Params` (all declare the same).
+template <typename Params>
+static absl::Status readWindow(const OpDesc &op, ConvGeometry &g) {
+  OFRT_READ_PARAMS(declared, Params, op);
+  g.strides = declared.strides;
+  g.pads = declared.pads;
+  g.dilations = declared.dilations;
+  g.groups = declared.groups;
+  OFRT_RETURN_IF_ERROR(checkList(op, "strides", g.strides, 2, 1));
+  OFRT_RETURN_IF_ERROR(checkList(op, "pads", g.pads, 4, 0));
+  return checkList(op, "dilations", g.dilations, 2, 1);
+}
+
 absl::Status cpu::readConvGeometry(const OpDesc &op, const TensorDesc &x,
                                    const TensorDesc &w, ConvGeometry &g) {
-  OFRT_RETURN_IF_ERROR(readList(op, "strides", g.strides, {{1, 1}}, 2, 1));
-  OFRT_RETURN_IF_ERROR(readList(op, "pads", g.pads, {{0, 0, 0, 0}}, 4, 0));
-  OFRT_RETURN_IF_ERROR(readList(op, "dilations", g.dilations, {{1, 1}}, 2, 1));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "groups", g.groups, {int64_t(1)}));
+  if (op.type == params::Conv2DOp::kOpName)
+    OFRT_RETURN_IF_ERROR(readWindow<params::Conv2DOp>(op, g));
+  else if (op.type == params::Conv2DBackwardDataOp::kOpName)
+    OFRT_RETURN_IF_ERROR(readWindow<params::Conv2DBackwardDataOp>(op, g));
+  else if (op.type == params::Conv2DBackwardFilterOp::kOpName)
+    OFRT_RETURN_IF_ERROR(readWindow<params::Conv2DBackwardFilterOp>(op, g));
+  else if (op.type == params::Conv2DBnOp::kOpName)
+    OFRT_RETURN_IF_ERROR(readWindow<params::Conv2DBnOp>(op, g));
+  else
+    return opError(op, "is not a convolution");
   if (x.rank() != 4 || w.rank() != 4)
     return opError(op, "needs NCHW input and FCHW weight (rank 4), got " +
                            x.str() + " and " + w.str());

@@ -14,6 +14,7 @@
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
 
+#include "ofrt/KernelParams.h"
 #include "ofrt/Pieces.h"
 #include "ofrt/Random.h"
 
@@ -77,10 +78,9 @@ private:
 KernelOr createDropout(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 2));
   const TensorDesc &x = op.inputs[0];
-  double rate = 0;
-  int64_t seed = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "rate", rate, {0.5}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "seed", seed, {int64_t(0)}));
+  OFRT_READ_PARAMS(declared, params::DropoutOp, op);
+  double rate = declared.rate;
+  int64_t seed = declared.seed;
   if (!(rate >= 0 && rate < 1))
     return opError(op, "rate " + std::to_string(rate) + " is outside [0, 1)");
   OFRT_RETURN_IF_ERROR(checkResult(op, 0, x));
@@ -99,5 +99,5 @@ KernelOr createDropout(const OpDesc &op) {
 } // namespace
 
 void cpu::registerDropoutKernels(KernelRegistry &registry) {
-  addKernel(registry, "oneflow.dropout", createDropout);
+  addKernel(registry, params::DropoutOp::kOpName, createDropout);
 }

@@ -18,6 +18,7 @@
 
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
+#include "ofrt/KernelParams.h"
 
 #include <algorithm>
 
@@ -102,8 +103,8 @@ private:
 KernelOr createGather(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
   const TensorDesc &x = op.inputs[0], &indices = op.inputs[1];
-  int64_t axisAttr = 0, axis = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axisAttr, {int64_t(0)}));
+  OFRT_READ_PARAMS(declared, params::GatherOp, op);
+  int64_t axisAttr = declared.axis, axis = 0;
   if (x.rank() < 1)
     return opError(op, "cannot gather from a scalar");
   OFRT_RETURN_IF_ERROR(normalizeAxis(op, "axis", axisAttr, x.rank(), axis));
@@ -171,8 +172,8 @@ KernelOr createGatherGrad(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
   const TensorDesc &dy = op.inputs[0], &indices = op.inputs[1];
   const TensorDesc &dx = op.outputs[0];
-  int64_t axisAttr = 0, axis = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axisAttr, {int64_t(0)}));
+  OFRT_READ_PARAMS(declared, params::GatherGradOp, op);
+  int64_t axisAttr = declared.axis, axis = 0;
   if (indices.dtype != DType::I32 && indices.dtype != DType::I64)
     return opError(op, "indices must be i32 or i64, got " + indices.str());
   if (dy.dtype != DType::F32 && dy.dtype != DType::F64)
@@ -189,8 +190,7 @@ KernelOr createGatherGrad(const OpDesc &op) {
     return opError(op, "dy is " + dy.str() + ", needs " +
                            TensorDesc{dx.dtype, expected}.str() +
                            " for the result " + dx.str());
-  int64_t begin = 0, limit = dx.shape[axis];
-  OFRT_RETURN_IF_ERROR(readAttr(op, "dim_size", limit, {limit}));
+  int64_t begin = 0, limit = declared.dim_size;
   OFRT_RETURN_IF_ERROR(readIndexRange(op, dx.shape[axis], begin, limit));
   int64_t outer = numel(Shape(dx.shape.begin(), dx.shape.begin() + axis));
   int64_t inner = numel(Shape(dx.shape.begin() + axis + 1, dx.shape.end()));
@@ -281,6 +281,16 @@ private:
 /// Checks gather_elements(x, indices) -> y or gather_elements_grad(dy,
 /// indices) -> dx: `small` (y or dy) has the indices' shape, `big` (x or
 /// dx) their rank and no smaller size on the other axes.
+/// The axis gather_elements and its gradient declare.
+absl::StatusOr<int64_t> readElementsAxis(const OpDesc &op, bool grad) {
+  if (grad) {
+    OFRT_READ_PARAMS(declared, params::GatherElementsGradOp, op);
+    return declared.axis;
+  }
+  OFRT_READ_PARAMS(declared, params::GatherElementsOp, op);
+  return declared.axis;
+}
+
 KernelOr createGatherElements(const OpDesc &op, bool grad) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
   const TensorDesc &indices = op.inputs[1];
@@ -298,9 +308,11 @@ KernelOr createGatherElements(const OpDesc &op, bool grad) {
   if (big.rank() < 1 || indices.rank() != big.rank())
     return opError(op, "indices " + indices.str() + " must have the rank of " +
                            big.str());
-  int64_t axisAttr = 0, axis = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axisAttr, {int64_t(0)}));
-  OFRT_RETURN_IF_ERROR(normalizeAxis(op, "axis", axisAttr, big.rank(), axis));
+  absl::StatusOr<int64_t> axisAttr = readElementsAxis(op, grad);
+  if (!axisAttr.ok())
+    return axisAttr.status();
+  int64_t axis = 0;
+  OFRT_RETURN_IF_ERROR(normalizeAxis(op, "axis", *axisAttr, big.rank(), axis));
   for (int64_t j = 0; j < big.rank(); ++j)
     if (j != axis && indices.shape[j] > big.shape[j])
       return opError(op, "indices " + indices.str() + " are larger than " +
@@ -353,9 +365,8 @@ private:
 KernelOr createTopK(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 2));
   const TensorDesc &x = op.inputs[0];
-  int64_t axisAttr = -1, axis = 0, k = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axisAttr, {int64_t(-1)}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "k", k));
+  OFRT_READ_PARAMS(declared, params::TopKOp, op);
+  int64_t axisAttr = declared.axis, axis = 0, k = declared.k;
   if (x.rank() < 1)
     return opError(op, "cannot take the top k of a scalar");
   OFRT_RETURN_IF_ERROR(normalizeAxis(op, "axis", axisAttr, x.rank(), axis));
@@ -368,7 +379,7 @@ KernelOr createTopK(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkResult(op, 1, {DType::I64, shape}));
   int64_t outer = numel(Shape(x.shape.begin(), x.shape.begin() + axis));
   int64_t inner = numel(Shape(x.shape.begin() + axis + 1, x.shape.end()));
-  bool smallest = op.get<bool>("smallest", false);
+  bool smallest = declared.smallest;
   std::unique_ptr<Kernel> kernel;
   bool known = x.dtype != DType::Bool && visitPlainType(x.dtype, [&](auto tag) {
                  using T = typename decltype(tag)::type;
@@ -384,13 +395,14 @@ KernelOr createTopK(const OpDesc &op) {
 } // namespace
 
 void cpu::registerIndexingKernels(KernelRegistry &registry) {
-  addKernel(registry, "oneflow.gather", createGather);
-  addKernel(registry, "oneflow.gather_grad", createGatherGrad);
-  addKernel(registry, "oneflow.top_k", createTopK);
-  addKernel(registry, "oneflow.gather_elements", [](const OpDesc &op) {
+  addKernel(registry, params::GatherOp::kOpName, createGather);
+  addKernel(registry, params::GatherGradOp::kOpName, createGatherGrad);
+  addKernel(registry, params::TopKOp::kOpName, createTopK);
+  addKernel(registry, params::GatherElementsOp::kOpName, [](const OpDesc &op) {
     return createGatherElements(op, /*grad=*/false);
   });
-  addKernel(registry, "oneflow.gather_elements_grad", [](const OpDesc &op) {
-    return createGatherElements(op, /*grad=*/true);
-  });
+  addKernel(registry, params::GatherElementsGradOp::kOpName,
+            [](const OpDesc &op) {
+              return createGatherElements(op, /*grad=*/true);
+            });
 }

@@ -209,15 +209,13 @@ void cpu::addKernel(KernelRegistry &registry, const std::string &type,
   registry.add(DeviceKind::Cpu, type, guard(std::move(factory)));
 }
 
-absl::Status cpu::readList(const OpDesc &op, const std::string &name,
-                      std::vector<int64_t> &out,
-                      std::optional<std::vector<int64_t>> fallback, size_t size,
-                      int64_t min) {
-  OFRT_RETURN_IF_ERROR(readAttr(op, name, out, fallback));
-  if (out.size() != size)
+absl::Status cpu::checkList(const OpDesc &op, const std::string &name,
+                            const std::vector<int64_t> &values, size_t size,
+                            int64_t min) {
+  if (values.size() != size)
     return opError(op, name + " needs " + std::to_string(size) +
-                           " values, got " + std::to_string(out.size()));
-  for (int64_t v : out)
+                           " values, got " + std::to_string(values.size()));
+  for (int64_t v : values)
     if (v < min)
       return opError(op, name + " value " + std::to_string(v) + " is below " +
                              std::to_string(min));

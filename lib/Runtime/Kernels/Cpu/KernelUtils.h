@@ -152,13 +152,11 @@ protected:
   std::string where;
 };
 
-/// Reads the int list attribute `name` (or `fallback` if absent; absent
-/// with no fallback is an error), which must have `size` values of at least
+/// Checks that the int list attribute `name` has `size` values of at least
 /// `min` (window sizes, strides, pads).
-absl::Status readList(const OpDesc &op, const std::string &name,
-                      std::vector<int64_t> &out,
-                      std::optional<std::vector<int64_t>> fallback, size_t size,
-                      int64_t min);
+absl::Status checkList(const OpDesc &op, const std::string &name,
+                       const std::vector<int64_t> &values, size_t size,
+                       int64_t min);
 
 /// A kernel that copies its operand's bytes to its result (reshapes, and
 /// ops that leave their operand unchanged).

@@ -15,6 +15,7 @@
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
 #include "OpParams.h"
+#include "ofrt/KernelParams.h"
 
 #include <limits>
 
@@ -35,8 +36,8 @@ Shape withWords(Shape shape, const CopyType &copy) {
 absl::StatusOr<Shape> cpu::readTransposePerm(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
   const TensorDesc &x = op.inputs[0];
-  std::vector<int64_t> perm;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "perm", perm));
+  OFRT_READ_PARAMS(declared, params::TransposeOp, op);
+  const std::vector<int64_t> &perm = declared.perm;
   if (static_cast<int64_t>(perm.size()) != x.rank())
     return opError(op, "perm has " + std::to_string(perm.size()) +
                            " entries for a rank-" + std::to_string(x.rank()) +
@@ -163,9 +164,10 @@ absl::StatusOr<int64_t> cpu::readConcatAxis(const OpDesc &op) {
     return opError(op, "needs at least one input");
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, op.inputs.size(), 1));
   const TensorDesc &first = op.inputs[0];
-  int64_t axisAttr = 0, axis = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axisAttr));
-  OFRT_RETURN_IF_ERROR(normalizeAxis(op, "axis", axisAttr, first.rank(), axis));
+  OFRT_READ_PARAMS(declared, params::ConcatOp, op);
+  int64_t axis = 0;
+  OFRT_RETURN_IF_ERROR(
+      normalizeAxis(op, "axis", declared.axis, first.rank(), axis));
   Shape outShape = first.shape;
   outShape[axis] = 0;
   for (size_t i = 0; i < op.inputs.size(); ++i) {
@@ -238,9 +240,9 @@ KernelOr createReshape(const OpDesc &op) {
 KernelOr createFlatten(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
   const TensorDesc &x = op.inputs[0];
-  int64_t startAttr = 0, endAttr = 0, start = 0, end = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "start_dim", startAttr, {int64_t(0)}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "end_dim", endAttr, {int64_t(-1)}));
+  OFRT_READ_PARAMS(declared, params::FlattenOp, op);
+  int64_t startAttr = declared.start_dim, endAttr = declared.end_dim,
+          start = 0, end = 0;
   int64_t rank = std::max<int64_t>(x.rank(), 1);
   OFRT_RETURN_IF_ERROR(normalizeAxis(op, "start_dim", startAttr, rank, start));
   OFRT_RETURN_IF_ERROR(normalizeAxis(op, "end_dim", endAttr, rank, end));
@@ -317,10 +319,9 @@ private:
 absl::StatusOr<SliceParams> cpu::readSliceParams(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
   const TensorDesc &x = op.inputs[0];
-  std::vector<int64_t> starts, ends, steps;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "starts", starts));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "ends", ends));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "steps", steps));
+  OFRT_READ_PARAMS(declared, params::SliceOp, op);
+  const std::vector<int64_t> &starts = declared.starts, &ends = declared.ends,
+                             &steps = declared.steps;
   size_t rank = x.rank();
   if (starts.size() != rank || ends.size() != rank || steps.size() != rank)
     return opError(op, "needs one start, end and step per axis (" +
@@ -366,9 +367,9 @@ KernelOr createSlice(const OpDesc &op) {
 } // namespace
 
 void cpu::registerLayoutKernels(KernelRegistry &registry) {
-  addKernel(registry, "oneflow.transpose", createTranspose);
-  addKernel(registry, "oneflow.concat", createConcat);
-  addKernel(registry, "oneflow.reshape", createReshape);
-  addKernel(registry, "oneflow.flatten", createFlatten);
-  addKernel(registry, "oneflow.slice", createSlice);
+  addKernel(registry, params::TransposeOp::kOpName, createTranspose);
+  addKernel(registry, params::ConcatOp::kOpName, createConcat);
+  addKernel(registry, params::ReshapeOp::kOpName, createReshape);
+  addKernel(registry, params::FlattenOp::kOpName, createFlatten);
+  addKernel(registry, params::SliceOp::kOpName, createSlice);
 }

@@ -17,6 +17,7 @@
 #include "DnnlUtils.h"
 #include "Gemm.h"
 #include "OpParams.h"
+#include "ofrt/KernelParams.h"
 
 #include <climits>
 
@@ -115,6 +116,15 @@ MemDesc operandDesc(const Shape &shape, size_t rank, bool transpose, dt type) {
   return stridedDesc(dims, strides, type);
 }
 
+/// Reads the transposes of matmul or batch_matmul (`Params`, from ODS).
+template <typename Params>
+absl::Status readTransposes(const OpDesc &op, MatmulParams &p) {
+  OFRT_READ_PARAMS(declared, Params, op);
+  p.transposeA = declared.transpose_a;
+  p.transposeB = declared.transpose_b;
+  return absl::OkStatus();
+}
+
 } // namespace
 
 absl::StatusOr<MatmulParams> cpu::readMatmulParams(const OpDesc &op,
@@ -122,8 +132,8 @@ absl::StatusOr<MatmulParams> cpu::readMatmulParams(const OpDesc &op,
   OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
   const TensorDesc &a = op.inputs[0], &b = op.inputs[1];
   MatmulParams p;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "transpose_a", p.transposeA, {false}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "transpose_b", p.transposeB, {false}));
+  OFRT_RETURN_IF_ERROR(batched ? readTransposes<params::BatchMatmulOp>(op, p)
+                               : readTransposes<params::MatmulOp>(op, p));
   if (a.dtype != b.dtype)
     return opError(op, "operands have different element types " + a.str() +
                            " and " + b.str());
@@ -180,8 +190,10 @@ KernelOr createMatmul(const OpDesc &op, bool batched) {
   if (ka == 0)
     return std::make_unique<ZeroKernel>(op);
   bool constantB = false;
-  if (!batched)
-    OFRT_RETURN_IF_ERROR(readAttr(op, "constant_b", constantB, {false}));
+  if (!batched) {
+    OFRT_READ_PARAMS(declared, params::MatmulOp, op);
+    constantB = declared.constant_b;
+  }
   if (!batched && a.dtype == DType::F32 &&
       std::max({params->m, params->n, ka}) <= INT_MAX) {
     absl::StatusOr<GemmLibrary> library = f32GemmLibrary();

@@ -17,6 +17,7 @@
 
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
+#include "ofrt/KernelParams.h"
 
 #include <algorithm>
 #include <cmath>
@@ -113,13 +114,11 @@ absl::Status checkParam(const OpDesc &op, size_t index, const char *what,
 KernelOr createLayerNorm(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 3, 3));
   const TensorDesc &x = op.inputs[0];
-  int64_t normAttr = 0, paramsAttr = 0, normAxis = 0, paramsAxis = 0;
-  double eps = 0;
-  OFRT_RETURN_IF_ERROR(
-      readAttr(op, "begin_norm_axis", normAttr, {int64_t(-1)}));
-  OFRT_RETURN_IF_ERROR(
-      readAttr(op, "begin_params_axis", paramsAttr, {int64_t(-1)}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "epsilon", eps, {1e-5}));
+  OFRT_READ_PARAMS(declared, params::LayerNormOp, op);
+  int64_t normAttr = declared.begin_norm_axis,
+          paramsAttr = declared.begin_params_axis, normAxis = 0,
+          paramsAxis = 0;
+  double eps = declared.epsilon;
   OFRT_RETURN_IF_ERROR(
       normalizeAxis(op, "begin_norm_axis", normAttr, x.rank(), normAxis));
   OFRT_RETURN_IF_ERROR(
@@ -211,13 +210,12 @@ private:
 };
 
 /// This rank's statistics groups, read from the shape of its statistics
-/// (`stats`: G x C with statistics_groups, else C; 0 for the latter): each
-/// must hold the same whole number of x's `outer` rows.
-absl::StatusOr<int64_t> localGroups(const OpDesc &op, const Shape &stats,
-                                    int64_t axis, int64_t outer,
-                                    int64_t channels, bool training) {
-  int64_t attr = 1;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "statistics_groups", attr, {int64_t(1)}));
+/// (`stats`: G x C with `attr` statistics_groups over 1, else C; 0 for the
+/// latter): each must hold the same whole number of x's `outer` rows.
+absl::StatusOr<int64_t> localGroups(const OpDesc &op, int64_t attr,
+                                    const Shape &stats, int64_t axis,
+                                    int64_t outer, int64_t channels,
+                                    bool training) {
   if (attr < 1)
     return opError(op, "statistics_groups " + std::to_string(attr) +
                            " is not at least 1");
@@ -243,13 +241,10 @@ absl::StatusOr<int64_t> localGroups(const OpDesc &op, const Shape &stats,
 KernelOr createBatchNorm(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 5, 3));
   const TensorDesc &x = op.inputs[0];
-  int64_t axisAttr = 0, axis = 0;
-  double eps = 0, momentum = 0;
-  bool training = false;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axisAttr, {int64_t(1)}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "epsilon", eps, {1e-5}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "momentum", momentum, {0.9}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "training", training, {false}));
+  OFRT_READ_PARAMS(declared, params::BatchNormOp, op);
+  int64_t axisAttr = declared.axis, axis = 0;
+  double eps = declared.epsilon, momentum = declared.momentum;
+  bool training = declared.training;
   if (x.rank() < 2)
     return opError(op, "needs an input of rank 2 or more, got " + x.str());
   OFRT_RETURN_IF_ERROR(normalizeAxis(op, "axis", axisAttr, x.rank(), axis));
@@ -269,8 +264,9 @@ KernelOr createBatchNorm(const OpDesc &op) {
   int64_t outer = numel(Shape(x.shape.begin(), x.shape.begin() + axis));
   int64_t inner = numel(Shape(x.shape.begin() + axis + 1, x.shape.end()));
   absl::StatusOr<int64_t> groups =
-      localGroups(op, op.outputs.size() > 1 ? op.outputs[1].shape : Shape{},
-                  axis, outer, channels, training);
+      localGroups(op, declared.statistics_groups,
+                  op.outputs.size() > 1 ? op.outputs[1].shape : Shape{}, axis,
+                  outer, channels, training);
   if (!groups.ok())
     return groups.status();
   Shape stats = *groups > 0 ? Shape{*groups, channels} : Shape{channels};
@@ -355,10 +351,9 @@ private:
 KernelOr createBatchNormGrad(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 5, 3));
   const TensorDesc &x = op.inputs[0];
-  int64_t axisAttr = 0, axis = 0;
-  double eps = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axisAttr, {int64_t(1)}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "epsilon", eps, {1e-5}));
+  OFRT_READ_PARAMS(declared, params::BatchNormGradOp, op);
+  int64_t axisAttr = declared.axis, axis = 0;
+  double eps = declared.epsilon;
   if (x.rank() < 2)
     return opError(op, "needs an input of rank 2 or more, got " + x.str());
   OFRT_RETURN_IF_ERROR(normalizeAxis(op, "axis", axisAttr, x.rank(), axis));
@@ -373,7 +368,8 @@ KernelOr createBatchNormGrad(const OpDesc &op) {
   int64_t outer = numel(Shape(x.shape.begin(), x.shape.begin() + axis));
   int64_t inner = numel(Shape(x.shape.begin() + axis + 1, x.shape.end()));
   absl::StatusOr<int64_t> groups =
-      localGroups(op, op.inputs.size() > 2 ? op.inputs[2].shape : Shape{}, axis,
+      localGroups(op, declared.statistics_groups,
+                  op.inputs.size() > 2 ? op.inputs[2].shape : Shape{}, axis,
                   outer, channels, /*training=*/true);
   if (!groups.ok())
     return groups.status();
@@ -397,7 +393,7 @@ KernelOr createBatchNormGrad(const OpDesc &op) {
 } // namespace
 
 void cpu::registerNormalizationKernels(KernelRegistry &registry) {
-  addKernel(registry, "oneflow.layer_norm", createLayerNorm);
-  addKernel(registry, "oneflow.batch_norm", createBatchNorm);
-  addKernel(registry, "oneflow.batch_norm_grad", createBatchNormGrad);
+  addKernel(registry, params::LayerNormOp::kOpName, createLayerNorm);
+  addKernel(registry, params::BatchNormOp::kOpName, createBatchNorm);
+  addKernel(registry, params::BatchNormGradOp::kOpName, createBatchNormGrad);
 }

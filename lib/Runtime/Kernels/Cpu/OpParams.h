@@ -101,6 +101,14 @@ struct SliceParams {
 };
 absl::StatusOr<SliceParams> readSliceParams(const OpDesc &op);
 
+/// max_pool2d, avg_pool2d and their gradients: the window (dilations 1 and
+/// includePad false where the op has none), checked.
+struct PoolWindow {
+  std::vector<int64_t> kernel, strides, pads, dilations = {1, 1};
+  bool ceilMode = false, includePad = false;
+};
+absl::StatusOr<PoolWindow> readPoolWindow(const OpDesc &op);
+
 } // namespace cpu
 } // namespace ofrt
 

@@ -19,6 +19,7 @@
 #include "KernelUtils.h"
 #include "OpParams.h"
 
+#include "ofrt/KernelParams.h"
 #include "ofrt/Schedule.h"
 
 #include <cmath>
@@ -143,11 +144,12 @@ private:
   DType dtype;
 };
 
-/// Reads the schedule and weight decay, and checks the operands: `numStates`
-/// states and an optional rank-0 scale, all of the parameter's type, and no
-/// results.
-absl::Status readCommon(const OpDesc &op, size_t numStates,
-                        UpdateParams &params) {
+/// Takes the schedule and weight decay that every update op declares
+/// (`declared`), and checks the operands: `numStates` states and an
+/// optional rank-0 scale, all of the parameter's type, and no results.
+template <typename Declared>
+absl::Status readCommon(const OpDesc &op, const Declared &declared,
+                        size_t numStates, UpdateParams &params) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 2 + numStates, 4 + numStates, 0));
   const TensorDesc &param = op.inputs[0];
   if (param.dtype != DType::F32 && param.dtype != DType::F64)
@@ -174,13 +176,11 @@ absl::Status readCommon(const OpDesc &op, size_t numStates,
                              " is not one f32 element");
   }
   Schedule &schedule = params.schedule;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "lr", schedule.lr));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "min_lr", schedule.minLr, {0.0}));
-  OFRT_RETURN_IF_ERROR(
-      readAttr(op, "warmup_steps", schedule.warmupSteps, {int64_t(0)}));
-  OFRT_RETURN_IF_ERROR(
-      readAttr(op, "total_steps", schedule.totalSteps, {int64_t(0)}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "weight_decay", params.weightDecay, {0.0}));
+  schedule.lr = declared.lr;
+  schedule.minLr = declared.min_lr;
+  schedule.warmupSteps = declared.warmup_steps;
+  schedule.totalSteps = declared.total_steps;
+  params.weightDecay = declared.weight_decay;
   if (schedule.warmupSteps < 0 || schedule.totalSteps < 0 ||
       (schedule.totalSteps > 0 && schedule.totalSteps <= schedule.warmupSteps))
     return opError(op, "bad schedule: warmup_steps " +
@@ -242,8 +242,8 @@ private:
 
 absl::StatusOr<std::vector<float>>
 cpu::readNonfiniteCodes(const OpDesc &op) {
-  std::vector<int64_t> codes;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "codes", codes));
+  OFRT_READ_PARAMS(declared, params::FindNonfiniteOp, op);
+  const std::vector<int64_t> &codes = declared.codes;
   size_t n = codes.size();
   if (n == 0 || (op.inputs.size() != n && op.inputs.size() != 2 * n))
     return opError(op, "has " + std::to_string(n) + " codes for " +
@@ -273,24 +273,27 @@ cpu::readNonfiniteCodes(const OpDesc &op) {
 }
 
 absl::StatusOr<SgdParams> cpu::readSgdParams(const OpDesc &op) {
-  SgdParams params;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "momentum", params.momentum, {0.0}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "nesterov", params.nesterov, {false}));
-  if (!(params.momentum >= 0 && params.momentum < 1))
-    return opError(op, "momentum " + std::to_string(params.momentum) +
+  OFRT_READ_PARAMS(declared, params::SgdUpdateOp, op);
+  SgdParams sgd;
+  sgd.momentum = declared.momentum;
+  sgd.nesterov = declared.nesterov;
+  if (!(sgd.momentum >= 0 && sgd.momentum < 1))
+    return opError(op, "momentum " + std::to_string(sgd.momentum) +
                            " is not in [0, 1)");
-  OFRT_RETURN_IF_ERROR(readCommon(op, params.momentum > 0 ? 1 : 0, params));
-  return params;
+  OFRT_RETURN_IF_ERROR(
+      readCommon(op, declared, sgd.momentum > 0 ? 1 : 0, sgd));
+  return sgd;
 }
 
 absl::StatusOr<AdamParams> cpu::readAdamParams(const OpDesc &op) {
-  AdamParams params;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "beta1", params.beta1, {0.9}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "beta2", params.beta2, {0.999}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "epsilon", params.epsilon, {1e-8}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "decoupled", params.decoupled, {false}));
-  OFRT_RETURN_IF_ERROR(readCommon(op, 2, params));
-  return params;
+  OFRT_READ_PARAMS(declared, params::AdamUpdateOp, op);
+  AdamParams adam;
+  adam.beta1 = declared.beta1;
+  adam.beta2 = declared.beta2;
+  adam.epsilon = declared.epsilon;
+  adam.decoupled = declared.decoupled;
+  OFRT_RETURN_IF_ERROR(readCommon(op, declared, 2, adam));
+  return adam;
 }
 
 AdamParams::Step AdamParams::at(int64_t step) const {
@@ -310,8 +313,8 @@ absl::StatusOr<double> cpu::readMovingAverageMomentum(const OpDesc &op) {
     return opError(op, "value of type " + op.inputs[1].str() +
                            " does not match the moving average's " +
                            moving.str());
-  double momentum = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "momentum", momentum));
+  OFRT_READ_PARAMS(declared, params::MovingAverageUpdateOp, op);
+  double momentum = declared.momentum;
   if (!(momentum >= 0 && momentum <= 1))
     return opError(op, "momentum " + std::to_string(momentum) +
                            " is not in [0, 1]");
@@ -351,8 +354,9 @@ KernelOr createFindNonfinite(const OpDesc &op) {
 } // namespace
 
 void cpu::registerOptimizerKernels(KernelRegistry &registry) {
-  addKernel(registry, "oneflow.find_nonfinite", createFindNonfinite);
-  addKernel(registry, "oneflow.sgd_update", createSgd);
-  addKernel(registry, "oneflow.adam_update", createAdam);
-  addKernel(registry, "oneflow.moving_average_update", createMovingAverage);
+  addKernel(registry, params::FindNonfiniteOp::kOpName, createFindNonfinite);
+  addKernel(registry, params::SgdUpdateOp::kOpName, createSgd);
+  addKernel(registry, params::AdamUpdateOp::kOpName, createAdam);
+  addKernel(registry, params::MovingAverageUpdateOp::kOpName,
+            createMovingAverage);
 }

@@ -18,6 +18,8 @@
 
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
+#include "OpParams.h"
+#include "ofrt/KernelParams.h"
 
 #include <cstring>
 
@@ -176,21 +178,54 @@ absl::Status checkInput(const OpDesc &op, size_t inputs = 1) {
   return absl::OkStatus();
 }
 
+/// The window every pool op `Params` declares, checked.
+template <typename Params>
+absl::StatusOr<PoolWindow> readWindow(const OpDesc &op) {
+  OFRT_READ_PARAMS(declared, Params, op);
+  PoolWindow w;
+  w.kernel = declared.kernel_size;
+  w.strides = declared.strides;
+  w.pads = declared.pads;
+  w.ceilMode = declared.ceil_mode;
+  if constexpr (std::is_same_v<Params, params::MaxPool2DOp> ||
+                std::is_same_v<Params, params::MaxPool2DGradOp>)
+    w.dilations = declared.dilations;
+  else
+    w.includePad = declared.count_include_pad;
+  OFRT_RETURN_IF_ERROR(checkList(op, "kernel_size", w.kernel, 2, 1));
+  OFRT_RETURN_IF_ERROR(checkList(op, "strides", w.strides, 2, 1));
+  OFRT_RETURN_IF_ERROR(checkList(op, "pads", w.pads, 4, 0));
+  OFRT_RETURN_IF_ERROR(checkList(op, "dilations", w.dilations, 2, 1));
+  return w;
+}
+
+} // namespace
+
+absl::StatusOr<PoolWindow> cpu::readPoolWindow(const OpDesc &op) {
+  if (op.type == params::MaxPool2DOp::kOpName)
+    return readWindow<params::MaxPool2DOp>(op);
+  if (op.type == params::AvgPool2DOp::kOpName)
+    return readWindow<params::AvgPool2DOp>(op);
+  if (op.type == params::MaxPool2DGradOp::kOpName)
+    return readWindow<params::MaxPool2DGradOp>(op);
+  if (op.type == params::AvgPool2DGradOp::kOpName)
+    return readWindow<params::AvgPool2DGradOp>(op);
+  return opError(op, "is not a pool");
+}
+
+namespace {
+
 /// The kernel of a pool or, with `isGrad`, of its gradient (x, dy) -> dx.
 KernelOr createPool(const OpDesc &op, bool isMax, bool isGrad) {
   OFRT_RETURN_IF_ERROR(checkInput(op, isGrad ? 2 : 1));
   const TensorDesc &x = op.inputs[0];
-  std::vector<int64_t> kernel, strides, pads, dilations = {1, 1};
-  bool ceilMode, includePad = false;
-  OFRT_RETURN_IF_ERROR(readList(op, "kernel_size", kernel, std::nullopt, 2, 1));
-  OFRT_RETURN_IF_ERROR(readList(op, "strides", strides, {{1, 1}}, 2, 1));
-  OFRT_RETURN_IF_ERROR(readList(op, "pads", pads, {{0, 0, 0, 0}}, 4, 0));
-  if (isMax)
-    OFRT_RETURN_IF_ERROR(readList(op, "dilations", dilations, {{1, 1}}, 2, 1));
-  else
-    OFRT_RETURN_IF_ERROR(
-        readAttr(op, "count_include_pad", includePad, {false}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "ceil_mode", ceilMode, {false}));
+  absl::StatusOr<PoolWindow> window = readPoolWindow(op);
+  if (!window.ok())
+    return window.status();
+  const std::vector<int64_t> &kernel = window->kernel,
+                             &strides = window->strides, &pads = window->pads,
+                             &dilations = window->dilations;
+  bool ceilMode = window->ceilMode, includePad = window->includePad;
 
   Axis axes[2];
   for (int i = 0; i < 2; ++i) {

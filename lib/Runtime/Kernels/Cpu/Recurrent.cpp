@@ -17,6 +17,7 @@
 
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
+#include "ofrt/KernelParams.h"
 
 #include <cstring>
 
@@ -296,9 +297,15 @@ private:
 /// Reads and checks the layer: the operands (and, for the gradient, the
 /// result gradients) against the cell and direction, and the results.
 absl::Status readLayer(const OpDesc &op, bool grad, Layer &l) {
-  OFRT_RETURN_IF_ERROR(readAttr<std::string>(op, "cell", l.cell));
-  OFRT_RETURN_IF_ERROR(
-      readAttr<std::string>(op, "direction", l.direction, "forward"));
+  if (grad) {
+    OFRT_READ_PARAMS(declared, params::RnnGradOp, op);
+    l.cell = declared.cell;
+    l.direction = declared.direction;
+  } else {
+    OFRT_READ_PARAMS(declared, params::RnnOp, op);
+    l.cell = declared.cell;
+    l.direction = declared.direction;
+  }
   if (l.cell == "lstm")
     l.lstm = true, l.gates = l.biasGates = 4;
   else if (l.cell == "gru")
@@ -370,8 +377,8 @@ KernelOr createRnn(const OpDesc &op, bool grad) {
 } // namespace
 
 void cpu::registerRecurrentKernels(KernelRegistry &registry) {
-  addKernel(registry, "oneflow.rnn",
+  addKernel(registry, params::RnnOp::kOpName,
             [](const OpDesc &op) { return createRnn(op, false); });
-  addKernel(registry, "oneflow.rnn_grad",
+  addKernel(registry, params::RnnGradOp::kOpName,
             [](const OpDesc &op) { return createRnn(op, true); });
 }

@@ -27,6 +27,7 @@
 #include "DnnlUtils.h"
 #include "Gemm.h"
 #include "Kernels/Common/ElementwiseFunctions.h"
+#include "ofrt/KernelParams.h"
 
 #include <algorithm>
 #include <climits>
@@ -222,13 +223,14 @@ private:
   int64_t count;
 };
 
+/// reduce_sum, reduce_mean or reduce_max (`Params`) on the piece.
+template <typename Params>
 KernelOr createLocalReduce(const OpDesc &op, Kind kind) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
   const TensorDesc &x = op.inputs[0];
-  std::vector<int64_t> axes;
-  bool keepdims = false;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "axes", axes));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "keepdims", keepdims, {false}));
+  OFRT_READ_PARAMS(declared, Params, op);
+  const std::vector<int64_t> &axes = declared.axes;
+  bool keepdims = declared.keepdims;
   std::vector<bool> reduced(x.rank(), false);
   for (int64_t axisAttr : axes) {
     int64_t axis;
@@ -307,10 +309,10 @@ private:
   int64_t divisor;
 };
 
-KernelOr createReduce(const OpDesc &op, Kind kind) {
+template <typename Params> KernelOr createReduce(const OpDesc &op, Kind kind) {
   const MeanDivisor *split = op.layoutAs<MeanDivisor>();
   if (kind != Kind::Mean || !split)
-    return createLocalReduce(op, kind);
+    return createLocalReduce<Params>(op, kind);
   int64_t divisor = split->divisor;
   if (divisor < 1)
     return opError(op, "divisor " + std::to_string(divisor) +
@@ -319,7 +321,7 @@ KernelOr createReduce(const OpDesc &op, Kind kind) {
   if (dtype == DType::F16 || dtype == DType::BF16)
     return opError(op, std::string("has no divided mean of ") +
                            dtypeName(dtype) + " tensors");
-  KernelOr sum = createLocalReduce(op, Kind::Sum);
+  KernelOr sum = createLocalReduce<Params>(op, Kind::Sum);
   if (!sum.ok())
     return sum;
   return std::make_unique<DividedSumKernel>(op, std::move(*sum), divisor);
@@ -353,11 +355,13 @@ private:
   int64_t outer, length, inner;
 };
 
+/// arg_max or arg_min (`Params`).
+template <typename Params>
 KernelOr createArgReduce(const OpDesc &op, bool max) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
   const TensorDesc &x = op.inputs[0];
-  int64_t axis = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axis, {int64_t(0)}));
+  OFRT_READ_PARAMS(declared, Params, op);
+  int64_t axis = declared.axis;
   int64_t rank = x.rank();
   if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
     return opError(op, "axis " + std::to_string(axis) + " is outside rank " +
@@ -375,7 +379,7 @@ KernelOr createArgReduce(const OpDesc &op, bool max) {
     outer *= x.shape[d];
   for (int64_t d = axis + 1; d < rank; ++d)
     inner *= x.shape[d];
-  bool last = op.get<bool>("select_last_index", false);
+  bool last = declared.select_last_index;
   std::unique_ptr<Kernel> kernel;
   bool known = x.dtype != DType::Bool && visitPlainType(x.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -391,14 +395,19 @@ KernelOr createArgReduce(const OpDesc &op, bool max) {
 } // namespace
 
 void cpu::registerReductionKernels(KernelRegistry &registry) {
-  addKernel(registry, "oneflow.arg_max",
-            [](const OpDesc &op) { return createArgReduce(op, true); });
-  addKernel(registry, "oneflow.arg_min",
-            [](const OpDesc &op) { return createArgReduce(op, false); });
-  addKernel(registry, "oneflow.reduce_sum",
-            [](const OpDesc &op) { return createReduce(op, Kind::Sum); });
-  addKernel(registry, "oneflow.reduce_mean",
-            [](const OpDesc &op) { return createReduce(op, Kind::Mean); });
-  addKernel(registry, "oneflow.reduce_max",
-            [](const OpDesc &op) { return createReduce(op, Kind::Max); });
+  addKernel(registry, params::ArgMaxOp::kOpName, [](const OpDesc &op) {
+    return createArgReduce<params::ArgMaxOp>(op, true);
+  });
+  addKernel(registry, params::ArgMinOp::kOpName, [](const OpDesc &op) {
+    return createArgReduce<params::ArgMinOp>(op, false);
+  });
+  addKernel(registry, params::ReduceSumOp::kOpName, [](const OpDesc &op) {
+    return createReduce<params::ReduceSumOp>(op, Kind::Sum);
+  });
+  addKernel(registry, params::ReduceMeanOp::kOpName, [](const OpDesc &op) {
+    return createReduce<params::ReduceMeanOp>(op, Kind::Mean);
+  });
+  addKernel(registry, params::ReduceMaxOp::kOpName, [](const OpDesc &op) {
+    return createReduce<params::ReduceMaxOp>(op, Kind::Max);
+  });
 }

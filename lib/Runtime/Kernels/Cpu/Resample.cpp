@@ -16,6 +16,7 @@
 
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
+#include "ofrt/KernelParams.h"
 
 using namespace ofrt;
 using namespace ofrt::cpu;
@@ -60,8 +61,18 @@ private:
   dnnl::primitive prim;
 };
 
+/// The sizes resample declares for its result's spatial axes (its
+/// gradient's are dy's).
+template <typename Params>
+std::vector<int64_t> declaredSizes(const Params &declared) {
+  if constexpr (std::is_same_v<Params, params::ResampleOp>)
+    return declared.sizes;
+  return {};
+}
+
 /// resample: x -> y of `sizes`; resample_grad: (x, dy) -> dx; `mode`
 /// linear or nearest.
+template <typename Params>
 KernelOr createResample(const OpDesc &op, bool grad) {
   OFRT_RETURN_IF_ERROR(checkArity(op, grad ? 2 : 1, 1));
   const TensorDesc &x = op.inputs[0];
@@ -70,8 +81,8 @@ KernelOr createResample(const OpDesc &op, bool grad) {
                            x.str());
   if (x.dtype != DType::F32)
     return opError(op, "has a CPU kernel for f32 only, got " + x.str());
-  std::string mode;
-  OFRT_RETURN_IF_ERROR(readAttr<std::string>(op, "mode", mode, "linear"));
+  OFRT_READ_PARAMS(declared, Params, op);
+  const std::string &mode = declared.mode;
   if (mode != "linear" && mode != "nearest")
     return opError(op, "unknown mode '" + mode + "' (linear or nearest)");
   Shape y = {x.shape[0], x.shape[1]};
@@ -83,9 +94,8 @@ KernelOr createResample(const OpDesc &op, bool grad) {
     y = dy.shape;
     OFRT_RETURN_IF_ERROR(checkResult(op, 0, x));
   } else {
-    std::vector<int64_t> sizes;
-    OFRT_RETURN_IF_ERROR(
-        readList(op, "sizes", sizes, std::nullopt, x.rank() - 2, 1));
+    std::vector<int64_t> sizes = declaredSizes(declared);
+    OFRT_RETURN_IF_ERROR(checkList(op, "sizes", sizes, x.rank() - 2, 1));
     y.insert(y.end(), sizes.begin(), sizes.end());
     OFRT_RETURN_IF_ERROR(checkResult(op, 0, {x.dtype, y}));
   }
@@ -100,8 +110,10 @@ KernelOr createResample(const OpDesc &op, bool grad) {
 } // namespace
 
 void cpu::registerResampleKernels(KernelRegistry &registry) {
-  addKernel(registry, "oneflow.resample",
-            [](const OpDesc &op) { return createResample(op, false); });
-  addKernel(registry, "oneflow.resample_grad",
-            [](const OpDesc &op) { return createResample(op, true); });
+  addKernel(registry, params::ResampleOp::kOpName, [](const OpDesc &op) {
+    return createResample<params::ResampleOp>(op, false);
+  });
+  addKernel(registry, params::ResampleGradOp::kOpName, [](const OpDesc &op) {
+    return createResample<params::ResampleGradOp>(op, true);
+  });
 }

@@ -14,6 +14,7 @@
 
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
+#include "ofrt/KernelParams.h"
 
 using namespace ofrt;
 using namespace ofrt::cpu;
@@ -108,8 +109,8 @@ private:
 KernelOr createMaskedFill(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
   const TensorDesc &x = op.inputs[0], &mask = op.inputs[1];
-  double value = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "value", value));
+  OFRT_READ_PARAMS(declared, params::MaskedFillOp, op);
+  double value = declared.value;
   if (mask.dtype != DType::Bool)
     return opError(op, "mask must be i1, got " + mask.str());
   std::optional<Shape> shape = broadcastShapes({x.shape, mask.shape});
@@ -207,6 +208,6 @@ KernelOr createCast(const OpDesc &op) {
 
 void cpu::registerSelectKernels(KernelRegistry &registry) {
   addKernel(registry, "oneflow.where", createWhere);
-  addKernel(registry, "oneflow.masked_fill", createMaskedFill);
+  addKernel(registry, params::MaskedFillOp::kOpName, createMaskedFill);
   addKernel(registry, "oneflow.cast", createCast);
 }

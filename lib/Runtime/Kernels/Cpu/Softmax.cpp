@@ -14,6 +14,7 @@
 
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
+#include "ofrt/KernelParams.h"
 
 #include <cmath>
 
@@ -97,12 +98,14 @@ bool isDnnlFloat(DType t) {
   return t == DType::F32 || t == DType::BF16 || t == DType::F16;
 }
 
-KernelOr createSoftmax(const OpDesc &op, bool log) {
+/// softmax or log_softmax (`Params`).
+template <typename Params> KernelOr createSoftmax(const OpDesc &op, bool log) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
   const TensorDesc &x = op.inputs[0];
-  int64_t axisAttr = 0, axis = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "axis", axisAttr, {int64_t(-1)}));
-  OFRT_RETURN_IF_ERROR(normalizeAxis(op, "axis", axisAttr, x.rank(), axis));
+  OFRT_READ_PARAMS(declared, Params, op);
+  int64_t axis = 0;
+  OFRT_RETURN_IF_ERROR(
+      normalizeAxis(op, "axis", declared.axis, x.rank(), axis));
   if (!isFloat(x.dtype))
     return opError(op, "needs a floating-point operand, got " + x.str());
   OFRT_RETURN_IF_ERROR(checkResult(op, 0, x));
@@ -239,10 +242,12 @@ KernelOr createCrossEntropy(const OpDesc &op) {
 } // namespace
 
 void cpu::registerSoftmaxKernels(KernelRegistry &registry) {
-  addKernel(registry, "oneflow.softmax",
-            [](const OpDesc &op) { return createSoftmax(op, false); });
-  addKernel(registry, "oneflow.log_softmax",
-            [](const OpDesc &op) { return createSoftmax(op, true); });
-  addKernel(registry, "oneflow.sparse_softmax_cross_entropy",
+  addKernel(registry, params::SoftmaxOp::kOpName, [](const OpDesc &op) {
+    return createSoftmax<params::SoftmaxOp>(op, false);
+  });
+  addKernel(registry, params::LogSoftmaxOp::kOpName, [](const OpDesc &op) {
+    return createSoftmax<params::LogSoftmaxOp>(op, true);
+  });
+  addKernel(registry, params::SparseSoftmaxCrossEntropyOp::kOpName,
             createCrossEntropy);
 }

@@ -18,6 +18,7 @@
 #include "CpuKernels.h"
 #include "DnnlUtils.h"
 
+#include "ofrt/KernelParams.h"
 #include "ofrt/Pieces.h"
 #include "ofrt/Random.h"
 
@@ -88,8 +89,8 @@ KernelOr createConstant(const OpDesc &op) {
 
 KernelOr createFill(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 0, 1));
-  double value = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "value", value));
+  OFRT_READ_PARAMS(declared, params::FillOp, op);
+  double value = declared.value;
   const TensorDesc &result = op.outputs[0];
   std::vector<uint8_t> bytes(result.bytes());
   absl::Status status = storeValues(std::vector<double>(result.numel(), value),
@@ -102,6 +103,9 @@ KernelOr createFill(const OpDesc &op) {
 KernelOr createVariable(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 0, 1));
   const TensorDesc &result = op.outputs[0];
+  OFRT_READ_PARAMS(declared, params::VariableOp, op);
+  // Its value (a tensor) or initializer are not fields: read from the
+  // OpDesc.
   if (op.has("value") == op.has("init"))
     return opError(op, "needs exactly one of 'init' and 'value'");
   absl::StatusOr<PieceLayout> layout = readPieceLayout(op, result.shape);
@@ -128,11 +132,10 @@ KernelOr createVariable(const OpDesc &op) {
                                          /*writeOnce=*/true);
   }
   Initializer init;
-  int64_t seed = 0;
+  int64_t seed = declared.seed;
   OFRT_RETURN_IF_ERROR(readAttr(op, "init", init.kind));
   OFRT_RETURN_IF_ERROR(
       readAttr(op, "init_args", init.args, {std::vector<double>()}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "seed", seed, {int64_t(0)}));
   absl::Status status =
       checkInitializer(init, logical.shape, isFloat(result.dtype));
   if (!status.ok())
@@ -154,7 +157,7 @@ KernelOr createVariable(const OpDesc &op) {
 } // namespace
 
 void cpu::registerSourceKernels(KernelRegistry &registry) {
-  addKernel(registry, "oneflow.constant", createConstant);
-  addKernel(registry, "oneflow.fill", createFill);
-  addKernel(registry, "oneflow.variable", createVariable);
+  addKernel(registry, params::ConstantOp::kOpName, createConstant);
+  addKernel(registry, params::FillOp::kOpName, createFill);
+  addKernel(registry, params::VariableOp::kOpName, createVariable);
 }

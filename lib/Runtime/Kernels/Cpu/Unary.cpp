@@ -21,6 +21,7 @@
 #include "Kernels/Common/ElementwiseFunctions.h"
 #include "OpParams.h"
 #include "VectorMath.h"
+#include "ofrt/KernelParams.h"
 
 #include <cmath>
 
@@ -228,21 +229,65 @@ private:
   std::vector<float> buffer;
 };
 
+/// The `scalar` of scalar_add, scalar_mul, ... (`Params`).
+template <typename Params>
+absl::StatusOr<UnaryParams> readScalar(const OpDesc &op) {
+  OFRT_READ_PARAMS(declared, Params, op);
+  UnaryParams p;
+  p.s = declared.scalar;
+  return p;
+}
+
+/// The parameters of `fn`'s op, as its ODS declares them (s: alpha or the
+/// scalar; q: selu's gamma, hard_sigmoid's beta).
+absl::StatusOr<UnaryParams> readFnParams(const OpDesc &op, Fn fn) {
+  UnaryParams p;
+  switch (fn) {
+  case Fn::LeakyRelu: {
+    OFRT_READ_PARAMS(declared, params::LeakyReluOp, op);
+    p.s = declared.alpha;
+    break;
+  }
+  case Fn::Elu: {
+    OFRT_READ_PARAMS(declared, params::EluOp, op);
+    p.s = declared.alpha;
+    break;
+  }
+  case Fn::Selu: {
+    OFRT_READ_PARAMS(declared, params::SeluOp, op);
+    p.s = declared.alpha;
+    p.q = declared.gamma;
+    break;
+  }
+  case Fn::HardSigmoid: {
+    OFRT_READ_PARAMS(declared, params::HardSigmoidOp, op);
+    p.s = declared.alpha;
+    p.q = declared.beta;
+    break;
+  }
+  case Fn::ScalarAdd:
+    return readScalar<params::ScalarAddOp>(op);
+  case Fn::ScalarMul:
+    return readScalar<params::ScalarMulOp>(op);
+  case Fn::ScalarDiv:
+    return readScalar<params::ScalarDivOp>(op);
+  case Fn::ScalarPow:
+    return readScalar<params::ScalarPowOp>(op);
+  default:
+    break;
+  }
+  return p;
+}
+
 } // namespace
 
 absl::StatusOr<UnaryParams> cpu::readUnaryParams(const OpDesc &op,
                                                  const FnInfo &info) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
   const TensorDesc &x = op.inputs[0];
-  UnaryParams params;
-  if (info.scalar)
-    OFRT_RETURN_IF_ERROR(readAttr(op, "scalar", params.s));
-  if (info.p.name)
-    OFRT_RETURN_IF_ERROR(
-        readAttr(op, info.p.name, params.s, {info.p.fallback}));
-  if (info.q.name)
-    OFRT_RETURN_IF_ERROR(
-        readAttr(op, info.q.name, params.q, {info.q.fallback}));
+  absl::StatusOr<UnaryParams> params = readFnParams(op, info.fn);
+  if (!params.ok())
+    return params.status();
   if (info.floatOnly && !isFloat(x.dtype))
     return opError(op, std::string("needs a floating-point operand, got ") +
                            x.str());
@@ -251,7 +296,7 @@ absl::StatusOr<UnaryParams> cpu::readUnaryParams(const OpDesc &op,
                            ? "has no arithmetic on i1 operands"
                            : "needs an i1 operand, got " + x.str());
   OFRT_RETURN_IF_ERROR(checkResult(op, 0, x));
-  if (!isFloat(x.dtype) && info.fn == Fn::ScalarDiv && params.s == 0 &&
+  if (!isFloat(x.dtype) && info.fn == Fn::ScalarDiv && params->s == 0 &&
       x.numel() != 0)
     return opError(op, "divides an integer tensor by zero");
   return params;

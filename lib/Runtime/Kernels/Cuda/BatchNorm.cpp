@@ -19,6 +19,7 @@
 #include "Kernels/Cuda/CudaKernels.h"
 
 #include "ofrt/KernelChecks.h"
+#include "ofrt/KernelParams.h"
 
 using namespace ofrt;
 using namespace ofrt::cuda;
@@ -103,12 +104,21 @@ absl::StatusOr<std::unique_ptr<Kernel>> createBatchNorm(const OpDesc &op,
   if (!cpuKernel.ok())
     return cpuKernel.status();
   const TensorDesc &x = op.inputs[0];
-  int64_t axis = op.get<int64_t>("axis", 1);
+  int64_t axis = 0;
+  double eps = 0;
+  bool training = grad;
+  if (grad) {
+    OFRT_READ_PARAMS(declared, params::BatchNormGradOp, op);
+    axis = declared.axis;
+    eps = declared.epsilon;
+  } else {
+    OFRT_READ_PARAMS(declared, params::BatchNormOp, op);
+    axis = declared.axis;
+    eps = declared.epsilon;
+    training = declared.training;
+  }
   if (axis < 0)
     axis += x.rank();
-  double eps = 1e-5;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "epsilon", eps, {1e-5}));
-  bool training = grad || op.get<bool>("training", false);
   int64_t channels = x.shape[axis], outer = 1, inner = 1;
   for (int64_t d = 0; d < x.rank(); ++d)
     if (d != axis)

@@ -18,6 +18,7 @@
 #include "Kernels/Cuda/Launch.h"
 
 #include "ofrt/KernelChecks.h"
+#include "ofrt/KernelParams.h"
 #include "ofrt/Pieces.h"
 #include "ofrt/Random.h"
 
@@ -171,12 +172,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> createDropout(const OpDesc &op) {
   if (!piece->whole(x.shape) ||
       (x.dtype != DType::F32 && x.dtype != DType::F64))
     return stageOnHost(std::move(*cpuKernel));
-  double rate = 0.5;
-  int64_t seed = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "rate", rate, {0.5}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "seed", seed, {int64_t(0)}));
-  return std::unique_ptr<Kernel>(
-      new DropoutKernel(op, rate, static_cast<uint64_t>(seed)));
+  OFRT_READ_PARAMS(declared, params::DropoutOp, op);
+  return std::unique_ptr<Kernel>(new DropoutKernel(
+      op, declared.rate, static_cast<uint64_t>(declared.seed)));
 }
 
 } // namespace

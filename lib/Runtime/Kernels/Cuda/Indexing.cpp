@@ -18,6 +18,7 @@
 
 #include "ofrt/ActorLayout.h"
 #include "ofrt/KernelChecks.h"
+#include "ofrt/KernelParams.h"
 
 using namespace ofrt;
 using namespace ofrt::cuda;
@@ -129,13 +130,20 @@ absl::StatusOr<std::unique_ptr<Kernel>> createGather(const OpDesc &op,
     return cpuKernel.status();
   // The table: gather's operand, gather_grad's result.
   const TensorDesc &table = grad ? op.outputs[0] : op.inputs[0];
-  int64_t axis = op.get<int64_t>("axis", 0);
+  int64_t axis = 0, begin = 0, limit = 0;
+  if (grad) {
+    OFRT_READ_PARAMS(declared, params::GatherGradOp, op);
+    axis = declared.axis;
+    limit = declared.dim_size;
+  } else {
+    OFRT_READ_PARAMS(declared, params::GatherOp, op);
+    axis = declared.axis;
+  }
   if (axis < 0)
     axis += table.rank();
   int64_t dim = table.shape[axis];
-  int64_t begin = 0, limit = dim;
-  if (grad)
-    limit = op.get<int64_t>("dim_size", limit);
+  if (!grad)
+    limit = dim;
   if (const IndexRange *range = op.layoutAs<IndexRange>()) {
     begin = range->begin;
     limit = range->limit;
@@ -172,11 +180,11 @@ absl::StatusOr<std::unique_ptr<Kernel>> createLayerNorm(const OpDesc &op) {
   if (!cpuKernel.ok())
     return cpuKernel.status();
   const TensorDesc &x = op.inputs[0];
-  int64_t normAxis = op.get<int64_t>("begin_norm_axis", -1);
+  OFRT_READ_PARAMS(declared, params::LayerNormOp, op);
+  int64_t normAxis = declared.begin_norm_axis;
   if (normAxis < 0)
     normAxis += x.rank();
-  double eps = 1e-5;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "epsilon", eps, {1e-5}));
+  double eps = declared.epsilon;
   int64_t outer = numel(x.shape.begin(), x.shape.begin() + normAxis);
   int64_t inner = numel(x.shape.begin() + normAxis, x.shape.end());
   return std::unique_ptr<Kernel>(new LayerNormKernel(

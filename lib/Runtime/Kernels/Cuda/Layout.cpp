@@ -22,6 +22,7 @@
 
 #include "ofrt/ActorLayout.h"
 #include "ofrt/KernelChecks.h"
+#include "ofrt/KernelParams.h"
 
 using namespace ofrt;
 using namespace ofrt::cuda;
@@ -280,7 +281,17 @@ absl::StatusOr<std::unique_ptr<Kernel>> createArgReduce(const OpDesc &op,
   if (!cpuKernel.ok())
     return cpuKernel.status();
   const TensorDesc &x = op.inputs[0];
-  int64_t axis = op.get<int64_t>("axis", 0);
+  int64_t axis = 0;
+  bool last = false;
+  if (max) {
+    OFRT_READ_PARAMS(declared, params::ArgMaxOp, op);
+    axis = declared.axis;
+    last = declared.select_last_index;
+  } else {
+    OFRT_READ_PARAMS(declared, params::ArgMinOp, op);
+    axis = declared.axis;
+    last = declared.select_last_index;
+  }
   if (axis < 0)
     axis += x.rank();
   int64_t outer = 1, inner = 1, length = x.rank() ? x.shape[axis] : 1;
@@ -290,8 +301,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> createArgReduce(const OpDesc &op,
   if (x.dtype != DType::F32 && x.dtype != DType::F64 && x.dtype != DType::I8 &&
       x.dtype != DType::I32 && x.dtype != DType::I64)
     return stageOnHost(std::move(*cpuKernel));
-  return std::unique_ptr<Kernel>(new ArgReduceKernel(
-      op, max, op.get<bool>("select_last_index", false), outer, length, inner));
+  return std::unique_ptr<Kernel>(
+      new ArgReduceKernel(op, max, last, outer, length, inner));
 }
 
 class ReduceKernel : public CudaKernel {

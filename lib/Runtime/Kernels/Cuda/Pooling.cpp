@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels/Cpu/KernelUtils.h"
+#include "Kernels/Cpu/OpParams.h"
 #include "Kernels/Cuda/CudaKernels.h"
 
 using namespace ofrt;
@@ -124,19 +125,14 @@ absl::StatusOr<std::unique_ptr<Kernel>> createPool(const OpDesc &op, bool isMax,
       KernelRegistry::global().create(DeviceKind::Cpu, op);
   if (!cpuKernel.ok())
     return cpuKernel.status();
-  std::vector<int64_t> kernel, strides, pads, dilations = {1, 1};
-  bool ceilMode = false, includePad = false;
-  OFRT_RETURN_IF_ERROR(
-      cpu::readList(op, "kernel_size", kernel, std::nullopt, 2, 1));
-  OFRT_RETURN_IF_ERROR(cpu::readList(op, "strides", strides, {{1, 1}}, 2, 1));
-  OFRT_RETURN_IF_ERROR(cpu::readList(op, "pads", pads, {{0, 0, 0, 0}}, 4, 0));
-  if (isMax)
-    OFRT_RETURN_IF_ERROR(
-        cpu::readList(op, "dilations", dilations, {{1, 1}}, 2, 1));
-  else
-    OFRT_RETURN_IF_ERROR(
-        readAttr(op, "count_include_pad", includePad, {false}));
-  OFRT_RETURN_IF_ERROR(readAttr(op, "ceil_mode", ceilMode, {false}));
+  absl::StatusOr<cpu::PoolWindow> declared = cpu::readPoolWindow(op);
+  if (!declared.ok())
+    return declared.status();
+  const std::vector<int64_t> &kernel = declared->kernel,
+                             &strides = declared->strides,
+                             &pads = declared->pads,
+                             &dilations = declared->dilations;
+  bool ceilMode = declared->ceilMode, includePad = declared->includePad;
   const std::vector<int64_t> &result =
       grad ? op.inputs[1].shape : op.outputs[0].shape;
   if (ceilMode || dilations != std::vector<int64_t>{1, 1} ||

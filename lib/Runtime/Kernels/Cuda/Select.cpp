@@ -14,6 +14,7 @@
 #include "Kernels/Cpu/KernelUtils.h"
 #include "Kernels/Cuda/CudaKernels.h"
 #include "Kernels/Cuda/Launch.h"
+#include "ofrt/KernelParams.h"
 
 using namespace ofrt;
 using namespace ofrt::cuda;
@@ -101,8 +102,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> createMaskedFill(const OpDesc &op) {
   // Operands of the select: the mask, the value (one element), x.
   if (!selectShape(x.shape, op.inputs[1].shape, {}, x.shape, shape))
     return stageOnHost(std::move(*cpuKernel));
-  double value = 0;
-  OFRT_RETURN_IF_ERROR(readAttr(op, "value", value));
+  OFRT_READ_PARAMS(declared, params::MaskedFillOp, op);
+  double value = declared.value;
   std::vector<uint8_t> fill(dtypeSize(x.dtype));
   OFRT_RETURN_IF_ERROR(cpu::storeValues({value}, x.dtype, fill.data()));
   return std::unique_ptr<Kernel>(new SelectKernel(op, shape, std::move(fill)));

@@ -17,6 +17,7 @@
 
 #include "Kernels/Cuda/CudaKernels.h"
 #include "Kernels/Cuda/Launch.h"
+#include "ofrt/KernelParams.h"
 
 #include <limits>
 
@@ -124,7 +125,14 @@ absl::StatusOr<std::unique_ptr<Kernel>> createSoftmax(const OpDesc &op,
   if (!cpuKernel.ok())
     return cpuKernel.status();
   const TensorDesc &x = op.inputs[0];
-  int64_t axis = op.get<int64_t>("axis", -1);
+  int64_t axis = 0;
+  if (log) {
+    OFRT_READ_PARAMS(declared, params::LogSoftmaxOp, op);
+    axis = declared.axis;
+  } else {
+    OFRT_READ_PARAMS(declared, params::SoftmaxOp, op);
+    axis = declared.axis;
+  }
   if (axis < 0)
     axis += x.rank();
   int64_t outer = 1, inner = 1;
