@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ofrt/Schedule.h"
+#include "ofrt/KernelParams.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,19 +24,30 @@ double LearningRateSchedule::at(int64_t step) const {
   return minLr + (lr - minLr) * 0.5 * (1.0 + std::cos(M_PI * progress));
 }
 
+/// The schedule an update op `Params` declares (none if its attributes do
+/// not read; its kernel refuses it then).
+template <typename Params>
+static std::optional<LearningRateSchedule> declaredSchedule(const OpDesc &op) {
+  absl::StatusOr<Params> declared = Params::read(op);
+  if (!declared.ok())
+    return std::nullopt;
+  LearningRateSchedule schedule;
+  schedule.lr = declared->lr;
+  schedule.minLr = declared->min_lr;
+  schedule.warmupSteps = declared->warmup_steps;
+  schedule.totalSteps = declared->total_steps;
+  return schedule;
+}
+
 std::optional<LearningRateSchedule>
 LearningRateSchedule::ofPlan(const std::vector<RankProgram> &ranks) {
   for (const RankProgram &rank : ranks)
     for (const ActorSpec &actor : rank.actors) {
       const OpDesc &op = actor.op;
-      if (op.role != OpRole::Optimizer)
-        continue;
-      LearningRateSchedule schedule;
-      schedule.lr = op.get<double>("lr", 0.0);
-      schedule.minLr = op.get<double>("min_lr", 0.0);
-      schedule.warmupSteps = op.get<int64_t>("warmup_steps", 0);
-      schedule.totalSteps = op.get<int64_t>("total_steps", 0);
-      return schedule;
+      if (op.type == params::SgdUpdateOp::kOpName)
+        return declaredSchedule<params::SgdUpdateOp>(op);
+      if (op.type == params::AdamUpdateOp::kOpName)
+        return declaredSchedule<params::AdamUpdateOp>(op);
     }
   return std::nullopt;
 }
