@@ -43,13 +43,22 @@ class MLIRContext;
   Conv2DOp, Conv2DBackwardDataOp, MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, \
       BatchNormOp, ResampleOp, ResampleGradOp
 
-// The ops whose actors need per-rank attributes (RankLoweringInterface,
-// lib/Dialect/ExternalModels/RankLayout.cpp).
+// The ops whose actors need a per-rank layout (RankLoweringInterface,
+// lib/Dialect/ExternalModels/RankLayout.cpp), by the layout they get. The
+// dialect promises the interface for exactly these; the rules attach it.
+#define ONEFLOW_TRANSFER_LAYOUT_OPS TransferOp
+#define ONEFLOW_COLLECTIVE_LAYOUT_OPS                                          \
+  AllReduceOp, ReduceScatterOp, AllGatherOp, AllToAllOp
+#define ONEFLOW_LOCAL_BOXING_LAYOUT_OPS LocalSliceOp, ToPartialOp
+#define ONEFLOW_PIECE_LAYOUT_OPS                                               \
+  OutputOp, InputOp, VariableOp, ConstantOp, FillOp, DropoutOp
+#define ONEFLOW_INDEX_RANGE_LAYOUT_OPS                                         \
+  GatherOp, GatherGradOp, GatherElementsOp, GatherElementsGradOp
+#define ONEFLOW_DIVISOR_LAYOUT_OPS ReduceMeanOp
 #define ONEFLOW_RANK_LOWERING_OPS                                              \
-  TransferOp, AllReduceOp, ReduceScatterOp, AllGatherOp, AllToAllOp,           \
-      LocalSliceOp, ToPartialOp, OutputOp, InputOp, VariableOp, ConstantOp,    \
-      FillOp, DropoutOp, GatherOp, GatherGradOp, GatherElementsOp,             \
-      GatherElementsGradOp, ReduceMeanOp
+  ONEFLOW_TRANSFER_LAYOUT_OPS, ONEFLOW_COLLECTIVE_LAYOUT_OPS,                  \
+      ONEFLOW_LOCAL_BOXING_LAYOUT_OPS, ONEFLOW_PIECE_LAYOUT_OPS,               \
+      ONEFLOW_INDEX_RANGE_LAYOUT_OPS, ONEFLOW_DIVISOR_LAYOUT_OPS
 
 namespace mlir::oneflow {
 

@@ -379,12 +379,12 @@ static Attribute localBoxingLayout(Operation *op, const RankPosition &where,
   // is the value, so every rank keeps it.
   int64_t meshAxis = changedMeshAxis(in, out);
   SbpAttr from = in.getNdSbp()[meshAxis], to = out.getNdSbp()[meshAxis];
-  bool keep =
-      slice || from.getKind() != SbpKind::broadcast || !to.isPartialSum() ||
-      axisGroup(in.getPlacement(), parallelIdOf(in, rank), meshAxis).front() ==
-          rank;
-  return actor::LocalBoxingLayoutAttr::get(op->getContext(), intsAttr(op, delta),
-                                           DenseI64ArrayAttr(), keep);
+  int64_t first =
+      axisGroup(in.getPlacement(), parallelIdOf(in, rank), meshAxis).front();
+  bool keep = slice || from.getKind() != SbpKind::broadcast ||
+              !to.isPartialSum() || first == rank;
+  return actor::LocalBoxingLayoutAttr::get(
+      op->getContext(), intsAttr(op, delta), DenseI64ArrayAttr(), keep);
 }
 
 /// Sources, sinks and random ops: where the rank's piece sits in the
@@ -474,15 +474,12 @@ static void attachRankModels(MLIRContext &context) {
 }
 
 void mlir::oneflow::detail::attachRankLoweringModels(MLIRContext &context) {
-  attachRankModels<transferLayout, TransferOp>(context);
-  attachRankModels<collectiveLayout, AllReduceOp, ReduceScatterOp, AllGatherOp,
-                   AllToAllOp>(context);
-  attachRankModels<localBoxingLayout, LocalSliceOp, ToPartialOp>(context);
-  attachRankModels<pieceLayout, OutputOp, InputOp, VariableOp, ConstantOp,
-                   FillOp, DropoutOp>(context);
-  attachRankModels<indexRangeLayout, GatherOp, GatherGradOp, GatherElementsOp,
-                   GatherElementsGradOp>(context);
-  attachRankModels<divisorLayout, ReduceMeanOp>(context);
+  attachRankModels<transferLayout, ONEFLOW_TRANSFER_LAYOUT_OPS>(context);
+  attachRankModels<collectiveLayout, ONEFLOW_COLLECTIVE_LAYOUT_OPS>(context);
+  attachRankModels<localBoxingLayout, ONEFLOW_LOCAL_BOXING_LAYOUT_OPS>(context);
+  attachRankModels<pieceLayout, ONEFLOW_PIECE_LAYOUT_OPS>(context);
+  attachRankModels<indexRangeLayout, ONEFLOW_INDEX_RANGE_LAYOUT_OPS>(context);
+  attachRankModels<divisorLayout, ONEFLOW_DIVISOR_LAYOUT_OPS>(context);
 }
 
 Attribute mlir::oneflow::getRankLayout(Operation *op, int64_t rank,
