@@ -124,6 +124,7 @@ inline ofrt::RankProgram matmulProgram(ofrt::DeviceKind device,
     program.actors[id].op.attrs["init"] = operandInit().kind;
     program.actors[id].op.attrs["init_args"] = operandInit().args;
     program.actors[id].op.attrs["seed"] = id + 1;
+    program.actors[id].op.attrs["name"] = std::string(id == 0 ? "a" : "b");
   }
   actor(2, "oneflow.matmul", {0, 1}, {2}, {a, b}, {c});
   actor(3, "oneflow.output", {2}, {}, {c}, {});
