@@ -11,11 +11,15 @@
 // copies between host and device memory ordered on a stream.
 //
 // A kernel runs on the stream its context names: on the CPU its work is done
-// when compute() returns, on a GPU compute() enqueues it. After each firing
-// the engine records the actor's event on the stream and sends Ready to the
-// consumers only once the event has completed (at once on the CPU, through
-// a CompletionSink on an asynchronous device), so no consumer reads a buffer
-// before it is written and no producer reuses one still being read.
+// when compute() returns, on a GPU (an asynchronous device) compute()
+// enqueues it. After each firing the engine records the actor's event on
+// the stream. On the CPU the event has completed at once and the engine
+// tells consumers and producers then. On an asynchronous device it does not
+// wait for the host to see the work done where stream order keeps the data
+// safe (Engine.h): consumers on the same stream may go at once, consumers
+// on another stream make theirs wait for an event first (Stream::waitFor);
+// only a kernel that touches its buffers on the host (Kernel::runsOnHost)
+// waits for the completion, through a CompletionSink.
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,7 +90,9 @@ public:
   virtual const std::string &name() const = 0;
   /// Records `event` after everything enqueued so far.
   virtual absl::Status record(Event &event) = 0;
-  /// Makes work enqueued later wait for `event` (on this or another stream).
+  /// Makes work enqueued later wait for the work recorded before `event`
+  /// when this is called (on this or another stream); an event never
+  /// recorded does not hold the stream back.
   virtual absl::Status waitFor(Event &event) = 0;
   /// Blocks until everything enqueued so far has finished.
   virtual absl::Status synchronize() = 0;
@@ -127,6 +133,11 @@ public:
 
   virtual absl::StatusOr<std::unique_ptr<Stream>>
   createStream(const std::string &name) = 0;
+  /// Whether kernels' work runs on their streams after compute() returns
+  /// (a GPU): the engine then orders work by streams and events and waits
+  /// on the host only for kernels that run there. False (the CPU): the
+  /// work is done when compute() returns.
+  virtual bool asynchronous() const { return false; }
   /// Whether the engine drives all streams from one thread
   /// (DeviceOptions::oneStreamThread).
   virtual bool oneStreamThread() const { return false; }

@@ -11,8 +11,15 @@
 //
 // The engine names no backend: it runs on the Device it is given, one
 // device Stream per plan stream, and learns that a firing's work has
-// finished from the event it records after it (Device.h); only then does it
-// tell consumers the regst is readable and producers their buffer is free.
+// finished from the event it records after it (Device.h). On the CPU that
+// is at once. On an asynchronous device (a GPU) the engine tells a
+// consumer its regst is readable, and a producer its buffer is free, as
+// soon as the firing is enqueued, wherever stream order keeps the data
+// safe: on the same stream, nothing more; across streams, the reader's
+// stream waits for the writer's event (and a producer's for its consumer's
+// read) before its kernel. It waits for the host to see a firing finish
+// only when a kernel on the other side runs on the host
+// (Kernel::runsOnHost): a host wait, counted in RunResult::hostWaits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +52,8 @@ struct Firing {
   double startUs = 0; ///< Microseconds since the run started.
   double endUs = 0;
   int64_t micro = 0; ///< The micro-batch within the step.
+  /// Whether an actor waited for the host to see this firing finish.
+  bool hostWait = false;
 };
 
 /// Where the sources of a process's ranks stop early (Ctrl-C). A source
@@ -120,6 +129,10 @@ struct RunResult {
   /// per-micro-batch transfer may have one of its own), or one for all
   /// (DeviceOptions::oneStreamThread).
   int64_t threads = 0;
+  /// Firings on an asynchronous device whose end the host had to see
+  /// before another actor could go on (a consumer or producer runs on the
+  /// host); 0 on the CPU, whose work is done when a kernel returns.
+  int64_t hostWaits = 0;
 };
 
 class Engine {

@@ -127,6 +127,13 @@ public:
   virtual absl::Status compute(const KernelContext &context,
                                const std::vector<TensorView> &inputs,
                                const std::vector<TensorView> &outputs) = 0;
+  /// Whether compute() itself reads and writes the buffers on the host,
+  /// instead of enqueueing that work on its stream (what every kernel of
+  /// an asynchronous device does, the staged ones through stream-ordered
+  /// copies). On an asynchronous device the engine then waits on the host
+  /// for its producers' work to finish before it fires, and for its
+  /// consumers' before it fires again. Irrelevant on the CPU.
+  virtual bool runsOnHost() const { return false; }
 };
 
 using KernelFactory =

@@ -58,6 +58,11 @@ void printTiming(const ofrt::RankProgram &program,
                                     : 0.0);
     std::printf("\n");
   }
+  // Only an asynchronous device (a GPU) has any: firings whose end the host
+  // had to see before another actor could go on.
+  if (result.hostWaits > 0 && result.steps > 0)
+    std::printf("host waits: %.1f per step\n",
+                double(result.hostWaits) / result.steps);
   if (result.firings.empty())
     return;
   // Steady state: from the end of step 0 to the end of the last step, so

@@ -2,6 +2,7 @@ find_package(OpenMP REQUIRED)
 add_oneflow_unittest(OneFlowEngineTests
   Engine/EngineTest.cpp
   Engine/AsyncDeviceTest.cpp
+  Engine/AsyncPlansTest.cpp
   Engine/RandomPlansTest.cpp
   Engine/ProgramTest.cpp
   Engine/SessionTest.cpp

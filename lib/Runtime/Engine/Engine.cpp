@@ -30,7 +30,9 @@
 // asynchronous device the event calls the engine back (on any thread),
 // which queues a Completed message for the actor's stream thread. An actor
 // finishes its firings in step order even if their completions arrive out
-// of order, and ends (EORD) only once none is in flight.
+// of order, and ends (EORD) only once none is in flight. On such a device
+// most consumers and producers are told of a firing when it is enqueued,
+// not when it is done (StreamOrder.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -143,7 +145,8 @@ void Engine::Impl::endActor(int64_t index) {
     send(index, slot.producer, {Message::Kind::ConsumerEnded, 0, slot.pair, 0});
 }
 
-/// Announces, in step order, the firings of `index` whose work is done.
+/// Finishes, in step order, the firings of `index` whose work is done, and
+/// tells what waited for that.
 void Engine::Impl::finish(int64_t index) {
   ActorState &actor = actors[index];
   while (actor.inFlight() > 0) {
@@ -157,19 +160,9 @@ void Engine::Impl::finish(int64_t index) {
     if (firingsOf)
       firingsOf[actor.worker].push_back({actor.spec->id, done / rate,
                                          pending.startUs, pending.endUs,
-                                         done % rate});
-    // An output item is ready after its last firing; an input item goes
-    // back after the last firing that reads it.
-    int64_t perOutput = actor.spec->firingsPerOutput;
-    if ((done + 1) % perOutput == 0)
-      for (const OutputPair &pair : actor.pairs)
-        if (!pair.ended)
-          send(index, pair.consumer,
-               {Message::Kind::Ready, 0, pair.slot, done / perOutput});
-    for (const InputSlot &slot : actor.inputs)
-      if ((done + 1) % slot.reads == 0)
-        send(index, slot.producer,
-             {Message::Kind::Returned, 0, slot.pair, done / slot.reads});
+                                         done % rate, pending.hostWait});
+    // Nothing is recorded on a stream here, so nothing can fail.
+    (void)announce(index, done, /*atEnqueue=*/false);
   }
 }
 
@@ -192,16 +185,31 @@ absl::Status Engine::Impl::fire(int64_t index) {
   int64_t rate = actor.spec->firingsPerStep;
   KernelContext context{firstStep + actor.step / rate, &stream, device.get(),
                         actor.step % rate, rate};
+  bool drained = false;
+  if (async) {
+    OFRT_RETURN_IF_ERROR(orderAcrossStreams(index, actor.step));
+    if (actor.drainsStream) {
+      OFRT_RETURN_IF_ERROR(stream.synchronize());
+      drained = true;
+    }
+  }
   OFRT_RETURN_IF_ERROR(
       actor.kernel->compute(context, actor.inputViews, actor.outputViews));
   OFRT_RETURN_IF_ERROR(stream.record(*pending.event));
   int64_t step = actor.step++;
   progress.fetch_add(1, std::memory_order_relaxed);
+  if (async)
+    OFRT_RETURN_IF_ERROR(announce(index, step, /*atEnqueue=*/true));
+  pending.hostWait = drained || (async && waitsForHost(actor, step));
   // Counted before notify: the completion may come at once.
   asyncPending.fetch_add(1);
-  if (pending.event->notify(*this, tokenOf(index, step)))
+  if (pending.event->notify(*this, tokenOf(index, step))) {
+    if (pending.hostWait)
+      hostWaits.fetch_add(1, std::memory_order_relaxed);
     return absl::OkStatus();
+  }
   asyncPending.fetch_sub(1);
+  pending.hostWait = false;
   pending.completed = true;
   if (firingsOf)
     pending.endUs = nowUs();
@@ -392,30 +400,6 @@ void Engine::Impl::runWorker(int64_t worker, const RunOptions &options) {
   }
 }
 
-std::string Engine::Impl::whyWaiting(const ActorState &actor) const {
-  std::string text = "actor '" + actor.spec->op.name + "' (" +
-                     actor.spec->op.where() + ") at firing " +
-                     std::to_string(actor.step);
-  if (actor.inFlight() >= static_cast<int64_t>(actor.pending.size()))
-    return text + " has every firing in flight";
-  for (const InputSlot &slot : actor.inputs)
-    if (slot.available <= actor.step / slot.reads)
-      return text + " waits for item " +
-             std::to_string(actor.step / slot.reads) + " of regst " +
-             std::to_string(regsts[slot.regst].spec->id) + " from '" +
-             actors[slot.producer].spec->op.name + "'";
-  int64_t item = actor.step / actor.spec->firingsPerOutput;
-  for (const OutputPair &pair : actor.pairs) {
-    const RegstSpec &regst = *regsts[actor.resultRegsts[pair.output]].spec;
-    if (!pair.ended && pair.returned < item - regst.count + 1)
-      return text + " waits for '" + actors[pair.consumer].spec->op.name +
-             "' to return item " + std::to_string(item - regst.count) +
-             " of regst " + std::to_string(regst.id) + " (" +
-             std::to_string(regst.count) + " buffers)";
-  }
-  return text + " could fire but its stream's order puts another first";
-}
-
 void Engine::Impl::awaitCompletions() {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
   while (asyncPending.load() > 0) {
@@ -431,65 +415,6 @@ void Engine::Impl::awaitCompletions() {
       return;
     }
     std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-}
-
-void Engine::Impl::watchForStalls(RunEnd &end, const StepGate *gate) {
-  using Clock = std::chrono::steady_clock;
-  constexpr auto kPoll = std::chrono::milliseconds(20);
-  constexpr auto kStall = std::chrono::milliseconds(1000);
-  std::optional<Clock::time_point> since;
-  uint64_t seen = 0;
-  int64_t workerCount = static_cast<int64_t>(workers.size());
-  while (!stopped) {
-    {
-      std::unique_lock<std::mutex> lock(end.mutex);
-      if (end.changed.wait_for(lock, kPoll, [&] { return end.finished; }))
-        return;
-    }
-    // Sources held at a gate wait for the job to agree where to stop.
-    bool quiet = idleWorkers.load() == workerCount &&
-                 asyncPending.load() == 0 && !(gate && gate->holding());
-    for (size_t w = 0; quiet && w < queues.size(); ++w)
-      quiet = queues[w]->empty();
-    uint64_t now = progress.load();
-    if (!quiet || (since && now != seen)) {
-      since.reset();
-      continue;
-    }
-    if (!since) {
-      since = Clock::now();
-      seen = now;
-      continue;
-    }
-    if (Clock::now() - *since < kStall)
-      continue;
-    // Every worker sleeps on an empty queue (their last changes were made
-    // before they took their queue's lock, which empty() took since).
-    std::vector<const ActorState *> waiting;
-    for (const ActorState &actor : actors)
-      if (!actor.ended)
-        waiting.push_back(&actor);
-    std::stable_sort(waiting.begin(), waiting.end(),
-                     [](const ActorState *a, const ActorState *b) {
-                       return a->step < b->step;
-                     });
-    std::string message = "rank " + std::to_string(program.rank) +
-                          ": no actor can fire any more (a deadlock of the "
-                          "plan's stream orders and buffer counts); waiting: ";
-    for (size_t i = 0; i < waiting.size() && i < 6; ++i)
-      message += (i ? "; " : "") + whyWaiting(*waiting[i]);
-    if (waiting.size() > 6)
-      message += "; and " + std::to_string(waiting.size() - 6) + " more";
-    {
-      std::lock_guard<std::mutex> lock(errorMutex);
-      if (error.ok())
-        error = absl::InternalError(message);
-    }
-    stopped = true;
-    for (auto &queue : queues)
-      queue->push({Message::Kind::Stop, 0, 0, 0});
-    return;
   }
 }
 
@@ -540,6 +465,7 @@ absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
   state.firstStep = options.firstStep;
   state.idleWorkers = 0;
   state.asyncPending = 0;
+  state.hostWaits = 0;
   state.start = std::chrono::steady_clock::now();
   state.epoch = options.epoch.value_or(state.start);
   std::vector<std::vector<Firing>> firings(state.workers.size());
@@ -590,6 +516,7 @@ absl::StatusOr<RunResult> Engine::run(const RunOptions &options) {
   if (result.steps < 0)
     result.steps = 0;
   result.threads = static_cast<int64_t>(state.workers.size());
+  result.hostWaits = state.hostWaits.load();
   for (auto &stream : firings)
     result.firings.insert(result.firings.end(), stream.begin(), stream.end());
   if (options.recordFirings)

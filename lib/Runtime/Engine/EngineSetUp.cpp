@@ -37,7 +37,8 @@ absl::Status Engine::Impl::setUp(const KernelProvider &provider) {
   OFRT_RETURN_IF_ERROR(setUpBuffers());
   setUpSlots(actorIndex, regstIndex);
   OFRT_RETURN_IF_ERROR(setUpEvents());
-  return createKernels(provider);
+  OFRT_RETURN_IF_ERROR(createKernels(provider));
+  return setUpOrdering();
 }
 
 absl::Status
@@ -64,6 +65,8 @@ Engine::Impl::setUpStreams(const std::map<int64_t, int64_t> &actorIndex) {
       }
     }
   }
+  for (RegstState &regst : regsts)
+    regst.shared = sharing.count(regst.spec->id) != 0;
   auto isFree = [&](const ActorSpec &spec) {
     if (spec.firingsPerStep < 2)
       return false;
@@ -210,7 +213,7 @@ void Engine::Impl::setUpSlots(const std::map<int64_t, int64_t> &actorIndex,
             consumer.spec->firingsPerStep / actor.spec->outputsPerStep();
         actor.pairs.push_back(
             {o, c, (int64_t)consumer.inputs.size(), 0, false});
-        consumer.inputs.push_back(slot);
+        consumer.inputs.push_back(std::move(slot));
       }
     }
   }

@@ -37,21 +37,37 @@ struct InputSlot {
   /// over the items the regst gets per step.
   int64_t reads = 1;
   bool eord = false;
+  /// Per buffer, recorded after the consumer's last read of the item in
+  /// it, when the producer's stream must wait for that (OutputPair::
+  /// orderedAcross); empty otherwise.
+  std::vector<std::unique_ptr<Event>> read;
 };
 
-/// One (output regst, consumer) pair of a producing actor.
+/// One (output regst, consumer) pair of a producing actor, and how the two
+/// learn of each other's firings (on an asynchronous device): when each
+/// firing is enqueued, or only when the host has seen it finish.
 struct OutputPair {
   int64_t output = 0;    ///< Index into the actor's outputs.
   int64_t consumer = 0;  ///< Actor index.
   int64_t slot = 0;      ///< The consumer's input slot.
   int64_t returned = 0;  ///< Items the consumer has returned.
   bool ended = false;
+  /// Ready at the producer's enqueue: it wrote on the host, or both run on
+  /// streams.
+  bool readyAtEnqueue = false;
+  /// Returned at the consumer's enqueue: it read on the host, or both run
+  /// on streams.
+  bool returnAtEnqueue = false;
+  /// Both run on streams, different ones: each waits for the other's
+  /// event of the buffer (RegstState::written, InputSlot::read).
+  bool orderedAcross = false;
 };
 
 /// A firing whose work may not have finished.
 struct Pending {
   std::unique_ptr<Event> event;
   bool completed = false;
+  bool hostWait = false; ///< Firing::hostWait.
   double startUs = 0, endUs = 0;
 };
 
@@ -82,12 +98,26 @@ struct ActorState {
   bool free = false;
   bool dataEnded = false; ///< A source's kernel reported the end of data.
   bool ended = false;
+  /// Its kernel touches buffers on the host (Kernel::runsOnHost, or every
+  /// kernel of a device that is not asynchronous).
+  bool onHost = true;
+  /// Something it tells a consumer or producer waits for the host to see
+  /// its firing finish.
+  bool hostWaits = false;
+  /// It runs on the host and writes memory another regst shares, which
+  /// work still on its stream may use: it waits for the stream first.
+  bool drainsStream = false;
   int64_t inFlight() const { return step - finished; }
 };
 
 struct RegstState {
   const RegstSpec *spec = nullptr;
   std::vector<char *> buffers;
+  /// Its buffers overlap another regst's in the arena.
+  bool shared = false;
+  /// Per buffer, recorded after the producer wrote an item there, when a
+  /// consumer on another stream waits for it; empty otherwise.
+  std::vector<std::unique_ptr<Event>> written;
 };
 
 /// Tokens of completions: actor index and step.
@@ -108,6 +138,7 @@ struct Engine::Impl : CompletionSink {
 
   RankProgram program;
   std::shared_ptr<Device> device;
+  bool async = false; ///< Device::asynchronous().
   std::vector<ActorState> actors;
   std::vector<RegstState> regsts;
   std::vector<std::vector<int64_t>> streamOrders; ///< Actor indices.
@@ -139,6 +170,8 @@ struct Engine::Impl : CompletionSink {
   /// firings of an asynchronous device not yet completed, and a count that
   /// moves with every message and firing.
   std::atomic<int64_t> idleWorkers{0}, asyncPending{0};
+  /// RunResult::hostWaits of this run.
+  std::atomic<int64_t> hostWaits{0};
   std::atomic<uint64_t> progress{0};
 
   ~Impl() override {
@@ -157,6 +190,10 @@ struct Engine::Impl : CompletionSink {
                   const std::map<int64_t, int64_t> &regstIndex);
   /// An event per firing that may be in flight.
   absl::Status setUpEvents();
+  /// How each pair of actors learns of the other's firings, and the
+  /// events of buffers read or written across streams (after the kernels,
+  /// which say whether they run on the host).
+  absl::Status setUpOrdering();
   /// The kernels, created as the stream threads will run them.
   absl::Status createKernels(const KernelProvider &provider);
   void runWorker(int64_t worker, const RunOptions &options);
@@ -215,7 +252,20 @@ struct Engine::Impl : CompletionSink {
   bool gated(const ActorState &actor, const RunOptions &options) const;
   void endActor(int64_t index);
   absl::Status fire(int64_t index);
+  /// Makes the stream of actor `index` wait for the other streams' work
+  /// that firing `firing` depends on: its inputs' writes, and the reads of
+  /// the buffers it is about to overwrite.
+  absl::Status orderAcrossStreams(int64_t index, int64_t firing);
+  /// Tells consumers of the items firing `firing` of `index` completed
+  /// that they are readable, and producers of the items it read last that
+  /// they are free: those told at enqueue (`atEnqueue`, recording the
+  /// events other streams wait for) or those told once the host saw the
+  /// firing finish.
+  absl::Status announce(int64_t index, int64_t firing, bool atEnqueue);
   void finish(int64_t index);
+  /// Whether announce() tells anyone of firing `firing` of `index` only
+  /// once the host saw it finish.
+  bool waitsForHost(const ActorState &actor, int64_t firing) const;
   double nowUs() const {
     return std::chrono::duration<double, std::micro>(
                std::chrono::steady_clock::now() - epoch)

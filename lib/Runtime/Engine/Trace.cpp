@@ -61,6 +61,8 @@ void addRank(proto::Trace &trace, const RankProgram &program,
       (*event->mutable_args())["micro_batch"] = std::to_string(firing.micro);
     if (!actor.op.location.empty())
       (*event->mutable_args())["location"] = actor.op.location;
+    if (firing.hostWait)
+      (*event->mutable_args())["host_wait"] = "true";
   }
 }
 

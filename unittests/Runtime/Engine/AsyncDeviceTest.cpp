@@ -4,270 +4,34 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A fake asynchronous device, as a GPU behaves: compute() only enqueues the
-// kernel's work on its stream, a worker thread per stream does it later
-// (after a random delay), and the completions of recorded events reach the
-// engine from another thread, held back and delivered in a shuffled order.
-// Kernels write and read their buffers inside the enqueued work, so a
-// consumer that read before its producer's work was done, or a producer
-// that overwrote a buffer still being read, shows up as a wrong value.
+// The engine on the fake asynchronous device of FakeAsyncDevice.h: values
+// read are those of their step although consumers are told at enqueue and
+// completions arrive late and shuffled; host waits happen only next to
+// kernels that run on the host; and a stream that skips the waits the
+// engine asks for is caught by the values it reads.
 //
 //===----------------------------------------------------------------------===//
 
+#include "FakeAsyncDevice.h"
 #include "TestPrograms.h"
 
 #include <gtest/gtest.h>
-
-#include <condition_variable>
-#include <deque>
-#include <random>
 
 using namespace ofrt;
 using namespace ofrt::test;
 
 namespace {
 
-using Work = std::function<void()>;
-
-/// Delivers completions on its own thread, a few at a time in a shuffled
-/// order.
-class Deliverer {
-public:
-  Deliverer() : thread([this] { loop(); }) {}
-  ~Deliverer() {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      done = true;
-    }
-    changed.notify_all();
-    thread.join();
-  }
-
-  void post(CompletionSink *sink, uint64_t token) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      pending.push_back({sink, token});
-      ++posted;
-    }
-    changed.notify_all();
-  }
-
-  /// Waits until everything posted has been delivered.
-  void drain() {
-    std::unique_lock<std::mutex> lock(mutex);
-    changed.wait(lock, [&] { return delivered == posted; });
-  }
-
-  int64_t outOfOrder() const { return shuffled; }
-
-private:
-  void loop() {
-    std::mt19937 random(7);
-    std::unique_lock<std::mutex> lock(mutex);
-    while (true) {
-      changed.wait_for(lock, std::chrono::microseconds(300),
-                       [&] { return done || pending.size() >= 3; });
-      if (pending.empty()) {
-        if (done)
-          return;
-        continue;
-      }
-      std::vector<std::pair<CompletionSink *, uint64_t>> batch(
-          pending.begin(), pending.end());
-      pending.clear();
-      std::shuffle(batch.begin(), batch.end(), random);
-      for (size_t i = 1; i < batch.size(); ++i)
-        shuffled += batch[i].second < batch[i - 1].second;
-      lock.unlock();
-      for (auto &[sink, token] : batch)
-        sink->complete(token, absl::OkStatus());
-      lock.lock();
-      delivered += batch.size();
-      changed.notify_all();
-    }
-  }
-
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::deque<std::pair<CompletionSink *, uint64_t>> pending;
-  int64_t posted = 0, delivered = 0;
-  std::atomic<int64_t> shuffled{0};
-  bool done = false;
-  std::thread thread;
-};
-
-class FakeEvent : public Event {
-public:
-  explicit FakeEvent(Deliverer &deliverer) : deliverer(deliverer) {}
-
-  bool query() override {
-    std::lock_guard<std::mutex> lock(mutex);
-    return finished;
-  }
-  absl::Status wait() override {
-    std::unique_lock<std::mutex> lock(mutex);
-    changed.wait(lock, [&] { return finished; });
-    return absl::OkStatus();
-  }
-  bool notify(CompletionSink &sink, uint64_t token) override {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (finished) {
-      // Even finished work is reported later: the engine must not assume
-      // either way.
-      deliverer.post(&sink, token);
-      return true;
-    }
-    waiter = &sink;
-    waiterToken = token;
-    return true;
-  }
-
-  /// The stream reached the event: everything recorded before it is done.
-  void reached() {
-    std::lock_guard<std::mutex> lock(mutex);
-    finished = true;
-    if (waiter) {
-      deliverer.post(waiter, waiterToken);
-      waiter = nullptr;
-    }
-    changed.notify_all();
-  }
-  void rearm() {
-    std::lock_guard<std::mutex> lock(mutex);
-    finished = false;
-    waiter = nullptr;
-  }
-
-private:
-  Deliverer &deliverer;
-  std::mutex mutex;
-  std::condition_variable changed;
-  bool finished = false;
-  CompletionSink *waiter = nullptr;
-  uint64_t waiterToken = 0;
-};
-
-/// In-order work on a worker thread, each item after a random delay.
-class FakeStream : public Stream {
-public:
-  FakeStream(std::string name, unsigned seed)
-      : streamName(std::move(name)), random(seed),
-        worker([this] { loop(); }) {}
-  ~FakeStream() override {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      done = true;
-    }
-    changed.notify_all();
-    worker.join();
-  }
-
-  const std::string &name() const override { return streamName; }
-
-  void enqueue(Work work) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      queue.push_back(std::move(work));
-    }
-    changed.notify_all();
-  }
-  absl::Status record(Event &event) override {
-    auto *fake = static_cast<FakeEvent *>(&event);
-    fake->rearm();
-    enqueue([fake] { fake->reached(); });
-    return absl::OkStatus();
-  }
-  absl::Status waitFor(Event &event) override {
-    enqueue([&event] { (void)event.wait(); });
-    return absl::OkStatus();
-  }
-  absl::Status synchronize() override {
-    std::unique_lock<std::mutex> lock(mutex);
-    changed.wait(lock, [&] { return queue.empty() && !busy; });
-    return absl::OkStatus();
-  }
-
-private:
-  void loop() {
-    std::unique_lock<std::mutex> lock(mutex);
-    while (true) {
-      changed.wait(lock, [&] { return done || !queue.empty(); });
-      if (queue.empty())
-        return;
-      Work work = std::move(queue.front());
-      queue.pop_front();
-      busy = true;
-      int delayUs = std::uniform_int_distribution<int>(0, 150)(random);
-      lock.unlock();
-      std::this_thread::sleep_for(std::chrono::microseconds(delayUs));
-      work();
-      lock.lock();
-      busy = false;
-      changed.notify_all();
-    }
-  }
-
-  std::string streamName;
-  std::mt19937 random;
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::deque<Work> queue;
-  bool busy = false, done = false;
-  std::thread worker;
-};
-
-class FakeDevice : public Device {
-public:
-  DeviceKind kind() const override { return DeviceKind::Cuda; }
-  int ordinal() const override { return 0; }
-  absl::StatusOr<void *> allocate(size_t bytes) override {
-    return std::aligned_alloc(64, std::max<size_t>(64, (bytes + 63) / 64 * 64));
-  }
-  void deallocate(void *pointer) override { std::free(pointer); }
-  absl::StatusOr<void *> allocateHost(size_t bytes) override {
-    return allocate(bytes);
-  }
-  void deallocateHost(void *pointer) override { deallocate(pointer); }
-  bool hostAccessible() const override { return true; }
-  absl::StatusOr<std::unique_ptr<Stream>>
-  createStream(const std::string &name) override {
-    return std::unique_ptr<Stream>(new FakeStream(name, ++streams));
-  }
-  absl::StatusOr<std::unique_ptr<Event>> createEvent() override {
-    return std::unique_ptr<Event>(new FakeEvent(deliverer));
-  }
-  absl::StatusOr<std::unique_ptr<ThreadBinding>> bindThread(Stream *) override {
-    return std::unique_ptr<ThreadBinding>(new ThreadBinding());
-  }
-  absl::Status copyToDevice(Stream &s, void *dst, const void *src,
-                            size_t bytes) override {
-    static_cast<FakeStream &>(s).enqueue(
-        [=] { std::memcpy(dst, src, bytes); });
-    return absl::OkStatus();
-  }
-  absl::Status copyToHost(Stream &s, void *dst, const void *src,
-                          size_t bytes) override {
-    return copyToDevice(s, dst, src, bytes);
-  }
-  absl::Status copyOnDevice(Stream &s, void *dst, const void *src,
-                            size_t bytes) override {
-    return copyToDevice(s, dst, src, bytes);
-  }
-
-  Deliverer deliverer;
-
-private:
-  unsigned streams = 0;
-};
-
-/// Enqueues: check that each input holds its producer's value for this
-/// step, then write step * 1000 + id + sum(inputs) to every output.
+/// Checks that each input holds its producer's value for this step, then
+/// writes step * 1000 + id + sum(inputs) to every output: in work enqueued
+/// on the stream, or with `onHost` in compute() itself.
 class AsyncSumKernel : public Kernel {
 public:
   AsyncSumKernel(int64_t id, std::vector<int64_t> producers,
-                 std::atomic<int64_t> *wrong, std::atomic<int64_t> *sinkSum)
+                 std::atomic<int64_t> *wrong, std::atomic<int64_t> *sinkSum,
+                 bool onHost = false)
       : id(id), producers(std::move(producers)), wrong(wrong),
-        sinkSum(sinkSum) {}
+        sinkSum(sinkSum), onHost(onHost) {}
 
   absl::Status compute(const KernelContext &context,
                        const std::vector<TensorView> &inputs,
@@ -278,7 +42,7 @@ public:
       in.push_back(view.as<int64_t>());
     for (const TensorView &view : outputs)
       out.push_back(view.as<int64_t>());
-    static_cast<FakeStream *>(context.stream)->enqueue([=] {
+    Work work = [=] {
       int64_t value = step * 1000 + id;
       for (size_t i = 0; i < in.size(); ++i) {
         int64_t seen = *in[i];
@@ -292,9 +56,11 @@ public:
         *o = value;
       if (out.empty())
         *sinkSum += value;
-    });
+    };
+    runOrEnqueue(context, onHost, std::move(work));
     return absl::OkStatus();
   }
+  bool runsOnHost() const override { return onHost; }
 
   /// What actor `actor` of the chain 0 -> 1 -> ... writes at `step`.
   static int64_t expected(int64_t actor, int64_t step) {
@@ -308,59 +74,175 @@ private:
   int64_t id;
   std::vector<int64_t> producers;
   std::atomic<int64_t> *wrong, *sinkSum;
+  bool onHost;
 };
 
-// A chain of four actors over three streams, regsts of one and two
-// buffers: every value read is the one written for that step (no consumer
-// reads before its producer's work is done, no producer overwrites a buffer
-// a consumer has not finished with), for every step, although completions
-// arrive late and out of order.
-TEST(AsyncDevice, ConsumersReadOnlyFinishedWorkAndBackPressureHolds) {
-  for (int64_t count : {1, 2, 3}) {
-    SCOPED_TRACE("regst count " + std::to_string(count));
-    ProgramBuilder b;
-    b.program.device = DeviceKind::Cuda;
-    int64_t a = b.actor("a", "s0", {}, 1, count);
-    int64_t m = b.actor("m", "s1", {b.out(a)}, 1, count);
-    int64_t n = b.actor("n", "s0", {b.out(m)}, 1, count);
-    b.actor("sink", "s2", {b.out(n)}, 0);
-    auto device = std::make_shared<FakeDevice>();
-    std::atomic<int64_t> wrong{0}, sinkSum{0};
+/// A chain 0 -> 1 -> ... built with `b`, run on `device` for `steps`
+/// steps with AsyncSumKernels (those in `onHost` run on the host).
+struct ChainRun {
+  std::atomic<int64_t> wrong{0}, sinkSum{0};
+  absl::StatusOr<RunResult> result = absl::UnknownError("not run");
+  int64_t streamWaits = 0;
+
+  void run(const ProgramBuilder &b, FakeDevice &device,
+           std::shared_ptr<FakeDevice> shared, int64_t steps,
+           std::set<int64_t> onHost = {}) {
     KernelProvider provider =
         [&](const ActorSpec &actor) -> absl::StatusOr<std::unique_ptr<Kernel>> {
       std::vector<int64_t> producers;
       for (int64_t regst : actor.inputs)
         producers.push_back(b.program.regsts[regst].producer);
       return std::make_unique<AsyncSumKernel>(actor.id, producers, &wrong,
-                                              &sinkSum);
+                                              &sinkSum,
+                                              onHost.count(actor.id) != 0);
     };
-    auto engine = Engine::create(b.program, device, provider);
+    auto engine = Engine::create(b.program, shared, provider);
     ASSERT_TRUE(engine.ok()) << engine.status();
-    const int64_t steps = 40;
-    auto result = (*engine)->run({steps, /*recordFirings=*/true});
-    ASSERT_TRUE(result.ok()) << result.status();
-    device->deliverer.drain();
-    EXPECT_EQ(result->steps, steps);
-    EXPECT_EQ(wrong.load(), 0);
-    // Completions did arrive out of order.
-    EXPECT_GT(device->deliverer.outOfOrder(), 0);
+    result = (*engine)->run({steps, /*recordFirings=*/true});
+    streamWaits = device.streamWaits();
+    device.deliverer.drain();
+  }
+  /// Whether the sink (the last of `actors`) saw every step's right sum.
+  bool sinkRight(int64_t actors, int64_t steps) const {
     int64_t want = 0;
     for (int64_t s = 0; s < steps; ++s)
-      want += AsyncSumKernel::expected(3, s);
-    EXPECT_EQ(sinkSum.load(), want);
-    EXPECT_EQ(result->firings.size(), static_cast<size_t>(4 * steps));
-    // The firing of a producer for step s + count starts only after its
-    // consumer finished step s (the buffer came back).
+      want += AsyncSumKernel::expected(actors - 1, s);
+    return sinkSum.load() == want;
+  }
+};
+
+/// a (s0) -> m (s1) -> n (s0) -> sink (s2), actors 0 to 3, regsts of
+/// `count` buffers.
+ProgramBuilder crossStreamChain(int64_t count) {
+  ProgramBuilder b;
+  b.program.device = DeviceKind::Cuda;
+  int64_t a = b.actor("a", "s0", {}, 1, count);
+  int64_t m = b.actor("m", "s1", {b.out(a)}, 1, count);
+  int64_t n = b.actor("n", "s0", {b.out(m)}, 1, count);
+  b.actor("sink", "s2", {b.out(n)}, 0);
+  return b;
+}
+
+// A chain of four actors over three streams, regsts of one to three
+// buffers: every value read is the one written for that step (no consumer
+// reads before its producer's work is done, no producer overwrites a buffer
+// a consumer has not finished with), for every step, although consumers
+// and producers are told at enqueue, ordered only by the streams' waits
+// for each other's events, and completions arrive late and out of order.
+// The host never waits.
+TEST(AsyncDevice, ConsumersReadOnlyFinishedWorkAndBackPressureHolds) {
+  for (int64_t count : {1, 2, 3}) {
+    SCOPED_TRACE("regst count " + std::to_string(count));
+    ProgramBuilder b = crossStreamChain(count);
+    const int64_t a = 0, m = 1, n = 2;
+    auto device = std::make_shared<FakeDevice>();
+    ChainRun run;
+    const int64_t steps = 40;
+    run.run(b, *device, device, steps);
+    ASSERT_TRUE(run.result.ok()) << run.result.status();
+    EXPECT_EQ(run.result->steps, steps);
+    EXPECT_EQ(run.wrong.load(), 0);
+    EXPECT_TRUE(run.sinkRight(4, steps));
+    EXPECT_GT(device->deliverer.outOfOrder(), 0);
+    EXPECT_EQ(run.result->firings.size(), static_cast<size_t>(4 * steps));
+    EXPECT_EQ(run.result->hostWaits, 0);
+    // Each cross-stream read and rewrite waited for an event.
+    EXPECT_GT(run.streamWaits, 0);
+    // The host ran ahead of the device: a producer's firing for step
+    // s + count was enqueued before its consumer's step s had finished.
     std::map<std::pair<int64_t, int64_t>, Firing> byActorStep;
-    for (const Firing &f : result->firings)
+    for (const Firing &f : run.result->firings)
       byActorStep[{f.actor, f.step}] = f;
+    int64_t ahead = 0;
     for (auto [producer, consumer] :
          {std::pair<int64_t, int64_t>{a, m}, {m, n}})
       for (int64_t s = 0; s + count < steps; ++s)
-        EXPECT_GE(byActorStep[std::make_pair(producer, s + count)].startUs,
-                  byActorStep[std::make_pair(consumer, s)].endUs)
-            << "actor " << producer << " step " << s + count;
+        ahead += byActorStep[std::make_pair(producer, s + count)].startUs <
+                 byActorStep[std::make_pair(consumer, s)].endUs;
+    EXPECT_GT(ahead, 0);
   }
+}
+
+// Eight actors on one stream: stream order alone keeps every value right,
+// so the host never waits and no stream waits for an event.
+TEST(AsyncDevice, ChainOnOneStreamRunsWithoutHostWaits) {
+  for (int64_t count : {1, 2, 3}) {
+    SCOPED_TRACE("regst count " + std::to_string(count));
+    ProgramBuilder b;
+    b.program.device = DeviceKind::Cuda;
+    int64_t last = b.actor("a0", "s", {}, 1, count);
+    for (int i = 1; i < 7; ++i)
+      last = b.actor("a" + std::to_string(i), "s", {b.out(last)}, 1, count);
+    b.actor("sink", "s", {b.out(last)}, 0);
+    auto device = std::make_shared<FakeDevice>();
+    ChainRun run;
+    const int64_t steps = 30;
+    run.run(b, *device, device, steps);
+    ASSERT_TRUE(run.result.ok()) << run.result.status();
+    EXPECT_EQ(run.result->steps, steps);
+    EXPECT_EQ(run.wrong.load(), 0);
+    EXPECT_TRUE(run.sinkRight(8, steps));
+    EXPECT_EQ(run.result->hostWaits, 0);
+    EXPECT_EQ(run.streamWaits, 0);
+  }
+}
+
+// A kernel that runs on the host between two that run on streams: it
+// reads only what the host saw finish, and its producer (a stream kernel)
+// waits for the host; its consumer's return goes to it only once the host
+// saw the read done. Those firings, and only those, are host waits.
+TEST(AsyncDevice, HostKernelsWaitForTheHost) {
+  for (int64_t count : {1, 2, 3}) {
+    SCOPED_TRACE("regst count " + std::to_string(count));
+    ProgramBuilder b = crossStreamChain(count);
+    const int64_t a = 0, h = 1, n = 2;
+    auto device = std::make_shared<FakeDevice>();
+    ChainRun run;
+    const int64_t steps = 30;
+    run.run(b, *device, device, steps, {h});
+    ASSERT_TRUE(run.result.ok()) << run.result.status();
+    EXPECT_EQ(run.wrong.load(), 0);
+    EXPECT_TRUE(run.sinkRight(4, steps));
+    // a's Ready to h and n's Returned to h wait for the host.
+    EXPECT_EQ(run.result->hostWaits, 2 * steps);
+    for (const Firing &f : run.result->firings)
+      EXPECT_EQ(f.hostWait, f.actor == a || f.actor == n)
+          << "actor " << f.actor << " step " << f.step;
+  }
+}
+
+/// The wrong values read by a -> m -> sink, with `a` on stream `first`,
+/// `m` and the sink on `second`, regsts of one buffer, when the slow
+/// stream's items take up to 2 ms and the fast one ignores the engine's
+/// waits for events.
+int64_t wrongWithoutWaits(const std::string &first,
+                          const std::string &second) {
+  ProgramBuilder b;
+  b.program.device = DeviceKind::Cuda;
+  int64_t a = b.actor("a", first, {}, 1, 1);
+  int64_t m = b.actor("m", second, {b.out(a)}, 1, 1);
+  b.actor("sink", second, {b.out(m)}, 0);
+  auto device = std::make_shared<FakeDevice>();
+  device->maxDelayUs = {{"slow", 2000}, {"fast", 0}};
+  device->ignoreWaitsOn = {"fast"};
+  ChainRun run;
+  run.run(b, *device, device, 20);
+  EXPECT_TRUE(run.result.ok()) << run.result.status();
+  return run.wrong.load();
+}
+
+// The engine's waits are what keeps the values right: a consumer's stream
+// that does not wait for its producer's event (Ready across streams taken
+// as enough) reads values of the wrong step.
+TEST(AsyncDevice, ReadingAcrossStreamsWithoutTheWaitIsCaught) {
+  EXPECT_GT(wrongWithoutWaits("slow", "fast"), 0);
+}
+
+// And a producer's stream that does not wait for its consumer's read (a
+// return across streams taken as enough) overwrites the buffer before the
+// consumer read it.
+TEST(AsyncDevice, RewritingAcrossStreamsWithoutTheWaitIsCaught) {
+  EXPECT_GT(wrongWithoutWaits("fast", "slow"), 0);
 }
 
 /// What a GPU does after a kernel fails: its streams synchronize at once,

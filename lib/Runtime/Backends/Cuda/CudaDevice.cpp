@@ -319,6 +319,9 @@ public:
       cudaFreeHost(pointer);
   }
   bool hostAccessible() const override { return false; }
+  /// Kernels enqueue their work: the engine orders it by streams and
+  /// events (StreamOrder.cpp).
+  bool asynchronous() const override { return true; }
 
   absl::StatusOr<std::unique_ptr<Stream>>
   createStream(const std::string &name) override {
