@@ -349,16 +349,22 @@ step_gpt() {
       bad=1
     fi
   done
-  # Where of-run's time goes: kernel time by op (--profile), a few steps.
-  local p
+  # Where of-run's time goes: kernel time by op (--profile), a few steps;
+  # and the host waits per step of stream-ordered firing (the runner
+  # prints them only where there are any).
+  local p waits
   for p in bench-gpt-f32.plan bench-gpt2small-bf16.plan; do
     s=$(limit 40 40)
     [ "$s" -eq 0 ] && break
     echo "== profile $p" >>"$log"
     # Random tokens (in [0, 2)): the time does not depend on them.
     t "$s" "$HERE/run.sh" "$p" --devices cuda:1 --steps 4 --profile \
-      --progress off --print_limit 0 2>&1 | head -n 30 >>"$log"
+      --progress off --print_limit 0 2>&1 | head -n 30 >"$OUTDIR/profile.txt"
+    cat "$OUTDIR/profile.txt" >>"$log"
+    waits=$(sed -n 's/^host waits: \([0-9.]*\) per step$/\1/p' "$OUTDIR/profile.txt")
+    figures+=("${p%.plan} host waits/step ${waits:-0}")
   done
+  rm -f "$OUTDIR/profile.txt"
   record gpt "$([ $bad -eq 0 ] && echo ok || echo FAIL)" $((SECONDS - began)) \
     "torch/of-run eager/compile: ${figures[*]}"
 }
