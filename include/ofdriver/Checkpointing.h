@@ -80,6 +80,14 @@ private:
   absl::Status saveError;
 };
 
+/// The logical value of every variable of `plan` in the checkpoint that
+/// `options` resume from, checked against the plan, without running (of-run
+/// --steps 0 --resume CKPT --export-onnx OUT); `onNonfinite` as create's.
+absl::StatusOr<std::map<std::string, ofrt::TensorData>>
+checkpointVariables(const ofrt::LoadedPlan &plan,
+                    const CheckpointOptions &options,
+                    NonfiniteAction onNonfinite);
+
 } // namespace ofdriver
 
 #endif // OFDRIVER_CHECKPOINTING_H

@@ -15,6 +15,7 @@
 #define OFDRIVER_COMPILE_H
 
 #include "OneFlowDialect/Transforms/Passes.h"
+#include "ofrt/Plan.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -44,6 +45,19 @@ absl::StatusOr<TrainOptions> parseTrainOptions(const std::string &text);
 /// options that need others); the messages name them as of-run's flags.
 /// compile() checks its training options so.
 absl::Status checkTrainOptions(const TrainOptions &options);
+
+/// Checks which training options a caller set (`given`, by the names of
+/// oneflow-training-pipeline's options, underscored as of-run's flags):
+/// without `train`, any of them is an error, since they shape a training
+/// step; with a strategy other than auto, so are the layout search's
+/// ("search", "mesh", "memory_limit", "cluster", "recalibrate", "explain");
+/// and "cluster" with "recalibrate".
+absl::Status checkGivenTrainOptions(const std::vector<std::string> &given,
+                                    bool train, const std::string &strategy);
+
+/// Sets the mesh the layout search tries from `text` ("2x2"; the old
+/// "2,2" with a note on stderr) for `options.devices` ranks.
+absl::Status setSearchMesh(TrainOptions &options, const std::string &text);
 
 /// OK unless `options` ask for a mixed precision (precision bf16) that the
 /// backend of `options.device` cannot compute in on this machine.
@@ -100,6 +114,17 @@ absl::StatusOr<Compiled> compile(const std::string &source, SourceKind kind,
 /// Compiles the file at `path` (.mlir or .onnx).
 absl::StatusOr<Compiled> compileFile(const std::string &path,
                                      const CompileOptions &options);
+
+/// A plan from `path`: a plan file (.plan binary, .plantxt text) as it is,
+/// or a .mlir program or .onnx model compiled with `options`, its plan also
+/// written to `emitPlan` unless that is empty. A plan file takes no
+/// training or ONNX options and is not emitted again (errors name of-run's
+/// flags). `predictedStepSeconds`, if given, gets what the layout search
+/// predicts a step takes, when it ran.
+absl::StatusOr<ofrt::LoadedPlan>
+loadModel(const std::string &path, const CompileOptions &options,
+          const std::string &emitPlan = "",
+          double *predictedStepSeconds = nullptr);
 
 /// Compiles `module` in place through oneflow-default-pipeline and returns
 /// the binary plan; `what` names the program in errors (the diagnostics

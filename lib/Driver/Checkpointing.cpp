@@ -196,3 +196,15 @@ Checkpointing::resumedVariables() {
   }
   return values;
 }
+
+absl::StatusOr<std::map<std::string, ofrt::TensorData>>
+ofdriver::checkpointVariables(const ofrt::LoadedPlan &plan,
+                              const CheckpointOptions &options,
+                              NonfiniteAction onNonfinite) {
+  absl::StatusOr<std::unique_ptr<Checkpointing>> checkpointing =
+      Checkpointing::create(plan, options, onNonfinite, /*allRanksHere=*/true,
+                            /*verbose=*/true);
+  if (!checkpointing.ok())
+    return checkpointing.status();
+  return (*checkpointing)->resumedVariables();
+}

@@ -25,6 +25,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <fstream>
 #include <map>
 #include <mutex>
 
@@ -222,6 +223,39 @@ ofdriver::compileFile(const std::string &path, const CompileOptions &options) {
   return compile(file->getBuffer().str(),
                  name.ends_with(".onnx") ? SourceKind::Onnx : SourceKind::Mlir,
                  path, options);
+}
+
+absl::StatusOr<ofrt::LoadedPlan>
+ofdriver::loadModel(const std::string &path, const CompileOptions &options,
+                    const std::string &emitPlan,
+                    double *predictedStepSeconds) {
+  llvm::StringRef name(path);
+  if (!options.onnxDims.empty() && !name.ends_with(".onnx"))
+    return absl::InvalidArgumentError(
+        "--onnx-dim sizes a dimension of an ONNX model; '" + path +
+        "' is not one");
+  if (!name.ends_with(".mlir") && !name.ends_with(".onnx")) {
+    if (options.train)
+      return absl::InvalidArgumentError(
+          "--train needs a .mlir or .onnx model written for one device, not "
+          "the plan '" +
+          path + "'");
+    if (!emitPlan.empty())
+      return absl::InvalidArgumentError(
+          "--emit-plan needs a .mlir or .onnx model to compile");
+    return ofrt::loadPlanFile(path);
+  }
+  absl::StatusOr<Compiled> compiled = compileFile(path, options);
+  if (!compiled.ok())
+    return compiled.status();
+  if (predictedStepSeconds && compiled->predictedStepSeconds > 0)
+    *predictedStepSeconds = compiled->predictedStepSeconds;
+  if (!emitPlan.empty()) {
+    std::ofstream out(emitPlan, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(compiled->plan.data(), compiled->plan.size()))
+      return absl::NotFoundError("cannot write plan file '" + emitPlan + "'");
+  }
+  return ofrt::parsePlan(compiled->plan, /*text=*/false, path);
 }
 
 absl::StatusOr<std::string> ofdriver::runPasses(const std::string &text,

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ofdriver/Compile.h"
+#include "ofdriver/Options.h"
 #include "ofdriver/Run.h"
 
 #include "ofrt/Backend.h"
@@ -20,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 using namespace ofdriver;
 
@@ -127,6 +129,50 @@ absl::Status ofdriver::checkTrainOptions(const TrainOptions &options) {
   for (auto check : {checkCounts, checkOptimizer, checkSearch, checkNumerics})
     if (absl::Status status = check(options); !status.ok())
       return status;
+  return absl::OkStatus();
+}
+
+absl::Status ofdriver::checkGivenTrainOptions(
+    const std::vector<std::string> &given, bool train,
+    const std::string &strategy) {
+  auto dashed = [](std::string name) {
+    std::replace(name.begin(), name.end(), '_', '-');
+    return "--" + name;
+  };
+  if (!train && !given.empty()) {
+    // Flags that only shape a training step do nothing without --train.
+    static const std::map<std::string, std::string> kWhat = {
+        {"strategy", "lays out a training step"},
+        {"micro_batches", "splits a training step"},
+        {"stages", "pipelines a training step"},
+        {"recompute", "recomputes a training step's activations"}};
+    auto what = kWhat.find(given.front());
+    return invalid(dashed(given.front()) + " " +
+                   (what == kWhat.end() ? "sets up training" : what->second) +
+                   "; it needs --train");
+  }
+  auto has = [&](const char *name) {
+    return std::find(given.begin(), given.end(), name) != given.end();
+  };
+  if (strategy != "auto")
+    for (const char *name : {"search", "mesh", "memory_limit", "cluster",
+                             "recalibrate", "explain"})
+      if (has(name))
+        return invalid(dashed(name) + " sets up the layout search; it needs "
+                                      "--strategy auto");
+  if (has("cluster") && has("recalibrate"))
+    return invalid("--recalibrate measures this machine instead of reading "
+                   "--cluster; give one of them");
+  return absl::OkStatus();
+}
+
+absl::Status ofdriver::setSearchMesh(TrainOptions &options,
+                                     const std::string &text) {
+  absl::StatusOr<Mesh> parsed = parseMesh(text, options.devices);
+  if (!parsed.ok())
+    return parsed.status();
+  std::fputs(meshNote(text, *parsed).c_str(), stderr);
+  options.autoParallel.mesh.assign(parsed->sizes.begin(), parsed->sizes.end());
   return absl::OkStatus();
 }
 

@@ -53,7 +53,7 @@ namespace ofrun {
 using ofdriver::programName;
 
 /// The --help groups of the flags of-run and of-run-plan share (of-run
-/// adds its Training group, TrainFlags.h).
+/// adds its Training group).
 std::vector<oftools::FlagGroup> runFlagGroups();
 
 /// Sets the program's name and parses the flags (ToolFlags.h; argv as
