@@ -7,7 +7,7 @@
 // The typed options of the driver library's run half (Run.h): where the
 // ranks run, what feeds the inputs, checkpoints, the non-finite checks,
 // progress and what is reported after the run. The tools fill them from
-// their flags (tools/runner/RunFlags.cpp), the Python package from keyword
+// their flags (tools/flags/RunFlags.cpp), the Python package from keyword
 // arguments; nothing here reads a flag. Defaults are written here only.
 // Messages name the tools' flags ("--save-every"), the spelling users of
 // both see in the docs.
@@ -87,6 +87,9 @@ struct RunOptions {
   std::string collectives;
   /// How long a rank waits for its peers.
   int64_t timeoutMs = 60000;
+  /// Plugin libraries; runAndReport loads the kernel plugins among them
+  /// (loadKernelPlugins) before the run.
+  std::vector<std::string> plugins;
   /// Data by input name; inputs not listed get random data.
   std::map<std::string, ofrt::InputSource> inputs;
   /// Seed of the generated inputs.
@@ -126,6 +129,11 @@ struct ReportOptions {
 /// Parses an input source: "random", "random:LOW:HIGH", "fill:V", "@PATH"
 /// or "@PATH:loop" (the syntax of --input NAME=SOURCE).
 absl::StatusOr<ofrt::InputSource> parseInputSource(const std::string &spec);
+
+/// Parses `bindings`, each NAME=SOURCE (--input's syntax), into inputs by
+/// name.
+absl::StatusOr<std::map<std::string, ofrt::InputSource>>
+parseInputs(const std::vector<std::string> &bindings);
 
 /// A device mesh as the tools spell it: sizes joined by x ("2x2", "8").
 struct Mesh {

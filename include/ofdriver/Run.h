@@ -25,6 +25,7 @@
 
 #include "ofrt/MultiRank.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -99,6 +100,35 @@ absl::StatusOr<RunResult> run(const Job &job, const ofrt::LoadedPlan &plan,
 /// files; then, on the reporting process, the summary.
 absl::Status report(const ofrt::LoadedPlan &plan, const RunResult &result,
                     const ReportOptions &options);
+
+//===----------------------------------------------------------------------===//
+// What the tools that run plans do around a run (RunTool.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Loads the kernel plugins among `paths` (the others are dialect plugins,
+/// which the compiler loads); once per process.
+absl::Status loadKernelPlugins(const std::vector<std::string> &paths);
+
+/// What --list-devices prints: every device each built-in backend can use
+/// here, one a line, and whether it computes in bf16 and f16.
+std::string describeDevices();
+
+/// What the variables hold after a run, by name (logical values); returns
+/// an exit code.
+using VariablesHook =
+    std::function<int(const std::map<std::string, ofrt::TensorData> &)>;
+
+/// Runs `plan` for `job` as of-run and of-run-plan do: a job that launches
+/// runs `job.processes` copies of this program with `childArgs` (argv
+/// without the program name); otherwise this process's ranks run with
+/// `options`, `afterRun` (when set) gets rank 0's variables after the run
+/// (a non-zero code it returns ends there), and rank 0 reports as `report`
+/// says. Returns the exit code, or the error to print.
+absl::StatusOr<int> runAndReport(const Job &job, const ofrt::LoadedPlan &plan,
+                                 RunOptions options,
+                                 const ReportOptions &report,
+                                 const std::vector<std::string> &childArgs,
+                                 const VariablesHook &afterRun = nullptr);
 
 } // namespace ofdriver
 

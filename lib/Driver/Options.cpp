@@ -101,3 +101,19 @@ std::string ofdriver::meshNote(const std::string &text, const Mesh &mesh,
   return std::string(programName()) + ": note: " + flag + " " + text +
          " is the old spelling; write " + spelled + "\n";
 }
+
+absl::StatusOr<std::map<std::string, InputSource>>
+ofdriver::parseInputs(const std::vector<std::string> &bindings) {
+  std::map<std::string, InputSource> inputs;
+  for (const std::string &binding : bindings) {
+    size_t eq = binding.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return absl::InvalidArgumentError("--input '" + binding +
+                                        "' is not NAME=SOURCE");
+    absl::StatusOr<InputSource> source = parseInputSource(binding.substr(eq + 1));
+    if (!source.ok())
+      return source.status();
+    inputs[binding.substr(0, eq)] = *source;
+  }
+  return inputs;
+}

@@ -21,7 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Runner.h"
+#include "RunFlags.h"
 
 #include "ofdriver/Checkpointing.h"
 #include "ofdriver/Compile.h"

@@ -5,17 +5,17 @@
 //===----------------------------------------------------------------------===//
 //
 // of-run and of-run-plan share these flags (defined in RunFlags.cpp), read
-// into the driver library's options (ofdriver/Options.h), which does
-// everything after a plan exists. Nothing here links MLIR.
+// into the driver library's options (ofdriver/Options.h); the driver does
+// everything after a plan exists (ofdriver/Run.h). Nothing here links MLIR.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ONEFLOW_TOOLS_RUNNER_RUNFLAGS_H
-#define ONEFLOW_TOOLS_RUNNER_RUNFLAGS_H
+#ifndef ONEFLOW_TOOLS_FLAGS_RUNFLAGS_H
+#define ONEFLOW_TOOLS_FLAGS_RUNFLAGS_H
 
 #include "ToolFlags.h"
 
-#include "ofdriver/Options.h"
+#include "ofdriver/Run.h"
 
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
@@ -51,6 +51,23 @@ ABSL_DECLARE_FLAG(std::string, on_nonfinite);
 namespace ofrun {
 
 using ofdriver::programName;
+using ofdriver::Job;
+
+/// The job from --devices, --nproc-per-node, --store-dir/--redis and the
+/// launcher's environment; checks the run and report flags too, before
+/// anything compiles.
+absl::StatusOr<Job> jobFromFlags();
+
+using ofdriver::checkPlanRanks;
+
+using ofdriver::VariablesHook;
+
+/// ofdriver::runAndReport with the options the flags give; prints the
+/// error, if any. Returns the exit code.
+int runPlan(const Job &job, const ofrt::LoadedPlan &plan,
+            const std::vector<std::string> &childArgs,
+            const VariablesHook &afterRun = nullptr);
+
 
 /// The --help groups of the flags of-run and of-run-plan share (of-run
 /// adds its Training group).
@@ -63,10 +80,6 @@ std::vector<std::string> parseFlags(int argc, char **argv,
                                     const oftools::ToolInfo &tool,
                                     std::vector<std::string> &normalized);
 
-/// Loads the kernel plugins among --plugin (once; the other libraries are
-/// dialect plugins, of-run's compiler loads them).
-absl::Status loadKernelPlugins();
-
 /// Prints "<program>: error: <message>" and returns 1.
 int fail(const std::string &message);
 
@@ -78,4 +91,4 @@ ofdriver::ReportOptions reportOptionsFromFlags();
 
 } // namespace ofrun
 
-#endif // ONEFLOW_TOOLS_RUNNER_RUNFLAGS_H
+#endif // ONEFLOW_TOOLS_FLAGS_RUNFLAGS_H

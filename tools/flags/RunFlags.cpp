@@ -6,18 +6,13 @@
 
 #include "RunFlags.h"
 
-#include "ofrt/Backend.h"
-#include "ofrt/KernelPlugin.h"
-#include "ofrt/Status.h"
-
 #include "absl/flags/flag.h"
-#include "absl/strings/match.h"
-#include "absl/strings/strip.h"
 
 #include <cstdio>
 #include <cstdlib>
 
 using namespace ofrt;
+using namespace ofrun;
 
 // The defaults are the driver library's (ofdriver/Options.h), written once.
 static const ofdriver::RunOptions kRun;
@@ -139,23 +134,7 @@ ofrun::parseFlags(int argc, char **argv, const oftools::ToolInfo &tool,
   std::vector<std::string> args =
       oftools::parseToolFlags(argc, argv, tool, normalized);
   if (absl::GetFlag(FLAGS_list_devices)) {
-    for (const ofrt::Backend &backend : ofrt::builtinBackends()) {
-      absl::StatusOr<std::vector<std::string>> devices = backend.listDevices();
-      if (!devices.ok()) {
-        std::printf("%s: none usable: %s\n", backend.name.c_str(),
-                    std::string(devices.status().message()).c_str());
-        continue;
-      }
-      for (const std::string &device : *devices)
-        std::printf("%s\n", device.c_str());
-      // What --precision may ask of this backend here.
-      for (ofrt::DType dtype : {ofrt::DType::BF16, ofrt::DType::F16}) {
-        absl::Status status = backend.checkPrecision(dtype);
-        std::printf("%s: %s %s%s\n", backend.name.c_str(),
-                    ofrt::dtypeName(dtype), status.ok() ? "yes" : "no: ",
-                    std::string(status.message()).c_str());
-      }
-    }
+    std::fputs(ofdriver::describeDevices().c_str(), stdout);
     std::exit(0);
   }
   return args;
@@ -164,22 +143,6 @@ ofrun::parseFlags(int argc, char **argv, const oftools::ToolInfo &tool,
 int ofrun::fail(const std::string &message) {
   std::fprintf(stderr, "%s: error: %s\n", ofdriver::programName(), message.c_str());
   return 1;
-}
-
-absl::Status ofrun::loadKernelPlugins() {
-  static bool loaded = false;
-  if (loaded)
-    return absl::OkStatus();
-  loaded = true;
-  for (const std::string &path : absl::GetFlag(FLAGS_plugin)) {
-    absl::StatusOr<bool> kernels = ofrt::isKernelPlugin(path);
-    if (!kernels.ok())
-      return absl::InvalidArgumentError(
-          "--plugin: " + std::string(kernels.status().message()));
-    if (*kernels)
-      OFRT_RETURN_IF_ERROR(ofrt::loadKernelPlugin(path));
-  }
-  return absl::OkStatus();
 }
 
 ofdriver::JobOptions ofrun::jobOptionsFromFlags() {
@@ -202,17 +165,12 @@ absl::StatusOr<ofdriver::RunOptions> ofrun::runOptionsFromFlags() {
   run.collectives = absl::GetFlag(FLAGS_collectives);
   run.timeoutMs = absl::GetFlag(FLAGS_timeout_ms);
   run.seed = absl::GetFlag(FLAGS_seed);
-  for (const std::string &binding : absl::GetFlag(FLAGS_input)) {
-    size_t eq = binding.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return absl::InvalidArgumentError("--input '" + binding +
-                                        "' is not NAME=SOURCE");
-    absl::StatusOr<InputSource> source =
-        ofdriver::parseInputSource(binding.substr(eq + 1));
-    if (!source.ok())
-      return source.status();
-    run.inputs[binding.substr(0, eq)] = *source;
-  }
+  absl::StatusOr<std::map<std::string, InputSource>> inputs =
+      ofdriver::parseInputs(absl::GetFlag(FLAGS_input));
+  if (!inputs.ok())
+    return inputs.status();
+  run.inputs = std::move(*inputs);
+  run.plugins = absl::GetFlag(FLAGS_plugin);
   absl::StatusOr<ofdriver::NonfiniteAction> action =
       ofdriver::parseNonfiniteAction(absl::GetFlag(FLAGS_on_nonfinite));
   if (!action.ok())
@@ -237,4 +195,31 @@ ofdriver::ReportOptions ofrun::reportOptionsFromFlags() {
   report.trace = absl::GetFlag(FLAGS_trace);
   report.profile = absl::GetFlag(FLAGS_profile);
   return report;
+}
+
+absl::StatusOr<Job> ofrun::jobFromFlags() {
+  absl::StatusOr<Job> job = ofdriver::makeJob(jobOptionsFromFlags());
+  if (!job.ok())
+    return job.status();
+  absl::StatusOr<ofdriver::RunOptions> run = runOptionsFromFlags();
+  if (!run.ok())
+    return run.status();
+  if (absl::Status status =
+          ofdriver::checkRunOptions(*run, reportOptionsFromFlags());
+      !status.ok())
+    return status;
+  return job;
+}
+
+int ofrun::runPlan(const Job &job, const ofrt::LoadedPlan &plan,
+                   const std::vector<std::string> &childArgs,
+                   const ofdriver::VariablesHook &afterRun) {
+  absl::StatusOr<ofdriver::RunOptions> options = runOptionsFromFlags();
+  if (!options.ok())
+    return fail(std::string(options.status().message()));
+  absl::StatusOr<int> code = ofdriver::runAndReport(
+      job, plan, *options, reportOptionsFromFlags(), childArgs, afterRun);
+  if (!code.ok())
+    return fail(std::string(code.status().message()));
+  return *code;
 }
