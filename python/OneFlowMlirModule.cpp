@@ -303,6 +303,15 @@ PYBIND11_MODULE(_native, m) {
       py::arg("text"), py::arg("pipeline"),
       "Runs a textual pass pipeline on a module; returns its text");
   m.def(
+      "launched_world",
+      [] {
+        std::optional<ofdriver::ProcessRank> rank =
+            valueOr(ofdriver::rankFromEnvironment());
+        return rank ? rank->world : 0;
+      },
+      "The job's process count when a launcher (torchrun, mpirun, srun, "
+      "of-run) started this process as one of its ranks; else 0");
+  m.def(
       "check_plan",
       [](py::bytes plan, const std::string &name) {
         ofrt::LoadedPlan loaded =

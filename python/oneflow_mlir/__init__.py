@@ -207,7 +207,12 @@ class Plan:
         options.collect_variables = variables
         if on_step is not None:
             options.on_step = on_step
-        job = _job(self.devices, store_dir, redis, job_id, hostname)
+        # Under torchrun, mpirun or srun this process is one of the plan's
+        # ranks, on a device of the kind the plan was compiled for.
+        devices = self.devices
+        if _native.launched_world():
+            devices = devices.split(":")[0] + ":1"
+        job = _job(devices, store_dir, redis, job_id, hostname)
         # Arrays go to the runtime in memory (one copy, shared by the ranks).
         sources = {}
         for name, value in (inputs or {}).items():
