@@ -11,7 +11,9 @@
 // the program exits 130. A process that sees another's request in the
 // store stops the same way. A second SIGINT (0.2 s or more after the
 // first; timeout(1) sends one to the process and one to its group) exits at
-// once, without a checkpoint.
+// once, without a checkpoint. A signal before this process began a step
+// (its processes may still be joining, waiting for one that never comes)
+// cancels the store's waits and ends the run at once, with no step run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,6 +68,11 @@ public:
   }
   /// Whether the run was asked to stop, and at which step (exclusive).
   bool interrupted() const { return stopAt >= 0; }
+  /// Whether a signal came before this process began a step, while the
+  /// job's processes may still be joining: the store was cancelled (a
+  /// peer that never comes would hold the join until its timeout) and no
+  /// step runs.
+  bool stoppedJoining() const { return joining; }
   int64_t stopStep() const { return stopAt; }
   /// Why the processes could not agree, if they could not.
   absl::Status status() const { return error; }
@@ -79,7 +86,7 @@ private:
   int rank, world;
   std::chrono::milliseconds timeout;
   std::atomic<bool> done{false};
-  std::atomic<bool> requested{false};
+  std::atomic<bool> requested{false}, joining{false};
   std::atomic<int64_t> stopAt{-1};
   absl::Status error;
   std::thread thread;

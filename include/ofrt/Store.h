@@ -9,7 +9,7 @@
 // its addresses, the in-process collectives a handle on shared memory, a GPU
 // backend its communicator id), and the control channel can carry reports
 // through it. Keys are written once; `get` and `wait` block until a key is
-// there or the timeout passes.
+// there, the timeout passes or the store is cancelled.
 //
 // Stores: one inside this process (ranks that are threads), a directory
 // several processes share (one machine, or a shared file system), a Redis
@@ -44,6 +44,11 @@ public:
   /// names the keys still missing.
   virtual absl::Status wait(const std::vector<std::string> &keys,
                             std::chrono::milliseconds timeout) = 0;
+  /// Ends every wait of this store, those under way and those to come
+  /// (`get` and `wait`), at once with a Cancelled error: a process told to
+  /// stop while it waits for peers that may never come (SIGTERM while the
+  /// job's processes join) does not wait out the timeout. Thread-safe.
+  virtual void cancel() = 0;
   /// "in-process store", "store directory /tmp/x", "Redis server h:6379",
   /// for messages.
   virtual std::string describe() const = 0;

@@ -102,6 +102,18 @@ void StopWatcher::watch() {
       continue;
     if (here && store)
       (void)store->set(kRequest, std::to_string(rank));
+    if (here && store && gate.frontier() == 0) {
+      // No step begun here: the processes may still be joining, and one
+      // that never comes would hold the join until its timeout. Say where
+      // this one stops (for peers that agree) and stop waiting at once.
+      (void)store->set(frontierKey(rank), "0");
+      gate.hold();
+      joining = true;
+      stopAt = 0;
+      gate.release(0);
+      store->cancel();
+      return;
+    }
     agree();
     return;
   }

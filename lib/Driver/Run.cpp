@@ -299,6 +299,9 @@ absl::StatusOr<RunResult> ofdriver::run(const Job &job,
     watcher->stop();
   bool stoppedNonfinite = nonfinite.stopped();
   bool interrupted = watcher && watcher->interrupted() && !stoppedNonfinite;
+  if (watcher && watcher->stoppedJoining())
+    return absl::CancelledError(
+        "interrupted while the job's processes were joining: no step ran");
   if (!result.ok()) {
     if (watcher && !watcher->status().ok())
       return absl::Status(result.status().code(),

@@ -12,9 +12,13 @@
 
 #include "ofdriver/Run.h"
 
+#include "ofdriver/Interrupt.h"
+
 #include "ofrt/Backend.h"
 #include "ofrt/KernelPlugin.h"
 #include "ofrt/Status.h"
+
+#include <cstdio>
 
 using namespace ofdriver;
 
@@ -69,6 +73,12 @@ ofdriver::runAndReport(const Job &job, const ofrt::LoadedPlan &plan,
   OFRT_RETURN_IF_ERROR(loadKernelPlugins(options.plugins));
   options.collectVariables = afterRun != nullptr;
   absl::StatusOr<RunResult> result = run(job, plan, options);
+  if (absl::IsCancelled(result.status())) {
+    // Stopped by a signal before any step: as after Ctrl-C, not an error.
+    std::fprintf(stderr, "%s: %s\n", programName(),
+                 std::string(result.status().message()).c_str());
+    return kInterruptedExit;
+  }
   if (!result.ok())
     return result.status();
   if (result->rank == 0 && afterRun)

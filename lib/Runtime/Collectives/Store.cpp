@@ -27,6 +27,8 @@
 #include <gloo/rendezvous/hash_store.h>
 #include <gloo/rendezvous/redis_store.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -79,24 +81,49 @@ public:
     return guard("waiting for " + list, [&] { waitFor(keys, timeout); });
   }
 
+  void cancel() override { cancelled = true; }
+
   std::string describe() const override { return where; }
 
 private:
+  /// Thrown by a wait that cancel() ended.
+  struct Cancelled : std::runtime_error {
+    Cancelled() : std::runtime_error("cancelled") {}
+  };
+
+  /// Waits in slices of at most 50 ms, so that cancel() ends it soon.
   void waitFor(const std::vector<std::string> &keys,
                std::chrono::milliseconds timeout) {
-    if (!lockedCheck)
-      return store->wait(keys, timeout);
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (true) {
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (lockedCheck(keys))
-          return;
+    using namespace std::chrono;
+    constexpr milliseconds kSlice(50);
+    auto deadline = steady_clock::now() + timeout;
+    for (bool first = true;; first = false) {
+      if (cancelled)
+        throw Cancelled();
+      auto left = duration_cast<milliseconds>(deadline - steady_clock::now());
+      if (lockedCheck) {
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          if (lockedCheck(keys))
+            return;
+        }
       }
-      if (std::chrono::steady_clock::now() >= deadline)
+      // Every key is looked for at least once, however short the timeout.
+      if (!first && left.count() <= 0)
         throw std::runtime_error("Wait timeout after " +
                                  std::to_string(timeout.count()) + " ms");
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (lockedCheck) {
+        std::this_thread::sleep_for(milliseconds(10));
+        continue;
+      }
+      try {
+        // (A zero timeout would mean none to Gloo's stores.)
+        store->wait(keys, std::max(milliseconds(1), std::min(left, kSlice)));
+        return;
+      } catch (const std::exception &error) {
+        if (!collectives::isTimeoutMessage(error.what()))
+          throw;
+      }
     }
   }
 
@@ -105,6 +132,9 @@ private:
     try {
       body();
       return absl::OkStatus();
+    } catch (const Cancelled &) {
+      return absl::CancelledError(where + ": stopped " + what +
+                                  " (the process was told to stop)");
     } catch (const std::exception &error) {
       std::string message = error.what();
       if (collectives::isTimeoutMessage(message))
@@ -120,6 +150,7 @@ private:
   std::function<bool(const std::vector<std::string> &)> lockedCheck;
   /// Serializes the store's writes and reads (see the file comment).
   std::mutex mutex;
+  std::atomic<bool> cancelled{false};
 };
 
 class PrefixStore : public Store {
@@ -141,6 +172,7 @@ public:
       full.push_back(prefix + key);
     return parent->wait(full, timeout);
   }
+  void cancel() override { parent->cancel(); }
   std::string describe() const override { return parent->describe(); }
 
 private:

@@ -17,15 +17,28 @@ using namespace std::chrono_literals;
 
 namespace {
 
+/// An in-process store, a store in a fresh directory (under the test's
+/// temporary one, removed after) and a prefix store.
+struct EveryStore {
+  explicit EveryStore(const std::string &name)
+      : directory(::testing::TempDir() + "/" + name + "-" +
+                  std::to_string(::getpid())) {
+    std::filesystem::remove_all(directory);
+    absl::StatusOr<std::shared_ptr<Store>> file = createFileStore(directory);
+    EXPECT_TRUE(file.ok()) << file.status();
+    if (file.ok())
+      all = {createInProcessStore(), *file,
+             createPrefixStore(createInProcessStore(), "job")};
+  }
+  ~EveryStore() { std::filesystem::remove_all(directory); }
+
+  std::string directory;
+  std::vector<std::shared_ptr<Store>> all;
+};
+
 TEST(Store, SetGetWaitInProcessInADirectoryAndUnderAPrefix) {
-  std::string directory = ::testing::TempDir() + "/ofrt-store-test-" +
-                          std::to_string(::getpid());
-  std::filesystem::remove_all(directory);
-  absl::StatusOr<std::shared_ptr<Store>> file = createFileStore(directory);
-  ASSERT_TRUE(file.ok()) << file.status();
-  for (std::shared_ptr<Store> store :
-       {createInProcessStore(), *file,
-        createPrefixStore(createInProcessStore(), "job")}) {
+  EveryStore stores("ofrt-store-test");
+  for (std::shared_ptr<Store> store : stores.all) {
     SCOPED_TRACE(store->describe());
     std::thread late([&] {
       std::this_thread::sleep_for(50ms);
@@ -44,7 +57,32 @@ TEST(Store, SetGetWaitInProcessInADirectoryAndUnderAPrefix) {
     EXPECT_NE(none.status().message().find("'"), std::string::npos)
         << none.status();
   }
-  std::filesystem::remove_all(directory);
+}
+
+// cancel() ends a wait under way within a fraction of a second (not at its
+// minute-long timeout) with a Cancelled error, and later waits at once,
+// even for keys that are there; set() still works. Under a prefix too.
+TEST(Store, CancelEndsWaitsAtOnce) {
+  EveryStore stores("ofrt-store-cancel");
+  for (std::shared_ptr<Store> store : stores.all) {
+    SCOPED_TRACE(store->describe());
+    ASSERT_TRUE(store->set("a", "1").ok());
+    std::thread stopper([&] {
+      std::this_thread::sleep_for(100ms);
+      store->cancel();
+    });
+    auto began = std::chrono::steady_clock::now();
+    absl::StatusOr<std::string> never = store->get("never", 60000ms);
+    stopper.join();
+    EXPECT_LT(std::chrono::steady_clock::now() - began, 2000ms);
+    EXPECT_EQ(never.status().code(), absl::StatusCode::kCancelled)
+        << never.status();
+    EXPECT_EQ(store->wait({"a", "b"}, 60000ms).code(),
+              absl::StatusCode::kCancelled);
+    EXPECT_EQ(store->wait({"a"}, 60000ms).code(),
+              absl::StatusCode::kCancelled);
+    EXPECT_TRUE(store->set("c", "3").ok());
+  }
 }
 
 TEST(Store, UnreachableRedisAndUncreatableDirectoryAreErrors) {
