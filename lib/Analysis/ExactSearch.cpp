@@ -35,11 +35,23 @@ namespace {
 constexpr double kMicroseconds = 1e6;
 constexpr double kMiB = 1.0 / (1 << 20);
 
+/// The programs alive on this thread. GLPK keeps an environment per thread
+/// that calls it (thread-local); the last program of a thread frees it, so
+/// that threads that search (a library caller's pool) leave nothing behind.
+thread_local int liveProgramsOfThread = 0;
+
 /// A GLPK problem being built: columns, rows and the coefficients.
 class IntegerProgram {
 public:
-  IntegerProgram() : lp(glp_create_prob()) { glp_set_obj_dir(lp, GLP_MIN); }
-  ~IntegerProgram() { glp_delete_prob(lp); }
+  IntegerProgram() : lp(glp_create_prob()) {
+    ++liveProgramsOfThread;
+    glp_set_obj_dir(lp, GLP_MIN);
+  }
+  ~IntegerProgram() {
+    glp_delete_prob(lp);
+    if (--liveProgramsOfThread == 0)
+      glp_free_env();
+  }
   IntegerProgram(const IntegerProgram &) = delete;
   IntegerProgram &operator=(const IntegerProgram &) = delete;
 
