@@ -211,6 +211,36 @@ TEST(AsyncDevice, HostKernelsWaitForTheHost) {
   }
 }
 
+// A kernel on the host writes at once, not in stream order: where the
+// memory plan gives its regst the memory of an earlier regst of its stream
+// (p -> c, then h -> d, one arena buffer), it first waits for the stream,
+// whose work may still read that memory (a host wait each firing, as is
+// each return of d's reads to h).
+TEST(AsyncDevice, HostWritesToSharedMemoryWaitForTheStream) {
+  ProgramBuilder b;
+  b.program.device = DeviceKind::Cuda;
+  int64_t p = b.actor("p", "s", {}, 1, 1);
+  b.actor("c", "s", {b.out(p)}, 0);
+  int64_t h = b.actor("h", "s", {}, 1, 1);
+  b.actor("d", "s", {b.out(h)}, 0);
+  b.program.arenaBytes = 64;
+  b.program.regsts[b.out(p)].offset = 0;
+  b.program.regsts[b.out(h)].offset = 0;
+  auto device = std::make_shared<FakeDevice>();
+  device->maxDelayUs = {{"s", 1000}};
+  std::atomic<int64_t> wrong{0};
+  auto onHost = [h](const ActorSpec &actor) { return actor.id == h; };
+  auto engine = Engine::create(b.program, device,
+                               stampKernels(b.program, onHost, &wrong));
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  const int64_t steps = 20;
+  auto result = (*engine)->run({steps, false});
+  ASSERT_TRUE(result.ok()) << result.status();
+  device->deliverer.drain();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(result->hostWaits, 2 * steps);
+}
+
 /// The wrong values read by a -> m -> sink, with `a` on stream `first`,
 /// `m` and the sink on `second`, regsts of one buffer, when the slow
 /// stream's items take up to 2 ms and the fast one ignores the engine's

@@ -32,54 +32,6 @@ using namespace ofrt::test;
 
 namespace {
 
-/// The stamp actor `actor` writes for output item `item`.
-int64_t stamp(int64_t actor, int64_t item) {
-  return (actor << 32) | (item & 0xffffffff);
-}
-
-class StampKernel : public Kernel {
-public:
-  /// `producers` and `reads` per operand: the producing actor and the
-  /// firings that read each of its items.
-  StampKernel(const ActorSpec &spec, std::vector<int64_t> producers,
-              std::vector<int64_t> reads, bool onHost,
-              std::atomic<int64_t> *wrong)
-      : id(spec.id), perOutput(spec.firingsPerOutput),
-        producers(std::move(producers)), reads(std::move(reads)),
-        onHost(onHost), wrong(wrong) {}
-
-  absl::Status compute(const KernelContext &context,
-                       const std::vector<TensorView> &inputs,
-                       const std::vector<TensorView> &outputs) override {
-    int64_t firing = context.step * context.microBatches + context.micro;
-    std::vector<std::pair<const int64_t *, int64_t>> checks;
-    for (size_t i = 0; i < inputs.size(); ++i)
-      checks.push_back({static_cast<const int64_t *>(inputs[i].data),
-                        stamp(producers[i], firing / reads[i])});
-    std::vector<int64_t *> stamps;
-    for (const TensorView &out : outputs)
-      stamps.push_back(static_cast<int64_t *>(out.data));
-    int64_t value = stamp(id, firing / perOutput);
-    std::atomic<int64_t> *counter = wrong;
-    Work work = [checks, stamps, value, counter] {
-      for (auto [data, want] : checks)
-        if (*data != want)
-          ++*counter;
-      for (int64_t *data : stamps)
-        *data = value;
-    };
-    runOrEnqueue(context, onHost, std::move(work));
-    return absl::OkStatus();
-  }
-  bool runsOnHost() const override { return onHost; }
-
-private:
-  int64_t id, perOutput;
-  std::vector<int64_t> producers, reads;
-  bool onHost;
-  std::atomic<int64_t> *wrong;
-};
-
 std::vector<std::string> planPaths() {
   const char *list = std::getenv("OFRT_ASYNC_PLANS");
   std::vector<std::string> paths;
@@ -132,19 +84,9 @@ PlanRun runRank(RankProgram program, int64_t count, bool dataOnHost,
       run.nextToHost += actor.firingsPerStep;
   }
   std::atomic<int64_t> wrong{0};
-  KernelProvider provider =
-      [&](const ActorSpec &actor) -> absl::StatusOr<std::unique_ptr<Kernel>> {
-    std::vector<int64_t> producers, reads;
-    for (int64_t id : actor.inputs) {
-      const ActorSpec &producer = *actors[program.findRegst(id)->producer];
-      producers.push_back(producer.id);
-      reads.push_back(actor.firingsPerStep / producer.outputsPerStep());
-    }
-    return std::make_unique<StampKernel>(actor, producers, reads, host(actor),
-                                         &wrong);
-  };
   auto device = std::make_shared<FakeDevice>();
-  auto engine = Engine::create(program, device, provider);
+  auto engine =
+      Engine::create(program, device, stampKernels(program, host, &wrong));
   EXPECT_TRUE(engine.ok()) << engine.status();
   if (!engine.ok())
     return run;

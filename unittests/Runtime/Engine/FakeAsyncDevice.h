@@ -18,7 +18,7 @@
 #ifndef ONEFLOW_UNITTESTS_RUNTIME_ENGINE_FAKEASYNCDEVICE_H
 #define ONEFLOW_UNITTESTS_RUNTIME_ENGINE_FAKEASYNCDEVICE_H
 
-#include "ofrt/Kernel.h"
+#include "ofrt/Engine.h"
 
 #include <algorithm>
 #include <atomic>
@@ -323,6 +323,79 @@ inline void runOrEnqueue(const KernelContext &context, bool onHost,
     work();
   else
     static_cast<FakeStream *>(context.stream)->enqueue(std::move(work));
+}
+
+/// The stamp actor `actor` writes for output item `item`.
+inline int64_t stamp(int64_t actor, int64_t item) {
+  return (actor << 32) | (item & 0xffffffff);
+}
+
+/// Writes its stamp to the first 8 bytes of every output and checks that
+/// every input holds its producer's stamp for the item it reads, in work
+/// enqueued on its fake stream (or, `onHost`, in compute() itself): a read
+/// before the write, or a rewrite before the last read, counts in `wrong`.
+class StampKernel : public Kernel {
+public:
+  /// `producers` and `reads` per operand: the producing actor and the
+  /// firings that read each of its items.
+  StampKernel(const ActorSpec &spec, std::vector<int64_t> producers,
+              std::vector<int64_t> reads, bool onHost,
+              std::atomic<int64_t> *wrong)
+      : id(spec.id), perOutput(spec.firingsPerOutput),
+        producers(std::move(producers)), reads(std::move(reads)),
+        onHost(onHost), wrong(wrong) {}
+
+  absl::Status compute(const KernelContext &context,
+                       const std::vector<TensorView> &inputs,
+                       const std::vector<TensorView> &outputs) override {
+    int64_t firing = context.step * context.microBatches + context.micro;
+    std::vector<std::pair<const int64_t *, int64_t>> checks;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      checks.push_back({static_cast<const int64_t *>(inputs[i].data),
+                        stamp(producers[i], firing / reads[i])});
+    std::vector<int64_t *> stamps;
+    for (const TensorView &out : outputs)
+      stamps.push_back(static_cast<int64_t *>(out.data));
+    int64_t value = stamp(id, firing / perOutput);
+    std::atomic<int64_t> *counter = wrong;
+    Work work = [checks, stamps, value, counter] {
+      for (auto [data, want] : checks)
+        if (*data != want)
+          ++*counter;
+      for (int64_t *data : stamps)
+        *data = value;
+    };
+    runOrEnqueue(context, onHost, std::move(work));
+    return absl::OkStatus();
+  }
+  bool runsOnHost() const override { return onHost; }
+
+private:
+  int64_t id, perOutput;
+  std::vector<int64_t> producers, reads;
+  bool onHost;
+  std::atomic<int64_t> *wrong;
+};
+
+/// StampKernels for the actors of `program` (which must outlive the
+/// provider), on the host where `onHost` says.
+inline KernelProvider
+stampKernels(const RankProgram &program,
+             std::function<bool(const ActorSpec &)> onHost,
+             std::atomic<int64_t> *wrong) {
+  return [&program, onHost,
+          wrong](const ActorSpec &actor)
+             -> absl::StatusOr<std::unique_ptr<Kernel>> {
+    std::vector<int64_t> producers, reads;
+    for (int64_t id : actor.inputs) {
+      const ActorSpec &producer =
+          *program.findActor(program.findRegst(id)->producer);
+      producers.push_back(producer.id);
+      reads.push_back(actor.firingsPerStep / producer.outputsPerStep());
+    }
+    return std::make_unique<StampKernel>(actor, producers, reads,
+                                         onHost(actor), wrong);
+  };
 }
 
 } // namespace ofrt::test
