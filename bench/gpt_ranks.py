@@ -16,21 +16,13 @@ best over the rounds, and the ratio to one rank's median in the same script.
 
 import argparse
 import os
-import re
 import statistics
-import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def run(cmd):
-    result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    if result.returncode != 0:
-        sys.exit("error: %s\n%s" % (" ".join(cmd), result.stderr))
-    return result.stdout
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from gpt_bench import run, steady_ms, text_inputs, train_flags  # noqa: E402
 
 
 def main():
@@ -45,14 +37,8 @@ def main():
     args = parser.parse_args()
 
     of_run = os.path.join(args.build, "bin", "of-run")
-    data = os.path.join(args.build, "data")
-    run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "make_text.py"),
-         data])
-    inputs = ["--input", "tokens=@%s/text_tokens.npy:loop" % data,
-              "--input", "targets=@%s/text_targets.npy:loop" % data]
-    train = [os.path.join(ROOT, "examples", "gpt", "gpt.mlir"), "--train",
-             "--optimizer", "adamw", "--lr", "0.003", "--steps", "1",
-             "--print_limit", "0"] + inputs
+    inputs = text_inputs(args.build)
+    train = train_flags(inputs)
     layouts = [("1 rank", None),
                ("dp", "dp"), ("tp", "tp"),
                ("hybrid", os.path.join(ROOT, "examples", "gpt", "hybrid.json"))]
@@ -73,11 +59,7 @@ def main():
                 out = run([of_run, plan, "--threads", str(args.threads),
                            "--steps", str(args.steps), "--print_limit", "0"] +
                           inputs + devices + extra)
-                found = re.search(r"steady state \(steps [0-9-]+\): ([0-9.]+)",
-                                  out)
-                if not found:
-                    sys.exit("error: no steady-state figure from %s" % name)
-                times[name].append(float(found.group(1)))
+                times[name].append(steady_ms(out, name))
     one = statistics.median(times["1 rank"])
     load = os.getloadavg()
     print("GPT example training step, %d ranks vs 1, --threads %d, %d steps x "

@@ -21,21 +21,13 @@ import argparse
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+from gpt_bench import run, text_inputs, train_flags  # noqa: E402
 from torch_threads import cpu_line  # noqa: E402
-
-
-def run(cmd):
-    result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    if result.returncode != 0:
-        sys.exit("error: %s\n%s" % (" ".join(cmd), result.stderr))
-    return result.stdout
 
 
 def main():
@@ -48,14 +40,8 @@ def main():
     args = parser.parse_args()
 
     of_run = os.path.join(args.build, "bin", "of-run")
-    data = os.path.join(args.build, "data")
-    run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "make_text.py"),
-         data])
-    inputs = ["--input", "tokens=@%s/text_tokens.npy:loop" % data,
-              "--input", "targets=@%s/text_targets.npy:loop" % data]
-    train = [os.path.join(ROOT, "examples", "gpt", "gpt.mlir"), "--train",
-             "--optimizer", "adamw", "--lr", "0.003", "--steps", "1",
-             "--print_limit", "0"] + inputs
+    inputs = text_inputs(args.build)
+    train = train_flags(inputs)
     configs = [(ranks, mode) for ranks in (1, args.ranks)
                for mode in ("off", "stop")]
     times = {config: [] for config in configs}

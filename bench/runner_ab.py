@@ -18,28 +18,13 @@ median and best per configuration and build, and B's median over A's.
 
 import argparse
 import os
-import re
 import statistics
-import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def run(cmd):
-    result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    if result.returncode != 0:
-        sys.exit("error: %s\n%s" % (" ".join(cmd), result.stderr))
-    return result.stdout
-
-
-def steady_ms(out, what):
-    found = re.search(r"steady state \(steps [0-9-]+\): ([0-9.]+)", out)
-    if not found:
-        sys.exit("error: no steady-state figure from %s" % what)
-    return float(found.group(1))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from gpt_bench import run, steady_ms, text_inputs, train_flags  # noqa: E402
 
 
 def main():
@@ -57,14 +42,8 @@ def main():
             sys.exit("error: %s is not an executable runner" % runner)
 
     of_run = os.path.join(args.build, "bin", "of-run")
-    data = os.path.join(args.build, "data")
-    run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "make_text.py"),
-         data])
-    inputs = ["--input", "tokens=@%s/text_tokens.npy:loop" % data,
-              "--input", "targets=@%s/text_targets.npy:loop" % data]
-    train = [os.path.join(ROOT, "examples", "gpt", "gpt.mlir"), "--train",
-             "--optimizer", "adamw", "--lr", "0.003", "--steps", "1",
-             "--progress", "off", "--print_limit", "0"] + inputs
+    inputs = text_inputs(args.build)
+    train = train_flags(inputs) + ["--progress", "off"]
     hybrid = os.path.join(ROOT, "examples", "gpt", "hybrid.json")
     configs = [("1 rank", []),
                ("dp %d" % args.ranks,

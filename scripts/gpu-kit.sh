@@ -128,7 +128,7 @@ mkdir -p "$KIT/scripts" "$KIT/bench"
 cp "$ROOT"/scripts/{compare_losses,gpt_reference,make_text,make_gpt,oneflow_checkpoint,optimizer_reference,pipeline_stress}.py \
   "$KIT/scripts/"
 cp "$ROOT/test/Tools/Inputs/check_bundle_libs.py" "$KIT/scripts/"
-cp "$ROOT"/bench/{gpt_train_vs_torch,pipeline_bubble,gpt_ranks}.py "$KIT/bench/"
+cp "$ROOT"/bench/{gpt_train_vs_torch,pipeline_bubble,gpt_ranks,gpt_bench}.py "$KIT/bench/"
 cp "$ROOT/scripts/gpu-run-all.sh" "$KIT/run-all.sh"
 chmod +x "$KIT/run-all.sh"
 git -C "$ROOT" rev-parse --short HEAD >"$KIT/COMMIT" 2>/dev/null ||
