@@ -35,6 +35,8 @@ PACKAGES=(
   python3-dev pybind11-dev
   # Pictures: loss curves and the actor plan as a graph.
   python3-matplotlib graphviz
+  # Source checks: each function's extent (test/Tools/function-length.test).
+  universal-ctags
 )
 
 missing=()

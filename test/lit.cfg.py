@@ -52,6 +52,10 @@ lit_config.parallelism_groups["multi-rank"] = 1
 # need --oversubscribe).
 if shutil.which("dot"):
     config.available_features.add("graphviz")
+# Source checks read function extents with Universal Ctags.
+if shutil.which("ctags") and b"Universal" in subprocess.run(
+        ["ctags", "--version"], capture_output=True).stdout:
+    config.available_features.add("universal-ctags")
 if shutil.which("mpirun"):
     config.available_features.add("mpirun")
 config.substitutions.append(
