@@ -45,8 +45,9 @@ absl::Status ofdriver::parseDevices(const std::string &devices, Job &job) {
     if (n != 1)
       return absl::InvalidArgumentError(
           "--devices '" + devices +
-          "': ranks on several GPUs need NCCL collectives, which this "
-          "runtime does not have yet; use cuda:1");
+          "': ranks on several GPUs cannot talk yet: the collective and "
+          "transfer kernels pack pieces with host code that cannot touch "
+          "GPU memory; use cuda:1");
   }
   job.devices = static_cast<int>(n);
   job.device = kind;

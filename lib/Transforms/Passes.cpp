@@ -48,7 +48,8 @@ void mlir::oneflow::registerOneFlowPipelines() {
       buildOneFlowDefaultPipeline);
   PassPipelineRegistration<OneFlowTrainingPipelineOptions>(
       "oneflow-training-pipeline",
-      "What of-run --train compiles: infer shapes, [cut pipeline stages,] "
+      "What of-run --train compiles: infer shapes, [compute in bf16 or f16 "
+      "(mixed precision),] [cut pipeline stages,] "
       "[group batch-norm statistics,] differentiate the loss, [recompute "
       "activations,] add optimizer "
       "updates and batch norm's running-statistic updates, lay the step out "

@@ -162,6 +162,11 @@ TEST(CudaRegistry, EveryCpuOpHasACudaKernel) {
   const KernelRegistry &registry = KernelRegistry::global();
   for (const std::string &type : registry.opTypes(DeviceKind::Cpu))
     EXPECT_TRUE(registry.contains(DeviceKind::Cuda, type)) << type;
+  // And nothing else: every CUDA kernel is registered under a name of the
+  // dialect's ops (ofrt/KernelParams.h) that the CPU has too.
+  for (const std::string &type : registry.opTypes(DeviceKind::Cuda))
+    EXPECT_TRUE(registry.contains(DeviceKind::Cpu, type))
+        << type << " is a CUDA kernel without a CPU one";
   std::set<std::string> staged = cudaStagedOpTypes();
   for (const char *native :
        {"oneflow.matmul", "oneflow.batch_matmul", "oneflow.add", "oneflow.relu",

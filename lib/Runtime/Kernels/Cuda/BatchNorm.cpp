@@ -138,8 +138,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> createBatchNorm(const OpDesc &op,
 } // namespace
 
 void cuda::registerBatchNormKernels(KernelRegistry &registry) {
-  registry.add(DeviceKind::Cuda, "oneflow.batch_norm",
+  registry.add(DeviceKind::Cuda, params::BatchNormOp::kOpName,
                [](const OpDesc &op) { return createBatchNorm(op, false); });
-  registry.add(DeviceKind::Cuda, "oneflow.batch_norm_grad",
+  registry.add(DeviceKind::Cuda, params::BatchNormGradOp::kOpName,
                [](const OpDesc &op) { return createBatchNorm(op, true); });
 }

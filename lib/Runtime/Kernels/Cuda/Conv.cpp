@@ -18,6 +18,7 @@
 
 #include "Kernels/Cpu/ConvUtils.h"
 #include "Kernels/Cuda/CudaKernels.h"
+#include "ofrt/KernelParams.h"
 
 #include <limits>
 
@@ -250,12 +251,12 @@ absl::StatusOr<std::unique_ptr<Kernel>> createConv(const OpDesc &op,
 } // namespace
 
 void cuda::registerConvKernels(KernelRegistry &registry) {
-  registry.add(DeviceKind::Cuda, "oneflow.conv2d",
+  registry.add(DeviceKind::Cuda, params::Conv2DOp::kOpName,
                [](const OpDesc &op) { return createConv(op, Pass::Forward); });
   registry.add(
-      DeviceKind::Cuda, "oneflow.conv2d_backward_data",
+      DeviceKind::Cuda, params::Conv2DBackwardDataOp::kOpName,
       [](const OpDesc &op) { return createConv(op, Pass::BackwardData); });
   registry.add(
-      DeviceKind::Cuda, "oneflow.conv2d_backward_filter",
+      DeviceKind::Cuda, params::Conv2DBackwardFilterOp::kOpName,
       [](const OpDesc &op) { return createConv(op, Pass::BackwardFilter); });
 }

@@ -180,8 +180,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> createDropout(const OpDesc &op) {
 } // namespace
 
 void cuda::registerElementwiseKernels(KernelRegistry &registry) {
-  registry.add(DeviceKind::Cuda, "oneflow.dropout", createDropout);
-  registry.add(DeviceKind::Cuda, "oneflow.cast", createCast);
+  registry.add(DeviceKind::Cuda, params::DropoutOp::kOpName, createDropout);
+  registry.add(DeviceKind::Cuda, params::CastOp::kOpName, createCast);
   for (const FnInfo &info : kFns)
     registry.add(
         DeviceKind::Cuda, std::string("oneflow.") + info.name,

@@ -194,9 +194,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> createLayerNorm(const OpDesc &op) {
 } // namespace
 
 void cuda::registerIndexingKernels(KernelRegistry &registry) {
-  registry.add(DeviceKind::Cuda, "oneflow.gather",
+  registry.add(DeviceKind::Cuda, params::GatherOp::kOpName,
                [](const OpDesc &op) { return createGather(op, false); });
-  registry.add(DeviceKind::Cuda, "oneflow.gather_grad",
+  registry.add(DeviceKind::Cuda, params::GatherGradOp::kOpName,
                [](const OpDesc &op) { return createGather(op, true); });
-  registry.add(DeviceKind::Cuda, "oneflow.layer_norm", createLayerNorm);
+  registry.add(DeviceKind::Cuda, params::LayerNormOp::kOpName, createLayerNorm);
 }

@@ -335,6 +335,7 @@ private:
   int64_t count, divisor;
 };
 
+template <typename Params>
 absl::StatusOr<std::unique_ptr<Kernel>> createReduce(const OpDesc &op,
                                                      ReduceKind kind) {
   // The CPU kernel's creation checks the op (axes, result, divisor).
@@ -347,9 +348,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> createReduce(const OpDesc &op,
   if (dtype != DType::F32 && dtype != DType::F64 && dtype != DType::BF16 &&
       dtype != DType::I8 && dtype != DType::I32 && dtype != DType::I64)
     return stageOnHost(std::move(*cpuKernel));
-  std::vector<int64_t> axes = op.get<std::vector<int64_t>>("axes", {});
+  OFRT_READ_PARAMS(declared, Params, op);
   std::vector<bool> reduced(x.rank(), false);
-  for (int64_t axis : axes)
+  for (int64_t axis : declared.axes)
     reduced[axis < 0 ? axis + x.rank() : axis] = true;
   Shape strides = rowMajor(x.shape);
   ReduceShape shape;
@@ -375,24 +376,33 @@ absl::StatusOr<std::unique_ptr<Kernel>> createReduce(const OpDesc &op,
 } // namespace
 
 void cuda::registerLayoutKernels(KernelRegistry &registry) {
-  registry.add(DeviceKind::Cuda, "oneflow.transpose", createTranspose);
-  registry.add(DeviceKind::Cuda, "oneflow.slice", createSlice);
-  registry.add(DeviceKind::Cuda, "oneflow.concat", createConcat);
-  registry.add(DeviceKind::Cuda, "oneflow.reshape", createReshape);
-  registry.add(DeviceKind::Cuda, "oneflow.flatten", createReshape);
-  registry.add(DeviceKind::Cuda, "oneflow.local_slice",
+  registry.add(DeviceKind::Cuda, params::TransposeOp::kOpName,
+               createTranspose);
+  registry.add(DeviceKind::Cuda, params::SliceOp::kOpName, createSlice);
+  registry.add(DeviceKind::Cuda, params::ConcatOp::kOpName, createConcat);
+  registry.add(DeviceKind::Cuda, params::ReshapeOp::kOpName, createReshape);
+  registry.add(DeviceKind::Cuda, params::FlattenOp::kOpName, createReshape);
+  registry.add(DeviceKind::Cuda, params::LocalSliceOp::kOpName,
                [](const OpDesc &op) { return createLocalBox(op, true); });
-  registry.add(DeviceKind::Cuda, "oneflow.to_partial",
+  registry.add(DeviceKind::Cuda, params::ToPartialOp::kOpName,
                [](const OpDesc &op) { return createLocalBox(op, false); });
-  registry.add(DeviceKind::Cuda, "oneflow.accumulate", createAccumulate);
-  registry.add(DeviceKind::Cuda, "oneflow.arg_max",
+  registry.add(DeviceKind::Cuda, params::AccumulateOp::kOpName,
+               createAccumulate);
+  registry.add(DeviceKind::Cuda, params::ArgMaxOp::kOpName,
                [](const OpDesc &op) { return createArgReduce(op, true); });
-  registry.add(DeviceKind::Cuda, "oneflow.arg_min",
+  registry.add(DeviceKind::Cuda, params::ArgMinOp::kOpName,
                [](const OpDesc &op) { return createArgReduce(op, false); });
-  for (auto [type, kind] : {std::pair{"oneflow.reduce_sum", ReduceKind::Sum},
-                            {"oneflow.reduce_mean", ReduceKind::Mean},
-                            {"oneflow.reduce_max", ReduceKind::Max}})
-    registry.add(DeviceKind::Cuda, type, [kind = kind](const OpDesc &op) {
-      return createReduce(op, kind);
-    });
+  registry.add(DeviceKind::Cuda, params::ReduceSumOp::kOpName,
+               [](const OpDesc &op) {
+                 return createReduce<params::ReduceSumOp>(op, ReduceKind::Sum);
+               });
+  registry.add(DeviceKind::Cuda, params::ReduceMeanOp::kOpName,
+               [](const OpDesc &op) {
+                 return createReduce<params::ReduceMeanOp>(op,
+                                                           ReduceKind::Mean);
+               });
+  registry.add(DeviceKind::Cuda, params::ReduceMaxOp::kOpName,
+               [](const OpDesc &op) {
+                 return createReduce<params::ReduceMaxOp>(op, ReduceKind::Max);
+               });
 }

@@ -19,6 +19,7 @@
 #include "Kernels/Cuda/CudaKernels.h"
 
 #include "ofrt/KernelChecks.h"
+#include "ofrt/KernelParams.h"
 
 using namespace ofrt;
 using namespace ofrt::cuda;
@@ -266,8 +267,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> createMatmul(const OpDesc &op,
 } // namespace
 
 void cuda::registerMatmulKernels(KernelRegistry &registry) {
-  registry.add(DeviceKind::Cuda, "oneflow.matmul",
+  registry.add(DeviceKind::Cuda, params::MatmulOp::kOpName,
                [](const OpDesc &op) { return createMatmul(op, false); });
-  registry.add(DeviceKind::Cuda, "oneflow.batch_matmul",
+  registry.add(DeviceKind::Cuda, params::BatchMatmulOp::kOpName,
                [](const OpDesc &op) { return createMatmul(op, true); });
 }

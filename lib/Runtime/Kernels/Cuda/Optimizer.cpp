@@ -14,6 +14,7 @@
 
 #include "Kernels/Cpu/OpParams.h"
 #include "Kernels/Cuda/CudaKernels.h"
+#include "ofrt/KernelParams.h"
 #include "Kernels/Cuda/Launch.h"
 
 #include <algorithm>
@@ -131,18 +132,18 @@ absl::StatusOr<std::unique_ptr<Kernel>> make(const OpDesc &op,
 } // namespace
 
 void cuda::registerOptimizerKernels(KernelRegistry &registry) {
-  registry.add(DeviceKind::Cuda, "oneflow.sgd_update", [](const OpDesc &op) {
+  registry.add(DeviceKind::Cuda, params::SgdUpdateOp::kOpName, [](const OpDesc &op) {
     return make<SgdKernel>(op, cpu::readSgdParams(op));
   });
-  registry.add(DeviceKind::Cuda, "oneflow.adam_update", [](const OpDesc &op) {
+  registry.add(DeviceKind::Cuda, params::AdamUpdateOp::kOpName, [](const OpDesc &op) {
     return make<AdamKernel>(op, cpu::readAdamParams(op));
   });
-  registry.add(DeviceKind::Cuda, "oneflow.find_nonfinite",
+  registry.add(DeviceKind::Cuda, params::FindNonfiniteOp::kOpName,
                [](const OpDesc &op) {
                  return make<FindNonfiniteKernel>(op,
                                                   cpu::readNonfiniteCodes(op));
                });
-  registry.add(DeviceKind::Cuda, "oneflow.moving_average_update",
+  registry.add(DeviceKind::Cuda, params::MovingAverageUpdateOp::kOpName,
                [](const OpDesc &op) {
                  return make<MovingAverageKernel>(
                      op, cpu::readMovingAverageMomentum(op));

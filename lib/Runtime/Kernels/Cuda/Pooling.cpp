@@ -20,6 +20,7 @@
 #include "Kernels/Cpu/KernelUtils.h"
 #include "Kernels/Cpu/OpParams.h"
 #include "Kernels/Cuda/CudaKernels.h"
+#include "ofrt/KernelParams.h"
 
 using namespace ofrt;
 using namespace ofrt::cuda;
@@ -170,14 +171,14 @@ absl::StatusOr<std::unique_ptr<Kernel>> createGlobalAvgPool(const OpDesc &op) {
 
 void cuda::registerPoolingKernels(KernelRegistry &registry) {
   for (auto [type, isMax, grad] :
-       {std::tuple{"oneflow.max_pool2d", true, false},
-        {"oneflow.max_pool2d_grad", true, true},
-        {"oneflow.avg_pool2d", false, false},
-        {"oneflow.avg_pool2d_grad", false, true}})
+       {std::tuple{params::MaxPool2DOp::kOpName, true, false},
+        {params::MaxPool2DGradOp::kOpName, true, true},
+        {params::AvgPool2DOp::kOpName, false, false},
+        {params::AvgPool2DGradOp::kOpName, false, true}})
     registry.add(DeviceKind::Cuda, type,
                  [isMax = isMax, grad = grad](const OpDesc &op) {
                    return createPool(op, isMax, grad);
                  });
-  registry.add(DeviceKind::Cuda, "oneflow.global_avg_pool2d",
+  registry.add(DeviceKind::Cuda, params::GlobalAvgPool2DOp::kOpName,
                createGlobalAvgPool);
 }

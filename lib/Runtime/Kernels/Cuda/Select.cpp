@@ -112,6 +112,6 @@ absl::StatusOr<std::unique_ptr<Kernel>> createMaskedFill(const OpDesc &op) {
 } // namespace
 
 void cuda::registerSelectKernels(KernelRegistry &registry) {
-  registry.add(DeviceKind::Cuda, "oneflow.where", createWhere);
-  registry.add(DeviceKind::Cuda, "oneflow.masked_fill", createMaskedFill);
+  registry.add(DeviceKind::Cuda, params::WhereOp::kOpName, createWhere);
+  registry.add(DeviceKind::Cuda, params::MaskedFillOp::kOpName, createMaskedFill);
 }

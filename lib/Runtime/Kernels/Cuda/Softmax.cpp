@@ -207,10 +207,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> createCrossEntropy(const OpDesc &op) {
 } // namespace
 
 void cuda::registerSoftmaxKernels(KernelRegistry &registry) {
-  registry.add(DeviceKind::Cuda, "oneflow.softmax",
+  registry.add(DeviceKind::Cuda, params::SoftmaxOp::kOpName,
                [](const OpDesc &op) { return createSoftmax(op, false); });
-  registry.add(DeviceKind::Cuda, "oneflow.log_softmax",
+  registry.add(DeviceKind::Cuda, params::LogSoftmaxOp::kOpName,
                [](const OpDesc &op) { return createSoftmax(op, true); });
-  registry.add(DeviceKind::Cuda, "oneflow.sparse_softmax_cross_entropy",
+  registry.add(DeviceKind::Cuda, params::SparseSoftmaxCrossEntropyOp::kOpName,
                createCrossEntropy);
 }

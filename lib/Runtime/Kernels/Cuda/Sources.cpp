@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels/Cuda/CudaKernels.h"
+#include "ofrt/KernelParams.h"
 
 #include <algorithm>
 
@@ -85,7 +86,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> createSource(const OpDesc &op) {
 } // namespace
 
 void cuda::registerSourceKernels(KernelRegistry &registry) {
-  for (const char *type :
-       {"oneflow.constant", "oneflow.fill", "oneflow.variable"})
+  for (const char *type : {params::ConstantOp::kOpName,
+                           params::FillOp::kOpName,
+                           params::VariableOp::kOpName})
     registry.add(DeviceKind::Cuda, type, createSource);
 }
