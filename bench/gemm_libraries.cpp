@@ -6,7 +6,8 @@
 //
 // The f32 matrix products of a GPT's training step (width 256, 1024 tokens:
 // the forward products, the input gradients with b transposed and the
-// weight gradients with a transposed) on oneDNN's matmul (transposes as
+// weight gradients with a transposed), some of the example GPT's (width 64,
+// 128 tokens) and some between the two, on oneDNN's matmul (transposes as
 // strided descriptors, as the runtime's kernel builds them) and on
 // OpenBLAS's cblas_sgemm (its OpenMP build, as the runtime links it), in
 // one process on the same OpenMP threads (OMP_NUM_THREADS). Prints each
@@ -52,6 +53,16 @@ const Shape kShapes[] = {
     {256, 1024, 1024, true, false, "mlp up weight grad"},
     {1024, 256, 96, false, false, "lm head forward"},
     {256, 1024, 96, true, false, "lm head weight grad"},
+    // The example GPT's (width 64, 128 tokens): where the libraries'
+    // fixed costs weigh.
+    {128, 64, 192, false, false, "small qkv forward"},
+    {128, 64, 256, false, false, "small mlp up forward"},
+    {128, 256, 64, false, true, "small mlp up input grad"},
+    {64, 128, 256, true, false, "small mlp up weight grad"},
+    // Between the two.
+    {512, 128, 512, false, false, "mid forward"},
+    {512, 512, 128, false, true, "mid input grad"},
+    {128, 512, 512, true, false, "mid weight grad"},
 };
 
 template <typename F> double medianMs(int repeats, F f) {

@@ -63,13 +63,14 @@ import subprocess
 import sys
 import tempfile
 
-import torch
+# Before torch: it may choose the peer's OpenBLAS kernels.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_threads  # noqa: E402
+import torch  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import gpt_reference  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import torch_threads  # noqa: E402
 
 
 SIZES = {"example": dict(layers=2, width=64, heads=4, context=32, vocab=96,

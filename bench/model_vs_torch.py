@@ -27,10 +27,10 @@ import sys
 import tempfile
 import time
 
-import torch
-
+# Before torch: it may choose the peer's OpenBLAS kernels.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_threads  # noqa: E402
+import torch  # noqa: E402
 
 
 def mlp_mlir(batch=256, d_in=1024, hidden=4096, d_out=1024):

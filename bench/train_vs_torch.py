@@ -42,6 +42,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# Before torch (train_models imports it): it may choose the peer's OpenBLAS
+# kernels.
+import torch_threads  # noqa: E402
 import train_models  # noqa: E402
 
 
@@ -145,7 +148,6 @@ def torch_child(spec):
     memory)."""
     import torch
     import torch.distributed as dist
-    import torch_threads
     torch_threads.set_threads(spec["threads"])
     torch.manual_seed(spec["rank"])
     model = train_models.MODELS[spec["model"]]()

@@ -19,6 +19,19 @@ using namespace ofrt::cpu;
 /// keeps its own thread pool, which would fight oneDNN's OpenMP threads.
 static bool openBlasUsesOpenMp() { return openblas_get_parallel() == 2; }
 
+/// Whether OpenBLAS computes with its AVX2 (or wider) kernels here. Its
+/// DYNAMIC_ARCH build picks them by CPU model, and a model it does not know
+/// (0.3.21 on a recent Xeon: "Prescott") gets SSE3 kernels, 2.5x slower
+/// than oneDNN's AVX2 GEMM (31 against 80 GFLOP/s; bench-gemm-libraries).
+static bool openBlasHasAvx2Kernels() {
+  std::string core = openblas_get_corename();
+  for (const char *fast :
+       {"Haswell", "Zen", "SkylakeX", "Cooperlake", "SapphireRapids"})
+    if (core == fast)
+      return true;
+  return false;
+}
+
 absl::StatusOr<GemmLibrary> cpu::f32GemmLibrary() {
   const char *forced = std::getenv("OF_CPU_GEMM");
   std::string name = forced ? forced : "";
@@ -35,8 +48,9 @@ absl::StatusOr<GemmLibrary> cpu::f32GemmLibrary() {
   if (!name.empty())
     return absl::InvalidArgumentError("OF_CPU_GEMM='" + name +
                                       "' is not onednn or openblas");
-  return !dnnlHasAvx512() && openBlasUsesOpenMp() ? GemmLibrary::OpenBlas
-                                                  : GemmLibrary::OneDnn;
+  return !dnnlHasAvx512() && openBlasUsesOpenMp() && openBlasHasAvx2Kernels()
+             ? GemmLibrary::OpenBlas
+             : GemmLibrary::OneDnn;
 }
 
 std::string cpu::gemmLibraryName(GemmLibrary library) {
@@ -45,7 +59,8 @@ std::string cpu::gemmLibraryName(GemmLibrary library) {
   // "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64".
   std::string config = openblas_get_config();
   size_t space = config.find(' ', config.find(' ') + 1);
-  return config.substr(0, space) + " (OpenMP)";
+  return config.substr(0, space) + " (OpenMP, " + openblas_get_corename() +
+         " kernels)";
 }
 
 void cpu::openBlasSgemm(bool transposeA, bool transposeB, int64_t m, int64_t n,
@@ -54,13 +69,6 @@ void cpu::openBlasSgemm(bool transposeA, bool transposeB, int64_t m, int64_t n,
   cblas_sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans,
               transposeB ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, lda, b,
               ldb, 0.0f, c, n);
-}
-
-void cpu::openBlasSgemv(bool transpose, int64_t rows, int64_t cols,
-                        float scale, const float *x, const float *v,
-                        float *y) {
-  cblas_sgemv(CblasRowMajor, transpose ? CblasTrans : CblasNoTrans, rows, cols,
-              scale, x, cols, v, 1, 0.0f, y, 1);
 }
 
 std::string ofrt::describeCpuLibraries() {

@@ -12,7 +12,10 @@
 // a transposed left operand at half speed (the weight gradients of every
 // linear layer) and, over a GPT's products, is 1.25x slower than OpenBLAS
 // at one thread and 1.09x at two. With AVX-512 oneDNN stays (there it
-// matched PyTorch's GEMM; the two libraries were not compared there).
+// matched PyTorch's GEMM; the two libraries were not compared there). So
+// does it where OpenBLAS does not know the CPU and falls back to SSE3
+// kernels (a Xeon with AVX-512 capped to AVX2: oneDNN 80 GFLOP/s, OpenBLAS
+// 31; with OPENBLAS_CORETYPE=Haswell the two are level).
 // OF_CPU_GEMM=onednn|openblas overrides the choice (benchmarks, tests).
 //
 //===----------------------------------------------------------------------===//
@@ -31,12 +34,13 @@ namespace cpu {
 enum class GemmLibrary { OneDnn, OpenBlas };
 
 /// The library for f32 matrix products here: OF_CPU_GEMM if set, else
-/// OpenBLAS where oneDNN lacks AVX-512 and the OpenMP OpenBLAS is loaded,
-/// else oneDNN. An unknown OF_CPU_GEMM, or openblas without a usable
+/// OpenBLAS where oneDNN lacks AVX-512 and the OpenMP OpenBLAS is loaded
+/// with its AVX2 kernels (or wider) for this CPU, else oneDNN. An unknown OF_CPU_GEMM, or openblas without a usable
 /// OpenBLAS, is an error naming the variable.
 absl::StatusOr<GemmLibrary> f32GemmLibrary();
 
-/// "oneDNN" or "OpenBLAS 0.3.21 (OpenMP)": what --list-devices prints.
+/// "oneDNN" or "OpenBLAS 0.3.21 (OpenMP, Haswell kernels)": what
+/// --list-devices prints.
 std::string gemmLibraryName(GemmLibrary library);
 
 /// Row-major C (m x n) = op(A) op(B) with op a transpose where asked; lda
@@ -45,11 +49,6 @@ std::string gemmLibraryName(GemmLibrary library);
 void openBlasSgemm(bool transposeA, bool transposeB, int64_t m, int64_t n,
                    int64_t k, const float *a, int64_t lda, const float *b,
                    int64_t ldb, float *c);
-
-/// Row-major x (rows x cols): y = scale * x^T v (`transpose`: y has cols
-/// values, v rows) or scale * x v (y has rows values, v cols), on OpenBLAS.
-void openBlasSgemv(bool transpose, int64_t rows, int64_t cols, float scale,
-                   const float *x, const float *v, float *y);
 
 } // namespace cpu
 } // namespace ofrt
