@@ -17,12 +17,19 @@
 #   plan  tools/plan-loader-fuzzer: bytes into the runtime's plan loader
 #         (binary and text); seeded with the tests' text plans and their
 #         binary encodings.
+#   cluster   tools/json-readers-fuzzer/cluster-file-fuzzer: text into the
+#         cost model's cluster-file reader (llvm::json); seeded with the
+#         tests' and examples' cluster files.
+#   manifest  tools/json-readers-fuzzer/checkpoint-manifest-fuzzer: text
+#         into the checkpoint manifest reader (nlohmann::json); seeded with
+#         a manifest as of-run --save writes it.
 # Inputs that crash land in build-fuzz/fuzz-crashes/TARGET/; each fixed one
 # belongs in the target's regression test (test/Target/Onnx/Inputs/fuzz/,
 # test/Tools/Inputs/fuzz/). The last lines give the executions run
 # (stat::number_of_executed_units). Not part of CI.
 #
 #   bench/fuzz.sh mlir              FUZZ_SECONDS=60 JOBS=2 bench/fuzz.sh plan
+#   FUZZ_RUNS=10000000 bench/fuzz.sh manifest   (a count of runs instead)
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -35,7 +42,9 @@ case "$TARGET" in
   onnx) FUZZER=onnx-import-fuzzer ;;
   mlir) FUZZER=mlir-pipeline-fuzzer ;;
   plan) FUZZER=plan-loader-fuzzer ;;
-  *) echo "usage: bench/fuzz.sh onnx|mlir|plan" >&2; exit 2 ;;
+  cluster) FUZZER=cluster-file-fuzzer ;;
+  manifest) FUZZER=checkpoint-manifest-fuzzer ;;
+  *) echo "usage: bench/fuzz.sh onnx|mlir|plan|cluster|manifest" >&2; exit 2 ;;
 esac
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$ROOT")}"
 
@@ -82,6 +91,19 @@ case "$TARGET" in
       protoc --encode=ofrt.proto.Plan --proto_path="$ROOT/lib/Runtime/Plan" \
         plan.proto < "$plan" > "$name.plan" 2>/dev/null || rm -f "$name.plan"
     done ;;
+  cluster)
+    for file in $(grep -rl '"intra_node"\|"flops"\|"ranks_per_node"' \
+                    "$ROOT/test" "$ROOT/examples" --include='*.json' | sort); do
+      cp "$file" "$CORPUS/$(echo "$file" | md5sum | cut -c1-12).json"
+    done ;;
+  manifest)
+    cat > "$CORPUS/manifest.json" <<'JSON'
+{"format": "oneflow-checkpoint", "version": 1, "step": 20, "tensors": {
+  "fc1.weight": {"file": "fc1.weight.npy", "dtype": "f32", "shape": [64, 128],
+                 "crc32": 3735928559},
+  "ids": {"file": "ids.npy", "dtype": "i32", "shape": [5], "crc32": 0}}}
+JSON
+    ;;
 esac
 
 # The libraries are shared, so ASan's runtime is too (-shared-libasan),
@@ -95,8 +117,12 @@ PARALLEL=()
 if [ "${JOBS:-1}" -gt 1 ]; then
   PARALLEL=(-jobs="$JOBS" -workers="$JOBS")
 fi
+LIMIT=(-max_total_time="$SECONDS_TO_RUN")
+if [ -n "${FUZZ_RUNS:-}" ]; then
+  LIMIT=(-runs="$FUZZ_RUNS")
+fi
 LD_PRELOAD="${ASAN_LIB[0]}" ASAN_OPTIONS=detect_leaks=0:allow_user_poisoning=0 \
   "$BUILD/bin/$FUZZER" \
-  -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=4096 \
+  "${LIMIT[@]}" -timeout=10 -rss_limit_mb=4096 \
   -max_len=16384 -print_final_stats=1 "${PARALLEL[@]}" \
   -artifact_prefix="$CRASHES/" "$CORPUS"

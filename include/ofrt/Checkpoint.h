@@ -116,6 +116,10 @@ public:
   /// version, entries); errors name the file.
   static absl::StatusOr<std::unique_ptr<CheckpointReader>>
   open(const std::string &path);
+  /// The checkpoint in directory `dir` whose manifest.json holds `text`,
+  /// checked as open() checks it (the manifest fuzzer's door).
+  static absl::StatusOr<std::unique_ptr<CheckpointReader>>
+  fromManifest(const std::string &text, const std::string &dir);
 
   const std::string &directory() const { return dir; }
   int64_t step() const { return stepCount; }

@@ -107,12 +107,21 @@ absl::StatusOr<CheckpointEntry> parseEntry(const Json &object) {
   auto shape = object.find("shape");
   if (shape == object.end() || !shape->is_array())
     return absl::InvalidArgumentError("needs \"shape\", a list of sizes");
+  int64_t bytes = static_cast<int64_t>(dtypeSize(entry.desc.dtype));
   for (const Json &dim : *shape) {
-    if (!dim.is_number_integer() || (!dim.is_number_unsigned() &&
-                                     dim.get<int64_t>() < 0))
+    std::optional<int64_t> size =
+        dim.is_number_integer() && !(dim.is_number_unsigned() &&
+                                     dim.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
+            ? std::optional<int64_t>(dim.get<int64_t>())
+            : std::nullopt;
+    if (!size || *size < 0)
       return absl::InvalidArgumentError(
           "has a \"shape\" entry that is not a size");
-    entry.desc.shape.push_back(dim.get<int64_t>());
+    // A tensor whose bytes overflow would wrap the file-size check.
+    if (__builtin_mul_overflow(bytes, *size, &bytes))
+      return absl::InvalidArgumentError(
+          "has a \"shape\" of more bytes than a file can hold");
+    entry.desc.shape.push_back(*size);
   }
   std::optional<int64_t> crc = getInteger(object, "crc32");
   if (!crc || *crc < 0 || *crc > 0xFFFFFFFFll)
@@ -150,9 +159,16 @@ CheckpointReader::open(const std::string &path) {
   absl::StatusOr<std::string> text = readText(manifestPath);
   if (!text.ok())
     return text.status();
+  return fromManifest(*text, dir);
+}
+
+absl::StatusOr<std::unique_ptr<CheckpointReader>>
+CheckpointReader::fromManifest(const std::string &text,
+                               const std::string &dir) {
+  std::string manifestPath = (fs::path(dir) / "manifest.json").string();
   // Strictly: bytes after the JSON (a padded or torn write) and keys given
   // twice (only one would count) are errors, not quietly dropped.
-  if (size_t nul = text->find('\0'); nul != std::string::npos)
+  if (size_t nul = text.find('\0'); nul != std::string::npos)
     return manifestError(manifestPath, "holds a NUL byte at offset " +
                                            std::to_string(nul) +
                                            " (a padded or torn write)");
@@ -171,7 +187,7 @@ CheckpointReader::open(const std::string &path) {
     return true;
   };
   try {
-    manifest = Json::parse(*text, strict);
+    manifest = Json::parse(text, strict);
   } catch (const Json::parse_error &error) {
     return manifestError(manifestPath,
                          std::string("invalid JSON: ") + error.what());

@@ -347,6 +347,36 @@ TEST(Checkpoint, CorruptInputsAreErrorsNamingTheFile) {
       << status;
 }
 
+// Shapes whose sizes or bytes do not fit 64 bits (once wrapped to negative
+// sizes, or to a byte count a short file could match), found reading the
+// manifest fuzzer's door.
+TEST(Checkpoint, ManifestShapesThatOverflowAreErrors) {
+  auto manifest = [](const std::string &shape) {
+    return "{\"format\": \"oneflow-checkpoint\", \"version\": 1, "
+           "\"step\": 3, \"tensors\": {\"w\": {\"file\": \"w.npy\", "
+           "\"dtype\": \"f32\", \"shape\": " +
+           shape + ", \"crc32\": 0}}}";
+  };
+  absl::StatusOr<std::unique_ptr<CheckpointReader>> good =
+      CheckpointReader::fromManifest(manifest("[2, 3]"), "dir");
+  ASSERT_TRUE(good.ok()) << good.status();
+  EXPECT_EQ((*good)->step(), 3);
+  EXPECT_EQ((*good)->tensors().at("w").desc.shape,
+            (std::vector<int64_t>{2, 3}));
+  for (const char *shape : {"[18446744073709551615]", "[9223372036854775807]",
+                            "[4294967296, 4294967296]", "[-1]"}) {
+    absl::StatusOr<std::unique_ptr<CheckpointReader>> bad =
+        CheckpointReader::fromManifest(manifest(shape), "dir");
+    ASSERT_FALSE(bad.ok()) << shape;
+    EXPECT_NE(message(bad.status()).find("dir/manifest.json"),
+              std::string::npos)
+        << bad.status();
+    EXPECT_NE(message(bad.status()).find("tensor 'w' has a \"shape\""),
+              std::string::npos)
+        << bad.status();
+  }
+}
+
 TEST(Checkpoint, MissingAndUnwritableDirectories) {
   std::string root = freshDir("missing");
   auto reader = CheckpointReader::open(root);
