@@ -188,7 +188,8 @@ CheckpointReader::fromManifest(const std::string &text,
   };
   try {
     manifest = Json::parse(text, strict);
-  } catch (const Json::parse_error &error) {
+  } catch (const Json::exception &error) {
+    // parse_error, and out_of_range for a number no double holds (1e999).
     return manifestError(manifestPath,
                          std::string("invalid JSON: ") + error.what());
   }

@@ -349,7 +349,7 @@ TEST(Checkpoint, CorruptInputsAreErrorsNamingTheFile) {
 
 // Shapes whose sizes or bytes do not fit 64 bits (once wrapped to negative
 // sizes, or to a byte count a short file could match), found reading the
-// manifest fuzzer's door.
+// manifest fuzzer's door, and numbers that overflow, which it found.
 TEST(Checkpoint, ManifestShapesThatOverflowAreErrors) {
   auto manifest = [](const std::string &shape) {
     return "{\"format\": \"oneflow-checkpoint\", \"version\": 1, "
@@ -363,6 +363,13 @@ TEST(Checkpoint, ManifestShapesThatOverflowAreErrors) {
   EXPECT_EQ((*good)->step(), 3);
   EXPECT_EQ((*good)->tensors().at("w").desc.shape,
             (std::vector<int64_t>{2, 3}));
+  // A number no double holds threw past the reader (its first crash).
+  absl::StatusOr<std::unique_ptr<CheckpointReader>> huge =
+      CheckpointReader::fromManifest("{\"step\": 673e673}", "dir");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(message(huge.status()).find("dir/manifest.json': invalid JSON"),
+            std::string::npos)
+      << huge.status();
   for (const char *shape : {"[18446744073709551615]", "[9223372036854775807]",
                             "[4294967296, 4294967296]", "[-1]"}) {
     absl::StatusOr<std::unique_ptr<CheckpointReader>> bad =
