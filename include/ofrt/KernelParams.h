@@ -16,7 +16,8 @@
 //   ... p.direction, p.width ...
 //
 // Attributes a plan carries as tensors or initializers, and enums, are not
-// fields; kernels read those from the OpDesc.
+// fields; kernels read those from the OpDesc. `userName(op)` is the name of
+// an input, output or variable, read the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,5 +35,28 @@
 #include <vector>
 
 #include "ofrt/KernelParams.h.inc"
+
+namespace ofrt {
+
+/// The name a user knows an input, output or variable by: its op's "name"
+/// attribute, read through the op's generated parameters; the actor's name
+/// for another op, or a plan whose op lacks it.
+inline std::string userName(const OpDesc &op) {
+  auto read = [&](auto parsed) {
+    return parsed.ok() && !parsed->name.empty() ? parsed->name : op.name;
+  };
+  switch (op.role) {
+  case OpRole::Input:
+    return read(params::InputOp::read(op));
+  case OpRole::Output:
+    return read(params::OutputOp::read(op));
+  case OpRole::Variable:
+    return read(params::VariableOp::read(op));
+  default:
+    return op.name;
+  }
+}
+
+} // namespace ofrt
 
 #endif // OFRT_KERNELPARAMS_H

@@ -6,6 +6,7 @@
 
 #include "ofdriver/Nonfinite.h"
 
+#include "ofrt/KernelParams.h"
 #include "ofrt/Tensor.h"
 
 #include "absl/strings/match.h"
@@ -112,7 +113,7 @@ NonfiniteMonitor::NonfiniteMonitor(const std::vector<ofrt::RankProgram> &ranks,
           labels.emplace(codes[i], i < names.size() ? names[i] : op.name);
       }
       if (op.role == ofrt::OpRole::Output &&
-          op.get<std::string>("name", op.name) == kNonfiniteOutput)
+          ofrt::userName(op) == kNonfiniteOutput)
         skipsUpdates |= op.get<bool>("skips_updates", false);
     }
 }

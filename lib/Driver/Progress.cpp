@@ -7,6 +7,7 @@
 #include "ofdriver/Progress.h"
 #include "ofdriver/Nonfinite.h"
 
+#include "ofrt/KernelParams.h"
 #include "ofrt/Pieces.h"
 
 #include <algorithm>
@@ -34,7 +35,7 @@ Progress::watchedOutputs(const std::vector<ofrt::RankProgram> &ranks) {
       // The gradient check is the monitor's (Nonfinite.h), not a metric.
       if (op.role != ofrt::OpRole::Output || op.inputs.empty() ||
           !isWatchable(op.inputs[0]) ||
-          op.get<std::string>("name", op.name) == kNonfiniteOutput)
+          ofrt::userName(op) == kNonfiniteOutput)
         continue;
       // Values a rank holds whole (not a piece or a partial sum), from the
       // first rank that does (a pipeline's loss is on its last stage).
@@ -42,7 +43,7 @@ Progress::watchedOutputs(const std::vector<ofrt::RankProgram> &ranks) {
           ofrt::readOutputPiece(op, program.rank);
       if (piece.ok() && !piece->partial &&
           piece->layout.whole(op.inputs[0].shape))
-        watched.emplace(op.get<std::string>("name", op.name), program.rank);
+        watched.emplace(ofrt::userName(op), program.rank);
     }
   return watched;
 }

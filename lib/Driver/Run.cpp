@@ -11,6 +11,7 @@
 #include "ofdriver/Nonfinite.h"
 #include "ofdriver/Progress.h"
 
+#include "ofrt/KernelParams.h"
 #include "ofrt/Backend.h"
 #include "ofrt/Kernel.h"
 
@@ -157,7 +158,7 @@ void printNotes(const ofrt::LoadedPlan &plan,
   for (const ofrt::RankProgram &program : plan.ranks)
     for (const ofrt::ActorSpec &actor : program.actors)
       if (actor.op.role == ofrt::OpRole::Input) {
-        std::string name = actor.op.get<std::string>("name", actor.op.name);
+        std::string name = ofrt::userName(actor.op);
         if (!options.session.inputs.count(name))
           random.insert(name);
       }

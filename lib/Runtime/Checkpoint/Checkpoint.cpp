@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ofrt/KernelParams.h"
 #include "ofrt/Checkpoint.h"
 
 #include "ofrt/Npy.h"
@@ -63,7 +64,7 @@ ofrt::planVariables(const std::vector<RankProgram> &ranks) {
           actor.outputs.empty())
         continue;
       VariablePiece piece;
-      piece.name = op.get<std::string>("name", op.name);
+      piece.name = ofrt::userName(op);
       piece.regst = actor.outputs[0];
       piece.desc = op.outputs[0];
       absl::StatusOr<PieceLayout> layout = readPieceLayout(op, piece.desc.shape);

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ofrt/KernelParams.h"
 #include "ofrt/Program.h"
 
 #include <algorithm>
@@ -277,7 +278,7 @@ absl::Status ofrt::validateProgram(const RankProgram &program) {
       return invalid("actor id " + std::to_string(actor.id) + " is used twice");
     const std::string &type = actor.op.type;
     if (isDataEndpoint(actor.op.role)) {
-      std::string name = actor.op.get<std::string>("name", actor.op.name);
+      std::string name = ofrt::userName(actor.op);
       if (name.empty())
         return invalid(actorName(actor) + " has no name (" + type +
                        " actors are found by name)");

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ofrt/KernelParams.h"
 #include "ofrt/MultiRank.h"
 
 #include "RankReport.h"
@@ -38,7 +39,7 @@ std::set<std::string> inputNames(const LoadedPlan &plan) {
   for (const RankProgram &program : plan.ranks)
     for (const ActorSpec &actor : program.actors)
       if (actor.op.role == OpRole::Input)
-        names.insert(actor.op.get<std::string>("name", actor.op.name));
+        names.insert(ofrt::userName(actor.op));
   return names;
 }
 
@@ -75,7 +76,7 @@ absl::Status runProgram(const RankProgram &program, CommunicatorPool &pool,
   for (const ActorSpec &actor : program.actors) {
     if (actor.op.role != OpRole::Output)
       continue;
-    std::string name = actor.op.get<std::string>("name", actor.op.name);
+    std::string name = ofrt::userName(actor.op);
     absl::StatusOr<OutputPiece> piece = readOutputPiece(actor.op, program.rank);
     if (!piece.ok())
       return piece.status();

@@ -13,6 +13,7 @@
 
 #include "DataKernels.h"
 
+#include "ofrt/KernelParams.h"
 #include "ofrt/Checkpoint.h"
 #include "ofrt/Npy.h"
 #include "ofrt/Pieces.h"
@@ -385,7 +386,7 @@ std::unique_ptr<Kernel> session::onHost(std::unique_ptr<Kernel> kernel,
 absl::StatusOr<std::unique_ptr<Kernel>>
 session::createInputKernel(const OpDesc &op, const InputSource &source,
                            bool ownMemory) {
-  std::string name = op.get<std::string>("name", op.name);
+  std::string name = ofrt::userName(op);
   absl::StatusOr<PieceLayout> layout = readPieceLayout(op, op.outputs[0].shape);
   if (!layout.ok())
     return layout.status();
@@ -409,7 +410,7 @@ absl::StatusOr<std::unique_ptr<Kernel>>
 session::createVariableKernel(const OpDesc &op, DeviceKind kind,
                               CheckpointReader *restore,
                               VariableObserver observer, int64_t rank) {
-  std::string name = op.get<std::string>("name", op.name);
+  std::string name = ofrt::userName(op);
   auto observed = [&](absl::StatusOr<std::unique_ptr<Kernel>> kernel)
       -> absl::StatusOr<std::unique_ptr<Kernel>> {
     if (!kernel.ok() || !observer)

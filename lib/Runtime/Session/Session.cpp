@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ofrt/KernelParams.h"
 #include "ofrt/Session.h"
 
 #include "DataKernels.h"
@@ -93,9 +94,9 @@ Session::create(RankProgram program, const SessionOptions &options) {
     used[name] = options.planInputs.count(name) != 0;
   for (const ActorSpec &actor : program.actors) {
     if (actor.op.role == OpRole::Output)
-      impl->outputs[actor.op.get<std::string>("name", actor.op.name)];
+      impl->outputs[ofrt::userName(actor.op)];
     if (actor.op.role == OpRole::Input)
-      used[actor.op.get<std::string>("name", actor.op.name)] = true;
+      used[ofrt::userName(actor.op)] = true;
   }
   for (const auto &[name, isUsed] : used)
     if (!isUsed)
@@ -133,7 +134,7 @@ Session::create(RankProgram program, const SessionOptions &options) {
       [&](const ActorSpec &actor) -> absl::StatusOr<std::unique_ptr<Kernel>> {
     const OpDesc &op = actor.op;
     if (op.role == OpRole::Input) {
-      std::string name = op.get<std::string>("name", op.name);
+      std::string name = ofrt::userName(op);
       InputSource source;
       auto it = options.inputs.find(name);
       if (it != options.inputs.end()) {
@@ -152,7 +153,7 @@ Session::create(RankProgram program, const SessionOptions &options) {
     }
     if (op.role == OpRole::Output) {
       Impl::Sink &sink = state->sinks[actor.id];
-      sink.name = op.get<std::string>("name", op.name);
+      sink.name = ofrt::userName(op);
       sink.regst = actor.inputs.at(0);
       absl::StatusOr<OutputPiece> piece = readOutputPiece(op, rank);
       if (!piece.ok())
