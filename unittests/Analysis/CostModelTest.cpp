@@ -276,7 +276,9 @@ TEST_F(CostModelTest, AllReduceFollowsTheRingFormula) {
                   global(p4, {b()})};
   StepCost cost = priceBoxingStep(f32({1024}), step, cluster);
   double n = 4096;
-  EXPECT_DOUBLE_EQ(cost.seconds, 6 * 1e-5 + 2 * 0.75 * n / 1e9);
+  // And the copies into and out of oneflow-fuse-all-reduce's bucket (a
+  // whole tensor on every rank), at the memory bandwidth.
+  EXPECT_DOUBLE_EQ(cost.seconds, 6 * 1e-5 + 2 * 0.75 * n / 1e9 + 2 * n / 1e10);
   EXPECT_EQ(cost.bytesPerRank, 6144);
 }
 
@@ -286,7 +288,7 @@ TEST_F(CostModelTest, MeasuredCollectivesReplaceTheIntraNodeLink) {
   BoxingStep reduce{BoxingKind::allReduce, 0, global(p4, {p()}),
                     global(p4, {b()})};
   EXPECT_DOUBLE_EQ(priceBoxingStep(f32({1024}), reduce, cluster).seconds,
-                   6 * 2e-6 + 2 * 0.75 * 4096 / 4e9);
+                   6 * 2e-6 + 2 * 0.75 * 4096 / 4e9 + 2 * 4096 / 1e10);
   // Collectives without a measured figure keep the link's.
   BoxingStep gather{BoxingKind::allGather, 0, global(p4, {s(0)}),
                     global(p4, {b()})};
@@ -295,7 +297,7 @@ TEST_F(CostModelTest, MeasuredCollectivesReplaceTheIntraNodeLink) {
   // Groups across nodes pay the inter-node link whatever was measured.
   cluster.ranksPerNode = 2;
   EXPECT_DOUBLE_EQ(priceBoxingStep(f32({1024}), reduce, cluster).seconds,
-                   6 * 1e-4 + 2 * 0.75 * 4096 / 1e8);
+                   6 * 1e-4 + 2 * 0.75 * 4096 / 1e8 + 2 * 4096 / 1e10);
 }
 
 TEST_F(CostModelTest, FiguresOfAMeshAxisPriceItsCollectives) {
@@ -332,7 +334,7 @@ TEST_F(CostModelTest, FiguresOfAMeshAxisPriceItsCollectives) {
   BoxingStep reduce0{BoxingKind::allReduce, 0, global(p22, {p(), b()}),
                      global(p22, {b(), b()})};
   EXPECT_DOUBLE_EQ(priceBoxingStep(f32({32, 32}), reduce0, cluster).seconds,
-                   2 * 1e-5 + 2 * 0.5 * 4096 / 1e9);
+                   2 * 1e-5 + 2 * 0.5 * 4096 / 1e9 + 2 * 4096 / 1e10);
 }
 
 TEST_F(CostModelTest, GroupTensorIsCutByTheOtherAxes) {
@@ -357,9 +359,37 @@ TEST_F(CostModelTest, GroupsAcrossNodesPayTheInterNodeLink) {
                     global(p22, {b(), b()})};
   double n = 4096;
   EXPECT_DOUBLE_EQ(priceBoxingStep(f32({1024}), across, cluster).seconds,
-                   2 * 1e-4 + n / 1e8);
+                   2 * 1e-4 + n / 1e8 + 2 * n / 1e10);
   EXPECT_DOUBLE_EQ(priceBoxingStep(f32({1024}), within, cluster).seconds,
-                   2 * 1e-5 + n / 1e9);
+                   2 * 1e-5 + n / 1e9 + 2 * n / 1e10);
+}
+
+// Each collective is an actor firing (the cluster's op overhead); an
+// all-reduce oneflow-fuse-all-reduce buckets (every rank holds the whole
+// tensor, at most its default 4 MiB) has a reshape, a slice and a reshape
+// around it instead, and its copies into and out of the bucket.
+TEST_F(CostModelTest, CollectivesPayTheirFiringsAndBuckets) {
+  cluster.opOverhead = 1e-6;
+  PlacementAttr p4 = placement({0, 1, 2, 3}, {4});
+  PlacementAttr p22 = placement({0, 1, 2, 3}, {2, 2});
+  double n = 4096;
+  BoxingStep whole{BoxingKind::allReduce, 0, global(p4, {p()}),
+                   global(p4, {b()})};
+  EXPECT_DOUBLE_EQ(priceBoxingStep(f32({1024}), whole, cluster).seconds,
+                   6 * 1e-5 + 2 * 0.75 * n / 1e9 + 3 * 1e-6 + 2 * n / 1e10);
+  // Split by the other axis: not bucketed, one firing.
+  BoxingStep piece{BoxingKind::allReduce, 1, global(p22, {s(0), p()}),
+                   global(p22, {s(0), b()})};
+  EXPECT_DOUBLE_EQ(priceBoxingStep(f32({32, 32}), piece, cluster).seconds,
+                   2 * 1e-5 + 2 * 0.5 * 2048 / 1e9 + 1e-6);
+  // Over 4 MiB: not bucketed either.
+  EXPECT_DOUBLE_EQ(
+      priceBoxingStep(f32({2 << 20}), whole, cluster).seconds,
+      6 * 1e-5 + 2 * 0.75 * 8.0 * (1 << 20) / 1e9 + 1e-6);
+  BoxingStep gather{BoxingKind::allGather, 0, global(p4, {s(0)}),
+                    global(p4, {b()})};
+  EXPECT_DOUBLE_EQ(priceBoxingStep(f32({1024}), gather, cluster).seconds,
+                   3 * 1e-5 + 0.75 * n / 1e9 + 1e-6);
 }
 
 TEST_F(CostModelTest, LocalStepsAreMemoryCopies) {
