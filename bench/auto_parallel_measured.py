@@ -13,7 +13,8 @@
 # MLP) on 4
 # ranks, and prints per strategy the step time the model predicts
 # (oneflow-report-strategy-cost on the laid-out step for hand strategies,
-# --explain for auto) next to the measured steady-state step time (each
+# the step of-run trains: with its non-finite checks, nonfinite=skip as
+# --on-nonfinite stop compiles; --explain for auto) next to the measured steady-state step time (each
 # strategy compiled once into a plan, then --repeats rounds that run every
 # plan once; the median), then Spearman's rank correlation and measured
 # auto over the best measured hand strategy.
@@ -189,7 +190,8 @@ def main():
                     pipeline = (
                         "builtin.module(func.func(oneflow-infer-shapes,"
                         "oneflow-autodiff{loss=loss},"
-                        f"oneflow-optimizer{{{model['pass']}}},"
+                        f"oneflow-optimizer{{{model['pass']} "
+                        "nonfinite=skip},"
                         f"oneflow-apply-strategy{{strategy={spec} devices=4}},"
                         "oneflow-sbp-propagation,"
                         f"oneflow-report-strategy-cost{{cluster={cluster} "

@@ -380,9 +380,19 @@ StrategyCost ParallelProblem::evaluate(ArrayRef<unsigned> assignment) {
       change[lastUse(n, r) + 1] -= bytes;
     }
   }
-  for (auto [e, edge] : llvm::enumerate(edges))
+  // One boxing per result and layout its readers need: readers that need
+  // the same layout share it (oneflow-insert-boxing boxes a value once per
+  // layout; a gradient the optimizer and the non-finite check both read
+  // whole is all-reduced once).
+  DenseSet<std::tuple<unsigned, unsigned, unsigned>> boxed;
+  for (auto [e, edge] : llvm::enumerate(edges)) {
+    unsigned need = neededLayout(e, assignment[edge.consumer]);
+    if (need != givenLayout(e, assignment[edge.producer]) &&
+        !boxed.insert({edge.producer, edge.result, need}).second)
+      continue;
     cost.commSeconds +=
         edgeCost(e, assignment[edge.producer], assignment[edge.consumer]);
+  }
   double live = 0, peak = 0;
   for (double delta : change) {
     live += delta;

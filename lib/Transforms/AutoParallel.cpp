@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PropagatedSeed.h"
 #include "Strategy.h"
 
 #include "OneFlowDialect/Analysis/AutoParallel.h"
@@ -265,6 +266,8 @@ struct MeshSearch {
   const ClusterDesc &cluster;
   const SearchOptions &options;
   bool exact;
+  /// The hand strategies as propagation lays them out, each on its mesh.
+  SmallVector<PropagatedSeed> propagated;
 
   /// Searches `shape`: builds its problem, seeds it (also with `flat`, the
   /// 1-D mesh's strategy, laid on a 2-D mesh) and searches, unless the
@@ -313,6 +316,9 @@ MeshOutcome MeshSearch::run(ArrayRef<int64_t> shape, const MeshOutcome *flat,
     return outcome;
   }
   SmallVector<Seed> seeds = makeSeeds(func, shape);
+  for (const PropagatedSeed &hand : propagated)
+    if (ArrayRef<int64_t>(hand.mesh) == shape)
+      seeds.push_back(hand.seed);
   if (!exact && flat && flat->found() && shape.size() == 2)
     seeds.push_back(
         flattenedSeed(*flat->problem, flat->result.assignment, shape));
@@ -422,7 +428,13 @@ void AutoParallelPass::runOnOperation() {
   if (memoryLimitBytes > 0)
     options.memoryLimitBytes = static_cast<double>(memoryLimitBytes);
   bool exact = search == "exact";
-  MeshSearch searcher{func, *kind, allRanks(devices), *loaded, options, exact};
+  MeshSearch searcher{func, *kind, allRanks(devices), *loaded, options, exact,
+                      {}};
+  if (!exact)
+    for (StringRef hand : {"dp", "tp", "zero", "hybrid"})
+      if (std::optional<PropagatedSeed> seed = propagatedSeed(
+              func, hand, devices, device, figures, *loaded))
+        searcher.propagated.push_back(std::move(*seed));
 
   // The 1-D mesh first (searched for its strategy alone when not among the
   // meshes): the coordinate descent seeds each 2-D mesh with its strategy,

@@ -19,6 +19,10 @@
 // EXPLAIN-NEXT: tp [4] (seed)
 // EXPLAIN-NEXT: zero [4] (seed)
 // EXPLAIN-NEXT: replicated [4] (seed)
+// The hand strategies as propagation lays them out (a copy of the step
+// through oneflow-apply-strategy and oneflow-sbp-propagation).
+// EXPLAIN-NEXT: dp [4] propagated (seed)
+// EXPLAIN-NEXT: tp [4] propagated (seed)
 // EXPLAIN-NEXT: per op
 // EXPLAIN:      oneflow.matmul [B], [S(1)] -> [S(1)]  compute {{[0-9.]+}} us, comm {{[0-9.]+}} us, 131072 bytes; else
 // EXPLAIN:      oneflow.sgd_update [S(1)], [S(1)], [S(1)] ->
