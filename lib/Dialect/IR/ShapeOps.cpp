@@ -479,12 +479,12 @@ void TopKOp::getSbpSignatures(int64_t meshAxisSize,
 
 void ArgMaxOp::getSbpSignatures(int64_t meshAxisSize,
                                 SmallVectorImpl<SbpSignature> &signatures) {
-  deriveReduceSbp(*this, {getAxis()}, getKeepdims(), ReduceSbpKind::index,
-                  meshAxisSize, signatures);
+  deriveReduceSbp(*this, {static_cast<int64_t>(getAxis())}, getKeepdims(),
+                  ReduceSbpKind::index, meshAxisSize, signatures);
 }
 
 void ArgMinOp::getSbpSignatures(int64_t meshAxisSize,
                                 SmallVectorImpl<SbpSignature> &signatures) {
-  deriveReduceSbp(*this, {getAxis()}, getKeepdims(), ReduceSbpKind::index,
-                  meshAxisSize, signatures);
+  deriveReduceSbp(*this, {static_cast<int64_t>(getAxis())}, getKeepdims(),
+                  ReduceSbpKind::index, meshAxisSize, signatures);
 }
