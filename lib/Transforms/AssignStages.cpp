@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ScratchCopy.h"
 #include "Strategy.h"
 
 #include "OneFlowDialect/Analysis/CostModel.h"
@@ -28,14 +29,11 @@
 #include "OneFlowDialect/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Debug.h"
 
 #include <cmath>
-#include <thread>
 
 #define DEBUG_TYPE "oneflow-assign-stages"
 
@@ -148,10 +146,8 @@ private:
     if (!hasLoss)
       return costs;
     MLIRContext *context = func.getContext();
-    OwningOpRef<ModuleOp> scratch = ModuleOp::create(func.getLoc());
-    OpBuilder builder(context);
-    builder.setInsertionPointToEnd(scratch->getBody());
-    auto copy = cast<func::FuncOp>(builder.clone(*func));
+    ScratchCopy scratch(func);
+    func::FuncOp copy = scratch.func;
     // The copy's ops in the same order: mark the work by index.
     DenseMap<Operation *, int64_t> index;
     for (auto [i, op] : llvm::enumerate(work))
@@ -169,16 +165,8 @@ private:
     pm.nest<func::FuncOp>().addPass(createAutodiffPass(options));
     // A program autodiff refuses (an op without a gradient rule) is cut by
     // its forward cost; the training pipeline's own autodiff reports the
-    // refusal. Only this thread's diagnostics are the copy's: other
-    // functions' passes may run on other threads meanwhile.
-    LogicalResult differentiated = failure();
-    {
-      std::thread::id self = std::this_thread::get_id();
-      ScopedDiagnosticHandler silence(context, [self](Diagnostic &) {
-        return success(std::this_thread::get_id() == self);
-      });
-      differentiated = pm.run(*scratch);
-    }
+    // refusal.
+    LogicalResult differentiated = scratch.run(pm);
     if (failed(differentiated))
       return costs;
     // Every other op with a mark is a gradient op of the marked op.

@@ -16,16 +16,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "PropagatedSeed.h"
+#include "ScratchCopy.h"
 
 #include "OneFlowDialect/IR/OneFlowAttrs.h"
 #include "OneFlowDialect/Transforms/Passes.h"
 
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 
-#include <thread>
 
 using namespace mlir;
 using namespace mlir::oneflow;
@@ -49,10 +46,8 @@ std::optional<PropagatedSeed> mlir::oneflow::propagatedSeed(
     func::FuncOp func, StringRef name, int64_t devices, StringRef device,
     StringRef cluster, const ClusterDesc &figures) {
   MLIRContext *context = func.getContext();
-  OwningOpRef<ModuleOp> scratch = ModuleOp::create(func.getLoc());
-  OpBuilder builder(context);
-  builder.setInsertionPointToEnd(scratch->getBody());
-  auto copy = cast<func::FuncOp>(builder.clone(*func));
+  ScratchCopy scratch(func);
+  func::FuncOp copy = scratch.func;
 
   PassManager pm(context, ModuleOp::getOperationName());
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
@@ -64,17 +59,7 @@ std::optional<PropagatedSeed> mlir::oneflow::propagatedSeed(
   SbpPropagationPassOptions propagate;
   propagate.cluster = cluster.str();
   funcPm.addPass(createSbpPropagationPass(propagate));
-  // Only this thread's diagnostics are the copy's: other meshes' searches
-  // may run on other threads meanwhile.
-  LogicalResult laidOut = failure();
-  {
-    std::thread::id self = std::this_thread::get_id();
-    ScopedDiagnosticHandler silence(context, [self](Diagnostic &) {
-      return success(std::this_thread::get_id() == self);
-    });
-    laidOut = pm.run(*scratch);
-  }
-  if (failed(laidOut))
+  if (failed(scratch.run(pm)))
     return std::nullopt;
   PlacementAttr placement = placementOf(copy);
   if (!placement || copy.getBody().front().getOperations().size() !=
