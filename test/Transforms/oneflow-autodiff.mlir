@@ -73,3 +73,23 @@ func.func @constant_loss(%x: tensor<4xf32>) {
   oneflow.output "objective", %s : tensor<f32>
   return
 }
+
+// -----
+
+// gelu's gradient is one gelu_grad of its input and the incoming gradient,
+// not the composition of erf, exp and nine arithmetic ops.
+// CHECK-LABEL: func.func @gelu
+// CHECK: %[[H:.*]] = oneflow.matmul
+// CHECK: %[[DG:.*]] = oneflow.gelu_grad %[[H]], %{{.*}} : (tensor<8x3xf32>, tensor<8x3xf32>) -> tensor<8x3xf32>
+// CHECK-NOT: oneflow.erf
+// CHECK-NOT: oneflow.exp
+// CHECK: oneflow.matmul %{{.*}}, %[[DG]] {transpose_a}
+func.func @gelu(%x: tensor<8x4xf32>) {
+  %w = oneflow.variable "w" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 1} : tensor<4x3xf32>
+  %0 = oneflow.matmul %x, %w : (tensor<8x4xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
+  %1 = oneflow.gelu %0 : (tensor<8x3xf32>) -> tensor<8x3xf32>
+  %loss = oneflow.reduce_mean %1 {axes = array<i64: 0, 1>} : (tensor<8x3xf32>) -> tensor<f32>
+  oneflow.output "loss", %loss : tensor<f32>
+  oneflow.output "objective", %loss : tensor<f32>
+  return
+}

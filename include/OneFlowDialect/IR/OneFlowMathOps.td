@@ -68,6 +68,22 @@ def OneFlow_LogicalOrOp : OneFlow_BinaryOp<"logical_or",
 def OneFlow_LogicalXorOp : OneFlow_BinaryOp<"logical_xor",
     "element-wise exclusive or of i1 tensors", 1, "", OneFlow_BoolTensor>;
 
+def OneFlow_GeluGradOp : OneFlow_BinaryOp<"gelu_grad",
+    "gelu's gradient: dy times gelu'(x)", 0, "BP", OneFlow_FloatTensor> {
+  let description = [{
+    What gelu's gradient rule builds: `dy * (Phi(x) + x phi(x))`, element
+    by element with numpy broadcasting, where Phi and phi are the standard
+    normal distribution and density: one pass over `x` and `dy` (oneDNN's
+    eltwise backward on the CPU) instead of the eleven element-wise ops of
+    its composition. Linear in `dy`: `x` broadcast and `dy` partial give a
+    partial result. No gradient of its own.
+
+    ```mlir
+    %dx = oneflow.gelu_grad %x, %dy : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    ```
+  }];
+}
+
 def OneFlow_BitShiftOp : OneFlow_InferredOp<"bit_shift", [Pure, OneFlow_HasSbp]> {
   let summary = "element-wise shift of unsigned integers";
   let description = [{

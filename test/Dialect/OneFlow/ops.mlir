@@ -61,6 +61,8 @@ func.func @elementwise(%a: tensor<8x16xf32>, %v: tensor<16xf32>, %i: tensor<8x16
   %13 = oneflow.relu %a : (tensor<8x16xf32>) -> tensor<8x16xf32>
   // CHECK: oneflow.gelu
   %14 = oneflow.gelu %a : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  // CHECK: oneflow.gelu_grad %{{.*}}, %{{.*}} : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  %gg = oneflow.gelu_grad %a, %14 : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
   // CHECK: oneflow.tanh
   %15 = oneflow.tanh %a : (tensor<8x16xf32>) -> tensor<8x16xf32>
   // CHECK: oneflow.sigmoid

@@ -167,6 +167,44 @@ TEST(BinaryKernels, Bool) {
       "no arithmetic on i1");
 }
 
+// gelu's gradient dy * (Phi(x) + x phi(x)): f32 and bf16 of one shape on
+// oneDNN's eltwise backward (bf16 in f32 where oneDNN has none), f64 and
+// broadcast operands on the plain loops; integers refused.
+TEST(BinaryKernels, GeluGrad) {
+  auto slope = [](double x) {
+    return 0.5 * (1 + std::erf(x / std::sqrt(2.0))) +
+           x * std::exp(-0.5 * x * x) / std::sqrt(2 * M_PI);
+  };
+  struct Case {
+    DType dtype;
+    Shape xs, dys;
+    double tol;
+  };
+  // bf16 keeps 8 bits: its operands and result are each rounded once.
+  for (const Case &c : {Case{DType::F32, {7, 13}, {7, 13}, 2e-6},
+                        Case{DType::F32, {1031}, {1031}, 2e-6},
+                        Case{DType::F64, {7, 13}, {7, 13}, 1e-12},
+                        Case{DType::F32, {13}, {7, 13}, 2e-6},
+                        Case{DType::BF16, {7, 13}, {7, 13}, 2e-2}}) {
+    SCOPED_TRACE(std::string(dtypeName(c.dtype)) + ", x of " +
+                 std::to_string(count(c.xs)) + " elements");
+    Values x = randomValues(count(c.xs), 5, -5, 5);
+    Values dy = randomValues(count(c.dys), 6, -2, 2);
+    x[0] = 0;
+    TensorData xt = tensor(c.dtype, c.xs, x), dyt = tensor(c.dtype, c.dys, dy);
+    Values xr = values(xt), dyr = values(dyt); // As the tensors hold them.
+    Values expected(dyr.size());
+    for (size_t i = 0; i < dyr.size(); ++i)
+      expected[i] = dyr[i] * slope(xr[i % xr.size()]);
+    auto out = runOk("gelu_grad", {xt, dyt}, {{c.dtype, c.dys}});
+    EXPECT_TRUE(near(values(out[0]), expected, c.tol, c.tol));
+  }
+  expectCreateError(
+      op("gelu_grad", {{DType::I32, {4}}, {DType::I32, {4}}},
+         {{DType::I32, {4}}}),
+      "needs floating-point operands, got 4xi32");
+}
+
 TEST(BinaryKernels, RejectsBadDescriptions) {
   expectCreateError(op("add", {{DType::F32, {7, 13}}, {DType::F32, {7, 12}}},
                        {{DType::F32, {7, 13}}}),

@@ -298,7 +298,8 @@ enum class Op {
   Ge,
   And, ///< logical_and, logical_or, logical_xor: i1 operands only.
   Or,
-  Xor
+  Xor,
+  GeluGrad ///< gelu's gradient y * gelu'(x): floating-point operands only.
 };
 
 struct OpInfo {
@@ -316,6 +317,7 @@ inline const OpInfo kOps[] = {
     {"less_equal", Op::Le, true},    {"greater", Op::Gt, true},
     {"greater_equal", Op::Ge, true}, {"logical_and", Op::And, true},
     {"logical_or", Op::Or, true},    {"logical_xor", Op::Xor, true},
+    {"gelu_grad", Op::GeluGrad, false},
 };
 
 inline bool isLogical(Op op) {
@@ -361,6 +363,14 @@ template <typename T> OFRT_HD T intPow(T base, T exp) {
     exp = static_cast<T>(exp >> 1);
   }
   return result;
+}
+
+/// The derivative of gelu (erf form) at x: Phi(x) + x phi(x), with
+/// Phi(x) = (1 + erf(x / sqrt 2)) / 2 and phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
+template <typename T> OFRT_HD T geluSlope(T x) {
+  T cdf = T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440)));
+  T pdf = std::exp(T(-0.5) * x * x) * T(0.39894228040143267794);
+  return cdf + x * pdf;
 }
 
 /// `op` of two elements as a double-free value of T (comparisons and
@@ -410,6 +420,11 @@ template <typename T> OFRT_HD T binaryFn(Op op, T x, T y) {
     return x > y;
   case Op::Ge:
     return x >= y;
+  case Op::GeluGrad:
+    if constexpr (std::is_floating_point_v<T>)
+      return y * geluSlope(x);
+    else
+      return x;
   }
   return x;
 }
