@@ -20,6 +20,9 @@
 #   cluster   tools/json-readers-fuzzer/cluster-file-fuzzer: text into the
 #         cost model's cluster-file reader (llvm::json); seeded with the
 #         tests' and examples' cluster files.
+#   strategy  tools/json-readers-fuzzer/strategy-file-fuzzer: text into the
+#         strategy-file reader (--strategy FILE, its stages and recompute
+#         keys; llvm::json); seeded with the tests' and examples' strategies.
 #   manifest  tools/json-readers-fuzzer/checkpoint-manifest-fuzzer: text
 #         into the checkpoint manifest reader (nlohmann::json); seeded with
 #         a manifest as of-run --save writes it.
@@ -43,8 +46,10 @@ case "$TARGET" in
   mlir) FUZZER=mlir-pipeline-fuzzer ;;
   plan) FUZZER=plan-loader-fuzzer ;;
   cluster) FUZZER=cluster-file-fuzzer ;;
+  strategy) FUZZER=strategy-file-fuzzer ;;
   manifest) FUZZER=checkpoint-manifest-fuzzer ;;
-  *) echo "usage: bench/fuzz.sh onnx|mlir|plan|cluster|manifest" >&2; exit 2 ;;
+  *) echo "usage: bench/fuzz.sh onnx|mlir|plan|cluster|strategy|manifest" >&2
+     exit 2 ;;
 esac
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$ROOT")}"
 
@@ -98,6 +103,11 @@ case "$TARGET" in
   cluster)
     for file in $(grep -rl '"intra_node"\|"flops"\|"ranks_per_node"' \
                     "$ROOT/test" "$ROOT/examples" --include='*.json' | sort); do
+      cp "$file" "$CORPUS/$(echo "$file" | md5sum | cut -c1-12).json"
+    done ;;
+  strategy)
+    for file in $(grep -rl '"mesh"' "$ROOT/test" "$ROOT/examples" \
+                    --include='*.json' | sort); do
       cp "$file" "$CORPUS/$(echo "$file" | md5sum | cut -c1-12).json"
     done ;;
   manifest)

@@ -125,6 +125,10 @@ static bool parseRules(MLIRContext *context, const llvm::json::Object &root,
   return true;
 }
 
+/// The most ranks a strategy file's mesh may have (what
+/// oneflow-apply-strategy lists at most: devices times micro-batches).
+static constexpr int64_t kMaxStrategyRanks = int64_t(1) << 20;
+
 /// Parses the strategy file's text.
 static bool parseFile(MLIRContext *context, llvm::StringRef text,
                       Strategy &strategy, std::string &error) {
@@ -158,12 +162,20 @@ static bool parseFile(MLIRContext *context, llvm::StringRef text,
     error = "\"mesh\" must be a non-empty list of positive integers";
     return false;
   }
+  int64_t ranks = 1;
   for (const llvm::json::Value &size : *mesh) {
     std::optional<int64_t> n = size.getAsInteger();
     if (!n || *n < 1) {
       error = "\"mesh\" must be a non-empty list of positive integers";
       return false;
     }
+    // Bounded before the product can overflow: no run has more ranks.
+    if (*n > kMaxStrategyRanks / ranks) {
+      error = "\"mesh\" has more than " + std::to_string(kMaxStrategyRanks) +
+              " ranks";
+      return false;
+    }
+    ranks *= *n;
     strategy.mesh.push_back(*n);
   }
   size_t meshRank = strategy.mesh.size();
@@ -237,29 +249,20 @@ static bool parseRecompute(const llvm::json::Object &root,
   return parseMatchRules(root, "recompute", /*withStage=*/false, rules, error);
 }
 
-/// Reads the strategy file `path` and parses one key of it with `parse`;
-/// built-in strategy names and no path give no rules.
+using KeyParser = bool (*)(const llvm::json::Object &,
+                           SmallVector<StageRule> &, std::string &);
+
+/// Parses one key of the strategy file `path`, whose contents are `text`,
+/// with `parse`.
 static std::optional<SmallVector<StageRule>>
-parseFileKey(llvm::StringRef path, std::string &error,
-             bool (*parse)(const llvm::json::Object &, SmallVector<StageRule> &,
-                           std::string &)) {
+parseKeyText(llvm::StringRef path, llvm::StringRef text, std::string &error,
+             KeyParser parse) {
   SmallVector<StageRule> rules;
-  if (path == "dp" || path == "zero" || path == "tp" || path == "hybrid" ||
-      path.empty())
-    return rules;
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!file) {
-    error = "cannot read strategy file '" + path.str() +
-            "': " + file.getError().message();
-    return std::nullopt;
-  }
   // A file that is not a JSON object (or nests too deeply to parse) is
   // reported by parseStrategy.
-  if (!oneflow_support::jsonDepthError((*file)->getBuffer()).empty())
+  if (!oneflow_support::jsonDepthError(text).empty())
     return rules;
-  llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*file)->getBuffer());
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   const llvm::json::Object *root = json ? json->getAsObject() : nullptr;
   if (!json)
     llvm::consumeError(json.takeError());
@@ -270,6 +273,34 @@ parseFileKey(llvm::StringRef path, std::string &error,
   return rules;
 }
 
+/// Reads the strategy file `path` and parses one key of it with `parse`;
+/// built-in strategy names and no path give no rules.
+static std::optional<SmallVector<StageRule>>
+parseFileKey(llvm::StringRef path, std::string &error, KeyParser parse) {
+  if (path == "dp" || path == "zero" || path == "tp" || path == "hybrid" ||
+      path.empty())
+    return SmallVector<StageRule>();
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!file) {
+    error = "cannot read strategy file '" + path.str() +
+            "': " + file.getError().message();
+    return std::nullopt;
+  }
+  return parseKeyText(path, (*file)->getBuffer(), error, parse);
+}
+
+/// The globs of `rules`.
+static std::optional<SmallVector<std::string>>
+matchesOf(std::optional<SmallVector<StageRule>> rules) {
+  if (!rules)
+    return std::nullopt;
+  SmallVector<std::string> matches;
+  for (const StageRule &rule : *rules)
+    matches.push_back(rule.match);
+  return matches;
+}
+
 std::optional<SmallVector<StageRule>>
 mlir::oneflow::parseStageRules(llvm::StringRef path, std::string &error) {
   return parseFileKey(path, error, parseStages);
@@ -277,14 +308,44 @@ mlir::oneflow::parseStageRules(llvm::StringRef path, std::string &error) {
 
 std::optional<SmallVector<std::string>>
 mlir::oneflow::parseRecomputeRules(llvm::StringRef path, std::string &error) {
-  std::optional<SmallVector<StageRule>> rules =
-      parseFileKey(path, error, parseRecompute);
-  if (!rules)
+  return matchesOf(parseFileKey(path, error, parseRecompute));
+}
+
+std::optional<SmallVector<StageRule>>
+mlir::oneflow::parseStageRulesText(llvm::StringRef path, llvm::StringRef text,
+                                   std::string &error) {
+  return parseKeyText(path, text, error, parseStages);
+}
+
+std::optional<SmallVector<std::string>>
+mlir::oneflow::parseRecomputeRulesText(llvm::StringRef path,
+                                       llvm::StringRef text,
+                                       std::string &error) {
+  return matchesOf(parseKeyText(path, text, error, parseRecompute));
+}
+
+std::optional<Strategy> mlir::oneflow::parseStrategyText(MLIRContext *context,
+                                                         llvm::StringRef path,
+                                                         llvm::StringRef text,
+                                                         int64_t devices,
+                                                         std::string &error) {
+  Strategy strategy;
+  strategy.name = path.str();
+  if (!parseFile(context, text, strategy, error)) {
+    error = "strategy file '" + path.str() + "' " +
+            (llvm::StringRef(error).starts_with("\"") ? "key " : "") + error;
     return std::nullopt;
-  SmallVector<std::string> matches;
-  for (const StageRule &rule : *rules)
-    matches.push_back(rule.match);
-  return matches;
+  }
+  int64_t ranks = 1;
+  for (int64_t size : strategy.mesh)
+    ranks *= size;
+  if (ranks != devices) {
+    error = "strategy file '" + path.str() + "' key \"mesh\": " +
+            formatMesh(strategy.mesh) + " has " + std::to_string(ranks) +
+            " ranks but devices is " + std::to_string(devices);
+    return std::nullopt;
+  }
+  return strategy;
 }
 
 std::optional<Strategy> mlir::oneflow::parseStrategy(MLIRContext *context,
@@ -323,20 +384,8 @@ std::optional<Strategy> mlir::oneflow::parseStrategy(MLIRContext *context,
               file.getError().message() + ")";
       return std::nullopt;
     }
-    if (!parseFile(context, (*file)->getBuffer(), strategy, error)) {
-      error = "strategy file '" + spec.str() + "' " +
-              (llvm::StringRef(error).starts_with("\"") ? "key " : "") + error;
-      return std::nullopt;
-    }
-    int64_t ranks = 1;
-    for (int64_t size : strategy.mesh)
-      ranks *= size;
-    if (ranks != devices) {
-      error = "strategy file '" + spec.str() + "' key \"mesh\": " +
-              formatMesh(strategy.mesh) + " has " + std::to_string(ranks) +
-              " ranks but devices is " + std::to_string(devices);
-      return std::nullopt;
-    }
+    return parseStrategyText(context, spec, (*file)->getBuffer(), devices,
+                             error);
   }
   return strategy;
 }

@@ -102,6 +102,21 @@ std::optional<Strategy> parseStrategy(MLIRContext *context,
                                       llvm::StringRef spec, int64_t devices,
                                       std::string &error);
 
+/// The text halves of parseStrategy, parseStageRules and
+/// parseRecomputeRules for a strategy file: `text` is the file's contents
+/// and `path` names it in errors (the fuzz target
+/// tools/json-readers-fuzzer/strategy-file-fuzzer reads them so).
+std::optional<Strategy> parseStrategyText(MLIRContext *context,
+                                          llvm::StringRef path,
+                                          llvm::StringRef text,
+                                          int64_t devices, std::string &error);
+std::optional<SmallVector<StageRule>>
+parseStageRulesText(llvm::StringRef path, llvm::StringRef text,
+                    std::string &error);
+std::optional<SmallVector<std::string>>
+parseRecomputeRulesText(llvm::StringRef path, llvm::StringRef text,
+                        std::string &error);
+
 /// The layout Megatron-style tensor parallelism gives each variable of
 /// `func` along one mesh axis of `size` ranks: `S(i)` for the variables it
 /// splits (weights of matmuls alternately by output and input features,

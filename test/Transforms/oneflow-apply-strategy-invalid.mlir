@@ -13,6 +13,7 @@
 // RUN: of-opt %t/json.mlir -pass-pipeline='builtin.module(func.func(oneflow-apply-strategy{strategy=%t/bad.json devices=2}))' -verify-diagnostics
 // RUN: of-opt %t/key.mlir -pass-pipeline='builtin.module(func.func(oneflow-apply-strategy{strategy=%t/key.json devices=2}))' -verify-diagnostics
 // RUN: of-opt %t/nomesh.mlir -pass-pipeline='builtin.module(func.func(oneflow-apply-strategy{strategy=%t/nomesh.json devices=2}))' -verify-diagnostics
+// RUN: of-opt %t/hugemesh.mlir -pass-pipeline='builtin.module(func.func(oneflow-apply-strategy{strategy=%t/hugemesh.json devices=2}))' -verify-diagnostics
 // RUN: of-opt %t/length.mlir -pass-pipeline='builtin.module(func.func(oneflow-apply-strategy{strategy=%t/length.json devices=4}))' -verify-diagnostics
 // RUN: of-opt %t/partial.mlir -pass-pipeline='builtin.module(func.func(oneflow-apply-strategy{strategy=%t/partial.json devices=2}))' -verify-diagnostics
 // RUN: of-opt %t/sbp.mlir -pass-pipeline='builtin.module(func.func(oneflow-apply-strategy{strategy=%t/sbp.json devices=2}))' -verify-diagnostics
@@ -105,6 +106,14 @@ func.func @negative_key() {
 //--- nomesh.mlir
 // expected-error-re@+1 {{strategy file '{{.*}}nomesh.json' key "mesh" must be a non-empty list of positive integers}}
 func.func @negative_no_mesh() {
+  return
+}
+
+//--- hugemesh.json
+{"mesh": [4611686018427387904, 4]}
+//--- hugemesh.mlir
+// expected-error-re@+1 {{strategy file '{{.*}}hugemesh.json' key "mesh" has more than 1048576 ranks}}
+func.func @negative_huge_mesh() {
   return
 }
 
