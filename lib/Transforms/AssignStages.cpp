@@ -16,8 +16,9 @@
 // and values that cross a cut move to the next stage's devices. Ops already
 // marked keep their stage (a hand-written cut, or a strategy file's
 // "stages" rules, which mark variables by name), and then unmarked ops take
-// the latest stage of their operands. Sources take the earliest stage of
-// their readers, outputs their operand's.
+// the latest stage of their operands. Ops made of weights alone (a weight's
+// cast to bf16) then move to their earliest reader's stage, sources take the
+// earliest stage of their readers, outputs their operand's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,11 +99,13 @@ struct AssignStagesPass
         }
     });
     SmallVector<Operation *> work;
+    llvm::SmallPtrSet<Operation *, 8> handMarked;
     for (Operation &op : func.getBody().front()) {
       if (!computes(&op))
         continue;
       work.push_back(&op);
       if (std::optional<int64_t> stage = getStage(&op)) {
+        handMarked.insert(&op);
         marked = true;
         if (*stage < 0 || *stage >= stages) {
           op.emitOpError() << "is marked for stage " << *stage
@@ -116,6 +119,7 @@ struct AssignStagesPass
       completeMarks(work);
     else if (failed(cut(func, work)))
       return signalPassFailure();
+    sinkWeightOps(func, handMarked);
     markSourcesAndOutputs(func);
   }
 
@@ -217,6 +221,38 @@ private:
                      << stageCost[s] << " s\n";
     });
     return success();
+  }
+
+  /// Ops that read only variables and constants (or such ops), a weight's
+  /// cast to bf16 for one, move to the earliest stage that reads them when that is later
+  /// than theirs (unless marked by hand): the weight crosses the cut rather
+  /// than what was made of it, so that its gradient, made where its reader
+  /// is, is accumulated over micro-batches in the weight's own type.
+  void sinkWeightOps(func::FuncOp func,
+                     const llvm::SmallPtrSetImpl<Operation *> &handMarked) {
+    llvm::SmallPtrSet<Operation *, 16> weightOps;
+    Block &body = func.getBody().front();
+    for (Operation &op : body) {
+      if (!computes(&op))
+        continue;
+      bool fromWeights = llvm::all_of(op.getOperands(), [&](Value operand) {
+        Operation *def = operand.getDefiningOp();
+        return def && (isa<VariableOp, ConstantOp>(def) ||
+                       weightOps.contains(def));
+      });
+      if (fromWeights)
+        weightOps.insert(&op);
+    }
+    for (Operation &op : llvm::reverse(body)) {
+      if (!weightOps.contains(&op) || handMarked.contains(&op))
+        continue;
+      std::optional<int64_t> earliest;
+      for (Operation *user : op.getUsers())
+        if (std::optional<int64_t> stage = getStage(user))
+          earliest = std::min(earliest.value_or(*stage), *stage);
+      if (earliest && *earliest > getStage(&op).value_or(0))
+        setStage(&op, *earliest);
+    }
   }
 
   /// Sources go to the earliest stage that reads them, outputs to their

@@ -53,6 +53,31 @@ func.func @chain() {
 
 // -----
 
+// A weight's cast (as oneflow-mixed-precision places it, before the first
+// matmul) goes to the stage of the matmul that reads it, and the weight with
+// it: the f32 weight crosses the cut, and its gradient is made and summed
+// over micro-batches in f32 where the matmul is.
+// CHECK-LABEL: func.func @weight_cast
+// CHECK:      oneflow.variable "w1" {{.*}}oneflow.stage = 1 : i64
+// CHECK-NEXT: oneflow.cast {{.*}}oneflow.stage = 1 : i64{{.*}} -> tensor<32x32xbf16>
+// CHECK-NEXT: oneflow.matmul {{.*}}oneflow.stage = 0 : i64
+// CHECK:      oneflow.matmul {{.*}}oneflow.stage = 1 : i64
+func.func @weight_cast() {
+  %x = oneflow.input "x" : tensor<16x32xf32>
+  %w0 = oneflow.variable "w0" {init = #oneflow.init<zeros>} : tensor<32x32xf32>
+  %w1 = oneflow.variable "w1" {init = #oneflow.init<zeros>} : tensor<32x32xf32>
+  %c1 = oneflow.cast %w1 : (tensor<32x32xf32>) -> tensor<32x32xbf16>
+  %h0 = oneflow.matmul %x, %w0 : (tensor<16x32xf32>, tensor<32x32xf32>) -> tensor<16x32xf32>
+  %b0 = oneflow.cast %h0 : (tensor<16x32xf32>) -> tensor<16x32xbf16>
+  %h1 = oneflow.matmul %b0, %c1 : (tensor<16x32xbf16>, tensor<32x32xbf16>) -> tensor<16x32xbf16>
+  %f1 = oneflow.cast %h1 : (tensor<16x32xbf16>) -> tensor<16x32xf32>
+  %l = oneflow.reduce_mean %f1 {axes = array<i64: 0, 1>} : (tensor<16x32xf32>) -> tensor<f32>
+  oneflow.output "loss", %l : tensor<f32>
+  return
+}
+
+// -----
+
 // A cut by hand: marked ops keep their stage, the others take the latest
 // stage of their operands.
 // CHECK-LABEL: func.func @by_hand

@@ -93,3 +93,26 @@ func.func @gelu(%x: tensor<8x4xf32>) {
   oneflow.output "objective", %loss : tensor<f32>
   return
 }
+
+// -----
+
+// layer_norm's gradient is one layer_norm_grad when gamma covers exactly
+// the normalized axes; its three results are the gradients of x, gamma
+// and beta.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK: %[[Y:.*]], %[[MEAN:.*]], %[[INV:[^ ]*]] = oneflow.layer_norm %[[X:.*]], %[[G:.*]], %{{.*}} {begin_norm_axis = 1 : i64, begin_params_axis = 1 : i64}
+// CHECK: %[[DX:.*]], %[[DG:.*]], %[[DB:.*]] = oneflow.layer_norm_grad %[[X]], %{{.*}}, %[[MEAN]], %[[INV]], %[[G]] {begin_norm_axis = 1 : i64} : (tensor<8x4xf32>, tensor<8x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>)
+// CHECK-NOT: oneflow.reduce_mean
+// CHECK-DAG: oneflow.output "g.grad", %[[DG]]
+// CHECK-DAG: oneflow.output "b.grad", %[[DB]]
+func.func @layer_norm() {
+  %x = oneflow.variable "x" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 1} : tensor<8x4xf32>
+  %g = oneflow.variable "g" {init = #oneflow.init<normal(1.0, 0.1)>, seed = 2} : tensor<4xf32>
+  %b = oneflow.variable "b" {init = #oneflow.init<normal(0.0, 0.1)>, seed = 3} : tensor<4xf32>
+  %y, %mean, %inv = oneflow.layer_norm %x, %g, %b {begin_norm_axis = 1 : i64, begin_params_axis = 1 : i64} : (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<8xf32>, tensor<8xf32>)
+  %sq = oneflow.mul %y, %y : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  %loss = oneflow.reduce_mean %sq {axes = array<i64: 0, 1>} : (tensor<8x4xf32>) -> tensor<f32>
+  oneflow.output "loss", %loss : tensor<f32>
+  oneflow.output "objective", %loss : tensor<f32>
+  return
+}

@@ -166,6 +166,41 @@ def OneFlow_BatchNormGradOp
   }];
 }
 
+def OneFlow_LayerNormGradOp
+    : OneFlow_InferredOp<"layer_norm_grad", [Pure, OneFlow_HasSbp]> {
+  let summary = "gradient of layer_norm";
+  let description = [{
+    `x` is the input of a layer_norm whose `begin_params_axis` equals its
+    `begin_norm_axis`, `dy` the gradient of its `y`, and `mean`,
+    `inv_variance` the statistics it returned; `gamma` its scale. The
+    results are the gradients of `x`, `gamma` and `beta`, in one pass
+    (oneDNN's layer_normalization backward on the CPU) instead of the
+    thirteen element-wise ops and reductions of the composition. The axes
+    before `begin_norm_axis` are parallel in `dx` and summed over in
+    `dgamma` and `dbeta` (a split leaves them partial); the normalized axes
+    are never split. Linear in `dy`: `dy` partial with the rest broadcast
+    gives partial results.
+
+    ```mlir
+    %dx, %dgamma, %dbeta = oneflow.layer_norm_grad %x, %dy, %mean, %inv, %g {begin_norm_axis = 1 : i64}
+        : (tensor<16x64xf32>, tensor<16x64xf32>, tensor<16xf32>, tensor<16xf32>, tensor<64xf32>)
+        -> (tensor<16x64xf32>, tensor<64xf32>, tensor<64xf32>)
+    ```
+  }];
+  let arguments = (ins OneFlow_FloatTensor:$x, OneFlow_FloatTensor:$dy,
+                       OneFlow_FloatTensor:$mean,
+                       OneFlow_FloatTensor:$inv_variance,
+                       OneFlow_FloatTensor:$gamma,
+                       DefaultValuedAttr<I64Attr, "-1">:$begin_norm_axis,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
+  let results = (outs OneFlow_FloatTensor:$dx, OneFlow_FloatTensor:$dgamma,
+                      OneFlow_FloatTensor:$dbeta);
+  let assemblyFormat = [{
+    $x `,` $dy `,` $mean `,` $inv_variance `,` $gamma attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
 def OneFlow_GatherGradOp
     : OneFlow_InferredOp<"gather_grad", [Pure, OneFlow_HasSbp]> {
   let summary = "gradient of gather: rows of `dy` added into a zero table";

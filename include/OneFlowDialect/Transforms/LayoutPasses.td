@@ -144,7 +144,11 @@ def AssignStagesPass : Pass<"oneflow-assign-stages", "::mlir::func::FuncOp"> {
     differentiating a copy of the function; the op alone when there is no
     such output; each op counts the same when none has a cost): an op goes
     to the stage in which the midpoint of its cost falls. Layers are not recognized as such;
-    cuts fall between ops. Sources take the earliest stage that reads
+    cuts fall between ops. Ops made of variables and constants alone (a
+    weight's cast to bf16) then move, unless marked by hand, to the
+    earliest stage that reads them, so that the weight crosses a cut
+    rather than its bf16 copy (and its gradient is summed over
+    micro-batches in f32). Sources take the earliest stage that reads
     them, outputs their operand's. When some ops are marked already (a
     cut written by hand), nothing is cut: the marks are checked and every
     unmarked op takes the latest stage of its operands. A strategy file

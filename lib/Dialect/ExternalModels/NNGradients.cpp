@@ -155,12 +155,20 @@ static LogicalResult buildGradientRule(LayerNormOp op, GradientBuilder &g,
       llvm::to_vector(llvm::seq<int64_t>(0, paramsAxis));
 
   Value dy = dys[0];
+  OpBuilder &b = g.builder();
+  if (normAxis == paramsAxis) {
+    // One op: gamma covers exactly the normalized axes.
+    auto grad = LayerNormGradOp::create(
+        b, g.getLoc(), op.getX(), dy, op.getMean(), op.getInvVariance(),
+        op.getGamma(), b.getI64IntegerAttr(normAxis), op.getEpsilonAttr());
+    dxs.append({grad.getDx(), grad.getDgamma(), grad.getDbeta()});
+    return success();
+  }
   Value mean = g.reshape(op.getMean(), keep);
   Value inv = g.reshape(op.getInvVariance(), keep);
   Value xhat = g.mul(g.sub(op.getX(), mean), inv);
   // dx = inv (dxhat - mean(dxhat) - xhat mean(dxhat xhat)), the means over
   // the normalized axes.
-  OpBuilder &b = g.builder();
   auto meanOver = [&](Value v) -> Value {
     return ReduceMeanOp::create(
         b, g.getLoc(), v, b.getDenseI64ArrayAttr(normAxes), b.getUnitAttr());

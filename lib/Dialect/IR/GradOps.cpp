@@ -31,6 +31,31 @@ static LogicalResult checkGradType(std::optional<Location> loc, StringRef name,
   return success();
 }
 
+/// Fails unless a normalization gradient's `mean` and `invVariance` have
+/// type `stats` and its `gamma` type `params`; `perChannel`: the message
+/// says what batch norm's shapes hold.
+static LogicalResult checkStatistics(std::optional<Location> loc,
+                                     StringRef name, Value mean,
+                                     Value invVariance, RankedTensorType stats,
+                                     Value gamma, RankedTensorType params,
+                                     bool perChannel) {
+  std::tuple<StringRef, Value, RankedTensorType> operands[] = {
+      {"mean", mean, stats},
+      {"inv_variance", invVariance, stats},
+      {"gamma", gamma, params}};
+  for (auto [what, value, want] : operands) {
+    auto t = stripEncoding(value.getType());
+    if (t.getElementType() != want.getElementType() ||
+        failed(verifyCompatibleShape(t, want)))
+      return emitInferError(loc, name)
+             << what << " " << t << " must be " << want
+             << (!perChannel               ? ""
+                 : want.getRank() == 1     ? " (one value per channel)"
+                                           : " (one value per group and channel)");
+  }
+  return success();
+}
+
 /// The 4-D shape attribute `what`, checked.
 static FailureOr<RankedTensorType> shapeAttr(std::optional<Location> loc,
                                              StringRef name, StringRef what,
@@ -157,22 +182,43 @@ LogicalResult BatchNormGradOp::inferReturnTypes(MLIRContext *,
   RankedTensorType stats = *grouped;
   auto perChannel =
       RankedTensorType::get(stats.getShape().take_back(), x.getElementType());
-  std::tuple<StringRef, Value, RankedTensorType> params[] = {
-      {"mean", adaptor.getMean(), stats},
-      {"inv_variance", adaptor.getInvVariance(), stats},
-      {"gamma", adaptor.getGamma(), perChannel}};
-  for (auto [what, value, want] : params) {
-    auto t = stripEncoding(value.getType());
-    if (t.getElementType() != want.getElementType() ||
-        failed(verifyCompatibleShape(t, want)))
-      return emitInferError(loc, name)
-             << what << " " << t << " must be " << want
-             << (want.getRank() == 1 ? " (one value per channel)"
-                                     : " (one value per group and channel)");
-  }
+  if (failed(checkStatistics(loc, name, adaptor.getMean(),
+                             adaptor.getInvVariance(), stats,
+                             adaptor.getGamma(), perChannel,
+                             /*perChannel=*/true)))
+    return failure();
   types.push_back(x);
   types.push_back(perChannel);
   types.push_back(perChannel);
+  return success();
+}
+
+LogicalResult LayerNormGradOp::inferReturnTypes(MLIRContext *,
+                                                std::optional<Location> loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  auto x = stripEncoding(adaptor.getX().getType());
+  int64_t rank = x.getRank();
+  if (failed(checkAxis(loc, name, "begin_norm_axis",
+                       adaptor.getBeginNormAxis(), rank)) ||
+      failed(checkGradType(loc, name, adaptor.getDy().getType(), x)))
+    return failure();
+  if (!(adaptor.getEpsilon().convertToDouble() >= 0))
+    return emitInferError(loc, name) << "epsilon must not be negative";
+  int64_t normAxis = normalizeAxis(adaptor.getBeginNormAxis(), rank);
+  auto stats =
+      RankedTensorType::get(x.getShape().take_front(normAxis), x.getElementType());
+  auto params =
+      RankedTensorType::get(x.getShape().drop_front(normAxis), x.getElementType());
+  if (failed(checkStatistics(loc, name, adaptor.getMean(),
+                             adaptor.getInvVariance(), stats,
+                             adaptor.getGamma(), params,
+                             /*perChannel=*/false)))
+    return failure();
+  types.push_back(x);
+  types.push_back(params);
+  types.push_back(params);
   return success();
 }
 
@@ -304,6 +350,33 @@ void BatchNormGradOp::getSbpSignatures(
   dims.mapResultAxis(0, axis, channels);
   dims.mapResultAxis(1, 0, channels);
   dims.mapResultAxis(2, 0, channels);
+  dims.derive(meshAxisSize, signatures);
+}
+
+void LayerNormGradOp::getSbpSignatures(
+    int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
+  // Rows (the axes before begin_norm_axis) are parallel in dx and summed
+  // over in dgamma and dbeta; the normalized axes are never split.
+  SbpDims dims(*this);
+  int64_t rank = stripEncoding(getX().getType()).getRank();
+  int64_t normAxis = normalizeAxis(getBeginNormAxis(), rank);
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    bool row = axis < normAxis;
+    int64_t dim =
+        dims.addDim(row ? SbpDimKind::reduction : SbpDimKind::broadcastOnly);
+    for (unsigned i : {0u, 1u})
+      dims.mapOperandAxis(i, axis, dim);
+    dims.mapResultAxis(0, axis, dim);
+    if (row) {
+      dims.mapOperandAxis(2, axis, dim);
+      dims.mapOperandAxis(3, axis, dim);
+    } else {
+      dims.mapOperandAxis(4, axis - normAxis, dim);
+      dims.mapResultAxis(1, axis - normAxis, dim);
+      dims.mapResultAxis(2, axis - normAxis, dim);
+    }
+  }
+  dims.addPartials("BPBBB");
   dims.derive(meshAxisSize, signatures);
 }
 

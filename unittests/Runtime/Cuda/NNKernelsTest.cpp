@@ -11,6 +11,8 @@
 
 #include "CudaKernelTests.h"
 
+#include <cmath>
+
 using namespace ofrt;
 using namespace ofrt::test;
 
@@ -75,6 +77,26 @@ TEST_F(CudaKernels, GatherCrossEntropyLayerNorm) {
                    {"epsilon", 1e-5}}),
                {x, gamma, beta});
   }
+  // layer_norm_grad on statistics of x's rows of 33 (atomic sums of dgamma
+  // and dbeta: compared within expectSame's tolerance).
+  TensorData dy = randomTensor(DType::F32, {4, 6, 33}, seed++);
+  Values xs = values(x), mean(24), inv(24);
+  for (int64_t r = 0; r < 24; ++r) {
+    double sum = 0, sq = 0;
+    for (int64_t k = 0; k < 33; ++k)
+      sum += xs[r * 33 + k];
+    mean[r] = sum / 33;
+    for (int64_t k = 0; k < 33; ++k)
+      sq += (xs[r * 33 + k] - mean[r]) * (xs[r * 33 + k] - mean[r]);
+    inv[r] = 1 / std::sqrt(sq / 33 + 1e-5);
+  }
+  TensorData m = tensor(DType::F32, {4, 6}, mean),
+             iv = tensor(DType::F32, {4, 6}, inv);
+  expectSame(op("layer_norm_grad",
+                {x.desc, dy.desc, m.desc, iv.desc, gamma.desc},
+                {x.desc, gamma.desc, gamma.desc},
+                {{"begin_norm_axis", int64_t(-1)}}),
+             {x, dy, m, iv, gamma});
 }
 
 TEST_F(CudaKernels, BadIndicesFailLikeTheCpu) {

@@ -163,6 +163,60 @@ TEST(BatchNormGradKernel, MatchesTheClosedForm) {
   EXPECT_TRUE(near(values(out[2]), dbeta, 1e-4, 1e-4));
 }
 
+// Rows of `inner` elements normalized alone; dgamma and dbeta sum over the
+// rows. Three rows of [2, 3, 5] over the last axis, then over the last two.
+TEST(LayerNormGradKernel, MatchesTheClosedForm) {
+  for (int64_t normAxis : {2, 1}) {
+    SCOPED_TRACE("begin_norm_axis " + std::to_string(normAxis));
+    Shape xs = {2, 3, 5};
+    Shape stats(xs.begin(), xs.begin() + normAxis),
+        params(xs.begin() + normAxis, xs.end());
+    int64_t rows = count(stats), inner = count(params);
+    double eps = 1e-5;
+    Values x = randomValues(count(xs), 16), dy = randomValues(count(xs), 17),
+           gamma = randomValues(inner, 18, 0.5, 1.5);
+    Values mean(rows), inv(rows), dx(x.size()), dgamma(inner), dbeta(inner);
+    for (int64_t r = 0; r < rows; ++r) {
+      const double *row = &x[r * inner], *d = &dy[r * inner];
+      double sum = 0, sq = 0, sumG = 0, sumGX = 0;
+      for (int64_t k = 0; k < inner; ++k)
+        sum += row[k];
+      mean[r] = sum / inner;
+      for (int64_t k = 0; k < inner; ++k)
+        sq += std::pow(row[k] - mean[r], 2);
+      inv[r] = 1 / std::sqrt(sq / inner + eps);
+      for (int64_t k = 0; k < inner; ++k) {
+        double xhat = (row[k] - mean[r]) * inv[r];
+        sumG += d[k] * gamma[k];
+        sumGX += d[k] * gamma[k] * xhat;
+        dgamma[k] += d[k] * xhat;
+        dbeta[k] += d[k];
+      }
+      for (int64_t k = 0; k < inner; ++k) {
+        double xhat = (row[k] - mean[r]) * inv[r];
+        dx[r * inner + k] = inv[r] * (d[k] * gamma[k] - sumG / inner -
+                                      xhat * sumGX / inner);
+      }
+    }
+    auto out = runOk(
+        "layer_norm_grad",
+        {f32(xs, x), f32(xs, dy), f32(stats, mean), f32(stats, inv),
+         f32(params, gamma)},
+        {{DType::F32, xs}, {DType::F32, params}, {DType::F32, params}},
+        {{"begin_norm_axis", normAxis}});
+    EXPECT_TRUE(near(values(out[0]), dx, 1e-4, 1e-4));
+    EXPECT_TRUE(near(values(out[1]), dgamma, 1e-4, 1e-4));
+    EXPECT_TRUE(near(values(out[2]), dbeta, 1e-4, 1e-4));
+  }
+  TensorDesc x{DType::F32, {2, 3}}, s{DType::F32, {2}}, p{DType::F32, {3}};
+  expectCreateError(op("layer_norm_grad", {x, x, s, s, {DType::F32, {2}}},
+                       {x, p, p}),
+                    "gamma is 2xf32 but needs shape [3] of f32");
+  TensorDesc d{DType::F64, {2, 3}};
+  expectCreateError(op("layer_norm_grad", {d, d, s, s, p}, {d, p, p}),
+                    "f32 only");
+}
+
 TEST(GatherGradKernel, AddsRowsAtTheirIndicesAndOnlyOwnRows) {
   // Indices 1, 3, 1, -1 (= 4) into a table of 5 rows of 2.
   Values ids = {1, 3, 1, -1}, dy = {1, 2, 3, 4, 5, 6, 7, 8};

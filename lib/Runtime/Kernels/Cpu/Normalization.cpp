@@ -7,7 +7,8 @@
 // oneDNN's layer_normalization on the [outer, inner] view of x (inner = the
 // axes from begin_norm_axis), with gamma/beta as its scale/shift when they
 // cover exactly the normalized axes, otherwise as a broadcasting oneDNN
-// binary (mul, with an add post-op) afterwards. batch_normalization runs on
+// binary (mul, with an add post-op) afterwards; layer_norm_grad (gamma over
+// the normalized axes) is its backward. batch_normalization runs on
 // the [outer, C, inner] view, so any `axis` is oneDNN's channel axis 1.
 // Both return the (biased) variance, which becomes 1 / sqrt(var + eps).
 // With statistics groups (a G x C mean: this rank's groups) each group of
@@ -111,6 +112,18 @@ absl::Status checkParam(const OpDesc &op, size_t index, const char *what,
   return absl::OkStatus();
 }
 
+/// layer_norm's and layer_norm_grad's epsilon (finite, not negative) and
+/// element type (f32).
+absl::Status checkEpsilonAndType(const OpDesc &op, double eps) {
+  if (!(eps >= 0) || !std::isfinite(eps))
+    return opError(op, "epsilon " + std::to_string(eps) +
+                           " must be finite and not negative");
+  if (op.inputs[0].dtype != DType::F32)
+    return opError(op, std::string("has no CPU kernel for element type ") +
+                           dtypeName(op.inputs[0].dtype) + " (f32 only)");
+  return absl::OkStatus();
+}
+
 KernelOr createLayerNorm(const OpDesc &op) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 3, 3));
   const TensorDesc &x = op.inputs[0];
@@ -123,12 +136,7 @@ KernelOr createLayerNorm(const OpDesc &op) {
       normalizeAxis(op, "begin_norm_axis", normAttr, x.rank(), normAxis));
   OFRT_RETURN_IF_ERROR(
       normalizeAxis(op, "begin_params_axis", paramsAttr, x.rank(), paramsAxis));
-  if (!(eps >= 0) || !std::isfinite(eps))
-    return opError(op, "epsilon " + std::to_string(eps) +
-                           " must be finite and not negative");
-  if (x.dtype != DType::F32)
-    return opError(op, std::string("has no CPU kernel for element type ") +
-                           dtypeName(x.dtype) + " (f32 only)");
+  OFRT_RETURN_IF_ERROR(checkEpsilonAndType(op, eps));
   Shape paramShape(x.shape.begin() + paramsAxis, x.shape.end());
   OFRT_RETURN_IF_ERROR(checkParam(op, 1, "gamma", paramShape));
   OFRT_RETURN_IF_ERROR(checkParam(op, 2, "beta", paramShape));
@@ -146,6 +154,100 @@ KernelOr createLayerNorm(const OpDesc &op) {
   return std::make_unique<LayerNormKernel>(op, outer, inner,
                                            static_cast<float>(eps),
                                            paramsAxis == normAxis, paramsAxis);
+}
+
+/// layer_norm_grad: oneDNN's layer_normalization_backward on the [outer,
+/// inner] view, with the variance recovered from 1 / sqrt(var + eps) and
+/// gamma packed with a zero shift ((2, inner), as oneDNN 2.6's backward
+/// takes them); the packed (2, inner) difference splits into dgamma, dbeta.
+class LayerNormGradKernel : public CpuKernel {
+public:
+  LayerNormGradKernel(const OpDesc &op, int64_t outer, int64_t inner,
+                      float eps)
+      : CpuKernel(op), eps(eps), variance(outer), scaleShift(2 * inner),
+        diffScaleShift(2 * inner) {
+    data = plainDesc({outer, inner}, dt::f32);
+    stat = plainDesc({outer}, dt::f32);
+    packed = plainDesc({2, inner}, dt::f32);
+    normalization_flags flags = normalization_flags::use_scale_shift;
+    dnnl::layer_normalization_forward::primitive_desc forwardPd(
+        dnnl::layer_normalization_forward::desc(
+            dnnl::prop_kind::forward_training, data, stat, eps, flags),
+        scratchpadAttr(), cpuEngine());
+    dnnl::layer_normalization_backward::primitive_desc pd(
+        dnnl::layer_normalization_backward::desc(
+            dnnl::prop_kind::backward, data, data, stat, eps, flags),
+        scratchpadAttr(), cpuEngine(), forwardPd);
+    prim = dnnl::layer_normalization_backward(pd);
+  }
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    size_t inner = scaleShift.size() / 2;
+    std::memcpy(scaleShift.data(), in[4].data, inner * sizeof(float));
+    const float *inv = in[3].as<float>();
+    for (size_t r = 0; r < variance.size(); ++r)
+      variance[r] = static_cast<float>(
+          1.0 / (static_cast<double>(inv[r]) * inv[r]) - eps);
+    OFRT_RETURN_IF_ERROR(execute(
+        where, prim,
+        {{DNNL_ARG_SRC, wrap(data, in[0].data)},
+         {DNNL_ARG_DIFF_DST, wrap(data, in[1].data)},
+         {DNNL_ARG_MEAN, wrap(stat, in[2].data)},
+         {DNNL_ARG_VARIANCE, wrap(stat, variance.data())},
+         {DNNL_ARG_SCALE_SHIFT, wrap(packed, scaleShift.data())},
+         {DNNL_ARG_DIFF_SRC, wrap(data, out[0].data)},
+         {DNNL_ARG_DIFF_SCALE_SHIFT, wrap(packed, diffScaleShift.data())}}));
+    std::memcpy(out[1].data, diffScaleShift.data(), inner * sizeof(float));
+    std::memcpy(out[2].data, diffScaleShift.data() + inner,
+                inner * sizeof(float));
+    return absl::OkStatus();
+  }
+
+private:
+  double eps;
+  std::vector<float> variance, scaleShift, diffScaleShift;
+  MemDesc data, stat, packed;
+  dnnl::layer_normalization_backward prim;
+};
+
+/// No rows: dgamma and dbeta are zero sums.
+class ZeroResultsKernel : public CpuKernel {
+public:
+  using CpuKernel::CpuKernel;
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &,
+                       const std::vector<TensorView> &out) override {
+    for (const TensorView &result : out)
+      std::memset(result.data, 0, result.desc.bytes());
+    return absl::OkStatus();
+  }
+};
+
+KernelOr createLayerNormGrad(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 5, 3));
+  const TensorDesc &x = op.inputs[0];
+  OFRT_READ_PARAMS(declared, params::LayerNormGradOp, op);
+  int64_t normAttr = declared.begin_norm_axis, normAxis = 0;
+  double eps = declared.epsilon;
+  OFRT_RETURN_IF_ERROR(
+      normalizeAxis(op, "begin_norm_axis", normAttr, x.rank(), normAxis));
+  OFRT_RETURN_IF_ERROR(checkEpsilonAndType(op, eps));
+  Shape statShape(x.shape.begin(), x.shape.begin() + normAxis);
+  Shape paramShape(x.shape.begin() + normAxis, x.shape.end());
+  OFRT_RETURN_IF_ERROR(checkParam(op, 1, "dy", x.shape));
+  OFRT_RETURN_IF_ERROR(checkParam(op, 2, "mean", statShape));
+  OFRT_RETURN_IF_ERROR(checkParam(op, 3, "inv_variance", statShape));
+  OFRT_RETURN_IF_ERROR(checkParam(op, 4, "gamma", paramShape));
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, x));
+  OFRT_RETURN_IF_ERROR(checkResult(op, 1, {x.dtype, paramShape}));
+  OFRT_RETURN_IF_ERROR(checkResult(op, 2, {x.dtype, paramShape}));
+  int64_t outer = numel(statShape), inner = numel(paramShape);
+  if (inner == 0)
+    return opError(op, "normalizes over no elements (" + x.str() + ")");
+  if (outer == 0)
+    return std::make_unique<ZeroResultsKernel>(op);
+  return std::make_unique<LayerNormGradKernel>(op, outer, inner,
+                                               static_cast<float>(eps));
 }
 
 // Updating moving_mean / moving_variance with `momentum` in training is not
@@ -396,4 +498,5 @@ void cpu::registerNormalizationKernels(KernelRegistry &registry) {
   addKernel(registry, params::LayerNormOp::kOpName, createLayerNorm);
   addKernel(registry, params::BatchNormOp::kOpName, createBatchNorm);
   addKernel(registry, params::BatchNormGradOp::kOpName, createBatchNormGrad);
+  addKernel(registry, params::LayerNormGradOp::kOpName, createLayerNormGrad);
 }

@@ -1,4 +1,4 @@
-//===- Indexing.cpp - gather, gather_grad and layer_norm on a GPU ---------===//
+//===- Indexing.cpp - gather, gather_grad, layer_norm(_grad) on a GPU -----===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
@@ -191,6 +191,38 @@ absl::StatusOr<std::unique_ptr<Kernel>> createLayerNorm(const OpDesc &op) {
       op, outer, inner, op.inputs[1].numel(), static_cast<float>(eps)));
 }
 
+class LayerNormGradKernel : public CudaKernel {
+public:
+  LayerNormGradKernel(const OpDesc &op, int64_t outer, int64_t inner)
+      : CudaKernel(op), outer(outer), inner(inner) {}
+
+  absl::Status run(CudaStream &stream, const KernelContext &,
+                   const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &out) override {
+    return check(launchLayerNormGrad(in[0].as<float>(), in[1].as<float>(),
+                                     in[2].as<float>(), in[3].as<float>(),
+                                     in[4].as<float>(), out[0].as<float>(),
+                                     out[1].as<float>(), out[2].as<float>(),
+                                     outer, inner, stream.handle()),
+                 "the layer norm gradient kernel");
+  }
+
+private:
+  int64_t outer, inner;
+};
+
+absl::StatusOr<std::unique_ptr<Kernel>>
+createLayerNormGrad(const OpDesc &op) {
+  absl::StatusOr<std::unique_ptr<Kernel>> cpuKernel =
+      KernelRegistry::global().create(DeviceKind::Cpu, op);
+  if (!cpuKernel.ok())
+    return cpuKernel.status();
+  const TensorDesc &x = op.inputs[0];
+  int64_t inner = op.inputs[4].numel();
+  return std::unique_ptr<Kernel>(
+      new LayerNormGradKernel(op, inner ? x.numel() / inner : 0, inner));
+}
+
 } // namespace
 
 void cuda::registerIndexingKernels(KernelRegistry &registry) {
@@ -199,4 +231,6 @@ void cuda::registerIndexingKernels(KernelRegistry &registry) {
   registry.add(DeviceKind::Cuda, params::GatherGradOp::kOpName,
                [](const OpDesc &op) { return createGather(op, true); });
   registry.add(DeviceKind::Cuda, params::LayerNormOp::kOpName, createLayerNorm);
+  registry.add(DeviceKind::Cuda, params::LayerNormGradOp::kOpName,
+               createLayerNormGrad);
 }

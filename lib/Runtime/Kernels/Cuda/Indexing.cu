@@ -7,7 +7,8 @@
 // Kernels that read indices record the first bad position with atomicMin
 // (the caller reads it back and reports the index as the CPU kernel does).
 // gather copies rows as 4-byte words when they allow it, bytes otherwise;
-// gather_grad adds rows with atomicAdd. layer_norm gives each row one block
+// gather_grad adds rows with atomicAdd, as layer_norm_grad does dgamma and
+// dbeta. layer_norm and layer_norm_grad give each row one block
 // and reduces its sums in shared memory, two passes (mean, then the
 // variance about it), as the CPU's oneDNN primitive computes them.
 //
@@ -119,6 +120,32 @@ __global__ void layerNormKernel(const float *x, const float *gamma,
   }
 }
 
+__global__ void layerNormGradKernel(const float *x, const float *dy,
+                                    const float *mean, const float *invStd,
+                                    const float *gamma, float *dx,
+                                    float *dgamma, float *dbeta,
+                                    int64_t outer, int64_t inner) {
+  __shared__ float shared[kThreads];
+  for (int64_t row = blockIdx.x; row < outer; row += gridDim.x) {
+    const float *in = x + row * inner, *d = dy + row * inner;
+    float mu = mean[row], inv = invStd[row];
+    float sumG = 0, sumGX = 0;
+    for (int64_t k = threadIdx.x; k < inner; k += blockDim.x) {
+      float g = d[k] * gamma[k], xhat = (in[k] - mu) * inv;
+      sumG += g;
+      sumGX += g * xhat;
+      atomicAdd(&dgamma[k], d[k] * xhat);
+      atomicAdd(&dbeta[k], d[k]);
+    }
+    float meanG = blockSum(sumG, shared) / float(inner);
+    float meanGX = blockSum(sumGX, shared) / float(inner);
+    for (int64_t k = threadIdx.x; k < inner; k += blockDim.x) {
+      float xhat = (in[k] - mu) * inv;
+      dx[row * inner + k] = inv * (d[k] * gamma[k] - meanG - xhat * meanGX);
+    }
+  }
+}
+
 unsigned rowBlocks(int64_t rows) {
   return static_cast<unsigned>(rows < 65535 * 8 ? rows : 65535 * 8);
 }
@@ -204,5 +231,23 @@ cudaError_t cuda::launchLayerNorm(const float *x, const float *gamma,
     return cudaSuccess;
   layerNormKernel<<<rowBlocks(outer), kThreads, 0, stream>>>(
       x, gamma, beta, y, mean, invStd, outer, inner, params, eps);
+  return cudaGetLastError();
+}
+
+cudaError_t cuda::launchLayerNormGrad(const float *x, const float *dy,
+                                      const float *mean, const float *invStd,
+                                      const float *gamma, float *dx,
+                                      float *dgamma, float *dbeta,
+                                      int64_t outer, int64_t inner,
+                                      cudaStream_t stream) {
+  size_t bytes = static_cast<size_t>(inner) * sizeof(float);
+  if (cudaError_t e = cudaMemsetAsync(dgamma, 0, bytes, stream))
+    return e;
+  if (cudaError_t e = cudaMemsetAsync(dbeta, 0, bytes, stream))
+    return e;
+  if (outer == 0)
+    return cudaSuccess;
+  layerNormGradKernel<<<rowBlocks(outer), kThreads, 0, stream>>>(
+      x, dy, mean, invStd, gamma, dx, dgamma, dbeta, outer, inner);
   return cudaGetLastError();
 }

@@ -137,6 +137,16 @@ cudaError_t launchLayerNorm(const float *x, const float *gamma,
                             float *invStd, int64_t outer, int64_t inner,
                             int64_t params, float eps, cudaStream_t stream);
 
+/// layer_norm_grad on f32 rows of `inner` elements, gamma of `inner`:
+/// dx = invStd * (g - mean(g) - xhat * mean(g * xhat)) with g = dy * gamma
+/// and xhat = (x - mean) * invStd, the means over the row; dgamma and dbeta
+/// (zeroed here first) sum dy * xhat and dy over the rows, with atomics.
+cudaError_t launchLayerNormGrad(const float *x, const float *dy,
+                                const float *mean, const float *invStd,
+                                const float *gamma, float *dx, float *dgamma,
+                                float *dbeta, int64_t outer, int64_t inner,
+                                cudaStream_t stream);
+
 /// cast between the plain types (f32, f64, bf16, i8, i32, i64, i1) with
 /// elementwise::castElement (bf16 through f32, rounded to nearest even);
 /// cudaErrorInvalidValue for other types.
