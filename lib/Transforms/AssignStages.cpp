@@ -224,10 +224,10 @@ private:
   }
 
   /// Ops that read only variables and constants (or such ops), a weight's
-  /// cast to bf16 for one, move to the earliest stage that reads them when that is later
-  /// than theirs (unless marked by hand): the weight crosses the cut rather
-  /// than what was made of it, so that its gradient, made where its reader
-  /// is, is accumulated over micro-batches in the weight's own type.
+  /// cast to bf16 for one, move to the earliest stage that reads them when that
+  /// is later than theirs (unless marked by hand): the weight crosses the cut
+  /// rather than what was made of it, so that its gradient, made where its
+  /// reader is, is accumulated over micro-batches in the weight's own type.
   void sinkWeightOps(func::FuncOp func,
                      const llvm::SmallPtrSetImpl<Operation *> &handMarked) {
     llvm::SmallPtrSet<Operation *, 16> weightOps;
@@ -237,8 +237,8 @@ private:
         continue;
       bool fromWeights = llvm::all_of(op.getOperands(), [&](Value operand) {
         Operation *def = operand.getDefiningOp();
-        return def && (isa<VariableOp, ConstantOp>(def) ||
-                       weightOps.contains(def));
+        return def &&
+               (isa<VariableOp, ConstantOp>(def) || weightOps.contains(def));
       });
       if (fromWeights)
         weightOps.insert(&op);

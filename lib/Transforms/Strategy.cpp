@@ -249,14 +249,15 @@ static bool parseRecompute(const llvm::json::Object &root,
   return parseMatchRules(root, "recompute", /*withStage=*/false, rules, error);
 }
 
-using KeyParser = bool (*)(const llvm::json::Object &,
-                           SmallVector<StageRule> &, std::string &);
+using KeyParser = bool (*)(const llvm::json::Object &, SmallVector<StageRule> &,
+                           std::string &);
 
 /// Parses one key of the strategy file `path`, whose contents are `text`,
 /// with `parse`.
-static std::optional<SmallVector<StageRule>>
-parseKeyText(llvm::StringRef path, llvm::StringRef text, std::string &error,
-             KeyParser parse) {
+static std::optional<SmallVector<StageRule>> parseKeyText(llvm::StringRef path,
+                                                          llvm::StringRef text,
+                                                          std::string &error,
+                                                          KeyParser parse) {
   SmallVector<StageRule> rules;
   // A file that is not a JSON object (or nests too deeply to parse) is
   // reported by parseStrategy.
@@ -317,10 +318,8 @@ mlir::oneflow::parseStageRulesText(llvm::StringRef path, llvm::StringRef text,
   return parseKeyText(path, text, error, parseStages);
 }
 
-std::optional<SmallVector<std::string>>
-mlir::oneflow::parseRecomputeRulesText(llvm::StringRef path,
-                                       llvm::StringRef text,
-                                       std::string &error) {
+std::optional<SmallVector<std::string>> mlir::oneflow::parseRecomputeRulesText(
+    llvm::StringRef path, llvm::StringRef text, std::string &error) {
   return matchesOf(parseKeyText(path, text, error, parseRecompute));
 }
 
@@ -340,9 +339,10 @@ std::optional<Strategy> mlir::oneflow::parseStrategyText(MLIRContext *context,
   for (int64_t size : strategy.mesh)
     ranks *= size;
   if (ranks != devices) {
-    error = "strategy file '" + path.str() + "' key \"mesh\": " +
-            formatMesh(strategy.mesh) + " has " + std::to_string(ranks) +
-            " ranks but devices is " + std::to_string(devices);
+    error = "strategy file '" + path.str() +
+            "' key \"mesh\": " + formatMesh(strategy.mesh) + " has " +
+            std::to_string(ranks) + " ranks but devices is " +
+            std::to_string(devices);
     return std::nullopt;
   }
   return strategy;

@@ -108,11 +108,11 @@ std::optional<Strategy> parseStrategy(MLIRContext *context,
 /// tools/json-readers-fuzzer/strategy-file-fuzzer reads them so).
 std::optional<Strategy> parseStrategyText(MLIRContext *context,
                                           llvm::StringRef path,
-                                          llvm::StringRef text,
-                                          int64_t devices, std::string &error);
-std::optional<SmallVector<StageRule>>
-parseStageRulesText(llvm::StringRef path, llvm::StringRef text,
-                    std::string &error);
+                                          llvm::StringRef text, int64_t devices,
+                                          std::string &error);
+std::optional<SmallVector<StageRule>> parseStageRulesText(llvm::StringRef path,
+                                                          llvm::StringRef text,
+                                                          std::string &error);
 std::optional<SmallVector<std::string>>
 parseRecomputeRulesText(llvm::StringRef path, llvm::StringRef text,
                         std::string &error);

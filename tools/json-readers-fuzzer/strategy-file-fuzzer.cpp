@@ -41,7 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (const auto &rule : strategy->inputs)
       (void)rule.matches("tokens");
   error.clear();
-  if (auto stages = mlir::oneflow::parseStageRulesText("fuzz.json", text, error))
+  if (auto stages =
+          mlir::oneflow::parseStageRulesText("fuzz.json", text, error))
     for (const auto &rule : *stages)
       (void)rule.matches("h0.w");
   error.clear();

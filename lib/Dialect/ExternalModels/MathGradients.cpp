@@ -407,8 +407,7 @@ static LogicalResult buildGradientRule(GeluOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {
   // dy (Phi(x) + x phi(x)), one op (gelu_grad) rather than eleven.
-  dxs.push_back(
-      GeluGradOp::create(g.builder(), g.getLoc(), op.getX(), dys[0]));
+  dxs.push_back(GeluGradOp::create(g.builder(), g.getLoc(), op.getX(), dys[0]));
   return success();
 }
 

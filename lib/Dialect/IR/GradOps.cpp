@@ -49,9 +49,9 @@ static LogicalResult checkStatistics(std::optional<Location> loc,
         failed(verifyCompatibleShape(t, want)))
       return emitInferError(loc, name)
              << what << " " << t << " must be " << want
-             << (!perChannel               ? ""
-                 : want.getRank() == 1     ? " (one value per channel)"
-                                           : " (one value per group and channel)");
+             << (!perChannel           ? ""
+                 : want.getRank() == 1 ? " (one value per channel)"
+                                       : " (one value per group and channel)");
   }
   return success();
 }
@@ -200,17 +200,17 @@ LogicalResult LayerNormGradOp::inferReturnTypes(MLIRContext *,
   StringRef name = getOperationName();
   auto x = stripEncoding(adaptor.getX().getType());
   int64_t rank = x.getRank();
-  if (failed(checkAxis(loc, name, "begin_norm_axis",
-                       adaptor.getBeginNormAxis(), rank)) ||
+  if (failed(checkAxis(loc, name, "begin_norm_axis", adaptor.getBeginNormAxis(),
+                       rank)) ||
       failed(checkGradType(loc, name, adaptor.getDy().getType(), x)))
     return failure();
   if (!(adaptor.getEpsilon().convertToDouble() >= 0))
     return emitInferError(loc, name) << "epsilon must not be negative";
   int64_t normAxis = normalizeAxis(adaptor.getBeginNormAxis(), rank);
-  auto stats =
-      RankedTensorType::get(x.getShape().take_front(normAxis), x.getElementType());
-  auto params =
-      RankedTensorType::get(x.getShape().drop_front(normAxis), x.getElementType());
+  auto stats = RankedTensorType::get(x.getShape().take_front(normAxis),
+                                     x.getElementType());
+  auto params = RankedTensorType::get(x.getShape().drop_front(normAxis),
+                                      x.getElementType());
   if (failed(checkStatistics(loc, name, adaptor.getMean(),
                              adaptor.getInvVariance(), stats,
                              adaptor.getGamma(), params,

@@ -92,11 +92,10 @@ TEST_F(CudaKernels, GatherCrossEntropyLayerNorm) {
   }
   TensorData m = tensor(DType::F32, {4, 6}, mean),
              iv = tensor(DType::F32, {4, 6}, inv);
-  expectSame(op("layer_norm_grad",
-                {x.desc, dy.desc, m.desc, iv.desc, gamma.desc},
-                {x.desc, gamma.desc, gamma.desc},
-                {{"begin_norm_axis", int64_t(-1)}}),
-             {x, dy, m, iv, gamma});
+  expectSame(
+      op("layer_norm_grad", {x.desc, dy.desc, m.desc, iv.desc, gamma.desc},
+         {x.desc, gamma.desc, gamma.desc}, {{"begin_norm_axis", int64_t(-1)}}),
+      {x, dy, m, iv, gamma});
 }
 
 TEST_F(CudaKernels, BadIndicesFailLikeTheCpu) {

@@ -199,10 +199,9 @@ TEST(BinaryKernels, GeluGrad) {
     auto out = runOk("gelu_grad", {xt, dyt}, {{c.dtype, c.dys}});
     EXPECT_TRUE(near(values(out[0]), expected, c.tol, c.tol));
   }
-  expectCreateError(
-      op("gelu_grad", {{DType::I32, {4}}, {DType::I32, {4}}},
-         {{DType::I32, {4}}}),
-      "needs floating-point operands, got 4xi32");
+  expectCreateError(op("gelu_grad", {{DType::I32, {4}}, {DType::I32, {4}}},
+                       {{DType::I32, {4}}}),
+                    "needs floating-point operands, got 4xi32");
 }
 
 TEST(BinaryKernels, RejectsBadDescriptions) {

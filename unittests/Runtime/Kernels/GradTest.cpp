@@ -194,24 +194,24 @@ TEST(LayerNormGradKernel, MatchesTheClosedForm) {
       }
       for (int64_t k = 0; k < inner; ++k) {
         double xhat = (row[k] - mean[r]) * inv[r];
-        dx[r * inner + k] = inv[r] * (d[k] * gamma[k] - sumG / inner -
-                                      xhat * sumGX / inner);
+        dx[r * inner + k] =
+            inv[r] * (d[k] * gamma[k] - sumG / inner - xhat * sumGX / inner);
       }
     }
-    auto out = runOk(
-        "layer_norm_grad",
-        {f32(xs, x), f32(xs, dy), f32(stats, mean), f32(stats, inv),
-         f32(params, gamma)},
-        {{DType::F32, xs}, {DType::F32, params}, {DType::F32, params}},
-        {{"begin_norm_axis", normAxis}});
+    auto out =
+        runOk("layer_norm_grad",
+              {f32(xs, x), f32(xs, dy), f32(stats, mean), f32(stats, inv),
+               f32(params, gamma)},
+              {{DType::F32, xs}, {DType::F32, params}, {DType::F32, params}},
+              {{"begin_norm_axis", normAxis}});
     EXPECT_TRUE(near(values(out[0]), dx, 1e-4, 1e-4));
     EXPECT_TRUE(near(values(out[1]), dgamma, 1e-4, 1e-4));
     EXPECT_TRUE(near(values(out[2]), dbeta, 1e-4, 1e-4));
   }
   TensorDesc x{DType::F32, {2, 3}}, s{DType::F32, {2}}, p{DType::F32, {3}};
-  expectCreateError(op("layer_norm_grad", {x, x, s, s, {DType::F32, {2}}},
-                       {x, p, p}),
-                    "gamma is 2xf32 but needs shape [3] of f32");
+  expectCreateError(
+      op("layer_norm_grad", {x, x, s, s, {DType::F32, {2}}}, {x, p, p}),
+      "gamma is 2xf32 but needs shape [3] of f32");
   TensorDesc d{DType::F64, {2, 3}};
   expectCreateError(op("layer_norm_grad", {d, d, s, s, p}, {d, p, p}),
                     "f32 only");

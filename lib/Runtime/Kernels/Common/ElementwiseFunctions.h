@@ -309,14 +309,22 @@ struct OpInfo {
 };
 
 inline const OpInfo kOps[] = {
-    {"add", Op::Add, false},         {"sub", Op::Sub, false},
-    {"mul", Op::Mul, false},         {"div", Op::Div, false},
-    {"maximum", Op::Max, false},     {"minimum", Op::Min, false},
-    {"pow", Op::Pow, false},         {"equal", Op::Eq, true},
-    {"not_equal", Op::Ne, true},     {"less", Op::Lt, true},
-    {"less_equal", Op::Le, true},    {"greater", Op::Gt, true},
-    {"greater_equal", Op::Ge, true}, {"logical_and", Op::And, true},
-    {"logical_or", Op::Or, true},    {"logical_xor", Op::Xor, true},
+    {"add", Op::Add, false},
+    {"sub", Op::Sub, false},
+    {"mul", Op::Mul, false},
+    {"div", Op::Div, false},
+    {"maximum", Op::Max, false},
+    {"minimum", Op::Min, false},
+    {"pow", Op::Pow, false},
+    {"equal", Op::Eq, true},
+    {"not_equal", Op::Ne, true},
+    {"less", Op::Lt, true},
+    {"less_equal", Op::Le, true},
+    {"greater", Op::Gt, true},
+    {"greater_equal", Op::Ge, true},
+    {"logical_and", Op::And, true},
+    {"logical_or", Op::Or, true},
+    {"logical_xor", Op::Xor, true},
     {"gelu_grad", Op::GeluGrad, false},
 };
 

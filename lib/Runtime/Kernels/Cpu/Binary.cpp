@@ -142,10 +142,10 @@ public:
         throw;
       desc = plainDesc({op.inputs[0].numel()}, dt::f32);
       prim = backward(desc);
-      toWide = dnnl::reorder(
-          dnnl::reorder::primitive_desc(cpuEngine(), narrow, cpuEngine(), desc));
-      toNarrow = dnnl::reorder(
-          dnnl::reorder::primitive_desc(cpuEngine(), desc, cpuEngine(), narrow));
+      toWide = dnnl::reorder(dnnl::reorder::primitive_desc(cpuEngine(), narrow,
+                                                           cpuEngine(), desc));
+      toNarrow = dnnl::reorder(dnnl::reorder::primitive_desc(
+          cpuEngine(), desc, cpuEngine(), narrow));
       wide.resize(3 * op.inputs[0].numel());
     }
   }
@@ -158,22 +158,24 @@ public:
     if (!wide.empty()) {
       float *wx = wide.data(), *wdy = wx + n;
       OFRT_RETURN_IF_ERROR(
-          execute(where, toWide, xArgs(DNNL_ARG_FROM, narrow, x)(DNNL_ARG_TO, desc, wx)));
-      OFRT_RETURN_IF_ERROR(execute(
-          where, toWide, dyArgs(DNNL_ARG_FROM, narrow, dy)(DNNL_ARG_TO, desc, wdy)));
+          execute(where, toWide,
+                  xArgs(DNNL_ARG_FROM, narrow, x)(DNNL_ARG_TO, desc, wx)));
+      OFRT_RETURN_IF_ERROR(
+          execute(where, toWide,
+                  dyArgs(DNNL_ARG_FROM, narrow, dy)(DNNL_ARG_TO, desc, wdy)));
       x = wx;
       dy = wdy;
       dx = wdy + n;
     }
-    OFRT_RETURN_IF_ERROR(execute(where, prim,
-                                 args(DNNL_ARG_SRC, desc, x)(
-                                     DNNL_ARG_DIFF_DST, desc, dy)(
-                                     DNNL_ARG_DIFF_SRC, desc, dx)));
+    OFRT_RETURN_IF_ERROR(
+        execute(where, prim,
+                args(DNNL_ARG_SRC, desc, x)(DNNL_ARG_DIFF_DST, desc,
+                                            dy)(DNNL_ARG_DIFF_SRC, desc, dx)));
     if (wide.empty())
       return absl::OkStatus();
-    return execute(where, toNarrow,
-                   dxArgs(DNNL_ARG_FROM, desc, dx)(DNNL_ARG_TO, narrow,
-                                                   out[0].data));
+    return execute(
+        where, toNarrow,
+        dxArgs(DNNL_ARG_FROM, desc, dx)(DNNL_ARG_TO, narrow, out[0].data));
   }
 
 private:

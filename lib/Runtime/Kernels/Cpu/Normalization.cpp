@@ -162,8 +162,7 @@ KernelOr createLayerNorm(const OpDesc &op) {
 /// takes them); the packed (2, inner) difference splits into dgamma, dbeta.
 class LayerNormGradKernel : public CpuKernel {
 public:
-  LayerNormGradKernel(const OpDesc &op, int64_t outer, int64_t inner,
-                      float eps)
+  LayerNormGradKernel(const OpDesc &op, int64_t outer, int64_t inner, float eps)
       : CpuKernel(op), eps(eps), variance(outer), scaleShift(2 * inner),
         diffScaleShift(2 * inner) {
     data = plainDesc({outer, inner}, dt::f32);
@@ -175,8 +174,8 @@ public:
             dnnl::prop_kind::forward_training, data, stat, eps, flags),
         scratchpadAttr(), cpuEngine());
     dnnl::layer_normalization_backward::primitive_desc pd(
-        dnnl::layer_normalization_backward::desc(
-            dnnl::prop_kind::backward, data, data, stat, eps, flags),
+        dnnl::layer_normalization_backward::desc(dnnl::prop_kind::backward,
+                                                 data, data, stat, eps, flags),
         scratchpadAttr(), cpuEngine(), forwardPd);
     prim = dnnl::layer_normalization_backward(pd);
   }

@@ -211,8 +211,7 @@ private:
   int64_t outer, inner;
 };
 
-absl::StatusOr<std::unique_ptr<Kernel>>
-createLayerNormGrad(const OpDesc &op) {
+absl::StatusOr<std::unique_ptr<Kernel>> createLayerNormGrad(const OpDesc &op) {
   absl::StatusOr<std::unique_ptr<Kernel>> cpuKernel =
       KernelRegistry::global().create(DeviceKind::Cpu, op);
   if (!cpuKernel.ok())
