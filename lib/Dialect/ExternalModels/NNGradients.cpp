@@ -148,12 +148,6 @@ static LogicalResult buildGradientRule(LayerNormOp op, GradientBuilder &g,
   int64_t rank = x.getRank();
   int64_t normAxis = normalizeAxis(op.getBeginNormAxis(), rank);
   int64_t paramsAxis = normalizeAxis(op.getBeginParamsAxis(), rank);
-  SmallVector<int64_t> keep(x.getShape().take_front(normAxis));
-  keep.append(rank - normAxis, 1);
-  SmallVector<int64_t> normAxes = llvm::to_vector(llvm::seq(normAxis, rank));
-  SmallVector<int64_t> batchAxes =
-      llvm::to_vector(llvm::seq<int64_t>(0, paramsAxis));
-
   Value dy = dys[0];
   OpBuilder &b = g.builder();
   if (normAxis == paramsAxis) {
@@ -164,6 +158,13 @@ static LogicalResult buildGradientRule(LayerNormOp op, GradientBuilder &g,
     dxs.append({grad.getDx(), grad.getDgamma(), grad.getDbeta()});
     return success();
   }
+
+  // gamma over fewer axes than are normalized: the composition.
+  SmallVector<int64_t> keep(x.getShape().take_front(normAxis));
+  keep.append(rank - normAxis, 1);
+  SmallVector<int64_t> normAxes = llvm::to_vector(llvm::seq(normAxis, rank));
+  SmallVector<int64_t> batchAxes =
+      llvm::to_vector(llvm::seq<int64_t>(0, paramsAxis));
   Value mean = g.reshape(op.getMean(), keep);
   Value inv = g.reshape(op.getInvVariance(), keep);
   Value xhat = g.mul(g.sub(op.getX(), mean), inv);
