@@ -12,7 +12,10 @@ GPT step then took 855 ms where it takes 264 with the AVX-512 kernels.
 Imported before torch, this module names the kernels the processor can run
 (OPENBLAS_CORETYPE: SkylakeX with AVX-512, Haswell with AVX2 or when
 ONEDNN_MAX_CPU_ISA caps the run at AVX2) in that case, so that the peer is
-not slowed by a detection miss; `blas_note()` says what it did.
+not slowed by a detection miss. Under an AVX2 cap it also names Haswell
+where OpenBLAS detected AVX-512 kernels, for both peers (of-run inherits
+the environment): a capped run is then an AVX2 machine's in its GEMM too.
+`blas_note()` says what it did.
 """
 import ctypes
 import os
@@ -39,11 +42,18 @@ def _fair_openblas_kernels():
     with open("/proc/cpuinfo") as info:
         flags = next((line.split(":", 1)[1].split() for line in info
                       if line.startswith("flags")), [])
+    capped = os.environ.get("ONEDNN_MAX_CPU_ISA", "").upper().startswith(
+        ("AVX2", "AVX", "SSE"))
+    if capped and core in ("SkylakeX", "Cooperlake", "SapphireRapids"):
+        # Both sides' OpenBLAS (the environment reaches of-run too) run as
+        # on an AVX2 machine, as oneDNN does under the cap.
+        os.environ["OPENBLAS_CORETYPE"] = "Haswell"
+        _BLAS_NOTE = ("OPENBLAS_CORETYPE=Haswell (ONEDNN_MAX_CPU_ISA caps "
+                      "the run at AVX2; OpenBLAS detected %s)" % core)
+        return
     if core not in ("Prescott", "Core2", "Penryn", "Dunnington", "Nehalem",
                     "Atom", "Sandybridge") or "avx2" not in flags:
         return
-    capped = os.environ.get("ONEDNN_MAX_CPU_ISA", "").upper().startswith(
-        ("AVX2", "AVX", "SSE"))
     kernels = "SkylakeX" if "avx512f" in flags and not capped else "Haswell"
     os.environ["OPENBLAS_CORETYPE"] = kernels
     _BLAS_NOTE = ("OPENBLAS_CORETYPE=%s (OpenBLAS detected %s, SSE3 kernels, "

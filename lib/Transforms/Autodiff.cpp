@@ -44,6 +44,107 @@ bool isTrainable(VariableOp variable) {
          stripEncoding(variable.getType()).getElementType().isF32();
 }
 
+/// A tensor seen as pieces along one axis, each a value or, where null,
+/// zeros of `length` along it.
+struct Piece {
+  int64_t length;
+  Value value;
+};
+
+bool isZeroFill(Value value) {
+  auto fill = value.getDefiningOp<FillOp>();
+  return fill && fill.getValue().convertToDouble() == 0.0;
+}
+
+/// `value` as the pieces of a concat along its axis, zero fills marked;
+/// false where it is not a concat.
+bool piecesOf(Value value, int64_t &axis, SmallVectorImpl<Piece> &pieces) {
+  auto concat = value.getDefiningOp<ConcatOp>();
+  if (!concat)
+    return false;
+  int64_t rank = stripEncoding(concat.getType()).getRank();
+  axis = concat.getAxis() < 0 ? concat.getAxis() + rank : concat.getAxis();
+  for (Value input : concat.getInputs()) {
+    int64_t length = stripEncoding(input.getType()).getDimSize(axis);
+    if (ShapedType::isDynamic(length))
+      return false;
+    pieces.push_back({length, isZeroFill(input) ? Value() : input});
+  }
+  return true;
+}
+
+/// Whether `pieces` are zeros over [begin, end), where `at` is the piece
+/// that holds `begin` and `start` where it starts.
+bool zerosOver(ArrayRef<Piece> pieces, size_t at, int64_t start, int64_t end) {
+  for (; at < pieces.size() && start < end; start += pieces[at++].length)
+    if (pieces[at].value)
+      return false;
+  return true;
+}
+
+/// The sum of two concats along one axis whose non-zero pieces do not
+/// overlap, as one concat of those pieces (the gradients of slices that
+/// partition a tensor, such as a GPT's q, k and v, then cost one copy
+/// instead of zero fills, three concats and two additions); null where
+/// the sum is not of that form.
+Value sumOfDisjointConcats(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  int64_t lhsAxis, rhsAxis;
+  SmallVector<Piece> pieces[2];
+  if (lhs.getType() != rhs.getType() || !piecesOf(lhs, lhsAxis, pieces[0]) ||
+      !piecesOf(rhs, rhsAxis, pieces[1]) || lhsAxis != rhsAxis)
+    return Value();
+  RankedTensorType type = stripEncoding(lhs.getType());
+  int64_t dim = type.getDimSize(lhsAxis);
+  SmallVector<Piece> sum;
+  size_t at[2] = {0, 0};
+  int64_t start[2] = {0, 0};
+  for (int64_t pos = 0; pos < dim;) {
+    for (int side = 0; side < 2; ++side)
+      while (start[side] + pieces[side][at[side]].length <= pos)
+        start[side] += pieces[side][at[side]++].length;
+    const Piece &left = pieces[0][at[0]], &right = pieces[1][at[1]];
+    int side = left.value ? 0 : right.value ? 1 : -1;
+    if (side < 0) {
+      int64_t end = std::min(start[0] + left.length, start[1] + right.length);
+      if (!sum.empty() && !sum.back().value)
+        sum.back().length += end - pos;
+      else
+        sum.push_back({end - pos, Value()});
+      pos = end;
+      continue;
+    }
+    const Piece &piece = pieces[side][at[side]];
+    if (start[side] != pos ||
+        !zerosOver(pieces[1 - side], at[1 - side], start[1 - side],
+                   pos + piece.length))
+      return Value();
+    sum.push_back(piece);
+    pos += piece.length;
+  }
+  SmallVector<Value> inputs;
+  for (Piece &piece : sum) {
+    if (piece.value) {
+      inputs.push_back(piece.value);
+      continue;
+    }
+    SmallVector<int64_t> shape(type.getShape());
+    shape[lhsAxis] = piece.length;
+    inputs.push_back(FillOp::create(
+        b, loc, RankedTensorType::get(shape, type.getElementType()),
+        b.getF64FloatAttr(0.0)));
+  }
+  if (inputs.size() == 1)
+    return inputs.front();
+  return ConcatOp::create(b, loc, inputs, b.getI64IntegerAttr(lhsAxis));
+}
+
+/// lhs + rhs, two gradients of one value.
+Value sumGradients(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  if (Value sum = sumOfDisjointConcats(b, loc, lhs, rhs))
+    return sum;
+  return AddOp::create(b, loc, lhs, rhs);
+}
+
 struct AutodiffPass
     : public mlir::oneflow::impl::AutodiffPassBase<AutodiffPass> {
   using AutodiffPassBase::AutodiffPassBase;
@@ -196,8 +297,7 @@ LogicalResult AutodiffPass::buildBackward(func::FuncOp func,
       if (!grad || !active.needed.contains(operand))
         continue;
       Value &sum = grads[operand];
-      sum = sum ? AddOp::create(b, op->getLoc(), sum, grad).getResult()
-                : grad;
+      sum = sum ? sumGradients(b, op->getLoc(), sum, grad) : grad;
     }
     inheritStage(body, mark, op);
   }

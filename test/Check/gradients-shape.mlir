@@ -1,5 +1,5 @@
 // Gradients of reductions, reshapes, transpose, flatten, concat, slices
-// (strided too), gather (repeated and negative indices), where and
+// (strided too, and three that partition a tensor as a GPT's q, k and v), gather (repeated and negative indices), where and
 // masked_fill against finite differences, and on 3 and 4
 // ranks and a 2x2 mesh in random layouts against one rank.
 // RUN: of-check %s --mode gradients --devices cpu:1 --verbose | FileCheck %s
@@ -9,6 +9,7 @@
 // CHECK-DAG: PASS dloss/dsl[59]
 // CHECK-DAG: PASS dloss/dwy[11]
 // CHECK-DAG: PASS dloss/dtab[19]
+// CHECK-DAG: PASS dloss/dpq[35]
 // CHECK-NOT: FAIL
 // CHECK: of-check: {{[1-9][0-9]*}} cases, {{[0-9]+}} passed, 0 failed
 // RANKS-NOT: FAIL
@@ -26,6 +27,7 @@ func.func @shape() {
   %wy = oneflow.variable "wy" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 10} : tensor<3x4xf32>
   %mf = oneflow.variable "mf" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 11} : tensor<3x4xf32>
   %tab = oneflow.variable "tab" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 12} : tensor<5x4xf32>
+  %pq = oneflow.variable "pq" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 13} : tensor<3x12xf32>
   %ids = oneflow.constant dense<[4, 0, -1]> : tensor<3xi64>
   %r = oneflow.input "r" : tensor<3x4xf32>
   %c = oneflow.input "c" : tensor<3x4xf32>
@@ -56,7 +58,13 @@ func.func @shape() {
   %s6 = oneflow.add %s5, %13 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   %14 = oneflow.gather %tab, %ids : (tensor<5x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
   %s7 = oneflow.add %s6, %14 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
-  %w = oneflow.mul %s7, %r : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %pa = oneflow.slice %pq {starts = array<i64: 0, 0>, ends = array<i64: 3, 4>, steps = array<i64: 1, 1>} : (tensor<3x12xf32>) -> tensor<3x4xf32>
+  %pb = oneflow.slice %pq {starts = array<i64: 0, 4>, ends = array<i64: 3, 8>, steps = array<i64: 1, 1>} : (tensor<3x12xf32>) -> tensor<3x4xf32>
+  %pc = oneflow.slice %pq {starts = array<i64: 0, 8>, ends = array<i64: 3, 12>, steps = array<i64: 1, 1>} : (tensor<3x12xf32>) -> tensor<3x4xf32>
+  %pab = oneflow.mul %pa, %pb : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %15 = oneflow.add %pab, %pc : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %s8 = oneflow.add %s7, %15 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %w = oneflow.mul %s8, %r : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   %loss = oneflow.reduce_sum %w {axes = array<i64: 0, 1>} : (tensor<3x4xf32>) -> tensor<f32>
   oneflow.output "loss", %loss : tensor<f32>
   return

@@ -116,3 +116,56 @@ func.func @layer_norm() {
   oneflow.output "objective", %loss : tensor<f32>
   return
 }
+
+// -----
+
+// The gradients of slices that partition a tensor (a GPT's q, k and v) sum
+// to one concat of the pieces: no zero fills and no additions.
+// CHECK-LABEL: func.func @partition
+// CHECK: %[[Q:.*]] = oneflow.slice
+// CHECK-NEXT: %[[K:.*]] = oneflow.slice
+// CHECK: oneflow.output "objective"
+// CHECK: %[[DQ:.*]] = oneflow.mul %{{.*}}, %[[K]]
+// CHECK-NEXT: %[[DK:.*]] = oneflow.mul %{{.*}}, %[[Q]]
+// CHECK-NEXT: %[[D:.*]] = oneflow.concat %[[DQ]], %[[DK]], %[[DV:[^ ]*]] {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x12xf32>
+// CHECK-NOT: oneflow.fill 0.0
+// CHECK-NOT: oneflow.add
+// CHECK: oneflow.output "x.grad", %[[D]]
+func.func @partition() {
+  %x = oneflow.variable "x" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 1} : tensor<2x12xf32>
+  %q = oneflow.slice %x {starts = array<i64: 0, 0>, ends = array<i64: 2, 4>, steps = array<i64: 1, 1>} : (tensor<2x12xf32>) -> tensor<2x4xf32>
+  %k = oneflow.slice %x {starts = array<i64: 0, 4>, ends = array<i64: 2, 8>, steps = array<i64: 1, 1>} : (tensor<2x12xf32>) -> tensor<2x4xf32>
+  %v = oneflow.slice %x {starts = array<i64: 0, 8>, ends = array<i64: 2, 12>, steps = array<i64: 1, 1>} : (tensor<2x12xf32>) -> tensor<2x4xf32>
+  %qk = oneflow.mul %q, %k : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %s = oneflow.add %qk, %v : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %loss = oneflow.reduce_mean %s {axes = array<i64: 0, 1>} : (tensor<2x4xf32>) -> tensor<f32>
+  oneflow.output "loss", %loss : tensor<f32>
+  oneflow.output "objective", %loss : tensor<f32>
+  return
+}
+
+// -----
+
+// Slices with a gap between them: the zeros of the gap stay, one fill; the
+// gradients of overlapping slices are added as before.
+// CHECK-LABEL: func.func @gap_and_overlap
+// CHECK: %[[SUM:.*]] = oneflow.add %{{.*}}, %{{.*}} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK: %[[GAP:.*]] = oneflow.fill 0.000000e+00 : tensor<2x2xf32>
+// CHECK-NEXT: %[[D:.*]] = oneflow.concat %{{.*}}, %[[GAP]], %{{.*}} {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xf32>, tensor<2x3xf32>) -> tensor<2x8xf32>
+// CHECK-NEXT: oneflow.output "x.grad", %[[D]]
+// CHECK-NEXT: oneflow.output "y.grad", %[[SUM]]
+func.func @gap_and_overlap() {
+  %x = oneflow.variable "x" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 1} : tensor<2x8xf32>
+  %a = oneflow.slice %x {starts = array<i64: 0, 0>, ends = array<i64: 2, 3>, steps = array<i64: 1, 1>} : (tensor<2x8xf32>) -> tensor<2x3xf32>
+  %b = oneflow.slice %x {starts = array<i64: 0, 5>, ends = array<i64: 2, 8>, steps = array<i64: 1, 1>} : (tensor<2x8xf32>) -> tensor<2x3xf32>
+  %y = oneflow.variable "y" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 2} : tensor<2x8xf32>
+  %c = oneflow.slice %y {starts = array<i64: 0, 0>, ends = array<i64: 2, 3>, steps = array<i64: 1, 1>} : (tensor<2x8xf32>) -> tensor<2x3xf32>
+  %d = oneflow.slice %y {starts = array<i64: 0, 2>, ends = array<i64: 2, 5>, steps = array<i64: 1, 1>} : (tensor<2x8xf32>) -> tensor<2x3xf32>
+  %ab = oneflow.mul %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %cd = oneflow.mul %c, %d : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %s = oneflow.add %ab, %cd : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %loss = oneflow.reduce_mean %s {axes = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<f32>
+  oneflow.output "loss", %loss : tensor<f32>
+  oneflow.output "objective", %loss : tensor<f32>
+  return
+}
