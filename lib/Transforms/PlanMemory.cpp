@@ -51,6 +51,8 @@ struct Interval {
   SmallVector<std::pair<int64_t, int64_t>> ranges;
   StringRef stream;
   int64_t offset = 0;
+  /// The interval whose bytes this one takes (its own: -1).
+  int64_t aliasOf = -1;
 
   int64_t first() const { return ranges.empty() ? 0 : ranges.front().first; }
 
@@ -126,6 +128,45 @@ static Interval lifetime(RegstOp regst,
 }
 
 //===----------------------------------------------------------------------===//
+// Aliases
+//===----------------------------------------------------------------------===//
+
+/// Makes the result of each reshape or flatten take its operand's bytes
+/// where they are bit for bit the same tensor: the operand is read by that
+/// actor alone, and both are planned in one stream with one buffer. The
+/// copy then finds its source and destination equal and skips itself, and
+/// the operand's interval (`intervals`, in the plan's regst order) grows to
+/// the result's last reader.
+static void aliasReshapes(MutableArrayRef<Interval> intervals) {
+  llvm::DenseMap<Operation *, int64_t> indexOf;
+  for (auto [index, interval] : llvm::enumerate(intervals))
+    indexOf[interval.regst] = static_cast<int64_t>(index);
+  for (Interval &result : intervals) {
+    ActorOp producer = result.regst.getProducer();
+    if (!llvm::is_contained({ReshapeOp::getOperationName(),
+                             FlattenOp::getOperationName()},
+                            producer.getOpName()) ||
+        producer.getInputs().size() != 1)
+      continue;
+    auto operand = producer.getInputs()[0].getDefiningOp<RegstOp>();
+    if (!operand || operand.getConsumers().size() != 1)
+      continue;
+    int64_t root = indexOf.lookup(operand);
+    while (intervals[root].aliasOf >= 0)
+      root = intervals[root].aliasOf;
+    Interval &into = intervals[root];
+    if (into.ranges.empty() || result.ranges.empty() ||
+        into.stream != result.stream || into.bytes != result.bytes ||
+        into.ranges.size() != result.ranges.size())
+      continue;
+    for (auto [range, other] : llvm::zip(into.ranges, result.ranges))
+      range = {std::min(range.first, other.first),
+               std::max(range.second, other.second)};
+    result.aliasOf = root;
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // Placement
 //===----------------------------------------------------------------------===//
 
@@ -135,7 +176,8 @@ static Interval lifetime(RegstOp regst,
 static int64_t place(MutableArrayRef<Interval> intervals) {
   SmallVector<Interval *> bySize;
   for (Interval &interval : intervals)
-    bySize.push_back(&interval);
+    if (interval.aliasOf < 0)
+      bySize.push_back(&interval);
   llvm::stable_sort(bySize, [](const Interval *a, const Interval *b) {
     return std::make_tuple(-a->bytes, a->first(), a->id) <
            std::make_tuple(-b->bytes, b->first(), b->id);
@@ -193,7 +235,15 @@ struct PlanMemoryPass
       intervals.push_back(lifetime(regst, slots));
       unplanned += intervals.back().bytes;
     }
+    aliasReshapes(intervals);
     int64_t arena = place(intervals);
+    for (Interval &interval : intervals) {
+      int64_t root = interval.aliasOf;
+      while (root >= 0 && intervals[root].aliasOf >= 0)
+        root = intervals[root].aliasOf;
+      if (root >= 0)
+        interval.offset = intervals[root].offset;
+    }
 
     Builder builder(plan.getContext());
     for (Interval &interval : intervals)

@@ -174,3 +174,56 @@ oneflow_actor.rank_plan rank 0 device cpu {
   oneflow_actor.stream "collective" [@c0, @c1]
   oneflow_actor.stream "compute" [@n0, @n1, @m0, @m1]
 }
+
+// -----
+
+// A reshape's result takes its operand's bytes (the copy then skips
+// itself): regst 1 lives on to the last reader of regst 2, and a flatten
+// of that takes them too. Positions: input 0, relu 1, reshape 2,
+// flatten 3, relu 4, output 5.
+// CHECK-LABEL: oneflow_actor.rank_plan rank 0 device cpu arena 384 unplanned 640 {
+// CHECK:         oneflow_actor.regst 0 count 1 offset 0 :
+// CHECK:         oneflow_actor.regst 1 count 1 offset [[SHARED:[0-9]+]] :
+// CHECK:         oneflow_actor.regst 2 count 1 offset [[SHARED]] :
+// CHECK:         oneflow_actor.regst 3 count 1 offset [[SHARED]] :
+oneflow_actor.rank_plan rank 0 device cpu {
+  %r0 = oneflow_actor.regst 0 count 1 : tensor<8x4xf32>
+  oneflow_actor.actor 0 @input_0 "oneflow.input"() -> (%r0) {name = "x"} on "compute"
+  %r1 = oneflow_actor.regst 1 count 1 : tensor<8x4xf32>
+  oneflow_actor.actor 1 @relu_1 "oneflow.relu"(%r0) -> (%r1) on "compute"
+  %r2 = oneflow_actor.regst 2 count 1 : tensor<2x4x4xf32>
+  oneflow_actor.actor 2 @reshape_2 "oneflow.reshape"(%r1) -> (%r2) on "compute"
+  %r3 = oneflow_actor.regst 3 count 1 : tensor<2x16xf32>
+  oneflow_actor.actor 3 @flatten_3 "oneflow.flatten"(%r2) -> (%r3) {start_dim = 1 : i64} on "compute"
+  %r4 = oneflow_actor.regst 4 count 1 : tensor<2x16xf32>
+  oneflow_actor.actor 4 @relu_4 "oneflow.relu"(%r3) -> (%r4) on "compute"
+  oneflow_actor.actor 5 @output_5 "oneflow.output"(%r4) -> () {name = "y"} on "compute"
+  oneflow_actor.stream "compute" [@input_0, @relu_1, @reshape_2, @flatten_3, @relu_4, @output_5]
+}
+
+// -----
+
+// No alias where the operand has another reader (regst 1, read by the
+// relu too), or is read on another stream (regst 3).
+// CHECK-LABEL: oneflow_actor.rank_plan rank 0 device cpu
+// CHECK:         oneflow_actor.regst 1 count 1 offset [[R1:[0-9]+]] :
+// CHECK-NOT:     oneflow_actor.regst 2 count 1 offset [[R1]] :
+// CHECK:         oneflow_actor.regst 3 count 1 offset [[R3:[0-9]+]] :
+// CHECK-NOT:     oneflow_actor.regst 4 count 1 offset [[R3]] :
+oneflow_actor.rank_plan rank 0 device cpu {
+  %r0 = oneflow_actor.regst 0 count 1 : tensor<8x4xf32>
+  oneflow_actor.actor 0 @input_0 "oneflow.input"() -> (%r0) {name = "x"} on "compute"
+  %r1 = oneflow_actor.regst 1 count 1 : tensor<8x4xf32>
+  oneflow_actor.actor 1 @relu_1 "oneflow.relu"(%r0) -> (%r1) on "compute"
+  %r2 = oneflow_actor.regst 2 count 1 : tensor<32xf32>
+  oneflow_actor.actor 2 @reshape_2 "oneflow.reshape"(%r1) -> (%r2) on "compute"
+  %r3 = oneflow_actor.regst 3 count 1 : tensor<8x4xf32>
+  oneflow_actor.actor 3 @relu_3 "oneflow.relu"(%r1) -> (%r3) on "compute"
+  %r4 = oneflow_actor.regst 4 count 1 : tensor<32xf32>
+  oneflow_actor.actor 4 @reshape_4 "oneflow.reshape"(%r3) -> (%r4) on "side"
+  %r5 = oneflow_actor.regst 5 count 1 : tensor<32xf32>
+  oneflow_actor.actor 5 @add_5 "oneflow.add"(%r2, %r4) -> (%r5) on "compute"
+  oneflow_actor.actor 6 @output_6 "oneflow.output"(%r5) -> () {name = "y"} on "compute"
+  oneflow_actor.stream "compute" [@input_0, @relu_1, @reshape_2, @relu_3, @add_5, @output_6]
+  oneflow_actor.stream "side" [@reshape_4]
+}

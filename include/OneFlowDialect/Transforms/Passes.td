@@ -225,6 +225,12 @@ def PlanMemoryPass
     * its producer and consumers do not all run on one stream (streams are
       not ordered with one another).
 
+    The result of a `oneflow.reshape` or `oneflow.flatten` takes its
+    operand's bytes (the kernel's copy then finds source and destination
+    equal and skips itself) where the operand is read by that actor alone
+    and both would be placed by lifetime in one stream: the operand then
+    lives on to the result's last reader.
+
     Placement is greedy by size with best fit: regsts in decreasing size
     (then by first position, then id) go into the smallest gap between the
     already placed regsts whose lifetimes overlap theirs, or after the last.

@@ -67,6 +67,11 @@ public:
       const char *src = static_cast<const char *>(in[piece.input].data) +
                         piece.srcOffset * size;
       char *dst = static_cast<char *>(out[0].data) + piece.dstOffset * size;
+      // A reshape whose result took its operand's bytes
+      // (oneflow-plan-memory): nothing to move.
+      if (src == dst && piece.copy.rank == 1 &&
+          piece.copy.srcStrides[0] == piece.copy.dstStrides[0])
+        continue;
       OFRT_RETURN_IF_ERROR(check(launchStridedCopy(size, src, dst, piece.copy,
                                                    piece.n, stream.handle()),
                                  "the strided copy kernel"));
