@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 """The fused backward ops against the compositions they replace.
 
-gelu's and layer_norm's gradient rules build one op each (`gelu_grad`,
-`layer_norm_grad`) where they used to build a composition of element-wise
-ops and reductions (erf, exp and nine arithmetic ops; thirteen ops with four
-reductions). This runs both forms of each, at the shapes of the cpu-medium
-GPT's MLP and layer norms (bench/gpt_train_vs_torch.py), as forward-only
+gelu's, layer_norm's and softmax's gradient rules build one op each
+(`gelu_grad`, `layer_norm_grad`, `softmax_grad`) where they used to build a
+composition of element-wise ops and reductions (erf, exp and nine
+arithmetic ops; thirteen ops with four reductions; two products, a sum and
+a difference). This runs both forms of each, at the shapes of the
+cpu-medium GPT's MLP, layer norms and attention scores
+(bench/gpt_train_vs_torch.py), as forward-only
 programs through `of-run --profile` (one rank, --threads threads, random
 inputs, --steps steps): the kernel time of the ops per step (inputs and
 outputs left out), best of --rounds interleaved rounds. Ratio = composition time / fused time (above
@@ -83,11 +85,29 @@ LN_FUSED = LN_INPUTS + f"""\
   %dx, %dg, %db = oneflow.layer_norm_grad %x, %dy, %mean, %inv, %g {{begin_norm_axis = 1 : i64}} : ({X}, {X}, {S}, {S}, {P}) -> ({X}, {P}, {P})
 """ + LN_OUTPUTS
 
+A, AR = "tensor<8x4x128x128xf32>", "tensor<8x4x128x1xf32>"
+SM_INPUTS = f"""  %y = oneflow.input "y" : {A}
+  %dy = oneflow.input "dy" : {A}
+"""
+SM_COMPOSED = SM_INPUTS + f"""\
+  %p = oneflow.mul %dy, %y : ({A}, {A}) -> {A}
+  %dot = oneflow.reduce_sum %p {{axes = array<i64: 3>, keepdims}} : ({A}) -> {AR}
+  %d = oneflow.sub %dy, %dot : ({A}, {AR}) -> {A}
+  %dx = oneflow.mul %y, %d : ({A}, {A}) -> {A}
+  oneflow.output "dx", %dx : {A}
+"""
+SM_FUSED = SM_INPUTS + f"""\
+  %dx = oneflow.softmax_grad %y, %dy {{axis = 3 : i64}} : ({A}, {A}) -> {A}
+  oneflow.output "dx", %dx : {A}
+"""
+
 # Each case: its name, both programs and of-run's --input flags (a positive
 # inverse standard deviation).
 CASES = [("gelu gradient 1024x1024", GELU_COMPOSED, GELU_FUSED, []),
          ("layer_norm gradient 1024x256", LN_COMPOSED, LN_FUSED,
-          ["--input", "inv=random:0.5:1.5"])]
+          ["--input", "inv=random:0.5:1.5"]),
+         ("softmax gradient 8x4x128x128", SM_COMPOSED, SM_FUSED,
+          ["--input", "y=random:0:1"])]
 
 
 def step_ms(of_run, program, inputs, threads, steps, tmp):

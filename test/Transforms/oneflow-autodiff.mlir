@@ -169,3 +169,25 @@ func.func @gap_and_overlap() {
   oneflow.output "objective", %loss : tensor<f32>
   return
 }
+
+// -----
+
+// softmax's gradient is one softmax_grad of its result and the incoming
+// gradient, not two products, a reduction and a difference.
+// CHECK-LABEL: func.func @softmax
+// CHECK: %[[Y:.*]] = oneflow.softmax
+// CHECK: oneflow.output "objective"
+// CHECK-NOT: oneflow.reduce_sum
+// CHECK: %[[DX:.*]] = oneflow.softmax_grad %[[Y]], %{{.*}} {axis = 1 : i64} : (tensor<8x3xf32>, tensor<8x3xf32>) -> tensor<8x3xf32>
+// CHECK-NOT: oneflow.sub
+// CHECK: oneflow.matmul %{{.*}}, %[[DX]] {transpose_a}
+func.func @softmax(%x: tensor<8x4xf32>, %t: tensor<8x3xf32>) {
+  %w = oneflow.variable "w" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 1} : tensor<4x3xf32>
+  %0 = oneflow.matmul %x, %w : (tensor<8x4xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
+  %1 = oneflow.softmax %0 {axis = -1 : i64} : (tensor<8x3xf32>) -> tensor<8x3xf32>
+  %2 = oneflow.mul %1, %t : (tensor<8x3xf32>, tensor<8x3xf32>) -> tensor<8x3xf32>
+  %loss = oneflow.reduce_mean %2 {axes = array<i64: 0, 1>} : (tensor<8x3xf32>) -> tensor<f32>
+  oneflow.output "loss", %loss : tensor<f32>
+  oneflow.output "objective", %loss : tensor<f32>
+  return
+}

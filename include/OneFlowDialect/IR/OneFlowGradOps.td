@@ -201,6 +201,30 @@ def OneFlow_LayerNormGradOp
   }];
 }
 
+def OneFlow_SoftmaxGradOp
+    : OneFlow_InferredOp<"softmax_grad", [Pure, OneFlow_HasSbp]> {
+  let summary = "gradient of softmax from its result";
+  let description = [{
+    `y` is the result of a softmax along `axis` and `dy` its gradient; the
+    result is the gradient of its operand, `y * (dy - sum(dy * y))` with
+    the sum along `axis`, in one pass (oneDNN's softmax backward on the CPU,
+    cuDNN's on CUDA) instead of the composition's two products, a reduction
+    and a difference. The other axes are parallel; `axis` is never split.
+    Linear in `dy`: `dy` partial with `y` broadcast gives a partial result.
+
+    ```mlir
+    %dx = oneflow.softmax_grad %y, %dy {axis = 1 : i64}
+        : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_FloatTensor:$y, OneFlow_FloatTensor:$dy,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs OneFlow_FloatTensor:$dx);
+  let assemblyFormat = [{
+    $y `,` $dy attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def OneFlow_GatherGradOp
     : OneFlow_InferredOp<"gather_grad", [Pure, OneFlow_HasSbp]> {
   let summary = "gradient of gather: rows of `dy` added into a zero table";

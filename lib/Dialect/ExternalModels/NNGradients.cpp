@@ -72,8 +72,10 @@ static LogicalResult buildGradientRule(BatchMatmulOp op, GradientBuilder &g,
 /// The gradient of `y = softmax(x)` along `axis`: y (dy - sum(dy y)).
 static Value softmaxGradient(GradientBuilder &g, Value y, Value dy,
                              int64_t axis) {
-  Value dot = g.reduceSum(g.mul(dy, y), {axis}, /*keepdims=*/true);
-  return g.mul(y, g.sub(dy, dot));
+  // y (dy - sum(dy y)) in one op.
+  OpBuilder &b = g.builder();
+  return SoftmaxGradOp::create(b, g.getLoc(), y, dy,
+                               b.getI64IntegerAttr(axis));
 }
 
 static LogicalResult buildGradientRule(SoftmaxOp op, GradientBuilder &g,

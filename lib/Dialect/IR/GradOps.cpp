@@ -222,6 +222,19 @@ LogicalResult LayerNormGradOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult SoftmaxGradOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  auto y = stripEncoding(adaptor.getY().getType());
+  if (failed(checkAxis(loc, name, "axis", adaptor.getAxis(), y.getRank())) ||
+      failed(checkGradType(loc, name, adaptor.getDy().getType(), y)))
+    return failure();
+  types.push_back(y);
+  return success();
+}
+
 LogicalResult GatherGradOp::inferReturnTypes(MLIRContext *,
                                              std::optional<Location> loc,
                                              Adaptor adaptor,
@@ -377,6 +390,24 @@ void LayerNormGradOp::getSbpSignatures(
     }
   }
   dims.addPartials("BPBBB");
+  dims.derive(meshAxisSize, signatures);
+}
+
+void SoftmaxGradOp::getSbpSignatures(
+    int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
+  // Rows are parallel; the softmax axis is summed over within a row, so
+  // it is never split.
+  SbpDims dims(*this);
+  int64_t rank = stripEncoding(getY().getType()).getRank();
+  int64_t softmaxAxis = normalizeAxis(getAxis(), rank);
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    int64_t dim = dims.addDim(axis == softmaxAxis ? SbpDimKind::broadcastOnly
+                                                  : SbpDimKind::parallel);
+    dims.mapOperandAxis(0, axis, dim);
+    dims.mapOperandAxis(1, axis, dim);
+    dims.mapResultAxis(0, axis, dim);
+  }
+  dims.addPartials("BP");
   dims.derive(meshAxisSize, signatures);
 }
 

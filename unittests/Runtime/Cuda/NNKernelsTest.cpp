@@ -27,6 +27,12 @@ TEST_F(CudaKernels, SoftmaxWhereMaskedFill) {
         expectSame(op("softmax", {x.desc}, {x.desc}, {{"axis", axis}}), {x});
         expectSame(op("log_softmax", {x.desc}, {x.desc}, {{"axis", axis}}),
                    {x});
+        // softmax_grad's formula holds for any y: cuDNN against the CPU.
+        TensorData y = randomTensor(dtype, shape, seed++, 0, 1),
+                   dy = randomTensor(dtype, shape, seed++);
+        expectSame(op("softmax_grad", {y.desc, dy.desc}, {y.desc},
+                      {{"axis", axis}}),
+                   {y, dy});
       }
   TensorData c = randomTensor(DType::Bool, {4, 1, 6}, seed++);
   for (DType dtype : {DType::F32, DType::I64, DType::Bool}) {

@@ -127,74 +127,16 @@ private:
 };
 
 /// gelu_grad of x and dy of one shape: oneDNN's eltwise backward (gelu_erf,
-/// from x), one pass instead of the composition's eleven. bf16 and f16 run
-/// in the type where oneDNN has a primitive for it, otherwise in f32
-/// between reorders (the buffers are the kernel's).
-class DnnlGeluGradKernel : public CpuKernel {
-public:
-  DnnlGeluGradKernel(const OpDesc &op, dt type)
-      : CpuKernel(op), narrow(plainDesc({op.inputs[0].numel()}, type)),
-        desc(narrow) {
-    try {
-      prim = backward(desc);
-    } catch (const dnnl::error &) {
-      if (type == dt::f32)
-        throw;
-      desc = plainDesc({op.inputs[0].numel()}, dt::f32);
-      prim = backward(desc);
-      toWide = dnnl::reorder(dnnl::reorder::primitive_desc(cpuEngine(), narrow,
-                                                           cpuEngine(), desc));
-      toNarrow = dnnl::reorder(dnnl::reorder::primitive_desc(
-          cpuEngine(), desc, cpuEngine(), narrow));
-      wide.resize(3 * op.inputs[0].numel());
-    }
-  }
-
-  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
-                       const std::vector<TensorView> &out) override {
-    const void *x = in[0].data, *dy = in[1].data;
-    void *dx = out[0].data;
-    size_t n = wide.size() / 3;
-    if (!wide.empty()) {
-      float *wx = wide.data(), *wdy = wx + n;
-      OFRT_RETURN_IF_ERROR(
-          execute(where, toWide,
-                  xArgs(DNNL_ARG_FROM, narrow, x)(DNNL_ARG_TO, desc, wx)));
-      OFRT_RETURN_IF_ERROR(
-          execute(where, toWide,
-                  dyArgs(DNNL_ARG_FROM, narrow, dy)(DNNL_ARG_TO, desc, wdy)));
-      x = wx;
-      dy = wdy;
-      dx = wdy + n;
-    }
-    OFRT_RETURN_IF_ERROR(
-        execute(where, prim,
-                args(DNNL_ARG_SRC, desc, x)(DNNL_ARG_DIFF_DST, desc,
-                                            dy)(DNNL_ARG_DIFF_SRC, desc, dx)));
-    if (wide.empty())
-      return absl::OkStatus();
-    return execute(
-        where, toNarrow,
-        dxArgs(DNNL_ARG_FROM, desc, dx)(DNNL_ARG_TO, narrow, out[0].data));
-  }
-
-private:
-  static dnnl::eltwise_backward backward(const MemDesc &desc) {
-    dnnl::eltwise_forward::primitive_desc hint(
-        dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training,
-                                    algorithm::eltwise_gelu_erf, desc),
-        cpuEngine());
-    return dnnl::eltwise_backward(dnnl::eltwise_backward::primitive_desc(
-        dnnl::eltwise_backward::desc(algorithm::eltwise_gelu_erf, desc, desc),
-        scratchpadAttr(), cpuEngine(), hint));
-  }
-
-  MemDesc narrow, desc; ///< The operands' type; what the primitive runs in.
-  dnnl::eltwise_backward prim;
-  dnnl::reorder toWide, toNarrow;
-  DnnlArgs args, xArgs, dyArgs, dxArgs;
-  std::vector<float> wide; ///< x, dy and dx in f32, when widened.
-};
+/// from x), one pass instead of the composition's eleven.
+dnnl::primitive geluBackward(const MemDesc &desc) {
+  dnnl::eltwise_forward::primitive_desc hint(
+      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training,
+                                  algorithm::eltwise_gelu_erf, desc),
+      cpuEngine());
+  return dnnl::eltwise_backward(dnnl::eltwise_backward::primitive_desc(
+      dnnl::eltwise_backward::desc(algorithm::eltwise_gelu_erf, desc, desc),
+      scratchpadAttr(), cpuEngine(), hint));
+}
 
 template <typename T> class PlainBinaryKernel : public CpuKernel {
 public:
@@ -387,7 +329,8 @@ KernelOr createBinary(const OpDesc &op, const OpInfo &info) {
   bool dnnlFloat =
       a.dtype == DType::F32 || a.dtype == DType::BF16 || a.dtype == DType::F16;
   if (info.op == Op::GeluGrad && dnnlFloat && a.shape == op.inputs[1].shape)
-    return std::make_unique<DnnlGeluGradKernel>(op, *dnnlType(a.dtype));
+    return std::make_unique<DnnlBackwardKernel>(
+        op, Shape{a.numel()}, *dnnlType(a.dtype), DNNL_ARG_SRC, geluBackward);
   // oneDNN 2.x compares into u8 with its reference code (26 ms for 1M
   // elements): f32 comparisons run the plain loops instead.
   bool plainCompare = info.comparison && a.dtype == DType::F32;

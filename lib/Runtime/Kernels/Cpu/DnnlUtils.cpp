@@ -218,3 +218,52 @@ absl::Status ofrt::checkCpuPrecision(DType dtype) {
         "); train in f32 or on a GPU");
   }
 }
+
+cpu::DnnlBackwardKernel::DnnlBackwardKernel(const OpDesc &op,
+                                            const Shape &shape, dt type,
+                                            int first, const Make &make)
+    : CpuKernel(op), first(first), narrow(plainDesc(shape, type)),
+      desc(narrow) {
+  try {
+    prim = make(desc);
+  } catch (const dnnl::error &) {
+    if (type == dt::f32)
+      throw;
+    desc = plainDesc(shape, dt::f32);
+    prim = make(desc);
+    toWide = dnnl::reorder(
+        dnnl::reorder::primitive_desc(cpuEngine(), narrow, cpuEngine(), desc));
+    toNarrow = dnnl::reorder(
+        dnnl::reorder::primitive_desc(cpuEngine(), desc, cpuEngine(), narrow));
+    wide.resize(3 * numel(shape));
+  }
+}
+
+absl::Status cpu::DnnlBackwardKernel::compute(
+    const KernelContext &, const std::vector<TensorView> &in,
+    const std::vector<TensorView> &out) {
+  const void *a = in[0].data, *dy = in[1].data;
+  void *dx = out[0].data;
+  size_t n = wide.size() / 3;
+  if (!wide.empty()) {
+    float *wa = wide.data(), *wdy = wa + n;
+    OFRT_RETURN_IF_ERROR(
+        execute(where, toWide,
+                firstArgs(DNNL_ARG_FROM, narrow, a)(DNNL_ARG_TO, desc, wa)));
+    OFRT_RETURN_IF_ERROR(
+        execute(where, toWide,
+                dyArgs(DNNL_ARG_FROM, narrow, dy)(DNNL_ARG_TO, desc, wdy)));
+    a = wa;
+    dy = wdy;
+    dx = wdy + n;
+  }
+  OFRT_RETURN_IF_ERROR(execute(
+      where, prim,
+      args(first, desc, a)(DNNL_ARG_DIFF_DST, desc, dy)(DNNL_ARG_DIFF_SRC,
+                                                         desc, dx)));
+  if (wide.empty())
+    return absl::OkStatus();
+  return execute(where, toNarrow,
+                 dxArgs(DNNL_ARG_FROM, desc, dx)(DNNL_ARG_TO, narrow,
+                                                 out[0].data));
+}

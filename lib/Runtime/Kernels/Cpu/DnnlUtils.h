@@ -16,6 +16,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <functional>
 #include <optional>
 #include <unordered_map>
 
@@ -123,6 +124,30 @@ private:
   MemDesc from, to;
   dnnl::reorder prim;
   DnnlArgs args;
+};
+
+/// A oneDNN backward primitive of two operands and a result of one shape
+/// and type (`first`, DNNL_ARG_SRC or DNNL_ARG_DST, and DNNL_ARG_DIFF_DST
+/// to DNNL_ARG_DIFF_SRC): gelu's and softmax's gradients. `make` builds
+/// the primitive for a descriptor of `shape`; bf16 and f16 run in the type
+/// where oneDNN has a primitive for it, otherwise in f32 between reorders
+/// (the buffers are the kernel's).
+class DnnlBackwardKernel : public CpuKernel {
+public:
+  using Make = std::function<dnnl::primitive(const MemDesc &)>;
+  DnnlBackwardKernel(const OpDesc &op, const Shape &shape, dt type, int first,
+                     const Make &make);
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override;
+
+private:
+  int first;
+  MemDesc narrow, desc; ///< The operands' type; what the primitive runs in.
+  dnnl::primitive prim;
+  dnnl::reorder toWide, toNarrow;
+  DnnlArgs args, firstArgs, dyArgs, dxArgs;
+  std::vector<float> wide; ///< Both operands and dx in f32, when widened.
 };
 
 /// Whether any shape has a zero dimension (oneDNN is never asked to build a

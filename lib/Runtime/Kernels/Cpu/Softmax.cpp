@@ -9,6 +9,9 @@
 // takes the probabilities from softmax_accurate and the loss, -log p[label],
 // from softmax_log (no log of an underflowed probability); picking the
 // label's entry is plain code, and labels outside [0, C) are an error.
+// softmax_grad is plain loops for f32 and f64 (oneDNN's backward is its
+// reference implementation below AVX-512), oneDNN's softmax backward for
+// bf16 and f16 (in f32 between reorders where it has no primitive).
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,15 +76,19 @@ private:
   dnnl::softmax_v2_forward prim;
 };
 
-class PlainSoftmaxKernel : public CpuKernel {
+/// A tensor of `shape` seen as [outer, n, inner] along `axis`.
+struct AlongAxis {
+  AlongAxis(const Shape &shape, int64_t axis)
+      : outer(numel(Shape(shape.begin(), shape.begin() + axis))),
+        n(shape[axis]), inner(numel(Shape(shape.begin() + axis + 1,
+                                          shape.end()))) {}
+  int64_t outer, n, inner;
+};
+
+class PlainSoftmaxKernel : public CpuKernel, AlongAxis {
 public:
   PlainSoftmaxKernel(const OpDesc &op, int64_t axis, bool log)
-      : CpuKernel(op), log(log) {
-    const Shape &shape = op.inputs[0].shape;
-    outer = numel(Shape(shape.begin(), shape.begin() + axis));
-    n = shape[axis];
-    inner = numel(Shape(shape.begin() + axis + 1, shape.end()));
-  }
+      : CpuKernel(op), AlongAxis(op.inputs[0].shape, axis), log(log) {}
 
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) override {
@@ -91,7 +98,6 @@ public:
 
 private:
   bool log;
-  int64_t outer, n, inner;
 };
 
 bool isDnnlFloat(DType t) {
@@ -239,6 +245,90 @@ KernelOr createCrossEntropy(const OpDesc &op) {
   return std::make_unique<CrossEntropyKernel>(op, rows, classes);
 }
 
+/// softmax_grad of f32 or f64 y and dy, [outer, n, inner] along n:
+/// y (dy - sum(dy y)), rows on the calling thread's OpenMP threads. Plain
+/// loops: oneDNN 2.6's softmax backward is its reference implementation
+/// below AVX-512 (ten times slower than this loop under AVX2).
+template <typename T>
+class PlainSoftmaxGradKernel : public CpuKernel, AlongAxis {
+public:
+  PlainSoftmaxGradKernel(const OpDesc &op, int64_t axis)
+      : CpuKernel(op), AlongAxis(op.inputs[0].shape, axis) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    const T *y = in[0].as<T>(), *dy = in[1].as<T>();
+    T *dx = out[0].as<T>();
+    int64_t rows = outer * inner;
+#pragma omp parallel for schedule(static) if (rows * n > (1 << 16))
+    for (int64_t row = 0; row < rows; ++row) {
+      int64_t o = row / inner, i = row % inner;
+      int64_t at = o * n * inner + i;
+      if (inner == 1)
+        contiguousRow(y + at, dy + at, dx + at);
+      else
+        stridedRow(y + at, dy + at, dx + at);
+    }
+    return absl::OkStatus();
+  }
+
+private:
+  void contiguousRow(const T *y, const T *dy, T *dx) const {
+    T dot = 0;
+#pragma omp simd reduction(+ : dot)
+    for (int64_t j = 0; j < n; ++j)
+      dot += dy[j] * y[j];
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j)
+      dx[j] = y[j] * (dy[j] - dot);
+  }
+
+  void stridedRow(const T *y, const T *dy, T *dx) const {
+    T dot = 0;
+    for (int64_t j = 0; j < n; ++j)
+      dot += dy[j * inner] * y[j * inner];
+    for (int64_t j = 0; j < n; ++j)
+      dx[j * inner] = y[j * inner] * (dy[j * inner] - dot);
+  }
+};
+
+KernelOr createSoftmaxGrad(const OpDesc &op) {
+  OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
+  const TensorDesc &y = op.inputs[0];
+  OFRT_READ_PARAMS(declared, params::SoftmaxGradOp, op);
+  int64_t axis = 0;
+  OFRT_RETURN_IF_ERROR(
+      normalizeAxis(op, "axis", declared.axis, y.rank(), axis));
+  if (!isFloat(y.dtype))
+    return opError(op, "needs a floating-point y, got " + y.str());
+  if (op.inputs[1].dtype != y.dtype || op.inputs[1].shape != y.shape)
+    return opError(op, "dy " + op.inputs[1].str() + " differs from y " +
+                           y.str());
+  OFRT_RETURN_IF_ERROR(checkResult(op, 0, y));
+  if (y.numel() == 0)
+    return std::make_unique<NoopKernel>(op);
+  if (y.dtype == DType::F64)
+    return std::make_unique<PlainSoftmaxGradKernel<double>>(op, axis);
+  if (y.dtype == DType::F32)
+    return std::make_unique<PlainSoftmaxGradKernel<float>>(op, axis);
+  OFRT_RETURN_IF_ERROR(checkDnnlRank(op, y.rank()));
+  int dnnlAxis = static_cast<int>(axis);
+  return std::make_unique<DnnlBackwardKernel>(
+      op, y.shape, *dnnlType(y.dtype), DNNL_ARG_DST,
+      [dnnlAxis](const MemDesc &desc) -> dnnl::primitive {
+        dnnl::softmax_v2_forward::primitive_desc hint(
+            dnnl::softmax_v2_forward::desc(dnnl::prop_kind::forward_training,
+                                           algorithm::softmax_accurate, desc,
+                                           desc, dnnlAxis),
+            cpuEngine());
+        return dnnl::softmax_v2_backward(
+            dnnl::softmax_v2_backward::primitive_desc(
+                dnnl::softmax_v2_backward::desc(algorithm::softmax_accurate,
+                                                desc, desc, desc, dnnlAxis),
+                scratchpadAttr(), cpuEngine(), hint));
+      });
+}
+
 } // namespace
 
 void cpu::registerSoftmaxKernels(KernelRegistry &registry) {
@@ -250,4 +340,5 @@ void cpu::registerSoftmaxKernels(KernelRegistry &registry) {
   });
   addKernel(registry, params::SparseSoftmaxCrossEntropyOp::kOpName,
             createCrossEntropy);
+  addKernel(registry, params::SoftmaxGradOp::kOpName, createSoftmaxGrad);
 }

@@ -6,7 +6,8 @@
 //
 // The operand is seen as NCHW [outer, axis, inner, 1] and cuDNN normalizes
 // over C (CUDNN_SOFTMAX_MODE_CHANNEL; CUDNN_SOFTMAX_ACCURATE subtracts the
-// maximum first, CUDNN_SOFTMAX_LOG gives log_softmax), for f32 and f64
+// maximum first, CUDNN_SOFTMAX_LOG gives log_softmax; softmax_grad is
+// cudnnSoftmaxBackward of the same view), for f32 and f64
 // (f16 and bf16 run staged). The cross-entropy takes the softmax of its logits
 // (its first result) and the log-softmax into the stream's workspace, from
 // which a kernel picks each row's loss (Indexing.cu); a label outside [0,
@@ -52,34 +53,59 @@ public:
 
   absl::Status run(CudaStream &stream, const std::string &where, bool log,
                    const void *x, void *y) {
-    absl::StatusOr<cudnnHandle_t> handle = stream.cudnn();
+    absl::StatusOr<cudnnHandle_t> handle = prepare(stream, where);
     if (!handle.ok())
       return handle.status();
-    if (!ready) {
-      cudnnStatus_t status =
-          desc ? CUDNN_STATUS_SUCCESS : cudnnCreateTensorDescriptor(&desc);
-      if (status == CUDNN_STATUS_SUCCESS)
-        status = cudnnSetTensor4dDescriptor(desc, CUDNN_TENSOR_NCHW, type,
-                                            dims[0], dims[1], dims[2], 1);
-      if (status != CUDNN_STATUS_SUCCESS)
-        return cudnnFailure(where, "cudnnSetTensor4dDescriptor", status);
-      ready = true;
-    }
-    // cuDNN's scaling factors are double for f64 tensors, float otherwise.
-    double oneD = 1, zeroD = 0;
-    float oneF = 1, zeroF = 0;
-    bool wide = dtype == DType::F64;
     cudnnStatus_t status = cudnnSoftmaxForward(
         *handle, log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
-        CUDNN_SOFTMAX_MODE_CHANNEL,
-        wide ? static_cast<const void *>(&oneD) : &oneF, desc, x,
-        wide ? static_cast<const void *>(&zeroD) : &zeroF, desc, y);
+        CUDNN_SOFTMAX_MODE_CHANNEL, one(), desc, x, zero(), desc, y);
     if (status != CUDNN_STATUS_SUCCESS)
       return cudnnFailure(where, "cudnnSoftmaxForward", status);
     return absl::OkStatus();
   }
 
+  /// The gradient of the softmax's operand from its result `y` and the
+  /// result's gradient `dy`.
+  absl::Status backward(CudaStream &stream, const std::string &where,
+                        const void *y, const void *dy, void *dx) {
+    absl::StatusOr<cudnnHandle_t> handle = prepare(stream, where);
+    if (!handle.ok())
+      return handle.status();
+    cudnnStatus_t status = cudnnSoftmaxBackward(
+        *handle, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, one(),
+        desc, y, desc, dy, zero(), desc, dx);
+    if (status != CUDNN_STATUS_SUCCESS)
+      return cudnnFailure(where, "cudnnSoftmaxBackward", status);
+    return absl::OkStatus();
+  }
+
 private:
+  /// The stream's cuDNN handle, with the descriptor set on first use.
+  absl::StatusOr<cudnnHandle_t> prepare(CudaStream &stream,
+                                        const std::string &where) {
+    absl::StatusOr<cudnnHandle_t> handle = stream.cudnn();
+    if (!handle.ok() || ready)
+      return handle;
+    cudnnStatus_t status =
+        desc ? CUDNN_STATUS_SUCCESS : cudnnCreateTensorDescriptor(&desc);
+    if (status == CUDNN_STATUS_SUCCESS)
+      status = cudnnSetTensor4dDescriptor(desc, CUDNN_TENSOR_NCHW, type,
+                                          dims[0], dims[1], dims[2], 1);
+    if (status != CUDNN_STATUS_SUCCESS)
+      return cudnnFailure(where, "cudnnSetTensor4dDescriptor", status);
+    ready = true;
+    return handle;
+  }
+  // cuDNN's scaling factors are double for f64 tensors, float otherwise.
+  const void *one() const {
+    return dtype == DType::F64 ? static_cast<const void *>(&oneD) : &oneF;
+  }
+  const void *zero() const {
+    return dtype == DType::F64 ? static_cast<const void *>(&zeroD) : &zeroF;
+  }
+
+  static constexpr double oneD = 1, zeroD = 0;
+  static constexpr float oneF = 1, zeroF = 0;
   DType dtype;
   cudnnDataType_t type;
   int dims[3];
@@ -96,6 +122,18 @@ std::optional<std::array<int, 3>> softmaxDims(int64_t outer, int64_t length,
     return std::nullopt;
   return std::array<int, 3>{static_cast<int>(outer), static_cast<int>(length),
                             static_cast<int>(inner)};
+}
+
+/// `x` as cuDNN's [outer, length, inner] along `axis` (negative: from the
+/// end), or nullopt when too large.
+std::optional<std::array<int, 3>> softmaxDimsAlong(const TensorDesc &x,
+                                                   int64_t axis) {
+  if (axis < 0)
+    axis += x.rank();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    (d < axis ? outer : inner) *= d == axis ? 1 : x.shape[d];
+  return softmaxDims(outer, x.rank() ? x.shape[axis] : 1, inner);
 }
 
 class SoftmaxKernel : public CudaKernel {
@@ -133,17 +171,43 @@ absl::StatusOr<std::unique_ptr<Kernel>> createSoftmax(const OpDesc &op,
     OFRT_READ_PARAMS(declared, params::SoftmaxOp, op);
     axis = declared.axis;
   }
-  if (axis < 0)
-    axis += x.rank();
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < x.rank(); ++d)
-    (d < axis ? outer : inner) *= d == axis ? 1 : x.shape[d];
   absl::StatusOr<cudnnDataType_t> type = cudnnType(x.dtype);
-  std::optional<std::array<int, 3>> dims =
-      softmaxDims(outer, x.rank() ? x.shape[axis] : 1, inner);
+  std::optional<std::array<int, 3>> dims = softmaxDimsAlong(x, axis);
   if (!type.ok() || !dims)
     return stageOnHost(std::move(*cpuKernel));
   return std::unique_ptr<Kernel>(new SoftmaxKernel(op, log, *type, *dims));
+}
+
+class SoftmaxGradKernel : public CudaKernel {
+public:
+  SoftmaxGradKernel(const OpDesc &op, cudnnDataType_t type,
+                    std::array<int, 3> dims)
+      : CudaKernel(op),
+        softmax(op.inputs[0].dtype, type, dims[0], dims[1], dims[2]) {}
+
+  absl::Status run(CudaStream &stream, const KernelContext &,
+                   const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &out) override {
+    return softmax.backward(stream, where, in[0].data, in[1].data,
+                            out[0].data);
+  }
+
+private:
+  CudnnSoftmax softmax;
+};
+
+absl::StatusOr<std::unique_ptr<Kernel>> createSoftmaxGrad(const OpDesc &op) {
+  absl::StatusOr<std::unique_ptr<Kernel>> cpuKernel =
+      KernelRegistry::global().create(DeviceKind::Cpu, op);
+  if (!cpuKernel.ok())
+    return cpuKernel.status();
+  const TensorDesc &y = op.inputs[0];
+  OFRT_READ_PARAMS(declared, params::SoftmaxGradOp, op);
+  absl::StatusOr<cudnnDataType_t> type = cudnnType(y.dtype);
+  std::optional<std::array<int, 3>> dims = softmaxDimsAlong(y, declared.axis);
+  if (y.numel() == 0 || !type.ok() || !dims)
+    return stageOnHost(std::move(*cpuKernel));
+  return std::unique_ptr<Kernel>(new SoftmaxGradKernel(op, *type, *dims));
 }
 
 class CrossEntropyKernel : public CudaKernel {
@@ -213,4 +277,6 @@ void cuda::registerSoftmaxKernels(KernelRegistry &registry) {
                [](const OpDesc &op) { return createSoftmax(op, true); });
   registry.add(DeviceKind::Cuda, params::SparseSoftmaxCrossEntropyOp::kOpName,
                createCrossEntropy);
+  registry.add(DeviceKind::Cuda, params::SoftmaxGradOp::kOpName,
+               createSoftmaxGrad);
 }
