@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A matmul whose `b` is a variable nothing writes gets `constant_b`: its
-// kernel packs `b` into oneDNN's preferred layout once.
+// A matmul (or matmul_bias) whose `b` is a variable nothing writes gets
+// `constant_b`: its kernel packs `b` into oneDNN's preferred layout once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,9 +47,13 @@ struct PackConstantWeightsPass
   using Base::Base;
 
   void runOnOperation() override {
-    getOperation().walk([](MatmulOp op) {
-      if (isConstantVariable(op.getB()))
-        op.setConstantB(true);
+    getOperation().walk([](Operation *op) {
+      if (auto matmul = dyn_cast<MatmulOp>(op);
+          matmul && isConstantVariable(matmul.getB()))
+        matmul.setConstantB(true);
+      if (auto matmul = dyn_cast<MatmulBiasOp>(op);
+          matmul && isConstantVariable(matmul.getB()))
+        matmul.setConstantB(true);
     });
   }
 };

@@ -26,6 +26,7 @@ void mlir::oneflow::buildOneFlowDefaultPipeline(
   funcPm.addPass(createExpandSplitSoftmaxPass());
   funcPm.addPass(createInsertBoxingPass());
   funcPm.addPass(createLowerBoxingPass());
+  funcPm.addPass(createFuseMatmulBiasPass());
   funcPm.addPass(createFuseAllReducePass());
   funcPm.addPass(createFuseNonfiniteChecksPass());
   funcPm.addPass(createAccumulateMicroBatchesPass());
@@ -41,7 +42,8 @@ void mlir::oneflow::registerOneFlowPipelines() {
       "From a program of oneflow ops to rank plans with planned memory: "
       "infer shapes, fuse conv2d with inference batch_norm, add and relu "
       "(blocked layouts between fused convolutions), propagate SBP, expand "
-      "softmax over split classes, insert and lower boxing, bucket small "
+      "softmax over split classes, insert and lower boxing, fuse matmuls "
+      "with their bias, bucket small "
       "all-reduces, make the NaN checks of one layout one op, sum over "
       "micro-batches, "
       "mark constant matmul weights, lower to actors, plan memory",

@@ -30,6 +30,31 @@ def OneFlow_MatmulOp : OneFlow_InferredOp<"matmul", [Pure, OneFlow_HasSbp]> {
   let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
 }
 
+def OneFlow_MatmulBiasOp
+    : OneFlow_InferredOp<"matmul_bias", [Pure, OneFlow_HasSbp]> {
+  let summary = "matmul with a bias added to every row of its result";
+  let description = [{
+    `oneflow.matmul` of `a` and `b` plus `bias` (n) on every row: the GEMM
+    starts from the bias (OpenBLAS with beta = 1 over rows filled with it,
+    oneDNN's matmul bias, cuBLASLt's bias epilogue) instead of a second
+    pass over the result. Built by `oneflow-fuse-matmul-bias` after layouts
+    are chosen, never by gradient rules: the contraction axis is never
+    split (a partial product cannot take the bias before its sum), and the
+    bias follows the result's columns.
+
+    ```mlir
+    %y = oneflow.matmul_bias %x, %w, %b
+        : (tensor<64x784xf32>, tensor<784x128xf32>, tensor<128xf32>) -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_FloatTensor:$a, OneFlow_FloatTensor:$b,
+                       OneFlow_FloatTensor:$bias,
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b,
+                       UnitAttr:$constant_b);
+  let results = (outs OneFlow_FloatTensor:$result);
+  let assemblyFormat = "$a `,` $b `,` $bias attr-dict `:` functional-type(operands, results)";
+}
+
 def OneFlow_BatchMatmulOp
     : OneFlow_InferredOp<"batch_matmul", [Pure, OneFlow_HasSbp]> {
   let summary = "batched matrix product over leading (broadcast) axes";

@@ -513,6 +513,31 @@ def FuseAllReducePass
   ];
 }
 
+def FuseMatmulBiasPass
+    : Pass<"oneflow-fuse-matmul-bias", "::mlir::func::FuncOp"> {
+  let summary = "Make a matmul and the bias added to its rows one op";
+  let description = [{
+    A linear layer is `oneflow.matmul` and an `oneflow.add` of a bias of
+    one value per column: the add reads and writes the whole result again.
+    Once the layouts are fixed (after boxing), this pass replaces such a
+    pair by `oneflow.matmul_bias`, whose kernel starts the GEMM from the
+    bias. It fuses only where the matmul's result is read by the add alone,
+    both have the same type, layout included (no boxing between them), and
+    that layout has no partial axis (a partial product takes the bias after
+    its sum, not before); the bias is a rank-1 tensor of the result's
+    column count and element type, the contraction is not empty, and both
+    ops carry the same attributes besides their own (a pipeline stage, a
+    micro-batch).
+
+    ```mlir
+    %y = oneflow.matmul %x, %w : (tensor<64x784xf32>, tensor<784x128xf32>) -> tensor<64x128xf32>
+    %z = oneflow.add %y, %b : (tensor<64x128xf32>, tensor<128xf32>) -> tensor<64x128xf32>
+    // becomes
+    %z = oneflow.matmul_bias %x, %w, %b : (tensor<64x784xf32>, tensor<784x128xf32>, tensor<128xf32>) -> tensor<64x128xf32>
+    ```
+  }];
+}
+
 def FuseNonfiniteChecksPass
     : Pass<"oneflow-fuse-nonfinite-checks", "::mlir::func::FuncOp"> {
   let summary = "Make the NaN and infinity checks of one layout one op";

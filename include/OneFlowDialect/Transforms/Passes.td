@@ -83,7 +83,8 @@ def PackConstantWeightsPass
     : Pass<"oneflow-pack-constant-weights", "::mlir::func::FuncOp"> {
   let summary = "Let matmul kernels pack weights that never change once";
   let description = [{
-    Sets `constant_b` on each `oneflow.matmul` whose `b` is the value of a
+    Sets `constant_b` on each `oneflow.matmul` (and `oneflow.matmul_bias`)
+    whose `b` is the value of a
     `oneflow.variable` that no op writes in place (no optimizer updates
     it: an inference program, or a frozen weight in training). Its CPU
     kernel then reorders `b` into oneDNN's preferred (blocked) layout at

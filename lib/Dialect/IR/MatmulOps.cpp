@@ -34,26 +34,59 @@ static LogicalResult inferMatrixDims(std::optional<Location> loc,
   return success();
 }
 
+/// The (m, n) result of a 2-D product of `a` and `b` (matmul, matmul_bias:
+/// their adaptors).
+template <typename Adaptor>
+static FailureOr<RankedTensorType>
+inferMatrixProduct(std::optional<Location> loc, StringRef opName,
+                   Adaptor adaptor) {
+  auto a = cast<RankedTensorType>(adaptor.getA().getType());
+  auto b = cast<RankedTensorType>(adaptor.getB().getType());
+  bool transposeA = adaptor.getTransposeA(),
+       transposeB = adaptor.getTransposeB();
+  if (a.getRank() != 2 || b.getRank() != 2)
+    return emitInferError(loc, opName)
+           << "operands must be matrices, got ranks " << a.getRank() << " and "
+           << b.getRank() << " (use batch_matmul for batches)";
+  if (a.getElementType() != b.getElementType())
+    return emitInferError(loc, opName)
+           << "operands have different element types " << a.getElementType()
+           << " and " << b.getElementType();
+  int64_t m, n;
+  if (failed(inferMatrixDims(loc, opName, a, b, transposeA, transposeB, m, n)))
+    return failure();
+  return RankedTensorType::get({m, n}, a.getElementType());
+}
+
 LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
-  auto a = cast<RankedTensorType>(adaptor.getA().getType());
-  auto b = cast<RankedTensorType>(adaptor.getB().getType());
-  if (a.getRank() != 2 || b.getRank() != 2)
-    return emitInferError(loc, getOperationName())
-           << "operands must be matrices, got ranks " << a.getRank() << " and "
-           << b.getRank() << " (use batch_matmul for batches)";
-  if (a.getElementType() != b.getElementType())
-    return emitInferError(loc, getOperationName())
-           << "operands have different element types " << a.getElementType()
-           << " and " << b.getElementType();
-  int64_t m, n;
-  if (failed(inferMatrixDims(loc, getOperationName(), a, b,
-                             adaptor.getTransposeA(), adaptor.getTransposeB(),
-                             m, n)))
+  FailureOr<RankedTensorType> result =
+      inferMatrixProduct(loc, getOperationName(), adaptor);
+  if (failed(result))
     return failure();
-  types.push_back(RankedTensorType::get({m, n}, a.getElementType()));
+  types.push_back(*result);
+  return success();
+}
+
+LogicalResult MatmulBiasOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  FailureOr<RankedTensorType> result =
+      inferMatrixProduct(loc, getOperationName(), adaptor);
+  if (failed(result))
+    return failure();
+  auto bias = stripEncoding(adaptor.getBias().getType());
+  auto want = RankedTensorType::get({result->getDimSize(1)},
+                                    result->getElementType());
+  if (bias.getElementType() != want.getElementType() ||
+      failed(verifyCompatibleShape(bias, want)))
+    return emitInferError(loc, getOperationName())
+           << "bias " << bias << " must be " << want
+           << " (one value per column of the result)";
+  types.push_back(*result);
   return success();
 }
 
@@ -127,6 +160,22 @@ void MatmulOp::getSbpSignatures(int64_t meshAxisSize,
                                 SmallVectorImpl<SbpSignature> &signatures) {
   SbpDims dims(*this);
   deriveMatmulSbp(*this, dims, meshAxisSize, signatures);
+}
+
+void MatmulBiasOp::getSbpSignatures(
+    int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
+  // matmul's rows and columns, the bias along the columns; k stays whole
+  // and nothing is partial (the bias would be added once per piece).
+  SbpDims dims(*this);
+  int64_t m = dims.addDim(SbpDimKind::parallel);
+  int64_t n = dims.addDim(SbpDimKind::parallel);
+  int64_t k = dims.addDim(SbpDimKind::broadcastOnly);
+  mapMatrixAxes(dims, 0, 2, m, k, getTransposeA());
+  mapMatrixAxes(dims, 1, 2, k, n, getTransposeB());
+  dims.mapOperandAxis(2, 0, n);
+  dims.mapResultAxis(0, 0, m);
+  dims.mapResultAxis(0, 1, n);
+  dims.derive(meshAxisSize, signatures);
 }
 
 void BatchMatmulOp::getSbpSignatures(

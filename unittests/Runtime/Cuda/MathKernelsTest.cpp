@@ -139,6 +139,11 @@ TEST_F(CudaKernels, Matmul) {
       expectSame(op("matmul", {a.desc, b.desc}, {{dtype, c.c}},
                     {{"transpose_a", c.ta}, {"transpose_b", c.tb}}),
                  {a, b});
+      // matmul_bias: the bias copied into the rows, then beta = 1.
+      TensorData bias = randomTensor(dtype, {c.c[1]}, seed++);
+      expectSame(op("matmul_bias", {a.desc, b.desc, bias.desc}, {{dtype, c.c}},
+                    {{"transpose_a", c.ta}, {"transpose_b", c.tb}}),
+                 {a, b, bias});
     }
   std::vector<Case> batched = {
       {{3, 4, 5}, {3, 5, 2}, {3, 4, 2}, false, false},

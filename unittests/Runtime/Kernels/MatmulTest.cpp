@@ -96,6 +96,48 @@ TEST(MatmulKernel, AllTransposesOnPrimeShapes) {
   });
 }
 
+/// matmul_bias: the product plus a bias on every row, also with an empty
+/// contraction (the bias alone), and `constant_b` (a packed weight).
+void checkMatmulBias(const Shape &as, bool ta, const Shape &bs, bool tb,
+                     unsigned seed, bool constantB = false) {
+  SCOPED_TRACE("matmul_bias " + std::to_string(ta) + std::to_string(tb));
+  Values a = randomValues(count(as), seed),
+         b = randomValues(count(bs), seed + 1);
+  Shape outShape;
+  Values expected = naiveMatmul(a, as, ta, b, bs, tb, outShape);
+  int64_t n = outShape[1];
+  Values bias = randomValues(n, seed + 2);
+  for (size_t i = 0; i < expected.size(); ++i)
+    expected[i] += bias[i % n];
+  std::map<std::string, AttrValue> attrs;
+  if (ta)
+    attrs["transpose_a"] = true;
+  if (tb)
+    attrs["transpose_b"] = true;
+  if (constantB)
+    attrs["constant_b"] = true;
+  auto out = runOk("matmul_bias", {f32(as, a), f32(bs, b), f32({n}, bias)},
+                   {{DType::F32, outShape}}, attrs);
+  EXPECT_TRUE(near(values(out[0]), expected, 1e-4, 1e-4));
+}
+
+TEST(MatmulKernel, BiasOnEveryRow) {
+  onEachGemmLibrary([] {
+    checkMatmulBias({7, 13}, false, {13, 5}, false, 11);
+    checkMatmulBias({13, 7}, true, {5, 13}, true, 12);
+    checkMatmulBias({257, 131}, true, {257, 67}, false, 13);
+    checkMatmulBias({96, 130}, false, {200, 130}, true, 14, true);
+    checkMatmulBias({4, 0}, false, {0, 3}, false, 15);
+  });
+  TensorDesc a{DType::F32, {4, 3}}, b{DType::F32, {3, 5}};
+  expectCreateError(op("matmul_bias", {a, b, {DType::F32, {4}}},
+                       {{DType::F32, {4, 5}}}),
+                    "bias 4xf32 must be 5xf32 (one value per column of the "
+                    "result)");
+  expectCreateError(op("matmul_bias", {a, b}, {{DType::F32, {4, 5}}}),
+                    "3");
+}
+
 TEST(MatmulKernel, VectorShapes) {
   onEachGemmLibrary([] {
     checkMatmul("matmul", {1, 17}, false, {17, 1}, false, 5);

@@ -65,10 +65,10 @@ std::string cpu::gemmLibraryName(GemmLibrary library) {
 
 void cpu::openBlasSgemm(bool transposeA, bool transposeB, int64_t m, int64_t n,
                         int64_t k, const float *a, int64_t lda, const float *b,
-                        int64_t ldb, float *c) {
+                        int64_t ldb, float *c, float beta) {
   cblas_sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans,
               transposeB ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, lda, b,
-              ldb, 0.0f, c, n);
+              ldb, beta, c, n);
 }
 
 std::string ofrt::describeCpuLibraries() {

@@ -43,12 +43,12 @@ absl::StatusOr<GemmLibrary> f32GemmLibrary();
 /// --list-devices prints.
 std::string gemmLibraryName(GemmLibrary library);
 
-/// Row-major C (m x n) = op(A) op(B) with op a transpose where asked; lda
-/// and ldb are the row strides of A and B as stored. On OpenBLAS, with the
-/// calling thread's OpenMP thread count.
+/// Row-major C (m x n) = op(A) op(B) + beta C with op a transpose where
+/// asked; lda and ldb are the row strides of A and B as stored. On
+/// OpenBLAS, with the calling thread's OpenMP thread count.
 void openBlasSgemm(bool transposeA, bool transposeB, int64_t m, int64_t n,
                    int64_t k, const float *a, int64_t lda, const float *b,
-                   int64_t ldb, float *c);
+                   int64_t ldb, float *c, float beta = 0.0f);
 
 } // namespace cpu
 } // namespace ofrt

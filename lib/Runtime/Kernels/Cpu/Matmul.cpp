@@ -8,7 +8,9 @@
 // size-1 axes of an operand: oneDNN's matmul reads both directly. A matmul
 // with `constant_b` (oneflow-pack-constant-weights) packs b into the
 // primitive's preferred layout once. f32 matrix products run on OpenBLAS
-// instead where it is the faster here (Gemm.h).
+// instead where it is the faster here (Gemm.h). matmul_bias adds its bias
+// through oneDNN's matmul bias, or on OpenBLAS by filling the result's rows
+// with it and multiplying with beta = 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,19 +28,29 @@ using namespace ofrt::cpu;
 
 namespace {
 
+/// `rows` copies of the `rowBytes` at `row`, one after another at `out`.
+void fillRows(const void *row, void *out, int64_t rows, size_t rowBytes) {
+  auto *to = static_cast<char *>(out);
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(to + r * rowBytes, row, rowBytes);
+}
+
 class MatmulKernel : public CpuKernel {
 public:
   /// `constantB`: b's buffer keeps its contents while its address stays
   /// (a variable nothing writes): it is packed once per address.
+  /// `bias` (matmul_bias: [1, n], else empty) is added to every row.
   MatmulKernel(const OpDesc &op, MemDesc a, MemDesc b, MemDesc c,
-               bool constantB)
-      : CpuKernel(op), aDesc(a), bDesc(b), cDesc(c) {
+               bool constantB, MemDesc bias = MemDesc())
+      : CpuKernel(op), aDesc(a), bDesc(b), cDesc(c), biasDesc(bias) {
     MemDesc weights =
         constantB ? MemDesc(b.dims(), b.data_type(),
                             dnnl::memory::format_tag::any)
                   : b;
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, weights, c),
-                                    scratchpadAttr(), cpuEngine());
+    dnnl::matmul::primitive_desc pd(
+        bias.is_zero() ? dnnl::matmul::desc(a, weights, c)
+                       : dnnl::matmul::desc(a, weights, bias, c),
+        scratchpadAttr(), cpuEngine());
     prim = dnnl::matmul(pd);
     if (constantB)
       packedB = Staged(b, pd.weights_desc(), /*toInner=*/true);
@@ -55,15 +67,16 @@ public:
       }
       b = packedB.buffer.data();
     }
-    return execute(
-        where, prim,
-        args(DNNL_ARG_SRC, aDesc, in[0].data)(
-            DNNL_ARG_WEIGHTS, packedB.needed() ? packedB.inner : bDesc, b)(
-            DNNL_ARG_DST, cDesc, out[0].data));
+    args(DNNL_ARG_SRC, aDesc, in[0].data)(
+        DNNL_ARG_WEIGHTS, packedB.needed() ? packedB.inner : bDesc, b)(
+        DNNL_ARG_DST, cDesc, out[0].data);
+    if (!biasDesc.is_zero())
+      args(DNNL_ARG_BIAS, biasDesc, in[2].data);
+    return execute(where, prim, args);
   }
 
 private:
-  MemDesc aDesc, bDesc, cDesc;
+  MemDesc aDesc, bDesc, cDesc, biasDesc;
   dnnl::matmul prim;
   DnnlArgs args;
   Staged packedB;
@@ -79,12 +92,17 @@ public:
 
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) override {
-    // Stored a is m x k, or k x m when transposed; b k x n or n x k.
+    // Stored a is m x k, or k x m when transposed; b k x n or n x k. A bias
+    // fills the rows first and the product adds to it (beta = 1), where
+    // beta = 0 would have cleared them.
+    auto *c = static_cast<float *>(out[0].data);
+    if (p.bias)
+      fillRows(in[2].data, c, p.m, p.n * sizeof(float));
     openBlasSgemm(p.transposeA, p.transposeB, p.m, p.n, p.k,
                   static_cast<const float *>(in[0].data),
                   p.transposeA ? p.m : p.k,
                   static_cast<const float *>(in[1].data),
-                  p.transposeB ? p.k : p.n, static_cast<float *>(out[0].data));
+                  p.transposeB ? p.k : p.n, c, p.bias ? 1.0f : 0.0f);
     return absl::OkStatus();
   }
 
@@ -92,13 +110,19 @@ private:
   MatmulParams p;
 };
 
-/// An empty contraction (k = 0): the product is zero.
+/// An empty contraction (k = 0): the product is zero, or the bias on
+/// every row.
 class ZeroKernel : public CpuKernel {
 public:
   using CpuKernel::CpuKernel;
-  absl::Status compute(const KernelContext &, const std::vector<TensorView> &,
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) override {
-    std::memset(out[0].data, 0, out[0].desc.bytes());
+    if (in.size() == 3)
+      fillRows(in[2].data, out[0].data,
+               out[0].desc.numel() / std::max<int64_t>(in[2].desc.numel(), 1),
+               in[2].desc.bytes());
+    else
+      std::memset(out[0].data, 0, out[0].desc.bytes());
     return absl::OkStatus();
   }
 };
@@ -129,11 +153,13 @@ absl::Status readTransposes(const OpDesc &op, MatmulParams &p) {
 
 absl::StatusOr<MatmulParams> cpu::readMatmulParams(const OpDesc &op,
                                                    bool batched) {
-  OFRT_RETURN_IF_ERROR(checkArity(op, 2, 1));
-  const TensorDesc &a = op.inputs[0], &b = op.inputs[1];
   MatmulParams p;
-  OFRT_RETURN_IF_ERROR(batched ? readTransposes<params::BatchMatmulOp>(op, p)
-                               : readTransposes<params::MatmulOp>(op, p));
+  p.bias = op.type == params::MatmulBiasOp::kOpName;
+  OFRT_RETURN_IF_ERROR(checkArity(op, p.bias ? 3 : 2, 1));
+  const TensorDesc &a = op.inputs[0], &b = op.inputs[1];
+  OFRT_RETURN_IF_ERROR(batched  ? readTransposes<params::BatchMatmulOp>(op, p)
+                       : p.bias ? readTransposes<params::MatmulBiasOp>(op, p)
+                                : readTransposes<params::MatmulOp>(op, p));
   if (a.dtype != b.dtype)
     return opError(op, "operands have different element types " + a.str() +
                            " and " + b.str());
@@ -162,6 +188,11 @@ absl::StatusOr<MatmulParams> cpu::readMatmulParams(const OpDesc &op,
     return opError(op, "batch axes of " + a.str() + " and " + b.str() +
                            " do not broadcast");
   p.batch = *batch;
+  if (p.bias && (op.inputs[2].dtype != a.dtype ||
+                 op.inputs[2].shape != Shape{p.n}))
+    return opError(op, "bias " + op.inputs[2].str() + " must be " +
+                           TensorDesc{a.dtype, {p.n}}.str() +
+                           " (one value per column of the result)");
   Shape outShape = *batch;
   outShape.push_back(p.m);
   outShape.push_back(p.n);
@@ -190,7 +221,10 @@ KernelOr createMatmul(const OpDesc &op, bool batched) {
   if (ka == 0)
     return std::make_unique<ZeroKernel>(op);
   bool constantB = false;
-  if (!batched) {
+  if (params->bias) {
+    OFRT_READ_PARAMS(declared, params::MatmulBiasOp, op);
+    constantB = declared.constant_b;
+  } else if (!batched) {
     OFRT_READ_PARAMS(declared, params::MatmulOp, op);
     constantB = declared.constant_b;
   }
@@ -207,7 +241,8 @@ KernelOr createMatmul(const OpDesc &op, bool batched) {
   return std::make_unique<MatmulKernel>(
       op, operandDesc(a.shape, rank, transposeA, type),
       operandDesc(b.shape, rank, transposeB, type), plainDesc(outShape, type),
-      constantB);
+      constantB,
+      params->bias ? plainDesc({1, params->n}, type) : MemDesc());
 }
 
 } // namespace
@@ -217,4 +252,6 @@ void cpu::registerMatmulKernels(KernelRegistry &registry) {
             [](const OpDesc &op) { return createMatmul(op, false); });
   addKernel(registry, "oneflow.batch_matmul",
             [](const OpDesc &op) { return createMatmul(op, true); });
+  addKernel(registry, params::MatmulBiasOp::kOpName,
+            [](const OpDesc &op) { return createMatmul(op, false); });
 }

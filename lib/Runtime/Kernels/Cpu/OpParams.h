@@ -80,6 +80,8 @@ readBinaryShape(const OpDesc &op, const elementwise::OpInfo &info);
 /// matmul and batch_matmul: C[batch..., m, n] = op(A) op(B).
 struct MatmulParams {
   bool transposeA = false, transposeB = false;
+  /// matmul_bias: a third operand of n values is added to every row.
+  bool bias = false;
   int64_t m = 0, n = 0, k = 0;
   /// The result's batch axes (broadcast from both operands').
   std::vector<int64_t> batch;

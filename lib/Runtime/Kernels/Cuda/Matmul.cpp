@@ -12,11 +12,14 @@
 // batched call (stride 0 for the broadcast operand); other broadcasts loop
 // over the result's matrices. The algorithm comes from cuBLASLt's
 // heuristic on the first firing, for the stream's handle and workspace.
+// matmul_bias copies its bias into every row of the result first and
+// multiplies with beta = 1 (never run on a GPU yet).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Kernels/Cpu/OpParams.h"
 #include "Kernels/Cuda/CudaKernels.h"
+#include "Kernels/Cuda/Launch.h"
 
 #include "ofrt/KernelChecks.h"
 #include "ofrt/KernelParams.h"
@@ -97,6 +100,23 @@ public:
     cudaStream_t handle = stream.handle();
     if (out[0].desc.numel() == 0)
       return absl::OkStatus();
+    if (p.bias) {
+      // matmul_bias (2-D): every row of the result starts as the bias, and
+      // the product adds to it (beta = 1).
+      StridedCopy rows;
+      rows.rank = 2;
+      rows.shape[0] = p.m;
+      rows.shape[1] = p.n;
+      rows.srcStrides[1] = 1;
+      rows.dstStrides[0] = p.n;
+      rows.dstStrides[1] = 1;
+      OFRT_RETURN_IF_ERROR(check(launchStridedCopy(dtypeSize(dtype), in[2].data,
+                                                   out[0].data, rows,
+                                                   p.m * p.n, handle),
+                                 "the strided copy kernel"));
+      if (p.k == 0)
+        return absl::OkStatus();
+    }
     if (p.k == 0)
       return check(cudaMemsetAsync(out[0].data, 0, out[0].desc.bytes(), handle),
                    "cudaMemsetAsync");
@@ -132,6 +152,8 @@ private:
                                : static_cast<const void *>(&oneF);
   }
   const void *beta() const {
+    if (p.bias)
+      return alpha();
     return dtype == DType::F64 ? static_cast<const void *>(&zeroD)
                                : static_cast<const void *>(&zeroF);
   }
@@ -271,4 +293,6 @@ void cuda::registerMatmulKernels(KernelRegistry &registry) {
                [](const OpDesc &op) { return createMatmul(op, false); });
   registry.add(DeviceKind::Cuda, params::BatchMatmulOp::kOpName,
                [](const OpDesc &op) { return createMatmul(op, true); });
+  registry.add(DeviceKind::Cuda, params::MatmulBiasOp::kOpName,
+               [](const OpDesc &op) { return createMatmul(op, false); });
 }
