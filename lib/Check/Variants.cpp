@@ -174,11 +174,6 @@ static DenseMap<Operation *, Operation *> getUpdateGroups(ModuleOp module) {
   return leader;
 }
 
-static bool hasPartial(GlobalAttr global) {
-  return llvm::any_of(global.getNdSbp().getSbps(),
-                      [](SbpAttr sbp) { return sbp.isPartial(); });
-}
-
 std::string ofcheck::randomizeSourceLayouts(ModuleOp module,
                                             PlacementAttr placement,
                                             std::mt19937_64 &rng) {

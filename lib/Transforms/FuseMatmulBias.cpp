@@ -24,20 +24,14 @@ namespace mlir::oneflow {
 using namespace mlir;
 using namespace mlir::oneflow;
 
-/// Whether `type`'s layout has a partial axis.
-static bool isPartial(Type type) {
-  GlobalAttr global = getGlobalEncoding(type);
-  return global && llvm::any_of(global.getNdSbp().getSbps(),
-                                [](SbpAttr sbp) { return sbp.isPartial(); });
-}
-
 /// The matmul that `add` can take in with `bias`, or null.
 static MatmulOp fusibleMatmul(AddOp add, Value &bias) {
   for (unsigned i : {0u, 1u}) {
     auto matmul = add->getOperand(i).getDefiningOp<MatmulOp>();
     bias = add->getOperand(1 - i);
     if (!matmul || !matmul->hasOneUse() || matmul.getType() != add.getType() ||
-        isPartial(add.getType()) ||
+        (getGlobalEncoding(add.getType()) &&
+         hasPartial(getGlobalEncoding(add.getType()))) ||
         matmul->getDiscardableAttrDictionary() !=
             add->getDiscardableAttrDictionary())
       continue;

@@ -75,6 +75,12 @@ inline bool mixesPartialReductions(llvm::ArrayRef<SbpAttr> sbps) {
   return ofsupport::mixesReductions(support);
 }
 
+/// Whether some mesh axis of `global` holds `global`'s tensor partial.
+inline bool hasPartial(GlobalAttr global) {
+  return llvm::any_of(global.getNdSbp().getSbps(),
+                      [](SbpAttr sbp) { return sbp.isPartial(); });
+}
+
 /// Whether every partial axis of `global` is a partial sum (true when none
 /// is partial).
 inline bool hasOnlyPartialSums(GlobalAttr global) {

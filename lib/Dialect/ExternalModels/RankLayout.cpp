@@ -311,7 +311,7 @@ static bool isSecondary(GlobalAttr global, int64_t rank, SbpKind kind) {
 }
 
 /// Whether some axis of `global` is a partial sum.
-static bool hasPartial(GlobalAttr global) {
+static bool hasPartialSum(GlobalAttr global) {
   return llvm::any_of(global.getNdSbp(),
                       [](SbpAttr sbp) { return sbp.isPartialSum(); });
 }
@@ -327,7 +327,7 @@ static DenseI64ArrayAttr intsAttr(Operation *op, ArrayRef<int64_t> values) {
 /// oneflow.transfer: its group and this rank's records.
 static Attribute transferLayout(Operation *op, const RankPosition &where,
                                 NamedAttrList &) {
-  bool reduce = hasPartial(getGlobalEncoding(op->getOperand(0).getType()));
+  bool reduce = hasPartialSum(getGlobalEncoding(op->getOperand(0).getType()));
   return actor::TransferLayoutAttr::get(
       op->getContext(), intsAttr(op, where.group), intsAttr(op, where.sends),
       intsAttr(op, where.recvs), reduce);
@@ -405,7 +405,7 @@ static Attribute pieceLayout(Operation *op, const RankPosition &where,
       intsAttr(op, beginsOf(sliceOf(type, rank))), DenseI64ArrayAttr(), zero);
   if (isSink)
     return actor::SinkLayoutAttr::get(
-        op->getContext(), piece, hasPartial(global),
+        op->getContext(), piece, hasPartialSum(global),
         !isSecondary(global, rank, SbpKind::broadcast));
   if (auto constant = dyn_cast<ConstantOp>(op)) {
     StringAttr name = constant.getValueAttrName();
