@@ -20,6 +20,10 @@
 #include "llvm/ADT/MapVector.h"
 
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
 
 namespace mlir::oneflow::detail {
 
@@ -34,6 +38,12 @@ inline constexpr size_t kSmallGraph = 300;
 /// before it stops growing past that.
 inline constexpr unsigned kSmallGraphWindow = 32;
 inline constexpr size_t kSmallGraphWindowChoices = 256;
+/// Columns of a window's integer program past which it stops growing on
+/// small graphs, once it has `windowUnits` units (GLPK's time grows faster
+/// than the columns: about 0.1 s at 8000, 0.8 s at 25000 on a 2-core VM).
+inline constexpr size_t kSmallGraphWindowColumns = 12000;
+/// Branch-and-bound nodes a window's integer program may open.
+inline constexpr int kWindowNodeLimit = 200;
 
 /// Positions with values added over ranges; the maximum of all of them.
 class MaxTree {
@@ -66,6 +76,16 @@ private:
 
   size_t size;
   SmallVector<double> max, pending;
+};
+
+/// Solved windows, shared by the copies of one descent (its seeds, on
+/// threads): by the window and the choices of the fixed nodes next to it,
+/// the choices of its free nodes. Without a memory limit a window's
+/// integer program depends on nothing else, and GLPK, under a node limit
+/// and no time limit, returns the same for the same program.
+struct WindowSolutions {
+  std::mutex mutex;
+  std::map<std::vector<unsigned>, std::vector<unsigned>> byKey;
 };
 
 /// An op and the variables it writes in place, which follow its choice.
@@ -125,6 +145,11 @@ private:
   /// Solves window `w` exactly (the integer program over its units, the
   /// rest fixed) and applies the result if it gains.
   bool improveWindow(unsigned w);
+  /// The choices window `w`'s integer program gives its `free` nodes (in
+  /// node order), from windowSolutions where it was solved with the same
+  /// fixed neighbours; failure when GLPK finds none.
+  FailureOr<std::vector<unsigned>> solveWindow(unsigned w,
+                                               ArrayRef<bool> free);
   /// Appends to `move` the unit `u` at anchor choice `c`; false when the
   /// followers cannot follow.
   bool appendUnit(unsigned u, unsigned c, Move &move) const;
@@ -188,6 +213,8 @@ private:
   SmallVector<SmallVector<unsigned>> windowsNear;
   /// Windows to solve in the next sweep.
   SmallVector<bool> dirty;
+  std::shared_ptr<WindowSolutions> windowSolutions =
+      std::make_shared<WindowSolutions>();
   /// Per unit: its group, or -1.
   SmallVector<int> groupOfUnit;
   /// Per window: its class; windows whose units lie in the same groups in

@@ -344,7 +344,26 @@ void Descent::buildWindows() {
   unsigned size = small ? std::max(options.windowUnits, kSmallGraphWindow)
                         : options.windowUnits;
   unsigned stride = std::max(1u, size / 2);
-  auto full = [&](ArrayRef<unsigned> window, size_t choices) {
+  // The integer program's columns for each edge between two free nodes:
+  // the layouts one gives times those the other needs.
+  SmallVector<size_t> edgeColumns(problem.getEdges().size(), 0);
+  ArrayRef<ProblemNode> nodes = problem.getNodes();
+  if (small)
+    for (auto [e, edge] : llvm::enumerate(problem.getEdges())) {
+      if (edge.inPlace)
+        continue;
+      DenseSet<Attribute> gives, needs;
+      for (const NdSbpSignature &choice : nodes[edge.producer].choices)
+        gives.insert(choice.results[edge.result]);
+      for (const NdSbpSignature &choice : nodes[edge.consumer].choices)
+        needs.insert(choice.operands[edge.operand]);
+      edgeColumns[e] = gives.size() * needs.size();
+    }
+  auto full = [&](ArrayRef<unsigned> window, size_t choices,
+                  size_t columns) {
+    if (small && window.size() >= options.windowUnits &&
+        columns >= kSmallGraphWindowColumns)
+      return true;
     if (window.size() < size)
       return false;
     return !small || window.size() >= 2 * size ||
@@ -371,15 +390,26 @@ void Descent::buildWindows() {
   for (unsigned start : starts) {
     SmallVector<unsigned> window{start};
     DenseSet<unsigned> seen{start};
-    size_t choices = problem.getNodes()[units[start].anchor].choices.size();
-    for (size_t head = 0; head < window.size() && !full(window, choices);
-         ++head)
+    size_t choices = 0, columns = 0;
+    auto add = [&](unsigned u) {
+      choices += nodes[units[u].anchor].choices.size();
+      columns += nodes[units[u].anchor].choices.size();
+      for (auto [follower, e] : units[u].followers)
+        columns += nodes[follower].choices.size();
+      for (auto &[v, list] : neighbours[u])
+        if (v != u && seen.contains(v))
+          for (unsigned e : list)
+            columns += edgeColumns[e];
+    };
+    add(start);
+    for (size_t head = 0;
+         head < window.size() && !full(window, choices, columns); ++head)
       for (auto &[w, list] : neighbours[window[head]]) {
-        if (full(window, choices))
+        if (full(window, choices, columns))
           break;
         if (seen.insert(w).second) {
           window.push_back(w);
-          choices += problem.getNodes()[units[w].anchor].choices.size();
+          add(w);
         }
       }
     windows.push_back(std::move(window));
@@ -410,6 +440,43 @@ void Descent::buildWindows() {
   }
 }
 
+FailureOr<std::vector<unsigned>> Descent::solveWindow(unsigned w,
+                                                      ArrayRef<bool> free) {
+  // Under a memory limit every node's bytes count: nothing is shared.
+  std::vector<unsigned> key;
+  bool shared = !options.memoryLimitBytes;
+  if (shared) {
+    key.push_back(w);
+    for (const ProblemEdge &edge : problem.getEdges())
+      if (free[edge.producer] != free[edge.consumer])
+        key.push_back(assignment[free[edge.producer] ? edge.consumer
+                                                     : edge.producer]);
+    std::lock_guard<std::mutex> lock(windowSolutions->mutex);
+    auto it = windowSolutions->byKey.find(key);
+    if (it != windowSolutions->byKey.end())
+      return it->second;
+  }
+  // A node limit instead of a time limit: what a window gives does not
+  // depend on the load (the programs here close in 1 to 3 nodes).
+  SearchOptions exact = options;
+  exact.timeLimitSeconds = 0;
+  exact.nodeLimit = kWindowNodeLimit;
+  std::string error;
+  FailureOr<SmallVector<unsigned>> solved =
+      solveRegion(problem, assignment, free, exact, error);
+  if (failed(solved))
+    return failure();
+  std::vector<unsigned> choices;
+  for (unsigned n = 0, e = free.size(); n < e; ++n)
+    if (free[n])
+      choices.push_back((*solved)[n]);
+  if (shared) {
+    std::lock_guard<std::mutex> lock(windowSolutions->mutex);
+    windowSolutions->byKey.try_emplace(std::move(key), choices);
+  }
+  return choices;
+}
+
 bool Descent::improveWindow(unsigned w) {
   SmallVector<bool> free(problem.getNodes().size(), false);
   for (unsigned u : windows[w]) {
@@ -417,17 +484,17 @@ bool Descent::improveWindow(unsigned w) {
     for (auto [follower, e] : units[u].followers)
       free[follower] = true;
   }
-  std::string error;
-  SearchOptions exact = options;
-  exact.timeLimitSeconds = 10;
-  FailureOr<SmallVector<unsigned>> solved =
-      solveRegion(problem, assignment, free, exact, error);
-  if (failed(solved))
+  FailureOr<std::vector<unsigned>> choices = solveWindow(w, free);
+  if (failed(choices))
     return false;
+  SmallVector<unsigned> solved(assignment.begin(), assignment.end());
+  for (unsigned n = 0, e = free.size(), i = 0; n < e; ++n)
+    if (free[n])
+      solved[n] = (*choices)[i++];
   Move move;
   for (unsigned n = 0, e = assignment.size(); n < e; ++n)
-    if ((*solved)[n] != assignment[n])
-      move.push_back({n, (*solved)[n]});
+    if (solved[n] != assignment[n])
+      move.push_back({n, solved[n]});
   if (move.empty())
     return false;
   double change = delta(move);
@@ -438,7 +505,7 @@ bool Descent::improveWindow(unsigned w) {
     bool consistent = true;
     std::map<unsigned, unsigned> nodes;
     for (unsigned u : windows[w]) {
-      unsigned k = (*solved)[units[u].anchor];
+      unsigned k = solved[units[u].anchor];
       int g = groupOfUnit[u];
       if (g < 0) {
         Move own;

@@ -132,15 +132,18 @@ static Seed makeSeed(func::FuncOp func, StringRef name, ArrayRef<int64_t> mesh,
     }
     seed.sources[op] = fitted(type, sbps);
   });
-  // Optimizer states follow their parameter.
+  // Optimizer states follow their parameter. (The layout is copied before
+  // the state's entry is made: inserting may move the map's entries, and
+  // reading through a reference into it once made the seed depend on what
+  // the freed memory held.)
   func.walk([&](Operation *op) {
     if (!isa<SgdUpdateOp, AdamUpdateOp>(op))
       return;
-    Operation *param = op->getOperand(0).getDefiningOp();
+    NdSbpAttr layout = seed.sources.lookup(op->getOperand(0).getDefiningOp());
     for (unsigned i : getInPlaceOperands(op))
       if (Operation *state = op->getOperand(i).getDefiningOp();
-          i != 0 && state && seed.sources.count(param))
-        seed.sources[state] = seed.sources[param];
+          i != 0 && state && layout)
+        seed.sources[state] = layout;
   });
   return seed;
 }

@@ -255,8 +255,13 @@ struct SearchOptions {
   unsigned windowUnits = 12;
   /// Sweeps over the graph before giving up on convergence.
   int maxSweeps = 50;
-  /// The exact search: seconds GLPK may take.
+  /// The exact search: seconds GLPK may take; 0: no limit.
   double timeLimitSeconds = 60;
+  /// Integer programs: branch-and-bound nodes GLPK may open before it
+  /// stops with the best solution found; 0: no limit. Unlike the time
+  /// limit, what a solve returns then does not depend on the machine or
+  /// its load.
+  int nodeLimit = 0;
 };
 
 /// A strategy found by a search.

@@ -30,6 +30,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -47,7 +48,10 @@ struct LinkDesc {
 /// `k * ranksPerNode` to `(k + 1) * ranksPerNode - 1` share node `k`.
 struct ClusterDesc {
   /// Ranks per node; a group whose ranks lie on two nodes uses `interNode`.
-  int64_t ranksPerNode;
+  /// (The defaults here only keep a default-constructed description
+  /// defined: one node, figures of the order of a CPU core. getDefault()
+  /// and getBuiltin() have measured ones.)
+  int64_t ranksPerNode = std::numeric_limits<int32_t>::max();
   LinkDesc intraNode;
   LinkDesc interNode;
   /// Measured figures per collective for groups inside one node
@@ -66,9 +70,9 @@ struct ClusterDesc {
   };
   std::vector<MeshAxisFigures> meshAxes;
   /// Bytes per second one rank copies in memory.
-  double memoryBandwidth;
+  double memoryBandwidth = 1e10;
   /// Floating-point operations per second of one rank.
-  double flops;
+  double flops = 1e11;
   /// A measured rate by the size of the call, in increasing `amount`.
   struct Throughput {
     double amount = 0; ///< Operations (or bytes) of one call.
