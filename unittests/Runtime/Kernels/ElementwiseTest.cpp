@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelTestUtils.h"
+#include "ofrt/KernelChecks.h"
 
 #include <functional>
 #include <limits>
@@ -373,6 +374,26 @@ TEST(WhereKernel, Broadcasting) {
       EXPECT_EQ(values(out[0]), expected);
     }
   }
+  // A condition dense along the last axis selects whole rows; each branch
+  // dense there, one value per row, or one value.
+  Shape rowCs = {7, 13};
+  Values rowC = randomInts(91, 6, 0, 1);
+  for (const Shape &xShape : {Shape{7, 13}, Shape{7, 1}, Shape{}})
+    for (const Shape &yShape : {Shape{13}, Shape{7, 1}, Shape{}}) {
+      SCOPED_TRACE("x " + shapeStr(xShape) + ", y " + shapeStr(yShape));
+      Values xv = randomValues(count(xShape), 7),
+             yv = randomValues(count(yShape), 8), want(91);
+      for (int64_t i = 0; i < 91; ++i) {
+        Shape idx = unravel(i, rowCs);
+        want[i] = rowC[i] ? xv[broadcastIndex(idx, xShape)]
+                          : yv[broadcastIndex(idx, yShape)];
+      }
+      auto rows = runOk("where",
+                        {tensor(DType::Bool, rowCs, rowC), f32(xShape, xv),
+                         f32(yShape, yv)},
+                        {{DType::F32, rowCs}});
+      EXPECT_EQ(values(rows[0]), want);
+    }
   // The result can be larger than every operand.
   auto grown = runOk("where",
                      {tensor(DType::Bool, {2, 1}, {1, 0}),

@@ -158,6 +158,9 @@ TEST(TransposeKernel, EveryElementType) {
     checkTranspose(dtype, {2, 3, 5, 7}, {0, 2, 3, 1}, seed++);
     checkTranspose(dtype, {2, 1, 5}, {2, 0, 1}, seed++);
     checkTranspose(dtype, {3, 4}, {0, 1}, seed++);
+    // The last axis kept: rows of 32 elements are copied whole from 4-byte
+    // elements up (at least 64 bytes), 1-byte ones go to oneDNN's reorder.
+    checkTranspose(dtype, {2, 3, 5, 32}, {2, 0, 1, 3}, seed++);
   }
   // Exact bits survive (no float conversion): a large i64 and a NaN payload.
   TensorData big = tensor(DType::I64, {2, 1}, {0, 0});

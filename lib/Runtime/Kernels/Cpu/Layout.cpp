@@ -4,7 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// transpose is a oneDNN reorder from a permuted-strides view; concat is
+// transpose is a oneDNN reorder from a permuted-strides view, or a copy of
+// rows when it keeps the last axis and the rows are long; concat is
 // oneDNN's concat. Both move bits, not values: elements are copied as s32
 // words or bytes (copyType) with an extra innermost axis, so every element
 // type works, 8-byte ones included. reshape and flatten are copies; slice
@@ -23,6 +24,10 @@ using namespace ofrt;
 using namespace ofrt::cpu;
 
 namespace {
+
+/// A transpose whose rows (its last axis, kept) have at least this many
+/// bytes copies them whole; shorter ones go to oneDNN's reorder.
+constexpr int64_t kMinCopiedRowBytes = 64;
 
 /// `shape` with the copy type's word axis appended (when it has one).
 Shape withWords(Shape shape, const CopyType &copy) {
@@ -59,6 +64,61 @@ absl::StatusOr<Shape> cpu::readTransposePerm(const OpDesc &op) {
 
 namespace {
 
+template <size_t B> struct Word { uint8_t bytes[B]; };
+
+/// Writes densely the elements of the input at `base` plus the sum of
+/// index times `strides` for every index of `outShape`: a slice, or a
+/// transpose that keeps the last axis (rows copied whole).
+class StridedCopyKernel : public CpuKernel {
+public:
+  StridedCopyKernel(const OpDesc &op, const Shape &outShape, int64_t base,
+                    const Shape &strides)
+      : CpuKernel(op), outShape(outShape), base(base), strides(strides),
+        size(dtypeSize(op.inputs[0].dtype)) {}
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    switch (size) {
+    case 1:
+      return run<1>(in[0], out[0]);
+    case 2:
+      return run<2>(in[0], out[0]);
+    case 4:
+      return run<4>(in[0], out[0]);
+    default:
+      return run<8>(in[0], out[0]);
+    }
+  }
+
+private:
+  template <size_t B>
+  absl::Status run(const TensorView &in, const TensorView &out) {
+    const Word<B> *x = in.as<Word<B>>() + base;
+    Word<B> *y = out.as<Word<B>>();
+    if (strides.empty() || strides.back() != 1) {
+      int64_t i = 0;
+      forEachIndex<1>(outShape, {strides}, [&](const std::array<int64_t, 1> &o) {
+        y[i++] = x[o[0]];
+      });
+      return absl::OkStatus();
+    }
+    // Unit step on the last axis: whole rows, one memcpy each.
+    Shape rows(outShape.begin(), outShape.end() - 1);
+    Shape rowStrides(strides.begin(), strides.end() - 1);
+    int64_t row = outShape.back();
+    forEachIndex<1>(rows, {rowStrides}, [&](const std::array<int64_t, 1> &o) {
+      std::memcpy(y, x + o[0], row * B);
+      y += row;
+    });
+    return absl::OkStatus();
+  }
+
+  Shape outShape;
+  int64_t base;
+  Shape strides;
+  size_t size;
+};
+
 KernelOr createTranspose(const OpDesc &op) {
   absl::StatusOr<Shape> readPerm = readTransposePerm(op);
   if (!readPerm.ok())
@@ -73,9 +133,18 @@ KernelOr createTranspose(const OpDesc &op) {
     return std::make_unique<NoopKernel>(op);
   if (identity)
     return std::make_unique<CopyKernel>(op);
+  Shape inStrides = rowMajorStrides(x.shape), strides;
+  // The last axis kept, in rows of at least kMinCopiedRowBytes: a copy of
+  // rows (attention's heads, 8x128x4x64 f32 to 8x4x128x64: 0.085 ms where
+  // oneDNN's reorder took 0.17 under AVX2, one thread).
+  if (perm.back() == x.rank() - 1 &&
+      outShape.back() * int64_t(dtypeSize(x.dtype)) >= kMinCopiedRowBytes) {
+    for (int64_t p : perm)
+      strides.push_back(inStrides[p]);
+    return std::make_unique<StridedCopyKernel>(op, outShape, 0, strides);
+  }
   CopyType copy = copyType(x.dtype);
   OFRT_RETURN_IF_ERROR(checkDnnlRank(op, x.rank(), copy.words > 1));
-  Shape inStrides = rowMajorStrides(x.shape), strides;
   for (int64_t p : perm)
     strides.push_back(inStrides[p] * copy.words);
   if (copy.words > 1)
@@ -262,58 +331,6 @@ KernelOr createFlatten(const OpDesc &op) {
   return std::make_unique<CopyKernel>(op);
 }
 
-template <size_t B> struct Word { uint8_t bytes[B]; };
-
-class SliceKernel : public CpuKernel {
-public:
-  SliceKernel(const OpDesc &op, const Shape &outShape, int64_t base,
-              const Shape &strides)
-      : CpuKernel(op), outShape(outShape), base(base), strides(strides),
-        size(dtypeSize(op.inputs[0].dtype)) {}
-
-  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
-                       const std::vector<TensorView> &out) override {
-    switch (size) {
-    case 1:
-      return run<1>(in[0], out[0]);
-    case 2:
-      return run<2>(in[0], out[0]);
-    case 4:
-      return run<4>(in[0], out[0]);
-    default:
-      return run<8>(in[0], out[0]);
-    }
-  }
-
-private:
-  template <size_t B>
-  absl::Status run(const TensorView &in, const TensorView &out) {
-    const Word<B> *x = in.as<Word<B>>() + base;
-    Word<B> *y = out.as<Word<B>>();
-    if (strides.empty() || strides.back() != 1) {
-      int64_t i = 0;
-      forEachIndex<1>(outShape, {strides}, [&](const std::array<int64_t, 1> &o) {
-        y[i++] = x[o[0]];
-      });
-      return absl::OkStatus();
-    }
-    // Unit step on the last axis: whole rows, one memcpy each.
-    Shape rows(outShape.begin(), outShape.end() - 1);
-    Shape rowStrides(strides.begin(), strides.end() - 1);
-    int64_t row = outShape.back();
-    forEachIndex<1>(rows, {rowStrides}, [&](const std::array<int64_t, 1> &o) {
-      std::memcpy(y, x + o[0], row * B);
-      y += row;
-    });
-    return absl::OkStatus();
-  }
-
-  Shape outShape;
-  int64_t base;
-  Shape strides;
-  size_t size;
-};
-
 } // namespace
 
 absl::StatusOr<SliceParams> cpu::readSliceParams(const OpDesc &op) {
@@ -361,7 +378,7 @@ KernelOr createSlice(const OpDesc &op) {
   int64_t base = params->base;
   if (numel(outShape) == 0)
     return std::make_unique<NoopKernel>(op);
-  return std::make_unique<SliceKernel>(op, outShape, base, strides);
+  return std::make_unique<StridedCopyKernel>(op, outShape, base, strides);
 }
 
 } // namespace

@@ -16,13 +16,56 @@
 #include "DnnlUtils.h"
 #include "ofrt/KernelParams.h"
 
+#include <cstring>
+#include <type_traits>
+
 using namespace ofrt;
 using namespace ofrt::cpu;
 
 namespace {
 
-/// Copies elements of `Bytes` bytes; selection does not look at values.
-template <size_t Bytes> struct Word { uint8_t bytes[Bytes]; };
+/// Elements of `Bytes` bytes as unsigned integers: selection does not look
+/// at values, and integer selects vectorize.
+template <size_t Bytes>
+using Bits = std::conditional_t<
+    Bytes == 1, uint8_t,
+    std::conditional_t<Bytes == 2, uint16_t,
+                       std::conditional_t<Bytes == 4, uint32_t, uint64_t>>>;
+
+/// `shape` (or strides) less the last axis: the rows' index space.
+Shape outerAxes(const Shape &shape) {
+  return Shape(shape.begin(), shape.end() - 1);
+}
+
+/// One row of a select: `r[j] = c[j] ? x : y`, where an operand whose
+/// step is 0 is one value for the row (a broadcast scalar). Branch-free
+/// masks and one loop per case, so that each vectorizes (a select that
+/// branches pays a misprediction per element of a random mask).
+template <typename T>
+void selectRow(int64_t n, const uint8_t *c, const T *x, int64_t xStep,
+               const T *y, int64_t yStep, T *r) {
+  static_assert(std::is_unsigned_v<T>, "selects bits");
+  auto pick = [](uint8_t cond, T a, T b) {
+    T mask = T(0) - T(cond != 0);
+    return T((a & mask) | (b & ~mask));
+  };
+  if (xStep && yStep) {
+    for (int64_t j = 0; j < n; ++j)
+      r[j] = pick(c[j], x[j], y[j]);
+  } else if (yStep) {
+    T a = *x;
+    for (int64_t j = 0; j < n; ++j)
+      r[j] = pick(c[j], a, y[j]);
+  } else if (xStep) {
+    T b = *y;
+    for (int64_t j = 0; j < n; ++j)
+      r[j] = pick(c[j], x[j], b);
+  } else {
+    T a = *x, b = *y;
+    for (int64_t j = 0; j < n; ++j)
+      r[j] = pick(c[j], a, b);
+  }
+}
 
 class WhereKernel : public CpuKernel {
 public:
@@ -51,9 +94,26 @@ private:
   template <size_t B>
   absl::Status run(const std::vector<TensorView> &in,
                    const std::vector<TensorView> &out) {
+    using T = Bits<B>;
     const uint8_t *c = in[0].as<uint8_t>();
-    const Word<B> *x = in[1].as<Word<B>>(), *y = in[2].as<Word<B>>();
-    Word<B> *r = out[0].as<Word<B>>();
+    const T *x = in[1].as<T>(), *y = in[2].as<T>();
+    T *r = out[0].as<T>();
+    // Whole rows where the condition is dense along the last axis and each
+    // branch dense or one value there (the attention mask's gradient:
+    // a [T, T] mask and a scalar zero against [B, H, T, T]).
+    if (!outShape.empty() && cStrides.back() == 1 && xStrides.back() <= 1 &&
+        yStrides.back() <= 1) {
+      int64_t n = outShape.back();
+      forEachIndex<3>(
+          outerAxes(outShape),
+          {outerAxes(cStrides), outerAxes(xStrides), outerAxes(yStrides)},
+          [&](const std::array<int64_t, 3> &o) {
+            selectRow(n, c + o[0], x + o[1], xStrides.back(), y + o[2],
+                      yStrides.back(), r);
+            r += n;
+          });
+      return absl::OkStatus();
+    }
     int64_t i = 0;
     forEachIndex<3>(outShape, {cStrides, xStrides, yStrides},
                     [&](const std::array<int64_t, 3> &o) {
@@ -94,6 +154,22 @@ public:
     const T *x = in[0].as<T>();
     const uint8_t *m = in[1].as<uint8_t>();
     T *r = out[0].as<T>();
+    // Whole rows where the mask is dense along the last axis (a causal
+    // [T, T] mask against [B, H, T, T]).
+    if (!shape.empty() && mStrides.back() == 1) {
+      using B = Bits<sizeof(T)>;
+      B fill;
+      std::memcpy(&fill, &value, sizeof(T));
+      int64_t n = shape.back();
+      forEachIndex<2>(
+          outerAxes(shape), {outerAxes(xStrides), outerAxes(mStrides)},
+          [&](const std::array<int64_t, 2> &o) {
+            selectRow(n, m + o[1], &fill, 0,
+                      reinterpret_cast<const B *>(x + o[0]), 1,
+                      reinterpret_cast<B *>(r + o[0]));
+          });
+      return absl::OkStatus();
+    }
     forEachIndex<2>(shape, {xStrides, mStrides},
                     [&](const std::array<int64_t, 2> &o) {
                       r[o[0]] = m[o[1]] ? value : x[o[0]];
