@@ -148,8 +148,7 @@ private:
   /// The choices window `w`'s integer program gives its `free` nodes (in
   /// node order), from windowSolutions where it was solved with the same
   /// fixed neighbours; failure when GLPK finds none.
-  FailureOr<std::vector<unsigned>> solveWindow(unsigned w,
-                                               ArrayRef<bool> free);
+  FailureOr<std::vector<unsigned>> solveWindow(unsigned w, ArrayRef<bool> free);
   /// Appends to `move` the unit `u` at anchor choice `c`; false when the
   /// followers cannot follow.
   bool appendUnit(unsigned u, unsigned c, Move &move) const;

@@ -359,8 +359,7 @@ void Descent::buildWindows() {
         needs.insert(choice.operands[edge.operand]);
       edgeColumns[e] = gives.size() * needs.size();
     }
-  auto full = [&](ArrayRef<unsigned> window, size_t choices,
-                  size_t columns) {
+  auto full = [&](ArrayRef<unsigned> window, size_t choices, size_t columns) {
     if (small && window.size() >= options.windowUnits &&
         columns >= kSmallGraphWindowColumns)
       return true;
@@ -449,8 +448,8 @@ FailureOr<std::vector<unsigned>> Descent::solveWindow(unsigned w,
     key.push_back(w);
     for (const ProblemEdge &edge : problem.getEdges())
       if (free[edge.producer] != free[edge.consumer])
-        key.push_back(assignment[free[edge.producer] ? edge.consumer
-                                                     : edge.producer]);
+        key.push_back(
+            assignment[free[edge.producer] ? edge.consumer : edge.producer]);
     std::lock_guard<std::mutex> lock(windowSolutions->mutex);
     auto it = windowSolutions->byKey.find(key);
     if (it != windowSolutions->byKey.end())
