@@ -27,6 +27,7 @@ void mlir::oneflow::buildOneFlowDefaultPipeline(
   funcPm.addPass(createInsertBoxingPass());
   funcPm.addPass(createLowerBoxingPass());
   funcPm.addPass(createFuseMatmulBiasPass());
+  funcPm.addPass(createFoldMatmulScalePass());
   funcPm.addPass(createFuseAllReducePass());
   funcPm.addPass(createFuseNonfiniteChecksPass());
   funcPm.addPass(createAccumulateMicroBatchesPass());
@@ -43,7 +44,7 @@ void mlir::oneflow::registerOneFlowPipelines() {
       "infer shapes, fuse conv2d with inference batch_norm, add and relu "
       "(blocked layouts between fused convolutions), propagate SBP, expand "
       "softmax over split classes, insert and lower boxing, fuse matmuls "
-      "with their bias, bucket small "
+      "with their bias, fold scalars into batch_matmul, bucket small "
       "all-reduces, make the NaN checks of one layout one op, sum over "
       "micro-batches, "
       "mark constant matmul weights, lower to actors, plan memory",

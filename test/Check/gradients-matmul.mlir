@@ -1,5 +1,6 @@
 // Gradients of matmul (each transpose) and batch_matmul (with a broadcast
-// operand) against finite differences, and on 3 and 4 ranks and a 2x2 mesh in random layouts.
+// operand and an alpha, which its gradient products take too) against
+// finite differences, and on 3 and 4 ranks and a 2x2 mesh in random layouts.
 // RUN: of-check %s --mode gradients --devices cpu:1 --verbose | FileCheck %s
 // RUN: of-check %s --autodiff --mode random --devices cpu:4 | FileCheck %s --check-prefix=RANKS
 // RUN: of-check %s --autodiff --mode random --devices cpu:3 | FileCheck %s --check-prefix=RANKS
@@ -25,7 +26,7 @@ func.func @matmul() {
   %1 = oneflow.matmul %ta_a, %b {transpose_a} : (tensor<5x3xf32>, tensor<5x4xf32>) -> tensor<3x4xf32>
   %2 = oneflow.matmul %a, %tb_b {transpose_b} : (tensor<3x5xf32>, tensor<4x5xf32>) -> tensor<3x4xf32>
   %3 = oneflow.matmul %tt_a, %tt_b {transpose_a, transpose_b} : (tensor<5x3xf32>, tensor<4x5xf32>) -> tensor<3x4xf32>
-  %4 = oneflow.batch_matmul %bq, %bk {transpose_b} : (tensor<2x3x5xf32>, tensor<4x5xf32>) -> tensor<2x3x4xf32>
+  %4 = oneflow.batch_matmul %bq, %bk {transpose_b, alpha = -1.5 : f64} : (tensor<2x3x5xf32>, tensor<4x5xf32>) -> tensor<2x3x4xf32>
   %s0 = oneflow.add %0, %1 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   %s1 = oneflow.add %s0, %2 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   %s2 = oneflow.add %s1, %3 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>

@@ -13,6 +13,7 @@
 // PIPELINE-NEXT:     oneflow-insert-boxing,
 // PIPELINE-NEXT:     oneflow-lower-boxing,
 // PIPELINE-NEXT:     oneflow-fuse-matmul-bias,
+// PIPELINE-NEXT:     oneflow-fold-matmul-scale,
 // PIPELINE-NEXT:     oneflow-fuse-all-reduce{bucket-bytes=4194304},
 // PIPELINE-NEXT:     oneflow-fuse-nonfinite-checks,
 // PIPELINE-NEXT:     oneflow-accumulate-micro-batches,

@@ -61,15 +61,18 @@ def OneFlow_BatchMatmulOp
   let description = [{
     The last two axes of each operand are matrices as in `oneflow.matmul`;
     the leading axes are batch axes, broadcast numpy-style (an operand of
-    rank 2 is shared by every batch).
+    rank 2 is shared by every batch). `alpha` (1 when absent, finite)
+    scales every product, as BLAS's alpha does: attention's 1 / sqrt(d)
+    costs no pass of its own (`oneflow-fold-matmul-scale` sets it).
 
     ```mlir
-    %s = oneflow.batch_matmul %q, %k {transpose_b}
+    %s = oneflow.batch_matmul %q, %k {transpose_b, alpha = 0.125}
         : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x16x16xf32>
     ```
   }];
   let arguments = (ins OneFlow_FloatTensor:$a, OneFlow_FloatTensor:$b,
-                       UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b,
+                       OptionalAttr<F64Attr>:$alpha);
   let results = (outs OneFlow_FloatTensor:$result);
   let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
 }

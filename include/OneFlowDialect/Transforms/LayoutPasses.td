@@ -538,6 +538,35 @@ def FuseMatmulBiasPass
   }];
 }
 
+def FoldMatmulScalePass
+    : Pass<"oneflow-fold-matmul-scale", "::mlir::func::FuncOp"> {
+  let summary = "Fold scalar multiplications into batch_matmul's alpha";
+  let description = [{
+    Attention scales its scores by 1 / sqrt(d), and its gradient scales the
+    scores' gradient by the same: each an `oneflow.scalar_mul` that reads
+    and writes a [batch, heads, tokens, tokens] tensor next to the
+    `oneflow.batch_matmul` that makes or reads it. Once the layouts are
+    fixed (after boxing), this pass folds such a scalar into the product's
+    `alpha` (alpha a b is what BLAS and oneDNN compute anyway):
+    - `scalar_mul(batch_matmul(a, b), s)` becomes `batch_matmul(a, b)` with
+      alpha times s, where the scalar_mul alone reads the product;
+    - `batch_matmul(scalar_mul(x, s), b)` (either operand) reads x with
+      alpha times s; the scalar_mul goes once nothing else reads it.
+    Both values must have the same type, layout included (no boxing
+    between them; a scaled partial sum is the partial sum of the scaled
+    pieces, so partial layouts fold too), and both ops carry the same
+    attributes besides their own (a pipeline stage, a micro-batch). A
+    product whose alpha would not be finite is left alone.
+
+    ```mlir
+    %s = oneflow.batch_matmul %q, %k {transpose_b} : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x16x16xf32>
+    %t = oneflow.scalar_mul %s, 0.125 : (tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+    // becomes
+    %t = oneflow.batch_matmul %q, %k {alpha = 0.125 : f64, transpose_b} : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x16x16xf32>
+    ```
+  }];
+}
+
 def FuseNonfiniteChecksPass
     : Pass<"oneflow-fuse-nonfinite-checks", "::mlir::func::FuncOp"> {
   let summary = "Make the NaN and infinity checks of one layout one op";

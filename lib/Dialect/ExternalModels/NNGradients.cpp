@@ -33,19 +33,26 @@ static void matmulGradient(OpTy op, GradientBuilder &g, Value dc,
   Value a = op.getA(), bm = op.getB();
   bool ta = op.getTransposeA(), tb = op.getTransposeB();
   UnitAttr on = b.getUnitAttr(), off;
+  // c = alpha a b: each gradient product scales by alpha too.
+  auto product = [&](Value x, Value y, UnitAttr tx, UnitAttr ty) -> Value {
+    if constexpr (std::is_same_v<OpTy, BatchMatmulOp>)
+      return OpTy::create(b, loc, x, y, tx, ty, op.getAlphaAttr());
+    else
+      return OpTy::create(b, loc, x, y, tx, ty);
+  };
   Value da, db;
   if (!ta && !tb) {
-    da = OpTy::create(b, loc, dc, bm, off, on);
-    db = OpTy::create(b, loc, a, dc, on, off);
+    da = product(dc, bm, off, on);
+    db = product(a, dc, on, off);
   } else if (!ta && tb) {
-    da = OpTy::create(b, loc, dc, bm, off, off);
-    db = OpTy::create(b, loc, dc, a, on, off);
+    da = product(dc, bm, off, off);
+    db = product(dc, a, on, off);
   } else if (ta && !tb) {
-    da = OpTy::create(b, loc, bm, dc, off, on);
-    db = OpTy::create(b, loc, a, dc, off, off);
+    da = product(bm, dc, off, on);
+    db = product(a, dc, off, off);
   } else {
-    da = OpTy::create(b, loc, bm, dc, on, on);
-    db = OpTy::create(b, loc, dc, a, on, on);
+    da = product(bm, dc, on, on);
+    db = product(dc, a, on, on);
   }
   dxs.push_back(g.unbroadcast(da, g.typeOf(a)));
   dxs.push_back(g.unbroadcast(db, g.typeOf(bm)));

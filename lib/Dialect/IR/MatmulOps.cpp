@@ -106,6 +106,10 @@ LogicalResult BatchMatmulOp::inferReturnTypes(MLIRContext *,
     return emitInferError(loc, getOperationName())
            << "operands have different element types " << a.getElementType()
            << " and " << b.getElementType();
+  if (std::optional<APFloat> alpha = adaptor.getAlpha();
+      alpha && !alpha->isFinite())
+    return emitInferError(loc, getOperationName())
+           << "alpha must be finite, got " << alpha->convertToDouble();
   int64_t m, n;
   if (failed(inferMatrixDims(loc, getOperationName(), a, b,
                              adaptor.getTransposeA(), adaptor.getTransposeB(),

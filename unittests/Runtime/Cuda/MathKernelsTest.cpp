@@ -157,6 +157,11 @@ TEST_F(CudaKernels, Matmul) {
     expectSame(op("batch_matmul", {a.desc, b.desc}, {{DType::F32, c.c}},
                   {{"transpose_a", c.ta}, {"transpose_b", c.tb}}),
                {a, b});
+    // alpha: cuBLASLt's scale of the product.
+    expectSame(
+        op("batch_matmul", {a.desc, b.desc}, {{DType::F32, c.c}},
+           {{"transpose_a", c.ta}, {"transpose_b", c.tb}, {"alpha", -0.125}}),
+        {a, b});
   }
 }
 

@@ -13,6 +13,7 @@
 #include "KernelTestUtils.h"
 
 #include <cstdlib>
+#include <limits>
 
 using namespace ofrt;
 using namespace ofrt::test;
@@ -174,6 +175,24 @@ TEST(BatchMatmulKernel, SharedMatrixAndBroadcastBatches) {
   // Size-1 batch axes broadcast on both sides.
   checkMatmul("batch_matmul", {2, 1, 3, 5}, false, {4, 5, 6}, false, 23);
   checkMatmul("batch_matmul", {1, 4, 5, 3}, true, {2, 1, 6, 5}, true, 24);
+}
+
+// alpha scales every product (oneDNN's output scale); it must be finite.
+TEST(BatchMatmulKernel, AlphaScalesTheProducts) {
+  Shape as = {2, 3, 7, 13}, bs = {2, 3, 5, 13}, outShape;
+  Values a = randomValues(count(as), 30), b = randomValues(count(bs), 31);
+  Values expected = naiveMatmul(a, as, false, b, bs, true, outShape);
+  for (double &v : expected)
+    v *= -0.125;
+  auto out =
+      runOk("batch_matmul", {f32(as, a), f32(bs, b)}, {{DType::F32, outShape}},
+            {{"transpose_b", true}, {"alpha", -0.125}});
+  EXPECT_TRUE(near(values(out[0]), expected, 1e-4, 1e-4));
+  expectCreateError(op("batch_matmul", {{DType::F32, as}, {DType::F32, bs}},
+                       {{DType::F32, outShape}},
+                       {{"transpose_b", true},
+                        {"alpha", std::numeric_limits<double>::infinity()}}),
+                    "alpha must be finite, got inf");
 }
 
 TEST(MatmulKernel, RejectsBadDescriptions) {

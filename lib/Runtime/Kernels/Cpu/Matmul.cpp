@@ -22,6 +22,7 @@
 #include "ofrt/KernelParams.h"
 
 #include <climits>
+#include <cmath>
 
 using namespace ofrt;
 using namespace ofrt::cpu;
@@ -40,17 +41,21 @@ public:
   /// `constantB`: b's buffer keeps its contents while its address stays
   /// (a variable nothing writes): it is packed once per address.
   /// `bias` (matmul_bias: [1, n], else empty) is added to every row.
+  /// Every product is scaled by `alpha` (oneDNN's output scale).
   MatmulKernel(const OpDesc &op, MemDesc a, MemDesc b, MemDesc c,
-               bool constantB, MemDesc bias = MemDesc())
+               bool constantB, MemDesc bias = MemDesc(), float alpha = 1.0f)
       : CpuKernel(op), aDesc(a), bDesc(b), cDesc(c), biasDesc(bias) {
     MemDesc weights =
         constantB ? MemDesc(b.dims(), b.data_type(),
                             dnnl::memory::format_tag::any)
                   : b;
+    dnnl::primitive_attr attr = scratchpadAttr();
+    if (alpha != 1.0f)
+      attr.set_output_scales(0, {alpha});
     dnnl::matmul::primitive_desc pd(
         bias.is_zero() ? dnnl::matmul::desc(a, weights, c)
                        : dnnl::matmul::desc(a, weights, bias, c),
-        scratchpadAttr(), cpuEngine());
+        attr, cpuEngine());
     prim = dnnl::matmul(pd);
     if (constantB)
       packedB = Staged(b, pd.weights_desc(), /*toInner=*/true);
@@ -160,6 +165,13 @@ absl::StatusOr<MatmulParams> cpu::readMatmulParams(const OpDesc &op,
   OFRT_RETURN_IF_ERROR(batched  ? readTransposes<params::BatchMatmulOp>(op, p)
                        : p.bias ? readTransposes<params::MatmulBiasOp>(op, p)
                                 : readTransposes<params::MatmulOp>(op, p));
+  if (batched) {
+    OFRT_READ_PARAMS(declared, params::BatchMatmulOp, op);
+    p.alpha = declared.alpha.value_or(1.0);
+    if (!std::isfinite(p.alpha))
+      return opError(op,
+                     "alpha must be finite, got " + std::to_string(p.alpha));
+  }
   if (a.dtype != b.dtype)
     return opError(op, "operands have different element types " + a.str() +
                            " and " + b.str());
@@ -241,8 +253,8 @@ KernelOr createMatmul(const OpDesc &op, bool batched) {
   return std::make_unique<MatmulKernel>(
       op, operandDesc(a.shape, rank, transposeA, type),
       operandDesc(b.shape, rank, transposeB, type), plainDesc(outShape, type),
-      constantB,
-      params->bias ? plainDesc({1, params->n}, type) : MemDesc());
+      constantB, params->bias ? plainDesc({1, params->n}, type) : MemDesc(),
+      static_cast<float>(params->alpha));
 }
 
 } // namespace

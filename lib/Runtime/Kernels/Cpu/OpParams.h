@@ -82,6 +82,8 @@ struct MatmulParams {
   bool transposeA = false, transposeB = false;
   /// matmul_bias: a third operand of n values is added to every row.
   bool bias = false;
+  /// batch_matmul: every product times alpha.
+  double alpha = 1.0;
   int64_t m = 0, n = 0, k = 0;
   /// The result's batch axes (broadcast from both operands').
   std::vector<int64_t> batch;

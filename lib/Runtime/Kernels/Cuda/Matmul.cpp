@@ -148,12 +148,13 @@ public:
 
 private:
   const void *alpha() const {
-    return dtype == DType::F64 ? static_cast<const void *>(&oneD)
-                               : static_cast<const void *>(&oneF);
+    return dtype == DType::F64 ? static_cast<const void *>(&alphaD)
+                               : static_cast<const void *>(&alphaF);
   }
   const void *beta() const {
     if (p.bias)
-      return alpha();
+      return dtype == DType::F64 ? static_cast<const void *>(&oneD)
+                                 : static_cast<const void *>(&oneF);
     return dtype == DType::F64 ? static_cast<const void *>(&zeroD)
                                : static_cast<const void *>(&zeroF);
   }
@@ -274,8 +275,8 @@ private:
                          layoutC = nullptr;
   cublasLtMatmulAlgo_t algo = {};
   bool ready = false;
-  float oneF = 1, zeroF = 0;
-  double oneD = 1, zeroD = 0;
+  float oneF = 1, zeroF = 0, alphaF = static_cast<float>(p.alpha);
+  double oneD = 1, zeroD = 0, alphaD = p.alpha;
 };
 
 absl::StatusOr<std::unique_ptr<Kernel>> createMatmul(const OpDesc &op,
