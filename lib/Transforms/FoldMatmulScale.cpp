@@ -97,7 +97,13 @@ struct FoldMatmulScalePass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ScaleOfProduct, ProductOfScale>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // Only these folds: the laid-out step is not the place to fold other
+    // ops or simplify regions.
+    GreedyRewriteConfig config;
+    config.enableFolding(false);
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();
   }
 };
