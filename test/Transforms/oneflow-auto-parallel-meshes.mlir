@@ -22,9 +22,9 @@
 // RUN: of-opt %S/../../examples/mlp.mlir -pass-pipeline='builtin.module(func.func(oneflow-infer-shapes,oneflow-autodiff{loss=loss},oneflow-optimizer{kind=adam},oneflow-auto-parallel{devices=8 cluster=%S/Inputs/cluster-cpu-node.json explain}))' | sed 's/ in [0-9.]* s$//' > %t.threads
 // RUN: of-opt --mlir-disable-threading %S/../../examples/mlp.mlir -pass-pipeline='builtin.module(func.func(oneflow-infer-shapes,oneflow-autodiff{loss=loss},oneflow-optimizer{kind=adam},oneflow-auto-parallel{devices=8 cluster=%S/Inputs/cluster-cpu-node.json explain}))' | sed 's/ in [0-9.]* s$//' > %t.serial
 // RUN: diff %t.threads %t.serial
-// RUN: FileCheck %s --check-prefix=GPT --input-file %t.threads
-// GPT: oneflow-auto-parallel: 8 devices, meshes searched [8] [2, 4] [4, 2]; chose mesh
-// GPT: flat [8] (seed)
+// RUN: FileCheck %s --check-prefix=MLP --input-file %t.threads
+// MLP: oneflow-auto-parallel: 8 devices, meshes searched [8] [2, 4] [4, 2]; chose mesh
+// MLP: flat [8] (seed)
 //
 // The GPT example on 8 devices likewise, and every hand strategy is a seed
 // on every mesh. Window solves stop at a node limit, not GLPK's wall clock,
