@@ -6,7 +6,8 @@
 //
 // The passes that decide and realize layouts: SBP propagation, strategies
 // and pipeline stages, boxing and its lowering, sums over micro-batches.
-// Included by Passes.td.
+// Included by Passes.td; the fusions of the laid-out step are in
+// FusionPasses.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -470,132 +471,6 @@ def AccumulateMicroBatchesPass
     ```
   }];
   let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
-}
-
-def FuseAllReducePass
-    : Pass<"oneflow-fuse-all-reduce", "::mlir::func::FuncOp"> {
-  let summary = "Bucket small all-reduces into one (gradient bucketing)";
-  let description = [{
-    Each `oneflow.all_reduce` is a round of messages between the ranks of
-    its group, whose latency does not depend on its size: a data-parallel
-    step that all-reduces every gradient (and its loss) separately pays it
-    once per tensor. This pass first moves each all-reduce up to right
-    after the op that makes its operand (boxing sits before its reader,
-    and the optimizer reads every gradient at the end), so that gradients
-    go out in the order the backward pass makes them, while it goes on, as
-    DistributedDataParallel's buckets do; an all-reduce whose operand
-    another op writes in place stays. It then groups all-reduces of the same element type,
-    operand layout and mesh axis, in program order, into buckets of at most
-    `bucket-bytes` bytes (as PyTorch's DistributedDataParallel buckets
-    gradients; a bucket also closes at an all-reduce that depends on one of
-    its members), and replaces each bucket of two or more by one all-reduce of
-    the concatenation of its flattened operands, sliced and reshaped back.
-    Only operands whose layout holds the whole tensor on every rank (B or P
-    on every mesh axis) are bucketed; an all-reduce larger than the bucket
-    stays as it is. Ops that use a result move after the fused all-reduce.
-
-    ```mlir
-    %a = oneflow.all_reduce %x {mesh_axis = 0} : tensor<4xf32, P> -> tensor<4xf32, B>
-    %b = oneflow.all_reduce %y {mesh_axis = 0} : tensor<2x2xf32, P> -> tensor<2x2xf32, B>
-    // becomes
-    %fx = oneflow.reshape %x : (tensor<4xf32, P>) -> tensor<4xf32, P>
-    %fy = oneflow.reshape %y : (tensor<2x2xf32, P>) -> tensor<4xf32, P>
-    %c = oneflow.concat %fx, %fy {axis = 0} : (...) -> tensor<8xf32, P>
-    %r = oneflow.all_reduce %c {mesh_axis = 0} : tensor<8xf32, P> -> tensor<8xf32, B>
-    %a = oneflow.slice %r {starts = [0], ends = [4], steps = [1]} : ... -> tensor<4xf32, B>
-    %s = oneflow.slice %r {starts = [4], ends = [8], steps = [1]} : ... -> tensor<4xf32, B>
-    %b = oneflow.reshape %s : (tensor<4xf32, B>) -> tensor<2x2xf32, B>
-    ```
-  }];
-  let options = [
-    Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"4194304",
-           "Most bytes of one bucket (0: no fusion)">,
-  ];
-}
-
-def FuseMatmulBiasPass
-    : Pass<"oneflow-fuse-matmul-bias", "::mlir::func::FuncOp"> {
-  let summary = "Make a matmul and the bias added to its rows one op";
-  let description = [{
-    A linear layer is `oneflow.matmul` and an `oneflow.add` of a bias of
-    one value per column: the add reads and writes the whole result again.
-    Once the layouts are fixed (after boxing), this pass replaces such a
-    pair by `oneflow.matmul_bias`, whose kernel starts the GEMM from the
-    bias. It fuses only where the matmul's result is read by the add alone,
-    both have the same type, layout included (no boxing between them), and
-    that layout has no partial axis (a partial product takes the bias after
-    its sum, not before); the bias is a rank-1 tensor of the result's
-    column count and element type, the contraction is not empty, and both
-    ops carry the same attributes besides their own (a pipeline stage, a
-    micro-batch).
-
-    ```mlir
-    %y = oneflow.matmul %x, %w : (tensor<64x784xf32>, tensor<784x128xf32>) -> tensor<64x128xf32>
-    %z = oneflow.add %y, %b : (tensor<64x128xf32>, tensor<128xf32>) -> tensor<64x128xf32>
-    // becomes
-    %z = oneflow.matmul_bias %x, %w, %b : (tensor<64x784xf32>, tensor<784x128xf32>, tensor<128xf32>) -> tensor<64x128xf32>
-    ```
-  }];
-}
-
-def FoldMatmulScalePass
-    : Pass<"oneflow-fold-matmul-scale", "::mlir::func::FuncOp"> {
-  let summary = "Fold scalar multiplications into batch_matmul's alpha";
-  let description = [{
-    Attention scales its scores by 1 / sqrt(d), and its gradient scales the
-    scores' gradient by the same: each an `oneflow.scalar_mul` that reads
-    and writes a [batch, heads, tokens, tokens] tensor next to the
-    `oneflow.batch_matmul` that makes or reads it. Once the layouts are
-    fixed (after boxing), this pass folds such a scalar into the product's
-    `alpha` (alpha a b is what BLAS and oneDNN compute anyway):
-    - `scalar_mul(batch_matmul(a, b), s)` becomes `batch_matmul(a, b)` with
-      alpha times s, where the scalar_mul alone reads the product;
-    - `batch_matmul(scalar_mul(x, s), b)` (either operand) reads x with
-      alpha times s; the scalar_mul goes once nothing else reads it.
-    Both values must have the same type, layout included (no boxing
-    between them; a scaled partial sum is the partial sum of the scaled
-    pieces, so partial layouts fold too), and both ops carry the same
-    attributes besides their own (a pipeline stage, a micro-batch). A
-    product whose alpha would not be finite is left alone.
-
-    ```mlir
-    %s = oneflow.batch_matmul %q, %k {transpose_b} : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x16x16xf32>
-    %t = oneflow.scalar_mul %s, 0.125 : (tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
-    // becomes
-    %t = oneflow.batch_matmul %q, %k {alpha = 0.125 : f64, transpose_b} : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x16x16xf32>
-    ```
-  }];
-}
-
-def FuseNonfiniteChecksPass
-    : Pass<"oneflow-fuse-nonfinite-checks", "::mlir::func::FuncOp"> {
-  let summary = "Make the NaN and infinity checks of one layout one op";
-  let description = [{
-    oneflow-optimizer checks each gradient with its own
-    `oneflow.find_nonfinite` and takes the maximum of their results: on a
-    small model those checks and maximums are more ops than the rest of
-    the update, and each costs an actor firing per step. Once the layouts
-    are fixed (after boxing), this pass replaces the checks of one block
-    whose results have the same type, layout included, by one
-    `oneflow.find_nonfinite` of all their tensors (codes and labels in
-    order) built after the last of them, without `like` operands (they
-    only chose a layout, which is now fixed); a check that depends on the
-    result of another starts a new group. Every use of a member's result
-    uses the fused result instead, which is right because the maximum is
-    idempotent; `oneflow.maximum` ops whose two operands have become the
-    same value are then removed. Ops that use a result move after the
-    fused check (the block is sorted topologically); a group whose users
-    include an op that would then write in place after a later reader of
-    what it writes is left as it is.
-
-    ```mlir
-    %c1 = oneflow.find_nonfinite %g1 like %w1 {codes = array<i64: 2>, labels = ["gradient of 'w1'"]} : ...
-    %c2 = oneflow.find_nonfinite %g2 like %w2 {codes = array<i64: 1>, labels = ["gradient of 'w2'"]} : ...
-    %m = oneflow.maximum %c1, %c2 : ...
-    // becomes
-    %m = oneflow.find_nonfinite %g1, %g2 {codes = array<i64: 2, 1>, labels = ["gradient of 'w1'", "gradient of 'w2'"]} : ...
-    ```
-  }];
 }
 
 //===----------------------------------------------------------------------===//

@@ -6,8 +6,8 @@
 //
 // Every flag starts with `oneflow-` (test-only passes: `test-oneflow-`).
 // Defs end in `Pass`; each lives in a file named without the suffix.
-// Layout passes are in LayoutPasses.td, training passes in
-// TrainingPasses.td.
+// Layout passes are in LayoutPasses.td, fusions in FusionPasses.td,
+// training passes in TrainingPasses.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,97 +39,8 @@ def InferShapesPass : Pass<"oneflow-infer-shapes", "::mlir::func::FuncOp"> {
 }
 
 include "OneFlowDialect/Transforms/LayoutPasses.td"
+include "OneFlowDialect/Transforms/FusionPasses.td"
 include "OneFlowDialect/Transforms/TrainingPasses.td"
-
-//===----------------------------------------------------------------------===//
-// Fusion
-//===----------------------------------------------------------------------===//
-
-def FuseConvBnActPass
-    : Pass<"oneflow-fuse-conv-bn-act", "::mlir::func::FuncOp"> {
-  let summary = "Fuse conv2d, inference batch_norm, add and relu";
-  let description = [{
-    Replaces each chain `conv2d -> batch_norm [-> add] [-> relu]` by one
-    `oneflow.conv2d_bn`, whose kernel folds the normalization into the
-    convolution (weights scaled per filter, a bias from the shift) and runs
-    the add and the relu as post-ops, so that the intermediate tensors are
-    never written. A chain fuses only where nothing else can see what the
-    fusion drops:
-
-    * the batch_norm is in inference mode (`training` unset), normalizes
-      the channels of an NCHW tensor (axis 1) and its `mean` and
-      `inv_variance` results are unused;
-    * each of conv2d's and batch_norm's results (and the add's, when a relu
-      follows) has the next op of the chain as its only user;
-    * the add's other operand has the result's shape (no broadcasting);
-    * the tensors carry no layout encoding (run before SBP propagation).
-
-    A convolution bias becomes part of the normalization: the fused op
-    reads `moving_mean - bias`, computed by a `oneflow.sub`. The result
-    equals the unfused ops' up to float rounding.
-
-    ```mlir
-    %c = oneflow.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : ...
-    %y, %mean, %inv = oneflow.batch_norm %c, %g, %b, %m, %v : ...
-    %s = oneflow.add %y, %x : ...
-    %r = oneflow.relu %s : ...
-    // becomes
-    %r = oneflow.conv2d_bn %x, %w, %g, %b, %m, %v, %x {pads = array<i64: 1, 1, 1, 1>, relu} : ...
-    ```
-  }];
-}
-
-def PackConstantWeightsPass
-    : Pass<"oneflow-pack-constant-weights", "::mlir::func::FuncOp"> {
-  let summary = "Let matmul kernels pack weights that never change once";
-  let description = [{
-    Sets `constant_b` on each `oneflow.matmul` (and `oneflow.matmul_bias`)
-    whose `b` is the value of a
-    `oneflow.variable` that no op writes in place (no optimizer updates
-    it: an inference program, or a frozen weight in training). Its CPU
-    kernel then reorders `b` into oneDNN's preferred (blocked) layout at
-    its first step and reuses it (7 to 12 per cent faster for a
-    1024x4096 weight, bench/README.md), at the cost of that copy's memory.
-    Runs after SBP propagation and boxing, so that `b` is read straight
-    from the variable on every rank.
-
-    ```mlir
-    %w = oneflow.variable "w" ... : tensor<1024x4096xf32>
-    %y = oneflow.matmul %x, %w : ...
-    // becomes
-    %y = oneflow.matmul %x, %w {constant_b} : ...
-    ```
-  }];
-}
-
-def ConvBlockedLayoutsPass
-    : Pass<"oneflow-conv-blocked-layouts", "::mlir::func::FuncOp"> {
-  let summary = "Keep activations between fused convolutions blocked";
-  let description = [{
-    The CPU kernel of `oneflow.conv2d_bn` computes in oneDNN's blocked
-    layout for the machine that runs the plan, nChw16c (N, C / 16, H, W,
-    16) with AVX-512 and nChw8c below, when it has one group and its input
-    channels and filters are multiples of 16, reordering its input from
-    NCHW and its result back. Where a `conv2d_bn` of that kind has a
-    result whose every user is such a `conv2d_bn` reading it as its `x`
-    (not as the addend), this pass sets `blocked_result` on the producer
-    and `blocked_x` on the users: the buffer between them holds the
-    blocked layout (the same bytes as NCHW; which block width is the
-    runtime's choice, so the plan carries nothing ISA-specific), and neither reorder runs. Only those kernels
-    ever see the buffer; the tensor type, and so every shape rule, SBP
-    signature and memory size, is unchanged (batch is the outermost axis of
-    both layouts, so S(0) pieces are the same slices). Tensors with a layout
-    encoding are left alone.
-
-    ```mlir
-    %a = oneflow.conv2d_bn %x, %w1, %g, %b, %m, %v {relu} : ...
-    %y = oneflow.conv2d_bn %a, %w2, %g, %b, %m, %v, %x {relu} : ...
-    // becomes
-    %a = oneflow.conv2d_bn %x, %w1, %g, %b, %m, %v {blocked_result, relu} : ...
-    %y = oneflow.conv2d_bn %a, %w2, %g, %b, %m, %v, %x {blocked_x, relu} : ...
-    ```
-  }];
-}
 
 //===----------------------------------------------------------------------===//
 // Lowering to actors
