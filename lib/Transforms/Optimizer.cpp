@@ -135,16 +135,12 @@ Value OptimizerPass::buildClipScale(OpBuilder &builder,
   Value total;
   for (const Gradient &g : gradients) {
     Location loc = g.loc;
-    Value squares = MulOp::create(builder, loc, g.grad, g.grad);
-    auto type = cast<RankedTensorType>(squares.getType());
-    Value sum = squares;
-    if (type.getRank() > 0) {
-      SmallVector<int64_t> axes =
-          llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-      sum = ReduceSumOp::create(builder, loc, squares,
-                                builder.getDenseI64ArrayAttr(axes),
-                                /*keepdims=*/nullptr);
-    }
+    auto type = cast<RankedTensorType>(g.grad.getType());
+    SmallVector<int64_t> axes =
+        llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+    Value sum = ReduceSumSquareOp::create(builder, loc, g.grad,
+                                          builder.getDenseI64ArrayAttr(axes),
+                                          /*keepdims=*/nullptr);
     total = total ? Value(AddOp::create(builder, loc, total, sum)) : sum;
   }
   Location loc = gradients.front().loc;

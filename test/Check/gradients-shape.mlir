@@ -1,4 +1,4 @@
-// Gradients of reductions, reshapes, transpose, flatten, concat, slices
+// Gradients of reductions (reduce_sum_square too), reshapes, transpose, flatten, concat, slices
 // (strided too, and three that partition a tensor as a GPT's q, k and v), gather (repeated and negative indices), where and
 // masked_fill against finite differences, and on 3 and 4
 // ranks and a 2x2 mesh in random layouts against one rank.
@@ -10,6 +10,7 @@
 // CHECK-DAG: PASS dloss/dwy[11]
 // CHECK-DAG: PASS dloss/dtab[19]
 // CHECK-DAG: PASS dloss/dpq[35]
+// CHECK-DAG: PASS dloss/dsq[23]
 // CHECK-NOT: FAIL
 // CHECK: of-check: {{[1-9][0-9]*}} cases, {{[0-9]+}} passed, 0 failed
 // RANKS-NOT: FAIL
@@ -28,6 +29,7 @@ func.func @shape() {
   %mf = oneflow.variable "mf" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 11} : tensor<3x4xf32>
   %tab = oneflow.variable "tab" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 12} : tensor<5x4xf32>
   %pq = oneflow.variable "pq" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 13} : tensor<3x12xf32>
+  %sq = oneflow.variable "sq" {init = #oneflow.init<normal(0.0, 1.0)>, seed = 14} : tensor<3x4x2xf32>
   %ids = oneflow.constant dense<[4, 0, -1]> : tensor<3xi64>
   %r = oneflow.input "r" : tensor<3x4xf32>
   %c = oneflow.input "c" : tensor<3x4xf32>
@@ -64,7 +66,9 @@ func.func @shape() {
   %pab = oneflow.mul %pa, %pb : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   %15 = oneflow.add %pab, %pc : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   %s8 = oneflow.add %s7, %15 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
-  %w = oneflow.mul %s8, %r : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %16 = oneflow.reduce_sum_square %sq {axes = array<i64: -1>} : (tensor<3x4x2xf32>) -> tensor<3x4xf32>
+  %s9 = oneflow.add %s8, %16 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %w = oneflow.mul %s9, %r : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   %loss = oneflow.reduce_sum %w {axes = array<i64: 0, 1>} : (tensor<3x4xf32>) -> tensor<f32>
   oneflow.output "loss", %loss : tensor<f32>
   return

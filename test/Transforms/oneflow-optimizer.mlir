@@ -23,16 +23,14 @@
 // PLAIN: oneflow.sgd_update %{{.*}}, %{{.*}} {lr = 5.000000e-01 : f64} : tensor<4x3xf32>, tensor<4x3xf32>
 // PLAIN: oneflow.sgd_update %{{.*}}, %{{.*}} {lr = 5.000000e-01 : f64} : tensor<3xf32>, tensor<3xf32>
 
-// Clipping: the squares of every gradient summed, the square root, and
+// Clipping: the squares of every gradient summed (one pass each), the square root, and
 // min(1, clip / (norm + 1e-6)) as every update's scale.
 
 // ADAMW-LABEL: func.func @two_params
 // ADAMW: %[[GW:.*]] = oneflow.scalar_mul %{{.*}}, 2.000000e+00
 // ADAMW: %[[GB:.*]] = oneflow.reduce_sum
-// ADAMW: %[[SQW:.*]] = oneflow.mul %[[GW]], %[[GW]]
-// ADAMW: %[[SW:.*]] = oneflow.reduce_sum %[[SQW]] {axes = array<i64: 0, 1>}
-// ADAMW: %[[SQB:.*]] = oneflow.mul %[[GB]], %[[GB]]
-// ADAMW: %[[SB:.*]] = oneflow.reduce_sum %[[SQB]] {axes = array<i64: 0>}
+// ADAMW: %[[SW:.*]] = oneflow.reduce_sum_square %[[GW]] {axes = array<i64: 0, 1>}
+// ADAMW: %[[SB:.*]] = oneflow.reduce_sum_square %[[GB]] {axes = array<i64: 0>}
 // ADAMW: %[[T:.*]] = oneflow.add %[[SW]], %[[SB]]
 // ADAMW: %[[N:.*]] = oneflow.sqrt %[[T]]
 // ADAMW: %[[N1:.*]] = oneflow.scalar_add %[[N]], 9.99{{.*}}E-7

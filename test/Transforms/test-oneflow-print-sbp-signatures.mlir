@@ -107,7 +107,7 @@ func.func @conv(%x: tensor<8x3x8x8xf32>, %w: tensor<16x3x3x3xf32>, %b: tensor<16
 }
 
 // reduce_sum: a reduced split axis gives P, P -> P; reduce_max likewise
-// with P(max).
+// with P(max); reduce_sum_square gives P and takes no P.
 func.func @reduce(%y: tensor<8x6xf32>) {
   // expected-remark@+1 {{sbp: S(0) -> S(0) | S(1) -> P | P -> P}}
   %0 = oneflow.reduce_sum %y {axes = array<i64: 1>} : (tensor<8x6xf32>) -> tensor<8xf32>
@@ -119,6 +119,10 @@ func.func @reduce(%y: tensor<8x6xf32>) {
   %3 = oneflow.reduce_max %y {axes = array<i64: 1>} : (tensor<8x6xf32>) -> tensor<8xf32>
   // expected-remark@+1 {{sbp: P -> P}}
   %4 = oneflow.reduce_sum %2 {axes = array<i64>} : (tensor<f32>) -> tensor<f32>
+  // expected-remark@+1 {{sbp: S(0) -> S(0) | S(1) -> P}}
+  %5 = oneflow.reduce_sum_square %y {axes = array<i64: 1>} : (tensor<8x6xf32>) -> tensor<8xf32>
+  // expected-remark@+1 {{sbp: S(0) -> P | S(1) -> P}}
+  %6 = oneflow.reduce_sum_square %y {axes = array<i64: 0, 1>} : (tensor<8x6xf32>) -> tensor<f32>
   return
 }
 

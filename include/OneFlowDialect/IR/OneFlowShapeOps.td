@@ -153,6 +153,25 @@ class OneFlow_ReduceOp<string mnemonic, string desc>
 def OneFlow_ReduceSumOp : OneFlow_ReduceOp<"reduce_sum", "sum over axes">;
 def OneFlow_ReduceMeanOp : OneFlow_ReduceOp<"reduce_mean", "mean over axes">;
 def OneFlow_ReduceMaxOp : OneFlow_ReduceOp<"reduce_max", "maximum over axes">;
+def OneFlow_ReduceSumSquareOp
+    : OneFlow_ReduceOp<"reduce_sum_square", "sum of squares over axes"> {
+  let description = [{
+    The sum of `x * x` over `axes` (negative counts from the end), in one
+    pass over `x` (ONNX's ReduceSumSquare; the squared norms of gradient
+    clipping); reduced axes are kept as size 1 with `keepdims`, dropped
+    otherwise. Float tensors only.
+
+    SBP: a split reduced axis gives P (each rank squares its piece); a
+    partial `x` is not (the square of a sum is not the sum of squares).
+
+    ```mlir
+    %s = oneflow.reduce_sum_square %g {axes = array<i64: 0, 1>}
+        : (tensor<4x4xf32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins OneFlow_FloatTensor:$x, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$keepdims);
+}
 
 class OneFlow_ArgReduceOp<string mnemonic, string desc>
     : OneFlow_InferredOp<mnemonic, [Pure, OneFlow_HasSbp]> {

@@ -36,9 +36,9 @@ class MLIRContext;
   MatmulOp, BatchMatmulOp, SoftmaxOp, LogSoftmaxOp,                            \
       SparseSoftmaxCrossEntropyOp, LayerNormOp, DropoutOp, RnnOp
 #define ONEFLOW_SHAPE_GRADIENT_OPS                                             \
-  ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReshapeOp, FlattenOp, TransposeOp,   \
-      ConcatOp, SliceOp, GatherOp, GatherGradOp, GatherElementsOp,             \
-      GatherElementsGradOp, TopKOp
+  ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceSumSquareOp, ReshapeOp,        \
+      FlattenOp, TransposeOp, ConcatOp, SliceOp, GatherOp, GatherGradOp,       \
+      GatherElementsOp, GatherElementsGradOp, TopKOp
 #define ONEFLOW_CONV_GRADIENT_OPS                                              \
   Conv2DOp, Conv2DBackwardDataOp, MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, \
       BatchNormOp, ResampleOp, ResampleGradOp

@@ -140,10 +140,11 @@ static double workspaceBytes(Operation *op) {
           [&](Operation *binary) { return lhsExpanded(binary, true); })
       .Case<SubOp, DivOp, PowOp>(
           [&](Operation *binary) { return lhsExpanded(binary, false); })
-      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>([](auto reduce) {
-        auto x = cast<RankedTensorType>(reduce.getX().getType());
-        return reducesOutOfOrder(x, reduce.getAxes()) ? bytesOf(x) : 0.0;
-      })
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceSumSquareOp>(
+          [](auto reduce) {
+            auto x = cast<RankedTensorType>(reduce.getX().getType());
+            return reducesOutOfOrder(x, reduce.getAxes()) ? bytesOf(x) : 0.0;
+          })
       .Case([](SparseSoftmaxCrossEntropyOp loss) {
         return bytesOf(loss->getOperand(0).getType());
       })

@@ -108,6 +108,16 @@ static LogicalResult buildGradientRule(ReduceMeanOp op, GradientBuilder &g,
   return success();
 }
 
+// d/dx sum(x * x) = 2 x, times dy brought back to x's shape.
+static LogicalResult buildGradientRule(ReduceSumSquareOp op, GradientBuilder &g,
+                                       ValueRange dys,
+                                       SmallVectorImpl<Value> &dxs) {
+  SmallVector<Value, 1> spread;
+  reduceGradient(op, g, dys[0], 2.0, spread);
+  dxs.push_back(g.mul(spread.front(), op.getX()));
+  return success();
+}
+
 static LogicalResult buildGradientRule(ReduceMaxOp op, GradientBuilder &g,
                                        ValueRange dys,
                                        SmallVectorImpl<Value> &dxs) {

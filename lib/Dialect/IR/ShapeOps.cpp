@@ -412,9 +412,10 @@ void GatherElementsGradOp::getSbpSignatures(
 }
 
 /// How a reduction treats its reduced axes: a sum or mean is linear (split
-/// gives P, P passes through), a max gives and passes P(max), an index of
-/// an extreme element never splits them.
-enum class ReduceSbpKind { linear, max, index };
+/// gives P, P passes through), a max gives and passes P(max), a sum of
+/// squares gives P but takes no P, an index of an extreme element never
+/// splits them.
+enum class ReduceSbpKind { linear, max, square, index };
 
 /// Kept axes are parallel (shifted in the result without keepdims); reduced
 /// axes as `kind` says.
@@ -443,7 +444,7 @@ static void deriveReduceSbp(Operation *op, ArrayRef<int64_t> axes,
     if (!reduced.test(axis) || keepdims)
       ++resultAxis;
   }
-  if (kind != ReduceSbpKind::index)
+  if (kind == ReduceSbpKind::linear || kind == ReduceSbpKind::max)
     dims.addPartials(kind == ReduceSbpKind::linear ? "P" : "M");
   dims.derive(meshAxisSize, signatures);
 }
@@ -464,6 +465,12 @@ void ReduceMeanOp::getSbpSignatures(int64_t meshAxisSize,
 void ReduceMaxOp::getSbpSignatures(int64_t meshAxisSize,
                                    SmallVectorImpl<SbpSignature> &signatures) {
   deriveReduceSbp(*this, getAxes(), getKeepdims(), ReduceSbpKind::max,
+                  meshAxisSize, signatures);
+}
+
+void ReduceSumSquareOp::getSbpSignatures(
+    int64_t meshAxisSize, SmallVectorImpl<SbpSignature> &signatures) {
+  deriveReduceSbp(*this, getAxes(), getKeepdims(), ReduceSbpKind::square,
                   meshAxisSize, signatures);
 }
 

@@ -12,8 +12,9 @@
 // |-----------------------|-------------------------------------------------|
 // | Sum Mean (n inputs)   | add chain (Mean: then scalar_div by n)          |
 // | Max Min (n inputs)    | maximum / minimum chain                         |
-// | ReduceL1 ReduceL2     | reduce_sum of abs / of x * x, then sqrt (L2)    |
-// | ReduceSumSquare       | reduce_sum of x * x                             |
+// | ReduceL1 ReduceL2     | reduce_sum of abs / reduce_sum_square, then     |
+// |                       | sqrt (L2); integers: reduce_sum of x * x        |
+// | ReduceSumSquare       | reduce_sum_square (integers: reduce_sum of x*x) |
 // | ReduceLogSum(Exp)     | log of reduce_sum (of exp)                      |
 // | HardSwish             | x * hard_sigmoid(x; 1/6, 1/2)                   |
 // | Softsign              | x / (1 + abs(x))                                |
@@ -99,6 +100,13 @@ static LogicalResult mapSumComposite(NodeContext &node, Before before,
   if (failed(attrs))
     return failure();
   FailureOr<Value> v = *x;
+  if (before == Before::square &&
+      isa<FloatType>(NodeContext::typeOf(*x).getElementType())) {
+    v = valueOf(node.create<ReduceSumSquareOp>(*x, *attrs));
+    if (succeeded(v) && after == After::sqrt)
+      v = valueOf(node.create<SqrtOp>(*v));
+    return finish(node, v);
+  }
   switch (before) {
   case Before::none:
     break;

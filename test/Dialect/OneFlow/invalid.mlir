@@ -693,6 +693,14 @@ func.func @negative_reduce_axis(%x: tensor<4x8xf32>) {
 
 // -----
 
+func.func @reduce_sum_square_integers(%x: tensor<4x8xi32>) {
+  // expected-error@+1 {{'oneflow.reduce_sum_square' op operand #0 must be ranked tensor of floating-point values}}
+  %0 = oneflow.reduce_sum_square %x {axes = array<i64: 1>} : (tensor<4x8xi32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
 func.func @negative_reduce_twice(%x: tensor<4x8xf32>) {
   // expected-error@+2 {{'oneflow.reduce_mean' op reduction axis -1 is listed twice}}
   // expected-error@+1 {{failed to infer returned types}}

@@ -180,6 +180,8 @@ func.func @shapes(%x: tensor<8x4x4xf32>, %t: tensor<1000x64xf32>, %ids: tensor<8
   %7 = oneflow.reduce_mean %x {axes = array<i64: -1>, keepdims} : (tensor<8x4x4xf32>) -> tensor<8x4x1xf32>
   // CHECK: oneflow.reduce_max %{{.*}} {axes = array<i64: 0, 1, 2>} : (tensor<8x4x4xf32>) -> tensor<f32>
   %8 = oneflow.reduce_max %x {axes = array<i64: 0, 1, 2>} : (tensor<8x4x4xf32>) -> tensor<f32>
+  // CHECK: oneflow.reduce_sum_square %{{.*}} {axes = array<i64: 0, 2>, keepdims} : (tensor<8x4x4xf32>) -> tensor<1x4x1xf32>
+  %9 = oneflow.reduce_sum_square %x {axes = array<i64: 0, 2>, keepdims} : (tensor<8x4x4xf32>) -> tensor<1x4x1xf32>
   return
 }
 

@@ -23,7 +23,7 @@ using Ints = std::vector<int64_t>;
 // Reductions
 //===----------------------------------------------------------------------===//
 
-enum class Reduce { Sum, Mean, Max };
+enum class Reduce { Sum, Mean, Max, SumSquare };
 
 Values naiveReduce(const Values &x, const Shape &shape, const Ints &axes,
                    Reduce kind, Shape &kept) {
@@ -33,7 +33,9 @@ Values naiveReduce(const Values &x, const Shape &shape, const Ints &axes,
   Values out(count(kept), kind == Reduce::Max ? -INFINITY : 0.0);
   for (int64_t i = 0; i < count(shape); ++i) {
     int64_t o = broadcastIndex(unravel(i, shape), kept);
-    out[o] = kind == Reduce::Max ? std::max(out[o], x[i]) : out[o] + x[i];
+    out[o] = kind == Reduce::Max         ? std::max(out[o], x[i])
+             : kind == Reduce::SumSquare ? out[o] + x[i] * x[i]
+                                         : out[o] + x[i];
   }
   if (kind == Reduce::Mean)
     for (double &v : out)
@@ -45,7 +47,8 @@ void checkReduce(Reduce kind, DType dtype, const Shape &shape, const Ints &axes,
                  bool keepdims, unsigned seed) {
   const char *name = kind == Reduce::Sum    ? "reduce_sum"
                      : kind == Reduce::Mean ? "reduce_mean"
-                                            : "reduce_max";
+                     : kind == Reduce::Max  ? "reduce_max"
+                                            : "reduce_sum_square";
   SCOPED_TRACE(std::string(name) + " " + dtypeName(dtype) + " seed " +
                std::to_string(seed));
   Values x = isFloat(dtype) ? randomValues(count(shape), seed, -4, 4)
@@ -74,14 +77,18 @@ void checkReduce(Reduce kind, DType dtype, const Shape &shape, const Ints &axes,
 
 TEST(ReduceKernels, AxesKeepdimsNegativeAxes) {
   unsigned seed = 1;
-  for (Reduce kind : {Reduce::Sum, Reduce::Mean, Reduce::Max})
+  for (Reduce kind :
+       {Reduce::Sum, Reduce::Mean, Reduce::Max, Reduce::SumSquare})
     for (DType dtype : {DType::F32, DType::F64, DType::I32, DType::I64})
       for (bool keepdims : {false, true}) {
+        if (kind == Reduce::SumSquare && !isFloat(dtype))
+          continue; // the op takes float tensors only
         checkReduce(kind, dtype, {7, 13}, {1}, keepdims, seed++);
         checkReduce(kind, dtype, {7, 13}, {-2}, keepdims, seed++);
         checkReduce(kind, dtype, {3, 5, 7}, {0, 2}, keepdims, seed++);
         checkReduce(kind, dtype, {3, 5, 7}, {-1, 0, 1}, keepdims, seed++);
-        checkReduce(kind, dtype, {2, 1, 3}, {1}, keepdims, seed++); // a copy
+        // A copy (the squares, for reduce_sum_square).
+        checkReduce(kind, dtype, {2, 1, 3}, {1}, keepdims, seed++);
         checkReduce(kind, dtype, {4, 3}, {}, keepdims, seed++);
       }
 }
@@ -95,7 +102,8 @@ TEST(ReduceKernels, LeadingAndShortTrailingAxesOnEitherLibrary) {
     SCOPED_TRACE(std::string("OF_CPU_GEMM=") + library);
     setenv("OF_CPU_GEMM", library, 1);
     unsigned seed = 100;
-    for (Reduce kind : {Reduce::Sum, Reduce::Mean, Reduce::Max}) {
+    for (Reduce kind :
+         {Reduce::Sum, Reduce::Mean, Reduce::Max, Reduce::SumSquare}) {
       checkReduce(kind, DType::F32, {300, 7}, {0}, false, seed++);
       checkReduce(kind, DType::F32, {5, 1, 6, 11}, {0, 1, 2}, true, seed++);
       checkReduce(kind, DType::F32, {1, 9, 1, 40}, {1}, false, seed++);
@@ -118,6 +126,9 @@ TEST(ReduceKernels, RejectsBadAxes) {
       "reduction axis 2 is out of range for rank 2");
   expectCreateError(op("reduce_max", {x}, {{DType::F32, {4}}}),
                     "needs attribute 'axes'");
+  expectCreateError(op("reduce_sum_square", {{DType::I32, {4, 3}}},
+                       {{DType::I32, {4}}}, {{"axes", Ints{1}}}),
+                    "has no sum of squares of i32 tensors");
   expectCreateError(op("reduce_max", {x}, {{DType::F32, {4}}},
                        {{"axes", Ints{1}}, {"keepdims", true}}),
                     "result 0 is 4xf32 but the op gives 4x1xf32");

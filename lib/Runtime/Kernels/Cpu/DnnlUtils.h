@@ -126,6 +126,33 @@ private:
   DnnlArgs args;
 };
 
+/// A oneDNN eltwise primitive (`alg` with `alpha`, `beta`) of one
+/// operand and a result of `desc`.
+class DnnlEltwiseKernel : public CpuKernel {
+public:
+  DnnlEltwiseKernel(const OpDesc &op, dnnl::algorithm alg, float alpha,
+                    float beta, MemDesc desc)
+      : CpuKernel(op), desc(desc) {
+    dnnl::eltwise_forward::primitive_desc pd(
+        dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg,
+                                    desc, alpha, beta),
+        scratchpadAttr(), cpuEngine());
+    prim = dnnl::eltwise_forward(pd);
+  }
+
+  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
+                       const std::vector<TensorView> &out) override {
+    return execute(
+        where, prim,
+        args(DNNL_ARG_SRC, desc, in[0].data)(DNNL_ARG_DST, desc, out[0].data));
+  }
+
+private:
+  DnnlArgs args;
+  MemDesc desc;
+  dnnl::eltwise_forward prim;
+};
+
 /// A oneDNN backward primitive of two operands and a result of one shape
 /// and type (`first`, DNNL_ARG_SRC or DNNL_ARG_DST, and DNNL_ARG_DIFF_DST
 /// to DNNL_ARG_DIFF_SRC): gelu's and softmax's gradients. `make` builds

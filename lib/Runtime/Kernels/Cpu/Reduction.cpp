@@ -1,14 +1,15 @@
-//===- Reduction.cpp - reduce_sum/mean/max, arg_max, arg_min --------------===//
+//===- Reduction.cpp - reduce_sum/mean/max/sum_square, arg_max, arg_min --===//
 //
 // SPDX-License-Identifier: Apache-2.0
 //
 //===----------------------------------------------------------------------===//
 //
 // oneDNN's reduction for f32 (bf16), on a [kept, reduced] view (see
-// DnnlReduceKernel). Integer and f64 tensors use a plain loop (integer
-// mean truncates toward zero). A reduction that shrinks no axis is a copy;
-// one over no elements gives 0 (sum), NaN (mean) or -inf / the lowest value
-// (max).
+// DnnlReduceKernel; reduce_sum_square is its sum of |x|^2). Integer and f64
+// tensors use a plain loop (integer mean truncates toward zero). A
+// reduction that shrinks no axis is a copy (the squares, for
+// reduce_sum_square); one over no elements gives 0 (sum), NaN (mean) or
+// -inf / the lowest value (max).
 //
 // An f32 sum or mean over the leading axes (the bias and layer-norm
 // gradients: [tokens, features] summed over tokens), or over a few trailing
@@ -38,7 +39,7 @@ using dnnl::algorithm;
 
 namespace {
 
-enum class Kind { Sum, Mean, Max };
+enum class Kind { Sum, Mean, Max, SumSquare };
 
 template <typename T> bool isNaN(T v) {
   if constexpr (std::is_floating_point_v<T>)
@@ -54,7 +55,7 @@ template <typename T> bool isNaN(T v) {
 /// the row-major result as it is.
 class DnnlReduceKernel : public CpuKernel {
 public:
-  DnnlReduceKernel(const OpDesc &op, algorithm alg, dt type,
+  DnnlReduceKernel(const OpDesc &op, algorithm alg, float p, dt type,
                    const std::vector<bool> &reduced)
       : CpuKernel(op) {
     const Shape &shape = op.inputs[0].shape;
@@ -86,7 +87,8 @@ public:
     src = plainDesc({kept, folded}, type);
     dst = plainDesc({kept, 1}, type);
     dnnl::reduction::primitive_desc pd(
-        dnnl::reduction::desc(alg, src, dst, 0.f, 0.f), scratchpadAttr(), cpuEngine());
+        dnnl::reduction::desc(alg, src, dst, p, 0.f), scratchpadAttr(),
+        cpuEngine());
     prim = dnnl::reduction(pd);
   }
 
@@ -166,7 +168,7 @@ private:
 std::unique_ptr<Kernel> matvecReduce(const OpDesc &op, Kind kind,
                                      const std::vector<bool> &reduced) {
   const TensorDesc &x = op.inputs[0];
-  if (x.dtype != DType::F32 || kind == Kind::Max)
+  if (x.dtype != DType::F32 || kind == Kind::Max || kind == Kind::SumSquare)
     return nullptr;
   // Which of the axes that are not 1 are reduced, in order.
   std::vector<bool> pattern;
@@ -192,6 +194,22 @@ std::unique_ptr<Kernel> matvecReduce(const OpDesc &op, Kind kind,
   int64_t rows = leading ? folded : kept, cols = leading ? kept : folded;
   return std::make_unique<DnnlMatvecReduceKernel>(op, rows, cols, leading,
                                                   scale);
+}
+
+/// oneDNN's algorithm for `kind` (a sum of squares is the sum of |x|^p
+/// with p = 2).
+algorithm dnnlReduction(Kind kind) {
+  switch (kind) {
+  case Kind::Sum:
+    return algorithm::reduction_sum;
+  case Kind::Mean:
+    return algorithm::reduction_mean;
+  case Kind::Max:
+    return algorithm::reduction_max;
+  case Kind::SumSquare:
+    return algorithm::reduction_norm_lp_power_p_sum;
+  }
+  return algorithm::reduction_sum;
 }
 
 template <typename T> class PlainReduceKernel : public CpuKernel {
@@ -220,6 +238,8 @@ public:
           T &acc = y[o[1]];
           if (kind == Kind::Max)
             acc = (v > acc || isNaN(v)) ? v : acc;
+          else if (kind == Kind::SumSquare)
+            acc += v * v; // float types only (the op's operand)
           else if constexpr (std::is_integral_v<T>)
             acc = static_cast<T>(static_cast<std::make_unsigned_t<T>>(acc) +
                                  static_cast<std::make_unsigned_t<T>>(v));
@@ -244,7 +264,8 @@ private:
   int64_t count;
 };
 
-/// reduce_sum, reduce_mean or reduce_max (`Params`) on the piece.
+/// reduce_sum, reduce_mean, reduce_max or reduce_sum_square (`Params`) on
+/// the piece.
 template <typename Params>
 KernelOr createLocalReduce(const OpDesc &op, Kind kind) {
   OFRT_RETURN_IF_ERROR(checkArity(op, 1, 1));
@@ -277,17 +298,23 @@ KernelOr createLocalReduce(const OpDesc &op, Kind kind) {
     return opError(op, "has no reduction of i1 tensors");
   if (numel(outShape) == 0)
     return std::make_unique<NoopKernel>(op);
-  if (!shrinks)
+  if (!shrinks && kind != Kind::SumSquare)
     return std::make_unique<CopyKernel>(op);
+  if (kind == Kind::SumSquare && !isFloat(x.dtype))
+    return opError(op, std::string("has no sum of squares of ") +
+                           dtypeName(x.dtype) + " tensors");
   bool dnnlFloat = x.dtype == DType::F32 || x.dtype == DType::BF16;
   if (dnnlFloat && x.numel() != 0) {
+    if (!shrinks) // the squares (oneDNN's reduction wants a smaller result)
+      return std::make_unique<DnnlEltwiseKernel>(
+          op, algorithm::eltwise_square, 0.f, 0.f,
+          plainDesc({x.numel()}, *dnnlType(x.dtype)));
     if (std::unique_ptr<Kernel> matvec = matvecReduce(op, kind, reduced))
       return matvec;
     OFRT_RETURN_IF_ERROR(checkDnnlRank(op, x.rank()));
-    algorithm alg = kind == Kind::Sum    ? algorithm::reduction_sum
-                    : kind == Kind::Mean ? algorithm::reduction_mean
-                                         : algorithm::reduction_max;
-    return std::make_unique<DnnlReduceKernel>(op, alg, *dnnlType(x.dtype),
+    algorithm alg = dnnlReduction(kind);
+    float p = kind == Kind::SumSquare ? 2.0f : 0.0f;
+    return std::make_unique<DnnlReduceKernel>(op, alg, p, *dnnlType(x.dtype),
                                               reduced);
   }
   std::unique_ptr<Kernel> kernel;
@@ -430,5 +457,8 @@ void cpu::registerReductionKernels(KernelRegistry &registry) {
   });
   addKernel(registry, params::ReduceMaxOp::kOpName, [](const OpDesc &op) {
     return createReduce<params::ReduceMaxOp>(op, Kind::Max);
+  });
+  addKernel(registry, params::ReduceSumSquareOp::kOpName, [](const OpDesc &op) {
+    return createReduce<params::ReduceSumSquareOp>(op, Kind::SumSquare);
   });
 }

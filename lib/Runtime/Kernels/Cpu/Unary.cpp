@@ -133,31 +133,6 @@ bool eltwiseFor(Fn fn, double s, double q, algorithm &alg, float &alpha,
   return false;
 }
 
-class EltwiseKernel : public CpuKernel {
-public:
-  EltwiseKernel(const OpDesc &op, algorithm alg, float alpha, float beta,
-                MemDesc desc)
-      : CpuKernel(op), desc(desc) {
-    dnnl::eltwise_forward::primitive_desc pd(
-        dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg,
-                                    desc, alpha, beta),
-        scratchpadAttr(), cpuEngine());
-    prim = dnnl::eltwise_forward(pd);
-  }
-
-  absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
-                       const std::vector<TensorView> &out) override {
-    return execute(where, prim,
-                   args(DNNL_ARG_SRC, desc, in[0].data)(DNNL_ARG_DST, desc,
-                                                        out[0].data));
-  }
-
-private:
-  DnnlArgs args;
-  MemDesc desc;
-  dnnl::eltwise_forward prim;
-};
-
 template <typename T> class PlainUnaryKernel : public CpuKernel {
 public:
   PlainUnaryKernel(const OpDesc &op, Fn fn, double scalar, double q)
@@ -318,7 +293,7 @@ KernelOr createUnary(const OpDesc &op, const FnInfo &info) {
   if (isFloat(x.dtype) && x.dtype != DType::F64 &&
       eltwiseFor(info.fn, scalar, q, alg, alpha, beta)) {
     OFRT_RETURN_IF_ERROR(checkDnnlRank(op, x.rank()));
-    return std::make_unique<EltwiseKernel>(
+    return std::make_unique<DnnlEltwiseKernel>(
         op, alg, alpha, beta, plainDesc(x.shape, *dnnlType(x.dtype)));
   }
   if (x.dtype == DType::BF16 || x.dtype == DType::F16)

@@ -63,7 +63,8 @@ cudaError_t launchStridedCopy(size_t elementBytes, const void *src, void *dst,
                               const StridedCopy &copy, int64_t n,
                               cudaStream_t stream);
 
-enum class ReduceKind { Sum, Mean, Max };
+/// SumSquare sums the squares of the operand's elements.
+enum class ReduceKind { Sum, Mean, Max, SumSquare };
 
 /// A reduction as the kept axes (the result's elements, row-major) and the
 /// reduced axes, each with the operand's element strides.

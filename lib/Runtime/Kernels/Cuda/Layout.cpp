@@ -9,7 +9,8 @@
 // micro-batch) and to_partial (zeros around the box); accumulate copies the
 // first micro-batch's value and adds the others'. reshape and flatten copy
 // their operand. reduce_sum, reduce_mean (with the layout's
-// divisor on several ranks) and reduce_max run one block per result,
+// divisor on several ranks), reduce_max and reduce_sum_square run one block
+// per result (or several and a second pass, for few results),
 // arg_max and arg_min one thread per result.
 // The CPU's readers check each op; ops of more than kMaxAxes axes and f16
 // reductions run staged (bf16 ones sum in f32, as oneDNN's do).
@@ -409,5 +410,10 @@ void cuda::registerLayoutKernels(KernelRegistry &registry) {
   registry.add(DeviceKind::Cuda, params::ReduceMaxOp::kOpName,
                [](const OpDesc &op) {
                  return createReduce<params::ReduceMaxOp>(op, ReduceKind::Max);
+               });
+  registry.add(DeviceKind::Cuda, params::ReduceSumSquareOp::kOpName,
+               [](const OpDesc &op) {
+                 return createReduce<params::ReduceSumSquareOp>(
+                     op, ReduceKind::SumSquare);
                });
 }

@@ -112,7 +112,10 @@ __device__ C reduceRange(ReduceKind kind, const T *x, const ReduceShape &shape,
       offset += (left % shape.reduced[d]) * shape.reducedStrides[d];
       left /= shape.reduced[d];
     }
-    acc = combine(kind, acc, load<C>(x[offset]));
+    C v = load<C>(x[offset]);
+    if (kind == ReduceKind::SumSquare) // float operands only (the op's)
+      v = static_cast<C>(v * v);
+    acc = combine(kind, acc, v);
   }
   partial[threadIdx.x] = acc;
   __syncthreads();
@@ -292,9 +295,12 @@ cudaError_t cuda::launchReduce(ReduceKind kind, DType dtype, const void *x,
     reduceSplitKernel<T><<<blocks(n * splits), kThreads, 0, stream>>>(
         kind, static_cast<const T *>(x), static_cast<C *>(scratch), shape, n,
         count, splits);
+    // The partial results are summed as they are (already squared).
+    ReduceKind combined =
+        kind == ReduceKind::SumSquare ? ReduceKind::Sum : kind;
     reduceSplitsKernel<T><<<blocks(n), kThreads, 0, stream>>>(
-        kind, static_cast<const C *>(scratch), static_cast<T *>(y), n, splits,
-        divisor);
+        combined, static_cast<const C *>(scratch), static_cast<T *>(y), n,
+        splits, divisor);
   };
   if (splits > 1 && !scratch)
     return cudaErrorInvalidValue;
