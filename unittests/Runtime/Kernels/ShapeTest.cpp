@@ -499,6 +499,17 @@ TEST(EdgeShapes, Bf16ThroughOneDnn) {
             (Values{0, 0, 0, 1, 0, 0}));
   EXPECT_EQ(values(runOk("relu", {a}, {{DType::BF16, {2, 3}}})[0]),
             (Values{1, 2, 3, 0, 5.5, 0.25}));
+  // Squares exact in bf16 too (the second row's sum, 46.3125, rounds to
+  // 46.25); over the rows, the columns, and no axis.
+  EXPECT_EQ(values(runOk("reduce_sum_square", {a}, {{DType::BF16, {2}}},
+                         {{"axes", Ints{1}}})[0]),
+            (Values{14, 46.25}));
+  EXPECT_EQ(values(runOk("reduce_sum_square", {a}, {{DType::BF16, {3}}},
+                         {{"axes", Ints{0}}})[0]),
+            (Values{17, 34.25, 9.0625}));
+  EXPECT_EQ(values(runOk("reduce_sum_square", {b}, {{DType::BF16, {3}}},
+                         {{"axes", Ints{}}, {"keepdims", true}})[0]),
+            (Values{0.25, 4, 1}));
 }
 
 TEST(EdgeShapes, Bf16FunctionsOneDnnLacksRunInF32) {
