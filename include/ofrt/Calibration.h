@@ -42,7 +42,8 @@ struct CalibrationOptions {
   std::string library = "inproc";
   /// Threads of each rank's kernels (0: the library's default).
   int threads = 0;
-  /// Runs of each measurement; the best counts.
+  /// Runs of each measurement, spread over up to three passes of every
+  /// figure: the best run of a pass counts, then the median of the passes.
   int repeats = 5;
   /// Bytes of the large collective call that fits beta.
   int64_t largeBytes = 16 << 20;

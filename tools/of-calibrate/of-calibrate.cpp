@@ -9,7 +9,8 @@
 // machine with N ranks as threads of this process, all at once, as of-run
 // --devices cpu:N runs them (ofrt/Calibration.h says what is measured).
 // With --mesh 2x2 (any mesh of the N ranks in order), the collectives also
-// per mesh axis. Each figure is the best of --repeats runs. Links the
+// per mesh axis. Each figure is the median over up to three passes of the
+// best of their runs (--repeats runs in all). Links the
 // runtime, no MLIR.
 //
 //===----------------------------------------------------------------------===//
@@ -36,7 +37,9 @@ ABSL_FLAG(std::string, library, kCalibration.library,
 ABSL_FLAG(int, threads, kCalibration.threads,
           "Threads for each rank's kernels (0: the library's default), as "
           "of-run --threads");
-ABSL_FLAG(int, repeats, kCalibration.repeats, "Runs of each measurement; the best counts");
+ABSL_FLAG(int, repeats, kCalibration.repeats,
+          "Runs of each measurement, over up to three passes of every figure "
+          "(the best run of a pass, the median of the passes)");
 ABSL_FLAG(int64_t, large_bytes, kCalibration.largeBytes,
           "Bytes of the large collective call that fits beta");
 ABSL_FLAG(std::vector<std::string>, mesh, {},

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -51,6 +52,41 @@ static absl::Status checkOptions(const CalibrationOptions &options) {
   return absl::OkStatus();
 }
 
+/// Each number of `passes` (JSON documents of one shape: the same keys and
+/// array lengths) replaced by its median over them.
+static nlohmann::ordered_json
+medianOf(const std::vector<nlohmann::ordered_json> &passes) {
+  const nlohmann::ordered_json &first = passes.front();
+  bool same = std::all_of(passes.begin(), passes.end(),
+                          [&](const auto &pass) { return pass == first; });
+  if (same) // sizes, mesh shapes: as they are (integers stay integers)
+    return first;
+  if (first.is_number()) {
+    std::vector<double> values;
+    for (const nlohmann::ordered_json &pass : passes)
+      values.push_back(pass.get<double>());
+    std::sort(values.begin(), values.end());
+    size_t n = values.size();
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  }
+  if (!first.is_structured())
+    return first;
+  nlohmann::ordered_json merged = first;
+  auto mergeAt = [&](auto key) {
+    std::vector<nlohmann::ordered_json> parts;
+    for (const nlohmann::ordered_json &pass : passes)
+      parts.push_back(pass[key]);
+    merged[key] = medianOf(parts);
+  };
+  if (first.is_object())
+    for (auto &[key, value] : first.items())
+      mergeAt(key);
+  else
+    for (size_t i = 0; i < first.size(); ++i)
+      mergeAt(i);
+  return merged;
+}
+
 absl::StatusOr<std::string>
 ofrt::calibrateCluster(const CalibrationOptions &options) {
   if (absl::Status status = checkOptions(options); !status.ok())
@@ -59,24 +95,44 @@ ofrt::calibrateCluster(const CalibrationOptions &options) {
   report(options, "of-calibrate: %d ranks as threads, %s%s\n", options.ranks,
          options.library.c_str(),
          placement.cores.empty() ? "" : ", rank r on core r mod cores");
-  absl::StatusOr<nlohmann::ordered_json> collectives =
-      measureCollectives(options, placement);
-  if (!collectives.ok())
-    return collectives.status();
-  absl::StatusOr<nlohmann::ordered_json> compute =
-      measureCompute(options, placement);
-  if (!compute.ok())
-    return compute.status();
+  // The repeats are spread over up to three passes of every figure, and
+  // each figure is its median over the passes (each pass's the best of its
+  // runs): a few seconds of a busy machine (ranks sharing cores, a VM's
+  // neighbours) then move one pass, not the figure. On this 2-core VM one
+  // pass of 4 ranks gave kernel firings of 1.4 to 3.4 us from run to run.
+  int passCount = std::min(options.repeats, 3);
+  CalibrationOptions pass = options;
+  pass.repeats = std::max(1, options.repeats / passCount);
+  std::vector<nlohmann::ordered_json> collectivePasses, computePasses;
+  for (int p = 0; p < passCount; ++p) {
+    if (passCount > 1)
+      report(options, "pass %d of %d\n", p + 1, passCount);
+    absl::StatusOr<nlohmann::ordered_json> collectives =
+        measureCollectives(pass, placement);
+    if (!collectives.ok())
+      return collectives.status();
+    absl::StatusOr<nlohmann::ordered_json> compute =
+        measureCompute(pass, placement);
+    if (!compute.ok())
+      return compute.status();
+    collectivePasses.push_back(*std::move(collectives));
+    computePasses.push_back(*std::move(compute));
+  }
+  if (passCount > 1)
+    report(options, "each figure written: its median over the %d passes\n",
+           passCount);
+  nlohmann::ordered_json collectives = medianOf(collectivePasses);
+  nlohmann::ordered_json compute = medianOf(computePasses);
 
   nlohmann::ordered_json cluster;
   cluster["ranks_per_node"] = options.ranks;
   // The link figures are the all-reduce's (what propagation prices most);
   // the per-collective ones refine them for groups inside a node.
-  cluster["intra_node"] = (*collectives)["collectives"]["all_reduce"];
-  cluster["inter_node"] = (*collectives)["collectives"]["all_reduce"];
-  for (auto &[key, value] : collectives->items())
+  cluster["intra_node"] = collectives["collectives"]["all_reduce"];
+  cluster["inter_node"] = collectives["collectives"]["all_reduce"];
+  for (auto &[key, value] : collectives.items())
     cluster[key] = value;
-  for (auto &[key, value] : compute->items())
+  for (auto &[key, value] : compute.items())
     cluster[key] = value;
   return cluster.dump(2) + "\n";
 }
