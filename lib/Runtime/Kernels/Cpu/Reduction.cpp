@@ -12,9 +12,10 @@
 //
 // reduce_sum_square of f32 and f64 over the innermost axes (all of them for
 // a gradient's norm) is BLAS's dot product of each row with itself
-// (oneDNN 2.6's reduction by |x|^2 is its reference code, 1.7 ms for a
-// 256x1024 gradient); over other axes a plain loop; bf16 oneDNN's square,
-// then its sum. Over no axis it is the squares.
+// (oneDNN 2.6's reduction by |x|^2 is its reference code: 92 ms a step for
+// the cpu-medium GPT's 53 gradients, 1.4 ms this way); over other axes a
+// plain loop; bf16 oneDNN's square, then its sum. Over no axis it is the
+// squares.
 //
 // An f32 sum or mean over the leading axes (the bias and layer-norm
 // gradients: [tokens, features] summed over tokens), or over a few trailing
