@@ -10,12 +10,11 @@
 // over no elements gives 0 (sum), NaN (mean) or -inf / the lowest value
 // (max).
 //
-// reduce_sum_square of f32 and f64 over the innermost axes (all of them for
-// a gradient's norm) is BLAS's dot product of each row with itself
-// (oneDNN 2.6's reduction by |x|^2 is its reference code: 92 ms a step for
-// the cpu-medium GPT's 53 gradients, 1.4 ms this way); over other axes a
-// plain loop; bf16 oneDNN's square, then its sum. Over no axis it is the
-// squares.
+// reduce_sum_square of f32 is BLAS's dot product of each row of the
+// [kept, reduced] view with itself (oneDNN 2.6's reduction by |x|^2 is its
+// reference code: 92 ms a step for the cpu-medium GPT's 53 gradients, 1.4
+// ms this way); f64 the same where the reduced axes trail, else a plain
+// loop; bf16 oneDNN's square, then its sum. Over no axis it is the squares.
 //
 // An f32 sum or mean over the leading axes (the bias and layer-norm
 // gradients: [tokens, features] summed over tokens), or over a few trailing
@@ -56,20 +55,26 @@ template <typename T> bool isNaN(T v) {
     return false;
 }
 
-/// oneDNN 2.6 has a JIT reduction only over the innermost axes (others run
-/// its reference code, ~200x slower): the input is seen as [kept, reduced]
-/// in 2-D, after a reorder that moves the reduced axes last when they are
-/// not already. The kept axes keep their order, so the [kept, 1] result is
+/// The operand as [kept, reduced] in 2-D: itself when the reduced axes
+/// (size-1 axes aside) already trail, else a copy by oneDNN's reorder that
+/// moves them last. The kept axes keep their order, so a [kept] result is
 /// the row-major result as it is.
-class DnnlReduceKernel : public CpuKernel {
+class ReducedLast {
 public:
-  DnnlReduceKernel(const OpDesc &op, algorithm alg, dt type,
-                   const std::vector<bool> &reduced)
-      : CpuKernel(op) {
-    const Shape &shape = op.inputs[0].shape;
-    Shape inStrides = rowMajorStrides(shape), dims, strides;
-    int64_t kept = 1, folded = 1;
-    bool seenReduced = false, inOrder = true;
+  /// With a reorder of `type` where the reduced axes do not trail.
+  ReducedLast(const Shape &shape, const std::vector<bool> &reduced, dt type)
+      : ReducedLast(shape, reduced) {
+    if (inOrder)
+      return;
+    from = stridedDesc(dims, strides, type);
+    to = plainDesc(dims, type);
+    transpose = dnnl::reorder(dnnl::reorder::primitive_desc(
+        cpuEngine(), from, cpuEngine(), to, scratchpadAttr()));
+    scratch.resize(to.get_size());
+  }
+  /// Where the reduced axes trail (`trails`): no copy.
+  ReducedLast(const Shape &shape, const std::vector<bool> &reduced) {
+    Shape inStrides = rowMajorStrides(shape);
     for (bool pickReduced : {false, true})
       for (size_t i = 0; i < shape.size(); ++i) {
         if (reduced[i] != pickReduced)
@@ -78,22 +83,53 @@ public:
         strides.push_back(inStrides[i]);
         (pickReduced ? folded : kept) *= shape[i];
       }
+    inOrder = trails(shape, reduced);
+  }
+
+  /// Whether the reduced axes (size-1 axes aside) all trail.
+  static bool trails(const Shape &shape, const std::vector<bool> &reduced) {
+    bool seenReduced = false;
     for (size_t i = 0; i < shape.size(); ++i) {
       if (shape[i] == 1)
         continue;
+      if (!reduced[i] && seenReduced)
+        return false;
       seenReduced |= reduced[i];
-      inOrder &= reduced[i] || !seenReduced;
     }
-    if (!inOrder) {
-      from = stridedDesc(dims, strides, type);
-      to = plainDesc(dims, type);
-      transpose = dnnl::reorder(
-          dnnl::reorder::primitive_desc(cpuEngine(), from, cpuEngine(), to,
-                                        scratchpadAttr()));
-      scratch.resize(to.get_size());
-    }
-    src = plainDesc({kept, folded}, type);
-    dst = plainDesc({kept, 1}, type);
+    return true;
+  }
+
+  /// `x` arranged as [kept, reduced].
+  absl::StatusOr<const void *> arrange(const std::string &where,
+                                       const void *x) {
+    if (scratch.empty())
+      return x;
+    OFRT_RETURN_IF_ERROR(
+        execute(where, transpose,
+                args(DNNL_ARG_FROM, from, x)(DNNL_ARG_TO, to, scratch.data())));
+    return static_cast<const void *>(scratch.data());
+  }
+
+  int64_t kept = 1, folded = 1;
+
+private:
+  Shape dims, strides; ///< The operand's, kept axes first.
+  bool inOrder = true;
+  DnnlArgs args;
+  MemDesc from, to;
+  dnnl::reorder transpose;
+  std::vector<uint8_t> scratch;
+};
+
+/// oneDNN 2.6 has a JIT reduction only over the innermost axes (others run
+/// its reference code, ~200x slower): it reduces the [kept, reduced] view.
+class DnnlReduceKernel : public CpuKernel {
+public:
+  DnnlReduceKernel(const OpDesc &op, algorithm alg, dt type,
+                   const std::vector<bool> &reduced)
+      : CpuKernel(op), view(op.inputs[0].shape, reduced, type) {
+    src = plainDesc({view.kept, view.folded}, type);
+    dst = plainDesc({view.kept, 1}, type);
     dnnl::reduction::primitive_desc pd(
         dnnl::reduction::desc(alg, src, dst, 0.f, 0.f), scratchpadAttr(),
         cpuEngine());
@@ -102,23 +138,17 @@ public:
 
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) override {
-    const void *x = in[0].data;
-    if (!scratch.empty()) {
-      OFRT_RETURN_IF_ERROR(execute(
-          where, transpose,
-          transposeArgs(DNNL_ARG_FROM, from, x)(DNNL_ARG_TO, to,
-                                                scratch.data())));
-      x = scratch.data();
-    }
+    absl::StatusOr<const void *> x = view.arrange(where, in[0].data);
+    if (!x.ok())
+      return x.status();
     return execute(where, prim,
-                   args(DNNL_ARG_SRC, src, x)(DNNL_ARG_DST, dst, out[0].data));
+                   args(DNNL_ARG_SRC, src, *x)(DNNL_ARG_DST, dst, out[0].data));
   }
 
 private:
-  DnnlArgs transposeArgs, args;
-  MemDesc from, to, src, dst;
-  dnnl::reorder transpose;
-  std::vector<uint8_t> scratch;
+  ReducedLast view;
+  DnnlArgs args;
+  MemDesc src, dst;
   dnnl::reduction prim;
 };
 
@@ -256,18 +286,23 @@ private:
   int64_t count;
 };
 
-/// x as [rows, cols] (row-major): y[r] = the dot product of row r with
-/// itself (BLAS's, in pieces of at most INT_MAX elements).
+/// y[r] = the dot product of row r of x as [rows, cols] (`view`: x or its
+/// copy with the reduced axes last) with itself (BLAS's, in pieces of at
+/// most INT_MAX elements).
 template <typename T> class DotSquaresKernel : public CpuKernel {
 public:
-  DotSquaresKernel(const OpDesc &op, int64_t rows, int64_t cols)
-      : CpuKernel(op), rows(rows), cols(cols) {}
+  DotSquaresKernel(const OpDesc &op, ReducedLast view)
+      : CpuKernel(op), view(std::move(view)) {}
 
   absl::Status compute(const KernelContext &, const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) override {
-    const T *x = in[0].as<T>();
+    absl::StatusOr<const void *> arranged = view.arrange(where, in[0].data);
+    if (!arranged.ok())
+      return arranged.status();
+    const T *x = static_cast<const T *>(*arranged);
     T *y = out[0].as<T>();
-    for (int64_t r = 0; r < rows; ++r) {
+    int64_t cols = view.folded;
+    for (int64_t r = 0; r < view.kept; ++r) {
       T sum = 0;
       for (int64_t begin = 0; begin < cols; begin += INT_MAX) {
         int n = static_cast<int>(std::min<int64_t>(INT_MAX, cols - begin));
@@ -283,7 +318,7 @@ public:
   }
 
 private:
-  int64_t rows, cols;
+  ReducedLast view;
 };
 
 /// bf16: oneDNN's square into a buffer of the kernel's, then its sum.
@@ -324,22 +359,16 @@ std::unique_ptr<Kernel> sumSquareKernel(const OpDesc &op,
         plainDesc({x.numel()}, *dnnlType(x.dtype)));
   if (x.dtype == DType::BF16)
     return std::make_unique<SquareThenSumKernel>(op, reduced);
-  // The reduced axes (size-1 axes aside) must all trail.
-  int64_t kept = 1, folded = 1;
-  bool seenReduced = false;
-  for (int64_t i = 0; i < x.rank(); ++i) {
-    if (x.shape[i] == 1)
-      continue;
-    if (!reduced[i] && seenReduced)
-      return nullptr;
-    seenReduced |= reduced[i];
-    (reduced[i] ? folded : kept) *= x.shape[i];
-  }
-  if (x.dtype == DType::F32)
-    return std::make_unique<DotSquaresKernel<float>>(op, kept, folded);
-  if (x.dtype == DType::F64)
-    return std::make_unique<DotSquaresKernel<double>>(op, kept, folded);
-  return nullptr;
+  if (x.dtype == DType::F32) // reordered first where the reduced axes lead
+    return std::make_unique<DotSquaresKernel<float>>(
+        op, ReducedLast(x.shape, reduced, dt::f32));
+  if (x.dtype != DType::F64)
+    return nullptr;
+  // f64 (oneDNN has no f64 reorder): where the reduced axes trail.
+  if (!ReducedLast::trails(x.shape, reduced))
+    return nullptr;
+  return std::make_unique<DotSquaresKernel<double>>(
+      op, ReducedLast(x.shape, reduced));
 }
 
 /// reduce_sum, reduce_mean, reduce_max or reduce_sum_square (`Params`) on
