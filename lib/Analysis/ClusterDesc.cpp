@@ -176,6 +176,24 @@ struct JsonReader {
     return true;
   }
 
+  /// {"dialect.op": [{"bytes": b, "rate": r}, ...], ...}.
+  bool opRates(const llvm::json::Value &value, StringRef key,
+               std::map<std::string, std::vector<ClusterDesc::Throughput>,
+                        std::less<>> &out) {
+    const llvm::json::Object *object = value.getAsObject();
+    if (!object)
+      return fail(key, "must be an object of op names (\"oneflow.gelu\") to "
+                       "arrays of {\"bytes\", \"rate\"} objects");
+    for (const auto &[name, rates] : *object) {
+      std::string path = (key + "." + name.str()).str();
+      if (!StringRef(name).contains('.'))
+        return fail(path, "is not an op name (dialect.op)");
+      if (!throughput(rates, path, "bytes", out[name.str()]))
+        return false;
+    }
+    return true;
+  }
+
   /// [{"mesh": [d, ...], "axis": k, "collectives": {...}}, ...].
   bool meshAxes(const llvm::json::Value &value, StringRef key,
                 std::vector<ClusterDesc::MeshAxisFigures> &out) {
@@ -278,6 +296,8 @@ FailureOr<ClusterDesc> ClusterDesc::parse(StringRef json, StringRef source,
       ok = reader.throughput(field, key, "flops", desc.flopsBySize);
     } else if (key == "elementwise_bandwidth") {
       ok = reader.throughput(field, key, "bytes", desc.bandwidthBySize);
+    } else if (key == "op_rates") {
+      ok = reader.opRates(field, key, desc.opRates);
     } else if (key == "format" || key == "identity") {
       // of-run's cache of measured figures: what they were measured for.
     } else {
@@ -285,7 +305,7 @@ FailureOr<ClusterDesc> ClusterDesc::parse(StringRef json, StringRef source,
                             "intra_node, inter_node, collectives, "
                             "mesh_axes, memory_bandwidth, flops, "
                             "matmul_flops, elementwise_bandwidth, "
-                            "op_overhead)");
+                            "op_rates, op_overhead)");
     }
     if (!ok)
       return failure();
@@ -337,6 +357,14 @@ double ClusterDesc::flopsPerSecond(double callFlops) const {
 double ClusterDesc::bytesPerSecond(double bytes) const {
   return bandwidthBySize.empty() ? memoryBandwidth
                                  : interpolate(bandwidthBySize, bytes);
+}
+
+std::optional<double> ClusterDesc::bytesPerSecondOf(StringRef op,
+                                                    double bytes) const {
+  auto it = opRates.find(op);
+  if (it == opRates.end())
+    return std::nullopt;
+  return interpolate(it->second, bytes);
 }
 
 const LinkDesc &ClusterDesc::linkFor(ArrayRef<int64_t> ranks) const {

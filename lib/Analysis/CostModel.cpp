@@ -283,6 +283,11 @@ double mlir::oneflow::computeCost(Operation *op, int64_t pieces,
   double n = std::max<int64_t>(1, pieces);
   double flops = cost.getComputeFlops() / n;
   double bytes = cost.getMemoryBytes() / n;
+  // An op whose own kernel was measured (a gelu, a layer_norm: more work
+  // per byte than the add that gave the bandwidth) at its own rate.
+  if (std::optional<double> rate =
+          cluster.bytesPerSecondOf(op->getName().getStringRef(), bytes))
+    return cluster.opOverhead + bytes / *rate;
   double seconds = std::max(flops / cluster.flopsPerSecond(flops),
                             bytes / cluster.bytesPerSecond(bytes));
   return cluster.opOverhead + seconds;

@@ -168,7 +168,7 @@ TEST(ClusterDescTest, MalformedInputNamesFileAndKey) {
             "c.json: key 'latency' is unknown (expected ranks_per_node, "
             "intra_node, inter_node, collectives, mesh_axes, "
             "memory_bandwidth, flops, matmul_flops, elementwise_bandwidth, "
-            "op_overhead)");
+            "op_rates, op_overhead)");
   EXPECT_EQ(parseError(R"({"matmul_flops": []})"),
             "c.json: key 'matmul_flops' must be a non-empty array of "
             "{\"flops\", \"rate\"} objects");
@@ -182,6 +182,19 @@ TEST(ClusterDescTest, MalformedInputNamesFileAndKey) {
   EXPECT_EQ(parseError(R"({"matmul_flops": [{"flops": 8, "rate": -1}]})"),
             "c.json: key 'matmul_flops[0].rate' must be a finite positive "
             "number");
+  EXPECT_EQ(parseError(R"({"op_rates": [1]})"),
+            "c.json: key 'op_rates' must be an object of op names "
+            "(\"oneflow.gelu\") to arrays of {\"bytes\", \"rate\"} objects");
+  EXPECT_EQ(parseError(R"({"op_rates": {"gelu": [{"bytes": 8, "rate": 1}]}})"),
+            "c.json: key 'op_rates.gelu' is not an op name (dialect.op)");
+  EXPECT_EQ(parseError(R"({"op_rates": {"oneflow.gelu": []}})"),
+            "c.json: key 'op_rates.oneflow.gelu' must be a non-empty array of "
+            "{\"bytes\", \"rate\"} objects");
+  EXPECT_EQ(
+      parseError(
+          R"({"op_rates": {"oneflow.gelu": [{"bytes": 8, "rate": 0}]}})"),
+      "c.json: key 'op_rates.oneflow.gelu[0].rate' must be a finite positive "
+      "number");
 }
 
 // Measured rates by call size are interpolated in log(size) between the
@@ -202,9 +215,27 @@ TEST(ClusterDescTest, RatesBySize) {
   EXPECT_DOUBLE_EQ(desc->flopsPerSecond(1e6), 300);
   EXPECT_DOUBLE_EQ(desc->bytesPerSecond(1), 2);
   EXPECT_DOUBLE_EQ(desc->bytesPerSecond(1e9), 2);
+  EXPECT_EQ(desc->bytesPerSecondOf("oneflow.gelu", 100), std::nullopt);
   ClusterDesc plain = ClusterDesc::getDefault();
   EXPECT_DOUBLE_EQ(plain.flopsPerSecond(123), plain.flops);
   EXPECT_DOUBLE_EQ(plain.bytesPerSecond(123), plain.memoryBandwidth);
+}
+
+// An op measured on its own ("op_rates") has its own rates by size, the
+// same way; other ops have none.
+TEST(ClusterDescTest, OpRates) {
+  std::string error;
+  FailureOr<ClusterDesc> desc = ClusterDesc::parse(
+      R"({"op_rates": {"oneflow.gelu": [{"bytes": 10, "rate": 100},
+                                        {"bytes": 1000, "rate": 300}],
+                       "oneflow.softmax": [{"bytes": 8, "rate": 5}]}})",
+      "c.json", error);
+  ASSERT_TRUE(succeeded(desc)) << error;
+  EXPECT_EQ(desc->bytesPerSecondOf("oneflow.gelu", 1), 100);
+  EXPECT_EQ(desc->bytesPerSecondOf("oneflow.gelu", 100), 200);
+  EXPECT_EQ(desc->bytesPerSecondOf("oneflow.gelu", 1e6), 300);
+  EXPECT_EQ(desc->bytesPerSecondOf("oneflow.softmax", 1e6), 5);
+  EXPECT_EQ(desc->bytesPerSecondOf("oneflow.relu", 100), std::nullopt);
 }
 
 TEST(ClusterDescTest, LoadNamesAMissingFile) {
@@ -473,6 +504,13 @@ TEST_F(CostModelTest, ComputeCostFromTheCostInterface) {
   double matmulSeconds = std::max(2 * 8 * 6 * 4 / 1e11, 104 * 4 / 1e10);
   EXPECT_DOUBLE_EQ(computeCost(ops[0], 1, cluster), matmulSeconds);
   EXPECT_DOUBLE_EQ(computeCost(ops[0], 4, cluster), matmulSeconds / 4);
+
+  // An op with a measured rate of its own is priced by its bytes at that
+  // rate (of a piece's bytes), the others as before.
+  cluster.opRates["oneflow.relu"] = {{1, 1e8}};
+  EXPECT_DOUBLE_EQ(computeCost(ops[1], 1, cluster), 2 * 48 * 4 / 1e8);
+  EXPECT_DOUBLE_EQ(computeCost(ops[1], 4, cluster), 2 * 48 * 4 / 4 / 1e8);
+  EXPECT_DOUBLE_EQ(computeCost(ops[0], 1, cluster), matmulSeconds);
 }
 
 // The workspace each op states is what its CPU kernel keeps besides operands

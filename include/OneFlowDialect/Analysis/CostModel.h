@@ -31,6 +31,7 @@
 #include "mlir/Support/LLVM.h"
 
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -85,6 +86,10 @@ struct ClusterDesc {
   /// when present it replaces `memoryBandwidth` for ops
   /// (bytesPerSecond).
   std::vector<Throughput> bandwidthBySize;
+  /// of-calibrate's "op_rates": per op name ("oneflow.gelu"), the bytes
+  /// per second of its own kernel by the bytes of a call; an op listed
+  /// here is priced by them instead (bytesPerSecondOf).
+  std::map<std::string, std::vector<Throughput>, std::less<>> opRates;
   /// Seconds every kernel costs whatever its size (dispatch, the engine's
   /// firing): paid by each op and each local boxing step once per step.
   double opOverhead = 0;
@@ -108,7 +113,8 @@ struct ClusterDesc {
   ///   "collectives": {"all_reduce": {"alpha": ..., "beta": ...}, ...},
   ///   "mesh_axes": [{"mesh": [2, 2], "axis": 0, "collectives": {...}}],
   ///   "matmul_flops": [{"flops": 8192, "rate": 6.6e9}, ...],
-  ///   "elementwise_bandwidth": [{"bytes": 12288, "rate": 4e9}, ...]}`
+  ///   "elementwise_bandwidth": [{"bytes": 12288, "rate": 4e9}, ...],
+  ///   "op_rates": {"oneflow.gelu": [{"bytes": 131072, "rate": 2e9}, ...]}}`
   /// (collectives: all_reduce, reduce_scatter, all_gather, all_to_all).
   /// "format" and "identity" (what of-run's cache of measured figures
   /// adds) are accepted and not read.
@@ -129,6 +135,9 @@ struct ClusterDesc {
   double flopsPerSecond(double callFlops) const;
   /// Bytes per second of an op that moves `bytes`, the same way.
   double bytesPerSecond(double bytes) const;
+  /// The measured rate of the op named `op` moving `bytes` ("op_rates"),
+  /// the same way; none where it was not measured.
+  std::optional<double> bytesPerSecondOf(StringRef op, double bytes) const;
 };
 
 /// What one boxing step costs.

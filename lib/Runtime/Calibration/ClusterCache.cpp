@@ -30,8 +30,8 @@
 using namespace ofrt;
 using Json = nlohmann::ordered_json;
 
-/// Bumped whenever the calibration measures something else.
-static constexpr int kFormat = 1;
+/// Bumped whenever the calibration measures something else (2: "op_rates").
+static constexpr int kFormat = 2;
 
 /// The processor's name, from /proc/cpuinfo.
 static std::string processorName() {
@@ -94,9 +94,9 @@ static std::string cacheProblem(const std::string &text, const Json &identity,
     return "it was measured on another machine or set-up (host '" + host +
            "'; this is '" + identity["host"].get<std::string>() + "')";
   }
-  std::vector<std::string> keys = {"collectives", "op_overhead",
+  std::vector<std::string> keys = {"collectives",      "op_overhead",
                                    "memory_bandwidth", "flops",
-                                   "matmul_flops"};
+                                   "matmul_flops",     "op_rates"};
   if (meshes)
     keys.push_back("mesh_axes");
   for (const std::string &key : keys)

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <mutex>
 
 using namespace ofrt;
@@ -29,15 +30,43 @@ using namespace ofrt::calibration;
 
 namespace {
 
-/// A chain of `actors` kernels of `op` on tensors of `shape` (a binary op
-/// also reads the source).
+/// `actors` calls of `op` in a row on one stream. A source writes each of
+/// the op's operands; a chained call's first operand is the previous
+/// call's first result instead (so that each call waits for the one
+/// before, as in a program), an unchained call reads the source's only (an
+/// update in place, which has no result).
 struct Chain {
   std::string op;
-  std::vector<int64_t> shape;
-  bool binary = false;
+  std::map<std::string, AttrValue> attrs;
+  std::vector<TensorDesc> inputs;
+  std::vector<TensorDesc> outputs;
+  bool chained = true;
   int actors = 1;
   int steps = 1;
+
+  /// Bytes a call reads and writes (the cost model's getMemoryBytes).
+  double bytes() const {
+    double total = 0;
+    for (const TensorDesc &desc : inputs)
+      total += desc.bytes();
+    for (const TensorDesc &desc : outputs)
+      total += desc.bytes();
+    return total;
+  }
 };
+
+TensorDesc f32(std::vector<int64_t> shape) {
+  return TensorDesc{DType::F32, std::move(shape)};
+}
+
+/// A binary op of two operands of `shape` into a third, chained.
+Chain binaryChain(const std::string &op, std::vector<int64_t> shape) {
+  Chain chain;
+  chain.op = op;
+  chain.inputs = {f32(shape), f32(shape)};
+  chain.outputs = {f32(shape)};
+  return chain;
+}
 
 constexpr const char *kSourceOp = "calibration.zeros";
 
@@ -54,39 +83,47 @@ public:
 
 RankProgram chainProgram(const Chain &chain) {
   RankProgram program;
-  TensorDesc desc{DType::F32, chain.shape};
   StreamSpec stream{"compute", {}};
-  auto addActor = [&](const std::string &type, std::vector<int64_t> inputs) {
+  auto addActor = [&](const std::string &type,
+                      const std::vector<int64_t> &inputs,
+                      const std::vector<TensorDesc> &outputs) {
     ActorSpec actor;
     actor.id = program.actors.size();
     actor.op.type = type;
+    actor.op.role = roleOfOp(type);
     actor.op.name = "calibration" + std::to_string(actor.id);
     actor.op.location = "calibration";
+    if (type == chain.op)
+      actor.op.attrs = chain.attrs;
     actor.inputs = inputs;
     for (int64_t input : inputs) {
-      actor.op.inputs.push_back(desc);
+      actor.op.inputs.push_back(program.regsts[input].desc);
       std::vector<int64_t> &consumers = program.regsts[input].consumers;
       if (std::find(consumers.begin(), consumers.end(), actor.id) ==
           consumers.end())
         consumers.push_back(actor.id);
     }
-    RegstSpec regst;
-    regst.id = program.regsts.size();
-    regst.desc = desc;
-    regst.producer = actor.id;
-    program.regsts.push_back(regst);
-    actor.outputs = {regst.id};
-    actor.op.outputs = {desc};
+    for (const TensorDesc &desc : outputs) {
+      RegstSpec regst;
+      regst.id = program.regsts.size();
+      regst.desc = desc;
+      regst.producer = actor.id;
+      program.regsts.push_back(regst);
+      actor.outputs.push_back(regst.id);
+    }
+    actor.op.outputs = outputs;
     stream.actors.push_back(actor.id);
     program.actors.push_back(actor);
-    return regst.id;
+    return actor.outputs;
   };
-  int64_t source = addActor(kSourceOp, {});
-  int64_t previous = source;
-  for (int i = 0; i < chain.actors; ++i)
-    previous =
-        addActor(chain.op, chain.binary ? std::vector<int64_t>{previous, source}
-                                        : std::vector<int64_t>{previous});
+  std::vector<int64_t> source = addActor(kSourceOp, {}, chain.inputs);
+  std::vector<int64_t> previous;
+  for (int i = 0; i < chain.actors; ++i) {
+    std::vector<int64_t> inputs = source;
+    if (chain.chained && !previous.empty())
+      inputs.front() = previous.front();
+    previous = addActor(chain.op, inputs, chain.outputs);
+  }
   program.streams.push_back(stream);
   return program;
 }
@@ -158,35 +195,74 @@ absl::StatusOr<double> timeChain(const CalibrationOptions &options,
   return *seconds / chain.steps / chain.actors;
 }
 
-/// Rates of `op` at each of `sizes`: chains of 4 calls on tensors of
-/// `shape(size)`, each call worth `amount(size)` (bytes or flops), about
-/// `budget` of it per rank a chain; a call's rate leaves out the firing's
-/// `overhead`. One report row per size under `title` and `rateTitle`;
-/// returns
+/// Rates of `chainOf(size)`'s op at each of `sizes`: chains of 4 calls,
+/// each worth `amount(size)` (bytes or flops), about `budget` of it per rank
+/// a chain; a call's rate leaves out the firing's `overhead`. One report row
+/// per size under `title` and `rateTitle`; returns
 /// [{`unit`: amount, "rate": per second}] in increasing size.
 absl::StatusOr<nlohmann::ordered_json>
 measureRates(const CalibrationOptions &options, const RankPlacement &placement,
-             const char *op, const char *title, const char *unit,
-             const char *rateTitle, const std::vector<int64_t> &sizes,
-             const std::function<std::vector<int64_t>(int64_t)> &shape,
+             const std::string &title, const char *unit, const char *rateTitle,
+             const std::vector<int64_t> &sizes,
+             const std::function<Chain(int64_t)> &chainOf,
              const std::function<double(int64_t)> &amount, double budget,
              double overhead) {
   nlohmann::ordered_json rates = nlohmann::ordered_json::array();
-  report(options, "  %-15s %12s %12s\n", title, "us per call", rateTitle);
+  report(options, "  %-24s %12s %12s\n", title.c_str(), "us per call",
+         rateTitle);
   for (int64_t size : sizes) {
-    int actors = 4;
-    int steps = std::clamp<int>(budget / (actors * amount(size)), 1, 200);
-    absl::StatusOr<double> call =
-        timeChain(options, placement, {op, shape(size), true, actors, steps});
+    Chain chain = chainOf(size);
+    chain.actors = 4;
+    chain.steps =
+        std::clamp<int>(budget / (chain.actors * amount(size)), 1, 200);
+    absl::StatusOr<double> call = timeChain(options, placement, chain);
     if (!call.ok())
       return call.status();
     double rate = amount(size) / std::max(*call - overhead, 1e-9);
     rates.push_back({{unit, amount(size)}, {"rate", rate}});
-    report(options, "  %-15lld %12.2f %12.3g\n", static_cast<long long>(size),
+    report(options, "  %-24lld %12.2f %12.3g\n", static_cast<long long>(size),
            *call * 1e6, rate);
   }
   return rates;
 }
+
+/// One call of `op` on `elements` f32 values as rows of 64 (under 64Ki
+/// elements) or 256: the ops whose kernels do more per byte than an add
+/// (transcendentals, a pass per row, an optimizer's arithmetic), each
+/// measured, where the cost model would price them at an add's bandwidth.
+Chain opChain(const std::string &op, int64_t elements) {
+  int64_t cols = elements < (int64_t(1) << 16) ? 64 : 256;
+  std::vector<int64_t> x = {elements / cols, cols}, rows = {elements / cols},
+                       row = {cols};
+  Chain chain;
+  chain.op = op;
+  if (op == "oneflow.gelu" || op == "oneflow.softmax") {
+    chain.inputs = {f32(x)};
+    chain.outputs = {f32(x)};
+  } else if (op == "oneflow.gelu_grad" || op == "oneflow.softmax_grad") {
+    chain.inputs = {f32(x), f32(x)};
+    chain.outputs = {f32(x)};
+  } else if (op == "oneflow.layer_norm") {
+    chain.inputs = {f32(x), f32(row), f32(row)};
+    chain.outputs = {f32(x), f32(rows), f32(rows)};
+  } else if (op == "oneflow.layer_norm_grad") {
+    chain.inputs = {f32(x), f32(x), f32(rows), f32(rows), f32(row)};
+    chain.outputs = {f32(x), f32(row), f32(row)};
+  } else { // an update in place of a parameter, its gradient and 2 states
+    chain.inputs.assign(4, f32({elements}));
+    chain.attrs = {{"lr", 1e-3}, {"decoupled", true}};
+    chain.chained = false;
+  }
+  if (op == "oneflow.softmax" || op == "oneflow.softmax_grad")
+    chain.attrs = {{"axis", int64_t(-1)}};
+  return chain;
+}
+
+/// The ops opChain makes.
+const char *const kRatedOps[] = {
+    "oneflow.gelu",         "oneflow.gelu_grad",  "oneflow.softmax",
+    "oneflow.softmax_grad", "oneflow.layer_norm", "oneflow.layer_norm_grad",
+    "oneflow.adam_update"};
 
 } // namespace
 
@@ -194,29 +270,45 @@ absl::StatusOr<nlohmann::ordered_json>
 calibration::measureCompute(const CalibrationOptions &options,
                             const RankPlacement &placement) {
   nlohmann::ordered_json figures;
-  absl::StatusOr<double> overhead =
-      timeChain(options, placement, {"oneflow.add", {16}, true, 64, 100});
+  Chain firing = binaryChain("oneflow.add", {16});
+  firing.actors = 64;
+  firing.steps = 100;
+  absl::StatusOr<double> overhead = timeChain(options, placement, firing);
   if (!overhead.ok())
     return overhead.status();
   // Element-wise: adds of two operands into a third, from cache-sized to
   // memory-sized, about 2e8 bytes per rank per chain.
   absl::StatusOr<nlohmann::ordered_json> bandwidths = measureRates(
-      options, placement, "oneflow.add", "add elements", "bytes", "bytes/s",
+      options, placement, "add elements", "bytes", "bytes/s",
       {1 << 10, 1 << 14, 1 << 18, 1 << 22},
-      [](int64_t n) { return std::vector<int64_t>{n}; },
+      [](int64_t n) { return binaryChain("oneflow.add", {n}); },
       [](int64_t n) { return 3.0 * n * 4; }, 2e8, *overhead);
   if (!bandwidths.ok())
     return bandwidths.status();
   // Matmuls of square sizes, about 1e8 flops per rank per chain.
   absl::StatusOr<nlohmann::ordered_json> rates = measureRates(
-      options, placement, "oneflow.matmul", "matmul size", "flops", "flop/s",
+      options, placement, "matmul size", "flops", "flop/s",
       {16, 32, 64, 128, 256, 512},
       [](int64_t m) {
-        return std::vector<int64_t>{m, m};
+        return binaryChain("oneflow.matmul", {m, m});
       },
       [](int64_t m) { return 2.0 * m * m * m; }, 1e8, *overhead);
   if (!rates.ok())
     return rates.status();
+  // Ops that do more per byte than an add, each at a cache-sized and a
+  // larger size, about 2e7 bytes per rank per chain.
+  nlohmann::ordered_json opRates = nlohmann::ordered_json::object();
+  for (const char *op : kRatedOps) {
+    auto chainOf = [&](int64_t n) { return opChain(op, n); };
+    absl::StatusOr<nlohmann::ordered_json> opRate = measureRates(
+        options, placement,
+        std::string(op + std::strlen("oneflow.")) + " elements", "bytes",
+        "bytes/s", {1 << 14, 1 << 18}, chainOf,
+        [&](int64_t n) { return chainOf(n).bytes(); }, 2e7, *overhead);
+    if (!opRate.ok())
+      return opRate.status();
+    opRates[op] = *opRate;
+  }
   // The largest sizes' rates stand for memory bandwidth and flops.
   double bandwidth = bandwidths->back()["rate"].get<double>();
   double peak = rates->back()["rate"].get<double>();
@@ -228,6 +320,7 @@ calibration::measureCompute(const CalibrationOptions &options,
   figures["elementwise_bandwidth"] = *bandwidths;
   figures["flops"] = peak;
   figures["matmul_flops"] = *rates;
+  figures["op_rates"] = opRates;
   figures["op_overhead"] = *overhead;
   return figures;
 }

@@ -16,15 +16,20 @@
 namespace ofrt::calibration {
 
 /// {"memory_bandwidth", "elementwise_bandwidth", "flops", "matmul_flops",
-/// "op_overhead"} of the cluster file, each measured by chains of the
-/// runtime's own kernels in the engine, one engine per rank, every rank at
+/// "op_rates", "op_overhead"} of the cluster file, each measured by chains of
+/// the runtime's own kernels in the engine, one engine per rank, every rank at
 /// once:
 ///   op_overhead            seconds per firing of an add of 16 floats;
 ///   elementwise_bandwidth  per add size (1Ki to 4Mi floats), the bytes it
 ///                          moves per second (the firing's overhead taken
 ///                          off); memory_bandwidth: the largest size's;
 ///   matmul_flops           per square matmul size (16 to 512), its flops
-///                          per second, likewise; flops: the largest's.
+///                          per second, likewise; flops: the largest's;
+///   op_rates               per op whose kernel does more per byte than an
+///                          add (gelu, softmax, layer_norm, their
+///                          gradients, adam_update), at 16Ki and 256Ki
+///                          floats, the bytes it reads and writes per
+///                          second, likewise.
 absl::StatusOr<nlohmann::ordered_json>
 measureCompute(const CalibrationOptions &options,
                const RankPlacement &placement);
