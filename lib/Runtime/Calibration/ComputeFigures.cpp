@@ -17,6 +17,7 @@
 
 #include "ofrt/Backend.h"
 #include "ofrt/Engine.h"
+#include "ofrt/Status.h"
 
 #include <algorithm>
 #include <cmath>
@@ -195,21 +196,26 @@ absl::StatusOr<double> timeChain(const CalibrationOptions &options,
   return *seconds / chain.steps / chain.actors;
 }
 
-/// Rates of `chainOf(size)`'s op at each of `sizes`: chains of 4 calls,
-/// each worth `amount(size)` (bytes or flops), about `budget` of it per rank
-/// a chain; a call's rate leaves out the firing's `overhead`. One report row
-/// per size under `title` and `rateTitle`; returns
-/// [{`unit`: amount, "rate": per second}] in increasing size.
-absl::StatusOr<nlohmann::ordered_json>
-measureRates(const CalibrationOptions &options, const RankPlacement &placement,
-             const std::string &title, const char *unit, const char *rateTitle,
-             const std::vector<int64_t> &sizes,
-             const std::function<Chain(int64_t)> &chainOf,
-             const std::function<double(int64_t)> &amount, double budget,
-             double overhead) {
-  nlohmann::ordered_json rates = nlohmann::ordered_json::array();
-  report(options, "  %-24s %12s %12s\n", title.c_str(), "us per call",
-         rateTitle);
+/// The seconds per call of one op at several sizes.
+struct Series {
+  std::string title;            ///< The report's heading ("add elements").
+  const char *unit, *rateTitle; ///< "bytes" and "bytes/s", or flops.
+  struct Row {
+    int64_t size;
+    double amount, call;
+  };
+  std::vector<Row> rows;
+};
+
+/// Times `chainOf(size)`'s op at each of `sizes`: chains of 4 calls, each
+/// worth `amount(size)` (bytes or flops), about `budget` of it per rank a
+/// chain.
+absl::StatusOr<Series> timeSeries(const CalibrationOptions &options,
+                                  const RankPlacement &placement, Series series,
+                                  const std::vector<int64_t> &sizes,
+                                  const std::function<Chain(int64_t)> &chainOf,
+                                  const std::function<double(int64_t)> &amount,
+                                  double budget) {
   for (int64_t size : sizes) {
     Chain chain = chainOf(size);
     chain.actors = 4;
@@ -218,10 +224,23 @@ measureRates(const CalibrationOptions &options, const RankPlacement &placement,
     absl::StatusOr<double> call = timeChain(options, placement, chain);
     if (!call.ok())
       return call.status();
-    double rate = amount(size) / std::max(*call - overhead, 1e-9);
-    rates.push_back({{unit, amount(size)}, {"rate", rate}});
-    report(options, "  %-24lld %12.2f %12.3g\n", static_cast<long long>(size),
-           *call * 1e6, rate);
+    series.rows.push_back({size, amount(size), *call});
+  }
+  return series;
+}
+
+/// [{`unit`: amount, "rate": per second}] of `series` in increasing size, a
+/// call's rate leaving out the firing's `overhead`; one report row each.
+nlohmann::ordered_json ratesOf(const CalibrationOptions &options,
+                               const Series &series, double overhead) {
+  nlohmann::ordered_json rates = nlohmann::ordered_json::array();
+  report(options, "  %-24s %12s %12s\n", series.title.c_str(), "us per call",
+         series.rateTitle);
+  for (const Series::Row &row : series.rows) {
+    double rate = row.amount / std::max(row.call - overhead, 1e-9);
+    rates.push_back({{series.unit, row.amount}, {"rate", rate}});
+    report(options, "  %-24lld %12.2f %12.3g\n",
+           static_cast<long long>(row.size), row.call * 1e6, rate);
   }
   return rates;
 }
@@ -269,58 +288,86 @@ const char *const kRatedOps[] = {
 absl::StatusOr<nlohmann::ordered_json>
 calibration::measureCompute(const CalibrationOptions &options,
                             const RankPlacement &placement) {
-  nlohmann::ordered_json figures;
-  Chain firing = binaryChain("oneflow.add", {16});
-  firing.actors = 64;
-  firing.steps = 100;
-  absl::StatusOr<double> overhead = timeChain(options, placement, firing);
-  if (!overhead.ok())
-    return overhead.status();
+  // The firing's cost, which small programs' steps hang on, is timed before,
+  // between and after the rates, and is their median: a slow second of the
+  // machine (ranks sharing cores, a VM's neighbours) then moves one of the
+  // three (one pass's firings once took 1.4, 1.4 and 2.1 us).
+  std::vector<double> firings;
+  auto timeFiring = [&]() -> absl::Status {
+    Chain firing = binaryChain("oneflow.add", {16});
+    firing.actors = 64;
+    firing.steps = 100;
+    absl::StatusOr<double> seconds = timeChain(options, placement, firing);
+    if (!seconds.ok())
+      return seconds.status();
+    firings.push_back(*seconds);
+    return absl::OkStatus();
+  };
+  std::vector<Series> series;
+  auto timeRates = [&](Series named, const std::vector<int64_t> &sizes,
+                       const std::function<Chain(int64_t)> &chainOf,
+                       const std::function<double(int64_t)> &amount,
+                       double budget) -> absl::Status {
+    absl::StatusOr<Series> timed = timeSeries(
+        options, placement, std::move(named), sizes, chainOf, amount, budget);
+    if (!timed.ok())
+      return timed.status();
+    series.push_back(*std::move(timed));
+    return absl::OkStatus();
+  };
+  OFRT_RETURN_IF_ERROR(timeFiring());
   // Element-wise: adds of two operands into a third, from cache-sized to
   // memory-sized, about 2e8 bytes per rank per chain.
-  absl::StatusOr<nlohmann::ordered_json> bandwidths = measureRates(
-      options, placement, "add elements", "bytes", "bytes/s",
+  OFRT_RETURN_IF_ERROR(timeRates(
+      {"add elements", "bytes", "bytes/s", {}},
       {1 << 10, 1 << 14, 1 << 18, 1 << 22},
       [](int64_t n) { return binaryChain("oneflow.add", {n}); },
-      [](int64_t n) { return 3.0 * n * 4; }, 2e8, *overhead);
-  if (!bandwidths.ok())
-    return bandwidths.status();
+      [](int64_t n) { return 3.0 * n * 4; }, 2e8));
   // Matmuls of square sizes, about 1e8 flops per rank per chain.
-  absl::StatusOr<nlohmann::ordered_json> rates = measureRates(
-      options, placement, "matmul size", "flops", "flop/s",
-      {16, 32, 64, 128, 256, 512},
+  OFRT_RETURN_IF_ERROR(timeRates(
+      {"matmul size", "flops", "flop/s", {}}, {16, 32, 64, 128, 256, 512},
       [](int64_t m) {
         return binaryChain("oneflow.matmul", {m, m});
       },
-      [](int64_t m) { return 2.0 * m * m * m; }, 1e8, *overhead);
-  if (!rates.ok())
-    return rates.status();
+      [](int64_t m) { return 2.0 * m * m * m; }, 1e8));
+  OFRT_RETURN_IF_ERROR(timeFiring());
   // Ops that do more per byte than an add, each at a cache-sized and a
   // larger size, about 2e7 bytes per rank per chain.
-  nlohmann::ordered_json opRates = nlohmann::ordered_json::object();
   for (const char *op : kRatedOps) {
-    auto chainOf = [&](int64_t n) { return opChain(op, n); };
-    absl::StatusOr<nlohmann::ordered_json> opRate = measureRates(
-        options, placement,
-        std::string(op + std::strlen("oneflow.")) + " elements", "bytes",
-        "bytes/s", {1 << 14, 1 << 18}, chainOf,
-        [&](int64_t n) { return chainOf(n).bytes(); }, 2e7, *overhead);
-    if (!opRate.ok())
-      return opRate.status();
-    opRates[op] = *opRate;
+    auto chainOf = [op](int64_t n) { return opChain(op, n); };
+    OFRT_RETURN_IF_ERROR(timeRates(
+        {std::string(op + std::strlen("oneflow.")) + " elements",
+         "bytes",
+         "bytes/s",
+         {}},
+        {1 << 14, 1 << 18}, chainOf,
+        [&](int64_t n) { return chainOf(n).bytes(); }, 2e7));
   }
+  OFRT_RETURN_IF_ERROR(timeFiring());
+  std::vector<double> sorted = firings;
+  std::sort(sorted.begin(), sorted.end());
+  double overhead = sorted[1];
+
+  nlohmann::ordered_json bandwidths = ratesOf(options, series[0], overhead);
+  nlohmann::ordered_json rates = ratesOf(options, series[1], overhead);
+  nlohmann::ordered_json opRates = nlohmann::ordered_json::object();
+  for (size_t i = 0; i < std::size(kRatedOps); ++i)
+    opRates[kRatedOps[i]] = ratesOf(options, series[2 + i], overhead);
   // The largest sizes' rates stand for memory bandwidth and flops.
-  double bandwidth = bandwidths->back()["rate"].get<double>();
-  double peak = rates->back()["rate"].get<double>();
+  double bandwidth = bandwidths.back()["rate"].get<double>();
+  double peak = rates.back()["rate"].get<double>();
   report(options,
-         "  kernel firing in the engine %.3g s, memory bandwidth per rank "
-         "%.3g B/s, matmul of 512 per rank %.3g flop/s\n",
-         *overhead, bandwidth, peak);
+         "  kernel firing in the engine %.3g s (the median of %.3g, %.3g and "
+         "%.3g in turn), memory bandwidth per rank %.3g B/s, matmul of 512 per "
+         "rank "
+         "%.3g flop/s\n",
+         overhead, firings[0], firings[1], firings[2], bandwidth, peak);
+  nlohmann::ordered_json figures;
   figures["memory_bandwidth"] = bandwidth;
-  figures["elementwise_bandwidth"] = *bandwidths;
+  figures["elementwise_bandwidth"] = bandwidths;
   figures["flops"] = peak;
-  figures["matmul_flops"] = *rates;
+  figures["matmul_flops"] = rates;
   figures["op_rates"] = opRates;
-  figures["op_overhead"] = *overhead;
+  figures["op_overhead"] = overhead;
   return figures;
 }
