@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneFlowDialect/Analysis/CostModel.h"
+#include "OneFlowDialect/IR/OneFlowOps.h"
 #include "OneFlowDialect/IR/OneFlowTypeUtils.h"
 #include "OneFlowDialect/Interfaces/CostInterface.h"
 
@@ -275,14 +276,35 @@ double mlir::oneflow::boxingCost(RankedTensorType type, GlobalAttr from,
 // Compute
 //===----------------------------------------------------------------------===//
 
+/// Whether `op` is the maximum of a non-finite check and another check or
+/// such a maximum: what the optimizer's step builds to combine its checks
+/// (maximum(flag, check)), which oneflow-fuse-nonfinite-checks turns into
+/// one check, the maximum of whose result with itself it removes.
+static bool combinesChecks(Operation *op) {
+  if (!isa<MaximumOp>(op))
+    return false;
+  auto isCheck = [](Value value) {
+    return isa_and_nonnull<FindNonfiniteOp>(value.getDefiningOp());
+  };
+  auto isCheckOrCombined = [&](Value value) {
+    return isCheck(value) || isa_and_nonnull<MaximumOp>(value.getDefiningOp());
+  };
+  return llvm::any_of(op->getOperands(), isCheck) &&
+         llvm::all_of(op->getOperands(), isCheckOrCombined);
+}
+
 double mlir::oneflow::computeCost(Operation *op, int64_t pieces,
                                   const ClusterDesc &cluster) {
   auto cost = dyn_cast<CostInterface>(op);
-  if (!cost)
+  if (!cost || combinesChecks(op))
     return 0;
   double n = std::max<int64_t>(1, pieces);
   double flops = cost.getComputeFlops() / n;
   double bytes = cost.getMemoryBytes() / n;
+  // The checks of a layout become one (oneflow-fuse-nonfinite-checks): each
+  // reads its tensors, the firing is shared.
+  if (isa<FindNonfiniteOp>(op))
+    return bytes / cluster.bytesPerSecond(bytes);
   // An op whose own kernel was measured (a gelu, a layer_norm: more work
   // per byte than the add that gave the bandwidth) at its own rate.
   if (std::optional<double> rate =

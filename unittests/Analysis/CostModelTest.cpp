@@ -513,6 +513,28 @@ TEST_F(CostModelTest, ComputeCostFromTheCostInterface) {
   EXPECT_DOUBLE_EQ(computeCost(ops[0], 1, cluster), matmulSeconds);
 }
 
+// The optimizer's non-finite checks become one check per layout
+// (oneflow-fuse-nonfinite-checks): each check pays its bytes and no firing,
+// the maximum that combined two checks nothing; a maximum of other values
+// stays an op.
+TEST_F(CostModelTest, NonfiniteChecksArePricedFused) {
+  SmallVector<Operation *> ops = costedOps(
+      R"mlir(
+      func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>, %x: tensor<f32>) {
+        %ca = oneflow.find_nonfinite %a like %a {codes = array<i64: 3>, labels = ["a"]} : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>
+        %cb = oneflow.find_nonfinite %b like %b {codes = array<i64: 2>, labels = ["b"]} : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>
+        %m = oneflow.maximum %ca, %cb : (tensor<f32>, tensor<f32>) -> tensor<f32>
+        %o = oneflow.maximum %m, %x : (tensor<f32>, tensor<f32>) -> tensor<f32>
+        return
+      })mlir");
+  ASSERT_EQ(ops.size(), 4u);
+  cluster.opOverhead = 1e-6;
+  double checkBytes = cast<CostInterface>(ops[0]).getMemoryBytes();
+  EXPECT_DOUBLE_EQ(computeCost(ops[0], 1, cluster), checkBytes / 1e10);
+  EXPECT_DOUBLE_EQ(computeCost(ops[2], 1, cluster), 0);
+  EXPECT_GE(computeCost(ops[3], 1, cluster), 1e-6);
+}
+
 // The workspace each op states is what its CPU kernel keeps besides operands
 // and results: a convolution's blocked copies, the broadcast copy of a
 // binary op's left operand where swapping cannot help, the transposed copy

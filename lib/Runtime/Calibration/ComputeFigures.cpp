@@ -331,8 +331,9 @@ calibration::measureCompute(const CalibrationOptions &options,
       },
       [](int64_t m) { return 2.0 * m * m * m; }, 1e8));
   OFRT_RETURN_IF_ERROR(timeFiring());
-  // Ops that do more per byte than an add, each at a cache-sized and a
-  // larger size, about 2e7 bytes per rank per chain.
+  // Ops that do more per byte than an add, from a call whose fixed costs
+  // show (oneDNN's set-up, a pass per row) to a cache-sized and a larger
+  // one, about 2e7 bytes per rank per chain.
   for (const char *op : kRatedOps) {
     auto chainOf = [op](int64_t n) { return opChain(op, n); };
     OFRT_RETURN_IF_ERROR(timeRates(
@@ -340,7 +341,7 @@ calibration::measureCompute(const CalibrationOptions &options,
          "bytes",
          "bytes/s",
          {}},
-        {1 << 14, 1 << 18}, chainOf,
+        {1 << 10, 1 << 14, 1 << 18}, chainOf,
         [&](int64_t n) { return chainOf(n).bytes(); }, 2e7));
   }
   OFRT_RETURN_IF_ERROR(timeFiring());
