@@ -247,7 +247,8 @@ nlohmann::ordered_json ratesOf(const CalibrationOptions &options,
 
 /// One call of `op` on `elements` f32 values as rows of 64 (under 64Ki
 /// elements) or 256: the ops whose kernels do more per byte than an add
-/// (transcendentals, a pass per row, an optimizer's arithmetic), each
+/// (transcendentals, a pass per row, an optimizer's arithmetic: a scalar
+/// loop per element), each
 /// measured, where the cost model would price them at an add's bandwidth.
 Chain opChain(const std::string &op, int64_t elements) {
   int64_t cols = elements < (int64_t(1) << 16) ? 64 : 256;
@@ -267,7 +268,15 @@ Chain opChain(const std::string &op, int64_t elements) {
   } else if (op == "oneflow.layer_norm_grad") {
     chain.inputs = {f32(x), f32(x), f32(rows), f32(rows), f32(row)};
     chain.outputs = {f32(x), f32(row), f32(row)};
-  } else { // an update in place of a parameter, its gradient and 2 states
+  } else if (op == "oneflow.sparse_softmax_cross_entropy") {
+    // Labels of class 0; the probabilities feed the next call.
+    chain.inputs = {f32(x), TensorDesc{DType::I64, rows}};
+    chain.outputs = {f32(x), f32(rows)};
+  } else if (op == "oneflow.sgd_update") { // in place, with momentum
+    chain.inputs.assign(3, f32({elements}));
+    chain.attrs = {{"lr", 1e-3}, {"momentum", 0.9}};
+    chain.chained = false;
+  } else { // adam_update: a parameter, its gradient and 2 states in place
     chain.inputs.assign(4, f32({elements}));
     chain.attrs = {{"lr", 1e-3}, {"decoupled", true}};
     chain.chained = false;
@@ -278,10 +287,15 @@ Chain opChain(const std::string &op, int64_t elements) {
 }
 
 /// The ops opChain makes.
-const char *const kRatedOps[] = {
-    "oneflow.gelu",         "oneflow.gelu_grad",  "oneflow.softmax",
-    "oneflow.softmax_grad", "oneflow.layer_norm", "oneflow.layer_norm_grad",
-    "oneflow.adam_update"};
+const char *const kRatedOps[] = {"oneflow.gelu",
+                                 "oneflow.gelu_grad",
+                                 "oneflow.softmax",
+                                 "oneflow.softmax_grad",
+                                 "oneflow.layer_norm",
+                                 "oneflow.layer_norm_grad",
+                                 "oneflow.sparse_softmax_cross_entropy",
+                                 "oneflow.sgd_update",
+                                 "oneflow.adam_update"};
 
 } // namespace
 

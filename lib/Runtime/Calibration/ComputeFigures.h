@@ -27,7 +27,8 @@ namespace ofrt::calibration {
 ///                          per second, likewise; flops: the largest's;
 ///   op_rates               per op whose kernel does more per byte than an
 ///                          add (gelu, softmax, layer_norm, their
-///                          gradients, adam_update), at 1Ki, 16Ki and 256Ki
+///                          gradients, sparse_softmax_cross_entropy,
+///                          sgd_update, adam_update), at 1Ki, 16Ki and 256Ki
 ///                          floats, the bytes it reads and writes per
 ///                          second, likewise.
 absl::StatusOr<nlohmann::ordered_json>
