@@ -314,6 +314,10 @@ def main():
                                   first_cluster, cluster) / 1e3
                     row += [after, (row[1] + after) / 2]
                 columns += ["after rounds", "mean of both"]
+                # The next model is predicted, as this one, with the
+                # figures of first use.
+                with open(cluster, "w") as f:
+                    json.dump(first_figures, f)
             for row, (label, _) in zip(rows, strategies):
                 row.append(statistics.median(times[label]))
             mape, rho = report(name, rows, columns)
