@@ -408,6 +408,12 @@ TEST_F(CostModelTest, CollectivesPayTheirFiringsAndBuckets) {
                    global(p4, {b()})};
   EXPECT_DOUBLE_EQ(priceBoxingStep(f32({1024}), whole, cluster).seconds,
                    6 * 1e-5 + 2 * 0.75 * n / 1e9 + 3 * 1e-6 + 2 * n / 1e10);
+  // Its copies at the memory's bandwidth, whatever an add of that size runs
+  // at in cache.
+  cluster.bandwidthBySize = {{1, 1e12}};
+  EXPECT_DOUBLE_EQ(priceBoxingStep(f32({1024}), whole, cluster).seconds,
+                   6 * 1e-5 + 2 * 0.75 * n / 1e9 + 3 * 1e-6 + 2 * n / 1e10);
+  cluster.bandwidthBySize.clear();
   // Split by the other axis: not bucketed, one firing.
   BoxingStep piece{BoxingKind::allReduce, 1, global(p22, {s(0), p()}),
                    global(p22, {s(0), b()})};
