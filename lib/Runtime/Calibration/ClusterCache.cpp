@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -77,6 +78,34 @@ std::string ofrt::clusterCacheDirectory() {
   return "";
 }
 
+/// Where in `value` (at `path`) the first figure is that is not finite or
+/// is negative, or a rate, bandwidth or size that is 0 ("" if none): rates by
+/// size, per collective and per op included, so that a corrupt table is
+/// measured again rather than refused by the cost model.
+static std::string badNumber(const Json &value, const std::string &path) {
+  if (value.is_number()) {
+    double x = value.get<double>();
+    bool rate = false;
+    for (const char *name :
+         {"rate", "beta", "flops", "bytes", "memory_bandwidth"}) {
+      size_t n = std::strlen(name);
+      rate |= path.size() >= n && path.compare(path.size() - n, n, name) == 0;
+    }
+    return std::isfinite(x) && x >= 0 && !(rate && x == 0) ? "" : path;
+  }
+  if (value.is_object())
+    for (const auto &[key, field] : value.items())
+      if (std::string bad = badNumber(field, path + "." + key); !bad.empty())
+        return bad;
+  if (value.is_array())
+    for (size_t i = 0; i < value.size(); ++i)
+      if (std::string bad =
+              badNumber(value[i], path + "[" + std::to_string(i) + "]");
+          !bad.empty())
+        return bad;
+  return "";
+}
+
 /// What is wrong with the cached `text` for `identity` ("" if nothing).
 static std::string cacheProblem(const std::string &text, const Json &identity,
                                 bool meshes) {
@@ -102,12 +131,12 @@ static std::string cacheProblem(const std::string &text, const Json &identity,
   for (const std::string &key : keys)
     if (!cached.contains(key))
       return "it has no '" + key + "' (corrupt)";
-  for (const char *key : {"op_overhead", "memory_bandwidth", "flops"}) {
-    const Json &value = cached[key];
-    if (!value.is_number() || !std::isfinite(value.get<double>()) ||
-        value.get<double>() < 0)
-      return std::string("its '") + key +
-             "' is not a finite positive number (corrupt)";
+  for (const auto &[key, value] : cached.items()) {
+    if (key == "format" || key == "identity")
+      continue;
+    std::string bad = badNumber(value, key);
+    if (!bad.empty())
+      return "its '" + bad + "' is not a finite positive number (corrupt)";
   }
   return "";
 }
