@@ -165,7 +165,7 @@ def price(of_opt, program, model, spec, extra, search, report):
     return float(re.search(r"^  given\s+([\d.]+)", out, re.M).group(1))
 
 
-def report(name, rows, columns):
+def report(rows, columns):
     """Prints `rows` (label, predictions..., measured) and for each of the
     prediction `columns` its mean absolute error and Spearman's rank
     correlation with the measurements; returns those of the last."""
@@ -320,7 +320,7 @@ def main():
                     json.dump(first_figures, f)
             for row, (label, _) in zip(rows, strategies):
                 row.append(statistics.median(times[label]))
-            mape, rho = report(name, rows, columns)
+            mape, rho = report(rows, columns)
             rows = [(r[0], r[-2], r[-1]) for r in rows]
             hand = min(r[2] for r in rows if not r[0].startswith("auto"))
             auto = next(r[2] for r in rows if r[0] == "auto")
